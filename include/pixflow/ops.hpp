@@ -1,0 +1,205 @@
+// The op catalogue (DESIGN §3). Every op writes into a caller-provided destination of
+// the documented size and format, validates everything on the host first and throws
+// pixflow::Error (naming the op and the parameter) before any work is queued.
+//
+// Backend choice follows the images: host images run on the CPU backend (threads over
+// row bands), cuda:N images on the CUDA backend. `Context::backend = Backend::ref` runs
+// the plain reference instead (host only) — the tests' oracle.
+//
+// Unless stated, an op works per channel, takes 1, 3 or 4 channels, and its destination
+// has the size and format of its source. dst must not overlap src, except that the
+// point-wise ops (add, sub, absdiff, mul, convert with same depth, threshold) may run
+// in place on identical views.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "pixflow/border.hpp"
+#include "pixflow/image.hpp"
+
+namespace pixflow {
+
+enum class Backend { automatic, ref, cpu, cuda, opencl };
+const char* backend_name(Backend b) noexcept;
+
+/// Per-call options. `stream` is a cudaStream_t for CUDA images (null = default stream).
+/// `threads` caps the CPU backend's threads (0 = all cores).
+struct Context {
+  Backend backend = Backend::automatic;
+  void* stream = nullptr;
+  int threads = 0;
+};
+
+// ---- median -------------------------------------------------------------------------
+/// Median of the kw x kh window. u8, u16, f32; exact; equals cv::medianBlur (which uses
+/// replicate) for square windows. kw, kh odd, 1..255.
+struct MedianParams {
+  int kw = 3, kh = 3;
+  Border border = Border::replicate();
+};
+void median(ConstImageView src, ImageView dst, const MedianParams& p, const Context& ctx = {});
+
+// ---- morphology -----------------------------------------------------------------------
+/// Rectangular structuring element kw x kh (any size >= 1, anchor at the centre, kw/2).
+/// `iterations` follows OpenCV: n iterations of a rect kw x kh equal one pass of the rect
+/// (kw + (n-1)(kw-1)) x (kh + (n-1)(kh-1)). u8, u16, f32; exact vs cv::dilate/erode/
+/// morphologyEx. A constant border uses `value` like OpenCV's explicit borderValue.
+struct MorphParams {
+  int kw = 3, kh = 3;
+  int iterations = 1;
+  Border border = Border::reflect101();
+};
+enum class MorphOp { dilate, erode, open, close, gradient, tophat, blackhat };
+const char* morph_op_name(MorphOp op) noexcept;
+void morphology(ConstImageView src, ImageView dst, MorphOp op, const MorphParams& p,
+                const Context& ctx = {});
+inline void dilate(ConstImageView s, ImageView d, const MorphParams& p, const Context& c = {}) {
+  morphology(s, d, MorphOp::dilate, p, c);
+}
+inline void erode(ConstImageView s, ImageView d, const MorphParams& p, const Context& c = {}) {
+  morphology(s, d, MorphOp::erode, p, c);
+}
+
+// ---- box ------------------------------------------------------------------------------
+/// Box filter. Integer depths: exact integer window sum; normalize=1 divides by kw*kh with
+/// round-half-to-even; normalize=0 saturates the sum. f32: float sum (/n).
+struct BoxParams {
+  int kw = 3, kh = 3;
+  bool normalize = true;
+  Border border = Border::reflect101();
+};
+void box(ConstImageView src, ImageView dst, const BoxParams& p, const Context& ctx = {});
+
+// ---- gaussian -------------------------------------------------------------------------
+/// Separable Gaussian. kw/kh = 0: from sigma as OpenCV (round(sigma*(u8 ? 3 : 4)*2+1)|1);
+/// sigma <= 0: from k as OpenCV. sigma_y = 0 means sigma. Fixed-point rule for u8/u16 in
+/// docs/ops.md (exact across backends, ±1 of cv::GaussianBlur).
+struct GaussianParams {
+  double sigma = 1.0, sigma_y = 0.0;
+  int kw = 0, kh = 0;
+  Border border = Border::reflect101();
+};
+void gaussian(ConstImageView src, ImageView dst, const GaussianParams& p,
+              const Context& ctx = {});
+
+/// Recursive (IIR) Gaussian, Young–van Vliet 3rd order; cost independent of sigma
+/// (0.5 <= sigma <= 256). u8, f32. Error bound vs the exact Gaussian in docs/ops.md.
+struct GaussianIirParams {
+  double sigma = 2.0;
+  Border border = Border::replicate();
+};
+void gaussian_iir(ConstImageView src, ImageView dst, const GaussianIirParams& p,
+                  const Context& ctx = {});
+
+// ---- derivatives ----------------------------------------------------------------------
+/// Sobel derivative, kernel size k in {1,3,5,7} (k=1: 3x1/1x3 without smoothing, as
+/// OpenCV). u8 -> s16 (exact vs cv::Sobel when scale=1 and delta is an integer) or
+/// u8/f32 -> f32. `to` is the destination depth.
+struct SobelParams {
+  int dx = 1, dy = 0, k = 3;
+  double scale = 1.0, delta = 0.0;
+  Depth to = Depth::s16;
+  Border border = Border::reflect101();
+};
+void sobel(ConstImageView src, ImageView dst, const SobelParams& p, const Context& ctx = {});
+
+/// Scharr 3x3 derivative, dx+dy == 1. Same depths and rules as sobel.
+struct ScharrParams {
+  int dx = 1, dy = 0;
+  double scale = 1.0, delta = 0.0;
+  Depth to = Depth::s16;
+  Border border = Border::reflect101();
+};
+void scharr(ConstImageView src, ImageView dst, const ScharrParams& p, const Context& ctx = {});
+
+/// 2-D correlation with a kw x kh kernel (<= 15x15, anchor at (kw/2, kh/2), as
+/// cv::filter2D). u8, f32. The float sum is accumulated in kernel row-major order.
+struct Filter2dParams {
+  std::vector<float> kernel;  ///< kh rows of kw values
+  int kw = 0, kh = 0;
+  double delta = 0.0;
+  Border border = Border::reflect101();
+};
+void filter2d(ConstImageView src, ImageView dst, const Filter2dParams& p,
+              const Context& ctx = {});
+
+// ---- edge-preserving ------------------------------------------------------------------
+/// Epsilon filter: mean of the (2r+1)^2 window pixels p with |p - c| <= t (the centre c
+/// always counts). u8: (2*sum + n) / (2*n) in integers. f32: sum / n.
+struct EpsilonParams {
+  int r = 2;
+  double t = 20.0;
+  Border border = Border::reflect101();
+};
+void epsilon(ConstImageView src, ImageView dst, const EpsilonParams& p, const Context& ctx = {});
+
+/// cv::bilateralFilter semantics (d <= 0: radius from sigma_space). u8 (±1), f32. 1 or 3
+/// channels.
+struct BilateralParams {
+  int d = 9;
+  double sigma_color = 75.0, sigma_space = 75.0;
+  Border border = Border::reflect101();
+};
+void bilateral(ConstImageView src, ImageView dst, const BilateralParams& p,
+               const Context& ctx = {});
+
+// ---- geometry -------------------------------------------------------------------------
+enum class Interp { nearest, linear };
+/// dst(x, y) = src(map_x(x, y), map_y(x, y)); maps are 1-channel f32 of dst's size.
+/// nearest: floor(x + 0.5); linear: float bilinear, rounded half to even for integers.
+/// Non-finite map values give the border value (constant) or 0.
+struct RemapParams {
+  Interp interp = Interp::linear;
+  Border border = Border::constant(0);
+};
+void remap(ConstImageView src, ConstImageView map_x, ConstImageView map_y, ImageView dst,
+           const RemapParams& p, const Context& ctx = {});
+
+/// dst is src.height x src.width. Any depth and channel count.
+void transpose(ConstImageView src, ImageView dst, const Context& ctx = {});
+
+// ---- colour ---------------------------------------------------------------------------
+/// RGB(A) -> gray. u8/u16: (R*4899 + G*9617 + B*1868 + 8192) >> 14 (= cv::cvtColor);
+/// f32: 0.299R + 0.587G + 0.114B. `from_bgr` swaps R and B. dst has 1 channel.
+struct GrayParams {
+  bool from_bgr = false;
+};
+void gray(ConstImageView src, ImageView dst, const GrayParams& p = {}, const Context& ctx = {});
+
+// ---- arithmetic -----------------------------------------------------------------------
+/// Element-wise a (op) b, saturating for integer depths (exact vs cv::add etc.). mul
+/// rounds half to even. With a scalar, the op is computed in double, rounded half to
+/// even and saturated. Any depth, any channels; a and b of equal size and format.
+enum class ArithOp { add, sub, absdiff, mul };
+const char* arith_op_name(ArithOp op) noexcept;
+void arith(ConstImageView a, ConstImageView b, ImageView dst, ArithOp op,
+           const Context& ctx = {});
+void arith(ConstImageView a, double value, ImageView dst, ArithOp op, const Context& ctx = {});
+
+/// dst = saturate(round_half_even(abs?(x * scale + offset))) computed in double; dst
+/// depth is `to`, same channels.
+struct ConvertParams {
+  Depth to = Depth::u8;
+  double scale = 1.0, offset = 0.0;
+  bool abs = false;
+};
+void convert(ConstImageView src, ImageView dst, const ConvertParams& p, const Context& ctx = {});
+
+/// cv::threshold semantics (integer depths compare against floor(t), maxval rounded).
+enum class ThresholdType { binary, binary_inv, trunc, tozero, tozero_inv };
+struct ThresholdParams {
+  double t = 127.0, maxval = 255.0;
+  ThresholdType type = ThresholdType::binary;
+};
+void threshold(ConstImageView src, ImageView dst, const ThresholdParams& p,
+               const Context& ctx = {});
+
+// ---- linear algebra (API only) ----------------------------------------------------------
+/// Per-pixel dot product of two 4-channel f32 images -> 1-channel f32.
+void dot(ConstImageView a, ConstImageView b, ImageView dst, const Context& ctx = {});
+/// C (M x N) = A (M x K) * B (K x N); 1-channel f32 (relative error <= 1e-5*K) or s32
+/// (exact, 64-bit accumulation, saturated to int32). Image width = columns.
+void matmul(ConstImageView a, ConstImageView b, ImageView c, const Context& ctx = {});
+
+}  // namespace pixflow

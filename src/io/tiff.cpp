@@ -1,0 +1,1 @@
+// TIFF codec: filled in by the io work

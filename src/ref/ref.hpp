@@ -1,0 +1,54 @@
+// The reference implementation: plain, scalar, obviously correct. It is the specification
+// as code and the oracle of every test. Each function computes destination rows
+// [rows.begin, rows.end) and assumes validated input (src/core validates).
+#pragma once
+
+#include "pixflow/ops.hpp"
+#include "src/core/run.hpp"
+
+namespace pixflow::ref {
+
+using detail::Rows;
+
+void median(const ConstImageView& src, const ImageView& dst, const MedianParams& p, Rows rows);
+
+/// One dilate or erode pass (op is MorphOp::dilate or MorphOp::erode) with the window already
+/// enlarged for iterations; composites (open, close, ...) are sequences run by src/core.
+void morph_pass(const ConstImageView& src, const ImageView& dst, MorphOp op, int kw, int kh,
+                const Border& border, Rows rows);
+
+void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, Rows rows);
+
+/// Integer taps for the fixed-point Gaussian, floats for f32 (see docs/ops.md).
+void gaussian(const ConstImageView& src, const ImageView& dst, const GaussianParams& p,
+              Rows rows);
+
+/// IIR Gaussian in two passes through a 1-channel-per-channel f32 buffer `tmp` of src's
+/// size and channels: horizontal over rows, then vertical over column bands
+/// [cols.begin, cols.end) (a Rows range used for columns).
+void gaussian_iir_h(const ConstImageView& src, const ImageView& tmp, const GaussianIirParams& p,
+                    Rows rows);
+void gaussian_iir_v(const ConstImageView& tmp, const ImageView& dst, const GaussianIirParams& p,
+                    Rows cols);
+
+void sobel(const ConstImageView& src, const ImageView& dst, const SobelParams& p, Rows rows);
+void scharr(const ConstImageView& src, const ImageView& dst, const ScharrParams& p, Rows rows);
+void filter2d(const ConstImageView& src, const ImageView& dst, const Filter2dParams& p,
+              Rows rows);
+void epsilon(const ConstImageView& src, const ImageView& dst, const EpsilonParams& p, Rows rows);
+void bilateral(const ConstImageView& src, const ImageView& dst, const BilateralParams& p,
+               Rows rows);
+void remap(const ConstImageView& src, const ConstImageView& map_x, const ConstImageView& map_y,
+           const ImageView& dst, const RemapParams& p, Rows rows);
+void transpose(const ConstImageView& src, const ImageView& dst, Rows rows);
+void gray(const ConstImageView& src, const ImageView& dst, const GrayParams& p, Rows rows);
+void arith(const ConstImageView& a, const ConstImageView& b, const ImageView& dst, ArithOp op,
+           Rows rows);
+void arith(const ConstImageView& a, double value, const ImageView& dst, ArithOp op, Rows rows);
+void convert(const ConstImageView& src, const ImageView& dst, const ConvertParams& p, Rows rows);
+void threshold(const ConstImageView& src, const ImageView& dst, const ThresholdParams& p,
+               Rows rows);
+void dot(const ConstImageView& a, const ConstImageView& b, const ImageView& dst, Rows rows);
+void matmul(const ConstImageView& a, const ConstImageView& b, const ImageView& c, Rows rows);
+
+}  // namespace pixflow::ref

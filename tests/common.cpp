@@ -1,0 +1,216 @@
+#include "tests/common.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+namespace pixflow::test {
+
+std::uint64_t run_seed() {
+  static const std::uint64_t seed = [] {
+    if (const char* s = std::getenv("PIXFLOW_TEST_SEED")) return std::uint64_t(std::strtoull(s, nullptr, 0));
+    return std::uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+  }();
+  return seed;
+}
+
+std::mt19937_64 make_rng(std::uint64_t salt) {
+  std::seed_seq seq{std::uint32_t(run_seed()), std::uint32_t(run_seed() >> 32), std::uint32_t(salt),
+                    std::uint32_t(salt >> 32)};
+  return std::mt19937_64(seq);
+}
+
+namespace {
+
+TestImage padded(std::int64_t w, std::int64_t h, Format fmt, std::mt19937_64& rng, bool tight) {
+  const std::int64_t ox = tight ? 0 : std::int64_t(rng() % 3);
+  const std::int64_t oy = tight ? 0 : std::int64_t(rng() % 2);
+  const std::int64_t pad = tight ? 0 : 1 + std::int64_t(rng() % 5);
+  TestImage t;
+  t.backing = Image(w + ox + pad, h + oy, fmt);
+  t.view = t.backing.view().roi(ox, oy, w, h);
+  return t;
+}
+
+template <class T> void fill(const ImageView& v, std::mt19937_64& rng, double lo, double hi) {
+  const std::int64_t n = v.width() * v.channels();
+  for (std::int64_t y = 0; y < v.height(); ++y) {
+    T* r = v.row<T>(y);
+    if constexpr (std::is_same_v<T, float>) {
+      std::uniform_real_distribution<float> d{float(lo), float(hi)};
+      for (std::int64_t i = 0; i < n; ++i) r[i] = d(rng);
+    } else {
+      std::uniform_int_distribution<std::int64_t> d{std::int64_t(lo), std::int64_t(hi)};
+      for (std::int64_t i = 0; i < n; ++i) r[i] = T(d(rng));
+    }
+  }
+}
+
+}  // namespace
+
+TestImage random_image(std::int64_t w, std::int64_t h, Format fmt, std::mt19937_64& rng,
+                       bool tight, double lo, double hi) {
+  TestImage t = padded(w, h, fmt, rng, tight);
+  poison(t.backing.view());
+  if (!(lo < hi)) {
+    switch (fmt.depth) {
+      case Depth::u8: lo = 0, hi = 255; break;
+      case Depth::u16: lo = 0, hi = 65535; break;
+      case Depth::s16: lo = -32768, hi = 32767; break;
+      case Depth::s32: lo = -1000000, hi = 1000000; break;
+      case Depth::f32: lo = -1000, hi = 1000; break;
+    }
+  }
+  switch (fmt.depth) {
+    case Depth::u8: fill<std::uint8_t>(t.view, rng, lo, hi); break;
+    case Depth::u16: fill<std::uint16_t>(t.view, rng, lo, hi); break;
+    case Depth::s16: fill<std::int16_t>(t.view, rng, lo, hi); break;
+    case Depth::s32: fill<std::int32_t>(t.view, rng, lo, hi); break;
+    case Depth::f32: fill<float>(t.view, rng, lo, hi); break;
+  }
+  return t;
+}
+
+TestImage make_dst(std::int64_t w, std::int64_t h, Format fmt, std::mt19937_64& rng, bool tight) {
+  TestImage t = padded(w, h, fmt, rng, tight);
+  poison(t.backing.view());
+  return t;
+}
+
+void poison(const ImageView& v) {
+  for (std::int64_t y = 0; y < v.height(); ++y) {
+    if (v.depth() == Depth::f32) {
+      float* r = v.row<float>(y);
+      for (std::int64_t i = 0; i < v.width() * v.channels(); ++i) r[i] = std::nanf("");
+    } else {
+      std::memset(v.row_ptr(y), 0xA5, std::size_t(v.row_bytes()));
+    }
+  }
+}
+
+double sample(const ConstImageView& v, std::int64_t x, std::int64_t y, int c) {
+  const std::int64_t i = x * v.channels() + c;
+  switch (v.depth()) {
+    case Depth::u8: return v.row<std::uint8_t>(y)[i];
+    case Depth::u16: return v.row<std::uint16_t>(y)[i];
+    case Depth::s16: return v.row<std::int16_t>(y)[i];
+    case Depth::s32: return v.row<std::int32_t>(y)[i];
+    case Depth::f32: return v.row<float>(y)[i];
+  }
+  return 0;
+}
+
+std::string compare(const ConstImageView& got, const ConstImageView& want, double tol, double rel) {
+  std::ostringstream s;
+  if (got.width() != want.width() || got.height() != want.height() ||
+      got.format() != want.format()) {
+    s << "shape differs: got " << got.width() << "x" << got.height() << " "
+      << to_string(got.format()) << ", want " << want.width() << "x" << want.height() << " "
+      << to_string(want.format());
+    return s.str();
+  }
+  std::int64_t bad = 0;
+  double worst = 0;
+  std::ostringstream first;
+  for (std::int64_t y = 0; y < got.height(); ++y)
+    for (std::int64_t x = 0; x < got.width(); ++x)
+      for (int c = 0; c < got.channels(); ++c) {
+        const double g = sample(got, x, y, c), w = sample(want, x, y, c);
+        bool ok;
+        double d = std::fabs(g - w);
+        if (std::isnan(g) || std::isnan(w)) {
+          ok = std::isnan(g) && std::isnan(w);
+          d = INFINITY;
+        } else {
+          ok = d <= tol + rel * std::fabs(w);
+        }
+        if (!ok) {
+          if (bad < 5)
+            first << " (" << x << "," << y << ",c" << c << "): got " << g << " want " << w << ";";
+          ++bad;
+          worst = std::max(worst, d);
+        }
+      }
+  if (bad == 0) return "";
+  s << bad << " of " << got.width() * got.height() * got.channels() << " samples differ in "
+    << got.width() << "x" << got.height() << " " << to_string(got.format()) << " (tol " << tol
+    << ", rel " << rel << "), max |diff| " << worst << ":" << first.str();
+  return s.str();
+}
+
+std::vector<Border> all_borders() {
+  return {Border::replicate(), Border::reflect(), Border::reflect101(), Border::wrap(),
+          Border::constant(77)};
+}
+
+std::string describe(const Border& b) {
+  std::string s = border_name(b.type);
+  if (b.type == BorderType::constant) s += "(" + std::to_string(b.value) + ")";
+  return s;
+}
+
+std::vector<Size> awkward_sizes() {
+  return {{1, 1}, {1, 9}, {9, 1}, {2, 2}, {17, 13}, {31, 7}, {64, 3}, {101, 67}};
+}
+
+#if PIXFLOW_HAVE_OPENCV
+int cv_depth(Depth d) {
+  switch (d) {
+    case Depth::u8: return CV_8U;
+    case Depth::u16: return CV_16U;
+    case Depth::s16: return CV_16S;
+    case Depth::s32: return CV_32S;
+    case Depth::f32: return CV_32F;
+  }
+  return -1;
+}
+
+cv::Mat to_mat(const ConstImageView& v) {
+  return cv::Mat(int(v.height()), int(v.width()), CV_MAKETYPE(cv_depth(v.depth()), v.channels()),
+                 const_cast<std::byte*>(v.data()), std::size_t(v.stride()));
+}
+
+int cv_border(const Border& b) {
+  switch (b.type) {
+    case BorderType::replicate: return cv::BORDER_REPLICATE;
+    case BorderType::reflect: return cv::BORDER_REFLECT;
+    case BorderType::reflect101: return cv::BORDER_REFLECT_101;
+    case BorderType::wrap: return cv::BORDER_WRAP;
+    case BorderType::constant: return cv::BORDER_CONSTANT;
+  }
+  return -1;
+}
+
+ConstImageView view_of(const cv::Mat& m) {
+  Depth d = Depth::u8;
+  switch (m.depth()) {
+    case CV_8U: d = Depth::u8; break;
+    case CV_16U: d = Depth::u16; break;
+    case CV_16S: d = Depth::s16; break;
+    case CV_32S: d = Depth::s32; break;
+    case CV_32F: d = Depth::f32; break;
+    default: throw std::runtime_error("view_of: unsupported depth");
+  }
+  return ConstImageView(m.data, m.cols, m.rows, std::int64_t(m.step[0]), Format{d, m.channels()});
+}
+
+Image from_mat(const cv::Mat& m) {
+  Depth d = Depth::u8;
+  switch (m.depth()) {
+    case CV_8U: d = Depth::u8; break;
+    case CV_16U: d = Depth::u16; break;
+    case CV_16S: d = Depth::s16; break;
+    case CV_32S: d = Depth::s32; break;
+    case CV_32F: d = Depth::f32; break;
+    default: throw std::runtime_error("from_mat: unsupported depth");
+  }
+  Image out(m.cols, m.rows, Format{d, m.channels()});
+  for (int y = 0; y < m.rows; ++y)
+    std::memcpy(out.row<std::byte>(y), m.ptr(y), m.cols * m.elemSize());
+  return out;
+}
+#endif
+
+}  // namespace pixflow::test

@@ -1,0 +1,83 @@
+// Shared test helpers: random images with awkward strides and offsets, poisoning,
+// pixel-exact comparison with a readable report, OpenCV bridges.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "pixflow/pixflow.hpp"
+
+#if PIXFLOW_HAVE_OPENCV
+#include <opencv2/core.hpp>
+#endif
+
+namespace pixflow::test {
+
+/// The seed of this test run: PIXFLOW_TEST_SEED if set, else a fresh one from the clock.
+/// Printed by every failure report (SeedTrace) so that a failure can be replayed.
+std::uint64_t run_seed();
+
+/// An RNG seeded from run_seed() and a per-case salt (e.g. a hash of the case name).
+std::mt19937_64 make_rng(std::uint64_t salt);
+
+/// An image whose view sits at an odd byte offset inside a larger buffer, with a stride
+/// larger than the row, so every test exercises ROI views. `view` is what ops get.
+struct TestImage {
+  Image backing;
+  ImageView view;
+  operator ImageView() const { return view; }            // NOLINT
+  operator ConstImageView() const { return view; }       // NOLINT
+};
+
+/// width x height of `fmt` inside a padded buffer (offset and stride padding from `rng`
+/// unless `tight`), filled with uniform random samples over the depth's range (f32: [-1000,
+/// 1000]; `lo`/`hi` override the range when lo < hi).
+TestImage random_image(std::int64_t w, std::int64_t h, Format fmt, std::mt19937_64& rng,
+                       bool tight = false, double lo = 0, double hi = 0);
+/// An uninitialised destination in a padded buffer, poisoned.
+TestImage make_dst(std::int64_t w, std::int64_t h, Format fmt, std::mt19937_64& rng,
+                   bool tight = false);
+/// Fills every byte of the view with a pattern that is no valid result (f32: NaN).
+void poison(const ImageView& v);
+
+/// Compares two images sample by sample. `tol` is the allowed absolute difference (0 =
+/// exact; f32 additionally allows `rel` times the magnitude). Returns "" on a match, else a
+/// report: the count of differing samples, the first few with coordinates and values, and
+/// the largest difference.
+std::string compare(const ConstImageView& got, const ConstImageView& want, double tol = 0,
+                    double rel = 0);
+
+/// Sample (x, y, c) as double, for any depth.
+double sample(const ConstImageView& v, std::int64_t x, std::int64_t y, int c);
+
+/// Every border of DESIGN §2 (constant with a non-zero value).
+std::vector<Border> all_borders();
+std::string describe(const Border& b);
+
+/// Awkward sizes every op is swept over: 1x1, 1xN, Nx1, 17x13, ...
+struct Size {
+  std::int64_t w, h;
+};
+std::vector<Size> awkward_sizes();
+
+#if PIXFLOW_HAVE_OPENCV
+/// Wraps a host view as a cv::Mat (no copy).
+cv::Mat to_mat(const ConstImageView& v);
+/// Views a cv::Mat's pixels (no copy).
+ConstImageView view_of(const cv::Mat& m);
+int cv_border(const Border& b);
+int cv_depth(Depth d);
+/// Copies a cv::Mat into a new host Image.
+Image from_mat(const cv::Mat& m);
+#endif
+
+}  // namespace pixflow::test
+
+/// Puts the run seed and the case description into every failure message.
+#define PIXFLOW_TRACE(desc)                                                            \
+  SCOPED_TRACE(::testing::Message() << "seed=" << ::pixflow::test::run_seed() << " " \
+                                    << (desc))

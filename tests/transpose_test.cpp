@@ -1,0 +1,78 @@
+#include "tests/common.hpp"
+
+#include "src/ref/ref.hpp"
+#if PIXFLOW_HAVE_OPENCV
+#include <opencv2/core.hpp>
+#endif
+
+namespace pixflow::test {
+namespace {
+
+const Depth kDepths[] = {Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32};
+
+TEST(Transpose, RefMatchesDefinition) {
+  auto rng = make_rng(0x7001);
+  for (Depth d : kDepths)
+    for (int ch : {1, 3, 4})
+      for (Size s : awkward_sizes()) {
+        PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x" << ch << " " << s.w << "x" << s.h);
+        auto src = random_image(s.w, s.h, {d, ch}, rng);
+        auto dst = make_dst(s.h, s.w, {d, ch}, rng);
+        transpose(src, dst, {Backend::ref});
+        for (std::int64_t y = 0; y < s.h; ++y)
+          for (std::int64_t x = 0; x < s.w; ++x)
+            for (int c = 0; c < ch; ++c)
+              ASSERT_EQ(sample(dst.view, y, x, c), sample(src.view, x, y, c));
+      }
+}
+
+TEST(Transpose, CpuMatchesRef) {
+  auto rng = make_rng(0x7002);
+  for (Depth d : kDepths)
+    for (int ch : {1, 3, 4})
+      for (Size s : std::vector<Size>{{1, 1}, {1, 40}, {40, 1}, {17, 13}, {1920, 1080}}) {
+        PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x" << ch << " " << s.w << "x" << s.h);
+        auto src = random_image(s.w, s.h, {d, ch}, rng);
+        auto want = make_dst(s.h, s.w, {d, ch}, rng);
+        auto got = make_dst(s.h, s.w, {d, ch}, rng);
+        transpose(src, want, {Backend::ref});
+        transpose(src, got, {Backend::cpu});
+        ASSERT_EQ(compare(got, want), "");
+      }
+}
+
+#if PIXFLOW_HAVE_OPENCV
+TEST(Transpose, RefMatchesOpenCV) {
+  auto rng = make_rng(0x7003);
+  for (Depth d : {Depth::u8, Depth::u16, Depth::s16, Depth::f32})
+    for (int ch : {1, 3, 4})
+      for (Size s : std::vector<Size>{{1, 1}, {1, 9}, {9, 1}, {17, 13}, {1920, 1080}}) {
+        PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x" << ch << " " << s.w << "x" << s.h);
+        auto src = random_image(s.w, s.h, {d, ch}, rng);
+        auto got = make_dst(s.h, s.w, {d, ch}, rng);
+        transpose(src, got, {Backend::ref});
+        cv::Mat want;
+        cv::transpose(to_mat(src), want);
+        ASSERT_EQ(compare(got, view_of(want)), "");
+      }
+}
+#else
+TEST(Transpose, RefMatchesOpenCV) { GTEST_SKIP() << "built without OpenCV (C++)"; }
+#endif
+
+TEST(Transpose, BadInput) {
+  Image src(5, 3, {Depth::u8, 1}), wrong(5, 3, {Depth::u8, 1});
+  try {
+    transpose(src, wrong);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("transpose: dst must be 3x5 u8x1"), std::string::npos)
+        << e.what();
+  }
+  Image inplace(4, 4, {Depth::u8, 1});
+  EXPECT_THROW(transpose(inplace, inplace), Error);
+}
+
+}  // namespace
+}  // namespace pixflow::test
