@@ -1,6 +1,7 @@
 #include "tests/common.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -138,6 +139,50 @@ std::string compare(const ConstImageView& got, const ConstImageView& want, doubl
     << got.width() << "x" << got.height() << " " << to_string(got.format()) << " (tol " << tol
     << ", rel " << rel << "), max |diff| " << worst << ":" << first.str();
   return s.str();
+}
+
+std::vector<Backend> test_backends() {
+  std::vector<Backend> b{Backend::cpu};
+  if (cuda_device_count() > 0) {
+    b.push_back(Backend::cuda);
+  } else {
+    static bool said = false;
+    if (!said) {
+      said = true;
+      std::printf("[pixflow] CUDA backend not tested: %s\n",
+                  cuda_compiled() ? "no GPU present" : "built without CUDA");
+    }
+  }
+  return b;
+}
+
+Location backend_location(Backend b) {
+  return b == Backend::cuda ? Location::cuda(0) : Location::host();
+}
+
+TestImage to_backend(Backend b, const ConstImageView& host, std::mt19937_64& rng, bool tight) {
+  const Location loc = backend_location(b);
+  const std::int64_t ox = tight ? 0 : std::int64_t(rng() % 3);
+  const std::int64_t oy = tight ? 0 : std::int64_t(rng() % 2);
+  const std::int64_t pad = tight ? 0 : 1 + std::int64_t(rng() % 5);
+  TestImage t;
+  t.backing = Image(host.width() + ox + pad, host.height() + oy, host.format(), loc);
+  t.view = t.backing.view().roi(ox, oy, host.width(), host.height());
+  copy(host, t.view);
+  return t;
+}
+
+TestImage make_dst_on(Backend b, std::int64_t w, std::int64_t h, Format fmt, std::mt19937_64& rng,
+                      bool tight) {
+  TestImage host = make_dst(w, h, fmt, rng, true);
+  if (backend_location(b).is_host()) return make_dst(w, h, fmt, rng, tight);
+  return to_backend(b, host.view, rng, tight);
+}
+
+Image to_host(const ConstImageView& v) {
+  Image out(v.width(), v.height(), v.format());
+  copy(v, out);
+  return out;
 }
 
 std::vector<Border> all_borders() {

@@ -41,6 +41,21 @@ TestImage random_image(std::int64_t w, std::int64_t h, Format fmt, std::mt19937_
 /// An uninitialised destination in a padded buffer, poisoned.
 TestImage make_dst(std::int64_t w, std::int64_t h, Format fmt, std::mt19937_64& rng,
                    bool tight = false);
+/// Backends checked against the reference: cpu always, cuda when built and a GPU is
+/// present. (A test that finds no GPU says so once, visibly, via cuda_skip_note().)
+std::vector<Backend> test_backends();
+/// Where images for backend b live (host for ref/cpu, cuda:0 for cuda).
+Location backend_location(Backend b);
+/// A copy of a host view at backend b's location, in a padded buffer (odd offset and
+/// stride unless `tight`), so that device tests exercise ROI views too.
+TestImage to_backend(Backend b, const ConstImageView& host, std::mt19937_64& rng,
+                     bool tight = false);
+/// A poisoned destination at backend b's location.
+TestImage make_dst_on(Backend b, std::int64_t w, std::int64_t h, Format fmt, std::mt19937_64& rng,
+                      bool tight = false);
+/// A tight host copy of any view (device views are copied back).
+Image to_host(const ConstImageView& v);
+
 /// Fills every byte of the view with a pattern that is no valid result (f32: NaN).
 void poison(const ImageView& v);
 
