@@ -6,8 +6,12 @@
 namespace pixflow::ref {
 namespace {
 
-// BT.601 luma in Q14 fixed point, the coefficients of cv::cvtColor (they sum to 16384).
-constexpr std::uint32_t kR = 4899, kG = 9617, kB = 1868, kHalf = 1 << 13;
+// BT.601 luma in Q15 fixed point: the coefficients OpenCV 4.x's CPU cvtColor uses for u8
+// and u16 (R2Y = 9798, G2Y = 19235, B2Y = 3735, shift 15 in color_rgb.simd.hpp; they sum to
+// 32768). Verified bit-exact against OpenCV 4.6 on all 2^24 u8 triples. The Q14 set
+// (4899, 9617, 1868) of DESIGN §3 differs from cv::cvtColor on 0.26% of u8 inputs (by 1)
+// and on 58% of u16 inputs (by up to 2): see docs/ops/color.md.
+constexpr std::uint32_t kR = 9798, kG = 19235, kB = 3735, kShift = 15, kHalf = 1 << 14;
 
 template <class T>
 void gray_rows(const ConstImageView& src, const ImageView& dst, bool from_bgr, Rows rows) {
@@ -23,10 +27,10 @@ void gray_rows(const ConstImageView& src, const ImageView& dst, bool from_bgr, R
         // (the build passes -ffp-contract=off).
         d[x] = 0.299f * p[ri] + 0.587f * p[1] + 0.114f * p[bi];
       } else {
-        // At most 65535 * 16384 + 8192 < 2^31: no overflow in 32-bit unsigned.
+        // At most 65535 * 32768 + 16384 < 2^31: no overflow in 32-bit unsigned.
         const std::uint32_t v = kR * std::uint32_t(p[ri]) + kG * std::uint32_t(p[1]) +
                                 kB * std::uint32_t(p[bi]) + kHalf;
-        d[x] = static_cast<T>(v >> 14);
+        d[x] = static_cast<T>(v >> kShift);
       }
     }
   }
