@@ -160,7 +160,8 @@ void remap(ConstImageView src, ConstImageView map_x, ConstImageView map_y, Image
 void transpose(ConstImageView src, ImageView dst, const Context& ctx = {});
 
 // ---- colour ---------------------------------------------------------------------------
-/// RGB(A) -> gray. u8/u16: (R*4899 + G*9617 + B*1868 + 8192) >> 14 (= cv::cvtColor);
+/// RGB(A) -> gray. u8/u16: (R*9798 + G*19235 + B*3735 + 16384) >> 15 (= cv::cvtColor of
+/// OpenCV 4.x, bit-exact; see docs/ops/color.md);
 /// f32: 0.299R + 0.587G + 0.114B. `from_bgr` swaps R and B. dst has 1 channel.
 struct GrayParams {
   bool from_bgr = false;

@@ -1,0 +1,195 @@
+// gray: ref vs OpenCV, backends vs ref, bad input, metamorphic checks, CLI stage.
+#include "tests/common.hpp"
+
+#include <cmath>
+
+#if PIXFLOW_HAVE_OPENCV
+#include <opencv2/imgproc.hpp>
+#endif
+
+namespace pixflow::test {
+namespace {
+
+const Depth kGrayDepths[] = {Depth::u8, Depth::u16, Depth::f32};
+
+// f32 inputs are drawn from [0, 1000] (image-like, no cancellation) so that the contract's
+// relative tolerance is meaningful.
+TestImage gray_input(std::int64_t w, std::int64_t h, Depth d, int ch, std::mt19937_64& rng) {
+  return d == Depth::f32 ? random_image(w, h, {d, ch}, rng, false, 0, 1000)
+                         : random_image(w, h, {d, ch}, rng);
+}
+
+#if PIXFLOW_HAVE_OPENCV
+TEST(Gray, RefMatchesOpenCVCvtColorExactForU8U16AndWithin1e5RelForF32) {
+  auto rng = make_rng(0xC0101);
+  auto sizes = awkward_sizes();
+  sizes.push_back({1920, 1080});
+  for (Depth d : kGrayDepths)
+    for (int ch : {3, 4})
+      for (bool bgr : {false, true})
+        for (Size s : sizes) {
+          // 1920x1080 once per depth (rgb, 3 channels) to keep the runtime small.
+          if (s.w == 1920 && (ch != 3 || bgr)) continue;
+          PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x" << ch
+                                           << (bgr ? " bgr " : " rgb ") << s.w << "x" << s.h);
+          auto src = gray_input(s.w, s.h, d, ch, rng);
+          auto got = make_dst(s.w, s.h, {d, 1}, rng);
+          gray(src, got, {bgr}, {Backend::ref});
+          const int code = ch == 3 ? (bgr ? cv::COLOR_BGR2GRAY : cv::COLOR_RGB2GRAY)
+                                   : (bgr ? cv::COLOR_BGRA2GRAY : cv::COLOR_RGBA2GRAY);
+          cv::Mat want;
+          cv::cvtColor(to_mat(src), want, code);
+          const double rel = d == Depth::f32 ? 1e-5 : 0;
+          ASSERT_EQ(compare(got, view_of(want), 0, rel), "");
+        }
+}
+#else
+TEST(Gray, RefMatchesOpenCVCvtColorExactForU8U16AndWithin1e5RelForF32) {
+  GTEST_SKIP() << "built without OpenCV (C++): ref vs cv::cvtColor not checked";
+}
+#endif
+
+TEST(Gray, RefMatchesTheFixedPointFormulaOnExtremes) {
+  // All-max and mixed extremes: u16 must not overflow (65535 * 32768 + 16384 < 2^31).
+  for (Depth d : {Depth::u8, Depth::u16}) {
+    const std::uint32_t mx = d == Depth::u8 ? 255 : 65535;
+    const std::uint32_t rgb[][3] = {{mx, mx, mx}, {mx, 0, 0}, {0, mx, 0}, {0, 0, mx}, {1, 0, 1}};
+    for (const auto& p : rgb) {
+      PIXFLOW_TRACE(testing::Message()
+                    << depth_name(d) << " " << p[0] << "," << p[1] << "," << p[2]);
+      Image src(1, 1, {d, 3}), dst(1, 1, {d, 1});
+      for (int c = 0; c < 3; ++c) {
+        if (d == Depth::u8)
+          src.row<std::uint8_t>(0)[c] = std::uint8_t(p[c]);
+        else
+          src.row<std::uint16_t>(0)[c] = std::uint16_t(p[c]);
+      }
+      gray(src, dst, {}, {Backend::ref});
+      const std::uint64_t want = (9798ull * p[0] + 19235ull * p[1] + 3735ull * p[2] + 16384) >> 15;
+      EXPECT_EQ(sample(dst.view(), 0, 0, 0), double(want));
+    }
+  }
+}
+
+TEST(Gray, EveryBackendMatchesRefExactly) {
+  auto rng = make_rng(0xC0102);
+  auto sizes = awkward_sizes();
+  sizes.push_back({1920, 1080});
+  for (Backend b : test_backends())
+    for (Depth d : kGrayDepths)
+      for (int ch : {3, 4})
+        for (bool bgr : {false, true})
+          for (Size s : sizes) {
+            if (s.w == 1920 && (ch != 4 || bgr)) continue;
+            PIXFLOW_TRACE(testing::Message() << backend_name(b) << " " << depth_name(d) << "x" << ch
+                                             << (bgr ? " bgr " : " rgb ") << s.w << "x" << s.h);
+            auto src = gray_input(s.w, s.h, d, ch, rng);
+            auto want = make_dst(s.w, s.h, {d, 1}, rng);
+            gray(src, want, {bgr}, {Backend::ref});
+            auto in = to_backend(b, src, rng);
+            auto got = make_dst_on(b, s.w, s.h, {d, 1}, rng);
+            gray(in, got, {bgr}, {b});
+            ASSERT_EQ(compare(to_host(got), want), "");
+          }
+}
+
+TEST(Gray, GrayInputStaysTheSameAndBgrOfSwappedInputEqualsRgb) {
+  auto rng = make_rng(0xC0103);
+  for (Depth d : kGrayDepths)
+    for (int ch : {3, 4}) {
+      PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x" << ch);
+      // R = G = B = v gives v (u8/u16 exactly: the coefficients sum to 2^15; f32 within
+      // rounding of three products and two sums).
+      auto one = gray_input(23, 11, d, 1, rng);
+      Image rgb(23, 11, {d, ch});
+      for (std::int64_t y = 0; y < 11; ++y)
+        for (std::int64_t x = 0; x < 23; ++x)
+          for (int c = 0; c < ch; ++c) {
+            const std::size_t bs = depth_bytes(d);
+            std::memcpy(rgb.view().row_ptr(y) + (x * ch + c) * bs, one.view.row_ptr(y) + x * bs,
+                        bs);
+          }
+      auto g = make_dst(23, 11, {d, 1}, rng);
+      gray(rgb, g, {}, {Backend::ref});
+      EXPECT_EQ(compare(g, one, 0, d == Depth::f32 ? 4e-7 : 0), "");
+
+      // Swapping channels 0 and 2 and reading as BGR gives the RGB result.
+      auto src = gray_input(19, 7, d, ch, rng);
+      Image swapped = clone(src);
+      const std::size_t bs = depth_bytes(d);
+      std::vector<std::byte> tmp(bs);
+      for (std::int64_t y = 0; y < 7; ++y)
+        for (std::int64_t x = 0; x < 19; ++x) {
+          std::byte* p = swapped.view().row_ptr(y) + x * ch * bs;
+          std::memcpy(tmp.data(), p, bs);
+          std::memcpy(p, p + 2 * bs, bs);
+          std::memcpy(p + 2 * bs, tmp.data(), bs);
+        }
+      auto a = make_dst(19, 7, {d, 1}, rng), b = make_dst(19, 7, {d, 1}, rng);
+      gray(src, a, {false}, {Backend::ref});
+      gray(swapped, b, {true}, {Backend::ref});
+      EXPECT_EQ(compare(b, a), "");
+    }
+}
+
+void expect_error(const std::function<void()>& f, Status st,
+                  const std::vector<std::string>& words) {
+  try {
+    f();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), st) << e.what();
+    for (const auto& w : words)
+      EXPECT_NE(std::string(e.what()).find(w), std::string::npos)
+          << "'" << w << "' not in: " << e.what();
+  }
+}
+
+TEST(Gray, BadInputTableGivesStatusAndNamesOpAndParameter) {
+  Image rgb8(8, 5, {Depth::u8, 3}), g8(8, 5, {Depth::u8, 1}), g16(8, 5, {Depth::u16, 1});
+  Image rgb_s16(8, 5, {Depth::s16, 3}), g_s16(8, 5, {Depth::s16, 1});
+  Image two(8, 5, {Depth::u8, 2}), one(8, 5, {Depth::u8, 1}), small(7, 5, {Depth::u8, 1});
+  Image g8c3(8, 5, {Depth::u8, 3});
+  struct Case {
+    const char* what;
+    std::function<void()> f;
+    Status st;
+    std::vector<std::string> words;
+  };
+  const Case cases[] = {
+      {"s16 src", [&] { gray(rgb_s16, g_s16); }, Status::unsupported, {"gray:", "src depth"}},
+      {"2 channels", [&] { gray(two, g8); }, Status::unsupported, {"gray:", "src", "channels"}},
+      {"1 channel", [&] { gray(one, g8); }, Status::unsupported, {"gray:", "src", "channels"}},
+      {"dst depth",
+       [&] { gray(rgb8, g16); },
+       Status::invalid_argument,
+       {"gray:", "dst must be 8x5 u8x1"}},
+      {"dst size", [&] { gray(rgb8, small); }, Status::invalid_argument, {"gray:", "dst must be"}},
+      {"dst 3 channels", [&] { gray(rgb8, g8c3); }, Status::invalid_argument, {"gray:", "dst"}},
+      {"empty src",
+       [&] { gray(ConstImageView{}, g8); },
+       Status::invalid_argument,
+       {"gray:", "src"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    expect_error(c.f, c.st, c.words);
+  }
+}
+
+TEST(Gray, CliStageParsesFromAndRejectsUnknownValues) {
+  auto rng = make_rng(0xC0104);
+  auto src = random_image(9, 4, {Depth::u8, 3}, rng);
+  Image out = Pipeline::parse("gray from=bgr").run(src);
+  auto want = make_dst(9, 4, {Depth::u8, 1}, rng);
+  gray(src, want, {true}, {Backend::ref});
+  EXPECT_EQ(compare(out, want), "");
+  Image def = Pipeline::parse("gray").run(src);
+  gray(src, want, {false}, {Backend::ref});
+  EXPECT_EQ(compare(def, want), "");
+  expect_error([] { Pipeline::parse("gray from=xyz"); }, Status::invalid_argument,
+               {"gray:", "from", "rgb, bgr"});
+}
+
+}  // namespace
+}  // namespace pixflow::test
