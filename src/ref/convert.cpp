@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "src/common/numeric.hpp"
+#include "src/common/pointwise.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {
@@ -18,9 +18,7 @@ void convert_rows(const ConstImageView& src, const ImageView& dst, const Convert
     D* d = dst.row<D>(y);
     // Element by element, read before write: safe in place (same depth, identical views).
     for (std::int64_t i = 0; i < n; ++i) {
-      double v = static_cast<double>(s[i]) * p.scale + p.offset;  // no FMA (-ffp-contract=off)
-      if (p.abs) v = std::fabs(v);
-      d[i] = detail::saturate_cast<D>(v);
+      d[i] = detail::convert_apply<S, D>(s[i], p.scale, p.offset, p.abs);
     }
   }
 }
