@@ -1,9 +1,10 @@
 // CUDA-specific behaviour: graph capture of op sequences, out-of-memory as a clean error,
 // images taller than one grid dimension, stream argument. The per-op sweeps against the
 // reference live in each op's test file (test_backends() includes cuda when a GPU exists).
-#include <cuda_runtime.h>
-
 #include "tests/common.hpp"
+
+#if PIXFLOW_HAVE_CUDA
+#include <cuda_runtime.h>
 
 namespace pixflow::test {
 namespace {
@@ -112,3 +113,16 @@ TEST(CudaBackend, DeviceImageWithoutCudaIsBackendUnavailable) {
 
 }  // namespace
 }  // namespace pixflow::test
+
+#else  // built without CUDA
+
+namespace pixflow::test {
+namespace {
+TEST(CudaBackend, Skipped) { GTEST_SKIP() << "CUDA backend not tested: built without CUDA"; }
+TEST(CudaBackend, DeviceImageWithoutCudaIsBackendUnavailable) {
+  EXPECT_THROW(Image(8, 8, {Depth::u8, 1}, Location::cuda(0)), Error);
+}
+}  // namespace
+}  // namespace pixflow::test
+
+#endif
