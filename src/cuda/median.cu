@@ -10,6 +10,7 @@
 #include "src/cuda/check.cuh"
 #include "src/cuda/common/tile.cuh"
 #include "src/cuda/cuda_ops.hpp"
+#include "src/cuda/median_u8_3x3.cuh"
 
 namespace pixflow::cuda {
 namespace {
@@ -157,6 +158,21 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
                                                                    blocks_y(d.height(), kBY));
     PIXFLOW_CUDA_CHECK_LAUNCH("median");
   };
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    // The packed fast path needs 4-byte aligned destination rows (word stores) and one
+    // channel; source alignment only selects its word-load tile path.
+    const bool dst_aligned = reinterpret_cast<std::uintptr_t>(d.data()) % 4 == 0 &&
+                             d.stride() % 4 == 0;
+    if (p.kw == 3 && p.kh == 3 && cn == 1 && dst_aligned) {
+      const bool src_aligned = reinterpret_cast<std::uintptr_t>(s.data()) % 4 == 0 &&
+                               s.stride() % 4 == 0;
+      using namespace median3;
+      median3_u8_kernel<<<grid_2d(d.width(), d.height(), kBW, kBH), dim3(kTX, kTY), 0, st>>>(
+          sv, dv, b, src_aligned, blocks_y(d.height(), kBH));
+      PIXFLOW_CUDA_CHECK_LAUNCH("median");
+      return;
+    }
+  }
   if (p.kw == p.kh && p.kw == 1) return small(std::integral_constant<int, 1>{});
   if (p.kw == p.kh && p.kw == 3) return small(std::integral_constant<int, 3>{});
   if (p.kw == p.kh && p.kw == 5) return small(std::integral_constant<int, 5>{});
