@@ -1,0 +1,225 @@
+// epsilon: ref vs an independent brute-force definition (double math, its own border code),
+// every backend vs ref, metamorphic checks, bad input. OpenCV has no epsilon filter.
+#include "tests/common.hpp"
+
+#include <cmath>
+
+#include "src/ref/ref.hpp"
+
+namespace pixflow::test {
+namespace {
+
+template <class F>
+void expect_error(F&& f, Status status, const std::vector<std::string>& needles) {
+  try {
+    f();
+    ADD_FAILURE() << "no error thrown";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), status) << e.what();
+    for (const auto& n : needles)
+      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
+          << "'" << n << "' not in: " << e.what();
+  }
+}
+
+// Border written independently of detail::border_index (iterative reflection).
+std::int64_t fold(std::int64_t p, std::int64_t n, BorderType t) {
+  switch (t) {
+    case BorderType::replicate:
+      return std::min(std::max(p, std::int64_t(0)), n - 1);
+    case BorderType::wrap:
+      return ((p % n) + n) % n;
+    case BorderType::reflect:
+      while (p < 0 || p >= n) p = p < 0 ? -p - 1 : 2 * n - 1 - p;
+      return p;
+    case BorderType::reflect101:
+      if (n == 1) return 0;
+      while (p < 0 || p >= n) p = p < 0 ? -p : 2 * n - 2 - p;
+      return p;
+    case BorderType::constant:
+      return (p < 0 || p >= n) ? -1 : p;
+  }
+  return -1;
+}
+
+// The definition: mean (double) of window values v with |v - centre| <= t; u8 rounds half
+// up (floor(mean + 0.5)), f32 rounds the double mean to float.
+Image brute_force(const ConstImageView& src, const EpsilonParams& p) {
+  Image out(src.width(), src.height(), src.format());
+  const int ch = src.channels();
+  const bool u8 = src.depth() == Depth::u8;
+  const double cval = u8 ? std::min(255.0, std::max(0.0, std::rint(p.border.value)))
+                         : double(float(p.border.value));
+  for (std::int64_t y = 0; y < src.height(); ++y)
+    for (std::int64_t x = 0; x < src.width(); ++x)
+      for (int c = 0; c < ch; ++c) {
+        const double centre = sample(src, x, y, c);
+        double sum = 0;
+        int n = 0;
+        for (int dy = -p.r; dy <= p.r; ++dy)
+          for (int dx = -p.r; dx <= p.r; ++dx) {
+            const auto xx = fold(x + dx, src.width(), p.border.type);
+            const auto yy = fold(y + dy, src.height(), p.border.type);
+            const double v = (xx < 0 || yy < 0) ? cval : sample(src, xx, yy, c);
+            if (std::fabs(v - centre) <= p.t) sum += v, ++n;
+          }
+        if (u8)
+          out.row<std::uint8_t>(y)[x * ch + c] = std::uint8_t(std::floor(sum / n + 0.5));
+        else
+          out.row<float>(y)[x * ch + c] = float(sum / n);
+      }
+  return out;
+}
+
+TEST(Epsilon, RefMatchesBruteForceDefinitionExactly) {
+  auto rng = make_rng(0xe501);
+  for (Depth d : {Depth::u8, Depth::f32})
+    for (int ch : {1, 3, 4})
+      for (Size s : awkward_sizes())
+        for (int r : {0, 1, 2, 5})
+          for (const Border& b : all_borders()) {
+            const double t = d == Depth::u8 ? double(rng() % 60) : double(rng() % 800);
+            EpsilonParams p{r, t, b};
+            PIXFLOW_TRACE(testing::Message()
+                          << depth_name(d) << "x" << ch << " " << s.w << "x" << s.h << " r=" << r
+                          << " t=" << t << " " << describe(b));
+            auto src = random_image(s.w, s.h, {d, ch}, rng);
+            auto got = make_dst(s.w, s.h, {d, ch}, rng);
+            epsilon(src, got, p, {Backend::ref});
+            ASSERT_EQ(compare(got, brute_force(src, p)), "");
+          }
+}
+
+TEST(Epsilon, RefMatchesBruteForceOnLargeRadiusAnd1920x1080) {
+  auto rng = make_rng(0xe502);
+  {
+    EpsilonParams p{32, 40, Border::reflect()};
+    PIXFLOW_TRACE("u8x1 23x9 r=32 reflect (window larger than the image)");
+    auto src = random_image(23, 9, {Depth::u8, 1}, rng);
+    auto got = make_dst(23, 9, {Depth::u8, 1}, rng);
+    epsilon(src, got, p, {Backend::ref});
+    ASSERT_EQ(compare(got, brute_force(src, p)), "");
+  }
+  EpsilonParams p{1, 25, Border::reflect101()};
+  PIXFLOW_TRACE("u8x1 1920x1080 r=1 t=25");
+  auto src = random_image(1920, 1080, {Depth::u8, 1}, rng);
+  auto got = make_dst(1920, 1080, {Depth::u8, 1}, rng);
+  epsilon(src, got, p, {Backend::ref});
+  ASSERT_EQ(compare(got, brute_force(src, p)), "");
+}
+
+TEST(Epsilon, EveryBackendMatchesRefExactly) {
+  auto rng = make_rng(0xe503);
+  for (Backend be : test_backends())
+    for (Depth d : {Depth::u8, Depth::f32})
+      for (int ch : {1, 3, 4})
+        for (Size s : std::vector<Size>{{1, 1}, {1, 40}, {40, 1}, {17, 13}, {203, 101}})
+          for (const Border& b : all_borders()) {
+            EpsilonParams p{int(rng() % 4), d == Depth::u8 ? 30.0 : 400.0, b};
+            PIXFLOW_TRACE(testing::Message()
+                          << backend_name(be) << " " << depth_name(d) << "x" << ch << " " << s.w
+                          << "x" << s.h << " r=" << p.r << " " << describe(b));
+            auto src = random_image(s.w, s.h, {d, ch}, rng);
+            auto want = make_dst(s.w, s.h, {d, ch}, rng);
+            epsilon(src, want, p, {Backend::ref});
+            auto dsrc = to_backend(be, src, rng);
+            auto got = make_dst_on(be, s.w, s.h, {d, ch}, rng);
+            epsilon(dsrc, got, p, {be});
+            ASSERT_EQ(compare(to_host(got), want), "");
+          }
+}
+
+TEST(Epsilon, RadiusZeroIsCopyThresholdZeroOnConstantImageIsCopy) {
+  auto rng = make_rng(0xe504);
+  for (Depth d : {Depth::u8, Depth::f32}) {
+    PIXFLOW_TRACE(depth_name(d));
+    auto src = random_image(21, 14, {d, 3}, rng);
+    auto got = make_dst(21, 14, {d, 3}, rng);
+    epsilon(src, got, EpsilonParams{0, 1000, Border::constant(5)}, {Backend::ref});
+    ASSERT_EQ(compare(got, src), "");
+    // t = 0 keeps only values equal to the centre: their mean is the centre itself.
+    epsilon(src, got, EpsilonParams{3, 0, Border::reflect()}, {Backend::ref});
+    ASSERT_EQ(compare(got, src), "");
+    // A constant image stays constant under any radius and threshold (non-constant border).
+    auto flat = make_dst(21, 14, {d, 3}, rng);
+    for (std::int64_t y = 0; y < 14; ++y)
+      for (std::int64_t x = 0; x < 21 * 3; ++x) {
+        if (d == Depth::u8)
+          flat.view.row<std::uint8_t>(y)[x] = 99;
+        else
+          flat.view.row<float>(y)[x] = 99.25f;
+      }
+    epsilon(flat, got, EpsilonParams{4, 7, Border::wrap()}, {Backend::ref});
+    ASSERT_EQ(compare(got, flat), "");
+  }
+}
+
+TEST(Epsilon, BadInputGivesStatusAndNamesOpAndParameter) {
+  Image u8(8, 8, {Depth::u8, 1}), u8b(8, 8, {Depth::u8, 1}), u16(8, 8, {Depth::u16, 1});
+  Image small(8, 7, {Depth::u8, 1});
+  struct Case {
+    const char* what;
+    std::function<void()> f;
+    Status status;
+    std::vector<std::string> needles;
+  };
+  const Case cases[] = {
+      {"r -1",
+       [&] {
+         epsilon(u8, u8b, EpsilonParams{-1, 1});
+       },
+       Status::invalid_argument,
+       {"epsilon: ", "r must be in [0, 32]", "got -1"}},
+      {"r 33",
+       [&] {
+         epsilon(u8, u8b, EpsilonParams{33, 1});
+       },
+       Status::invalid_argument,
+       {"epsilon: ", "r must be in [0, 32]"}},
+      {"t -1",
+       [&] {
+         epsilon(u8, u8b, EpsilonParams{1, -1});
+       },
+       Status::invalid_argument,
+       {"epsilon: ", "t must be finite and >= 0"}},
+      {"t nan",
+       [&] {
+         epsilon(u8, u8b, EpsilonParams{1, NAN});
+       },
+       Status::invalid_argument,
+       {"epsilon: ", "t must be"}},
+      {"u16",
+       [&] { epsilon(u16, u16, EpsilonParams{}); },
+       Status::unsupported,
+       {"epsilon: ", "src depth"}},
+      {"dst size",
+       [&] { epsilon(u8, small, EpsilonParams{}); },
+       Status::invalid_argument,
+       {"epsilon: ", "dst must be 8x8"}},
+      {"in place",
+       [&] { epsilon(u8, u8, EpsilonParams{}); },
+       Status::invalid_argument,
+       {"epsilon: ", "overlaps"}},
+      {"border inf",
+       [&] {
+         epsilon(u8, u8b, EpsilonParams{1, 1, Border::constant(INFINITY)});
+       },
+       Status::invalid_argument,
+       {"epsilon: ", "border value"}},
+      {"cli r=40",
+       [&] { Pipeline::parse("epsilon r=40"); },
+       Status::invalid_argument,
+       {"epsilon: ", "r must be"}},
+      {"cli t=-2",
+       [&] { Pipeline::parse("epsilon t=-2"); },
+       Status::invalid_argument,
+       {"epsilon: ", "t must be"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    expect_error(c.f, c.status, c.needles);
+  }
+}
+
+}  // namespace
+}  // namespace pixflow::test

@@ -1,0 +1,249 @@
+// remap: ref vs cv::remap (maps on OpenCV's 1/32 grid), non-finite and far-away maps, every
+// backend vs ref, identity map == copy, bad input.
+#include "tests/common.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "src/common/numeric.hpp"
+#include "src/ref/ref.hpp"
+#if PIXFLOW_HAVE_OPENCV
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#endif
+
+namespace pixflow::test {
+namespace {
+
+template <class F>
+void expect_error(F&& f, Status status, const std::vector<std::string>& needles) {
+  try {
+    f();
+    ADD_FAILURE() << "no error thrown";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), status) << e.what();
+    for (const auto& n : needles)
+      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
+          << "'" << n << "' not in: " << e.what();
+  }
+}
+
+// Map coordinates: an integer in [-len-2, 2*len+2] plus a fraction k/32 (OpenCV quantises
+// linear coordinates to 1/32); for nearest k != 16 (OpenCV rounds .5 half to even).
+TestImage random_map(std::int64_t w, std::int64_t h, std::int64_t len, bool nearest,
+                     std::mt19937_64& rng) {
+  TestImage m = make_dst(w, h, {Depth::f32, 1}, rng);
+  std::uniform_int_distribution<std::int64_t> ip(-len - 2, 2 * len + 2);
+  for (std::int64_t y = 0; y < h; ++y)
+    for (std::int64_t x = 0; x < w; ++x) {
+      int k = int(rng() % 32);
+      if (nearest && k == 16) k = 15;
+      m.view.row<float>(y)[x] = float(ip(rng)) + float(k) / 32.0f;
+    }
+  return m;
+}
+
+const char* interp_name(Interp i) {
+  return i == Interp::nearest ? "nearest" : "linear";
+}
+
+#if PIXFLOW_HAVE_OPENCV
+TEST(Remap, RefMatchesOpenCVOnTheOneThirtySecondGrid) {
+  auto rng = make_rng(0x7e01);
+  const Size dsts[] = {{1, 1}, {13, 11}, {1, 7}};
+  for (Depth d : {Depth::u8, Depth::u16, Depth::f32})
+    for (int ch : {1, 3, 4})
+      for (Size s : awkward_sizes())
+        for (Interp in : {Interp::nearest, Interp::linear})
+          for (const Border& b : all_borders()) {
+            const Size ds = dsts[rng() % 3];
+            PIXFLOW_TRACE(testing::Message()
+                          << depth_name(d) << "x" << ch << " src " << s.w << "x" << s.h << " dst "
+                          << ds.w << "x" << ds.h << " " << interp_name(in) << " " << describe(b));
+            auto src = random_image(s.w, s.h, {d, ch}, rng);
+            const bool nearest = in == Interp::nearest;
+            auto mx = random_map(ds.w, ds.h, s.w, nearest, rng);
+            auto my = random_map(ds.w, ds.h, s.h, nearest, rng);
+            auto got = make_dst(ds.w, ds.h, {d, ch}, rng);
+            remap(src, mx, my, got, RemapParams{in, b}, {Backend::ref});
+            cv::Mat want;
+            cv::remap(to_mat(src), want, to_mat(mx), to_mat(my),
+                      nearest ? cv::INTER_NEAREST : cv::INTER_LINEAR, cv_border(b),
+                      cv::Scalar::all(b.value));
+            if (nearest)
+              ASSERT_EQ(compare(got, view_of(want)), "");
+            else if (d == Depth::f32)
+              ASSERT_EQ(compare(got, view_of(want), 1e-4, 1e-4), "");
+            else
+              ASSERT_EQ(compare(got, view_of(want), 1.0), "");
+          }
+}
+
+TEST(Remap, RefMatchesOpenCVOn1920x1080) {
+  auto rng = make_rng(0x7e02);
+  PIXFLOW_TRACE("u8x3 1920x1080 linear constant(0)");
+  auto src = random_image(1920, 1080, {Depth::u8, 3}, rng);
+  auto mx = random_map(1920, 1080, 1920, false, rng);
+  auto my = random_map(1920, 1080, 1080, false, rng);
+  auto got = make_dst(1920, 1080, {Depth::u8, 3}, rng);
+  remap(src, mx, my, got, RemapParams{}, {Backend::ref});
+  cv::Mat want;
+  cv::remap(to_mat(src), want, to_mat(mx), to_mat(my), cv::INTER_LINEAR, cv::BORDER_CONSTANT);
+  ASSERT_EQ(compare(got, view_of(want), 1.0), "");
+}
+#else
+TEST(Remap, RefMatchesOpenCV) {
+  GTEST_SKIP() << "built without OpenCV (C++): ref not checked against cv::remap";
+}
+#endif
+
+// Non-finite map entries give the constant border's value (or 0 for other borders); finite
+// coordinates far outside are clamped to +-2^30 and mapped through the border like any other.
+TEST(Remap, NonFiniteAndFarAwayMapEntriesGiveTheDocumentedResult) {
+  auto rng = make_rng(0x7e03);
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float xs[] = {nan, inf, -inf, 1e30f, -1e30f, 3e9f, 2.5f};
+  const float ys[] = {1.0f, 2.0f, 0.0f, 1.0f, -1e30f, 1.0f, nan};
+  const int n = int(std::size(xs));
+  for (Depth d : {Depth::u8, Depth::u16, Depth::f32})
+    for (Interp in : {Interp::nearest, Interp::linear})
+      for (const Border& b : all_borders()) {
+        PIXFLOW_TRACE(testing::Message()
+                      << depth_name(d) << " " << interp_name(in) << " " << describe(b));
+        auto src = random_image(5, 4, {d, 1}, rng);
+        auto mx = make_dst(n, 1, {Depth::f32, 1}, rng);
+        auto my = make_dst(n, 1, {Depth::f32, 1}, rng);
+        for (int i = 0; i < n; ++i)
+          mx.view.row<float>(0)[i] = xs[i], my.view.row<float>(0)[i] = ys[i];
+        auto got = make_dst(n, 1, {d, 1}, rng);
+        remap(src, mx, my, got, RemapParams{in, b}, {Backend::ref});
+        const double invalid = b.type == BorderType::constant ? b.value : 0.0;
+        for (int i : {0, 1, 2, 6}) EXPECT_EQ(sample(got, i, 0, 0), invalid) << "entry " << i;
+        // 1e30 clamps to 2^30; with x0 = 2^30 and fx = 0 both interpolations read column
+        // border_index(2^30) of row 1 (reflect101: 2^30 mod 8 = 0 -> column 0, etc.).
+        const std::int64_t big = std::int64_t(1) << 30;
+        auto at = [&](std::int64_t x, std::int64_t y) {
+          const auto xx = detail::border_index(x, 5, b.type),
+                     yy = detail::border_index(y, 4, b.type);
+          return (xx < 0 || yy < 0) ? invalid : sample(src, xx, yy, 0);
+        };
+        EXPECT_EQ(sample(got, 3, 0, 0), at(big, 1));
+        EXPECT_EQ(sample(got, 4, 0, 0), at(-big, -big));
+        EXPECT_EQ(sample(got, 5, 0, 0), at(big, 1));
+      }
+}
+
+TEST(Remap, EveryBackendMatchesRefExactly) {
+  auto rng = make_rng(0x7e04);
+  for (Backend be : test_backends())
+    for (Depth d : {Depth::u8, Depth::u16, Depth::f32})
+      for (int ch : {1, 3, 4})
+        for (Size s : std::vector<Size>{{1, 1}, {1, 40}, {40, 1}, {17, 13}, {203, 101}})
+          for (Interp in : {Interp::nearest, Interp::linear})
+            for (const Border& b : all_borders()) {
+              PIXFLOW_TRACE(testing::Message()
+                            << backend_name(be) << " " << depth_name(d) << "x" << ch << " " << s.w
+                            << "x" << s.h << " " << interp_name(in) << " " << describe(b));
+              auto src = random_image(s.w, s.h, {d, ch}, rng);
+              // Arbitrary (not grid) fractions and some non-finite entries.
+              auto mx = random_image(31, 9, {Depth::f32, 1}, rng, false, -2.0 * s.w, 3.0 * s.w);
+              auto my = random_image(31, 9, {Depth::f32, 1}, rng, false, -2.0 * s.h, 3.0 * s.h);
+              mx.view.row<float>(0)[0] = std::numeric_limits<float>::quiet_NaN();
+              my.view.row<float>(1)[3] = std::numeric_limits<float>::infinity();
+              auto want = make_dst(31, 9, {d, ch}, rng);
+              remap(src, mx, my, want, RemapParams{in, b}, {Backend::ref});
+              auto dsrc = to_backend(be, src, rng);
+              auto dmx = to_backend(be, mx, rng);
+              auto dmy = to_backend(be, my, rng);
+              auto got = make_dst_on(be, 31, 9, {d, ch}, rng);
+              remap(dsrc, dmx, dmy, got, RemapParams{in, b}, {be});
+              ASSERT_EQ(compare(to_host(got), want), "");
+            }
+}
+
+TEST(Remap, IdentityMapIsCopyForBothInterpolations) {
+  auto rng = make_rng(0x7e05);
+  for (Depth d : {Depth::u8, Depth::u16, Depth::f32})
+    for (Interp in : {Interp::nearest, Interp::linear}) {
+      PIXFLOW_TRACE(testing::Message() << depth_name(d) << " " << interp_name(in));
+      auto src = random_image(23, 17, {d, 3}, rng);
+      auto mx = make_dst(23, 17, {Depth::f32, 1}, rng);
+      auto my = make_dst(23, 17, {Depth::f32, 1}, rng);
+      for (std::int64_t y = 0; y < 17; ++y)
+        for (std::int64_t x = 0; x < 23; ++x)
+          mx.view.row<float>(y)[x] = float(x), my.view.row<float>(y)[x] = float(y);
+      auto got = make_dst(23, 17, {d, 3}, rng);
+      remap(src, mx, my, got, RemapParams{in, Border::constant(3)}, {Backend::ref});
+      ASSERT_EQ(compare(got, src), "");
+    }
+}
+
+TEST(Remap, BadInputGivesStatusAndNamesOpAndParameter) {
+  Image src(8, 8, {Depth::u8, 1}), s16(8, 8, {Depth::s16, 1}), two(8, 8, {Depth::u8, 2});
+  Image mx(5, 4, {Depth::f32, 1}), my(5, 4, {Depth::f32, 1}), dst(5, 4, {Depth::u8, 1});
+  Image mu8(5, 4, {Depth::u8, 1}), m2(5, 4, {Depth::f32, 2}), my_small(5, 3, {Depth::f32, 1});
+  Image dst_big(6, 4, {Depth::u8, 1}), dst_u16(5, 4, {Depth::u16, 1});
+  Image dst2(5, 4, {Depth::u8, 2}), dst16(5, 4, {Depth::s16, 1});
+  struct Case {
+    const char* what;
+    std::function<void()> f;
+    Status status;
+    std::vector<std::string> needles;
+  };
+  const Case cases[] = {
+      {"map_x u8",
+       [&] { remap(src, mu8, my, dst, {}); },
+       Status::invalid_argument,
+       {"remap: ", "map_x must be 1-channel f32", "u8x1"}},
+      {"map_y 2ch",
+       [&] { remap(src, mx, m2, dst, {}); },
+       Status::invalid_argument,
+       {"remap: ", "map_y must be 1-channel f32"}},
+      {"map sizes",
+       [&] { remap(src, mx, my_small, dst, {}); },
+       Status::invalid_argument,
+       {"remap: ", "map_y must have map_x's size 5x4"}},
+      {"dst size",
+       [&] { remap(src, mx, my, dst_big, {}); },
+       Status::invalid_argument,
+       {"remap: ", "dst must be 5x4 u8x1"}},
+      {"dst format",
+       [&] { remap(src, mx, my, dst_u16, {}); },
+       Status::invalid_argument,
+       {"remap: ", "dst must be 5x4 u8x1"}},
+      {"s16 src",
+       [&] { remap(s16, mx, my, dst16, {}); },
+       Status::unsupported,
+       {"remap: ", "src depth"}},
+      {"2 channels",
+       [&] { remap(two, mx, my, dst2, {}); },
+       Status::unsupported,
+       {"remap: ", "channels"}},
+      {"dst overlaps map",
+       [&] { remap(src, mx, my, ImageView(mx), {}); },
+       Status::invalid_argument,
+       {"remap: "}},
+      {"border nan",
+       [&] {
+         remap(src, mx, my, dst, RemapParams{Interp::linear, Border::constant(NAN)});
+       },
+       Status::invalid_argument,
+       {"remap: ", "border value"}},
+      {"cli no map_x",
+       [&] { Pipeline::parse("remap map_y=a.npy"); },
+       Status::invalid_argument,
+       {"remap: ", "map_x=FILE is required"}},
+      {"cli interp",
+       [&] { Pipeline::parse("remap interp=cubic map_x=a map_y=b"); },
+       Status::invalid_argument,
+       {"remap: ", "interp must be one of nearest, linear"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    expect_error(c.f, c.status, c.needles);
+  }
+}
+
+}  // namespace
+}  // namespace pixflow::test
