@@ -24,3 +24,10 @@ void dot(const ConstImageView& a, const ConstImageView& b, const ImageView& dst,
 void matmul(const ConstImageView& a, const ConstImageView& b, const ImageView& c, void* stream);
 
 }  // namespace pixflow::cuda
+
+namespace pixflow::cuda {
+void sobel(const ConstImageView& src, const ImageView& dst, const SobelParams& p, void* stream);
+void scharr(const ConstImageView& src, const ImageView& dst, const ScharrParams& p, void* stream);
+void bilateral(const ConstImageView& src, const ImageView& dst, const BilateralParams& p,
+               void* stream);
+}  // namespace pixflow::cuda

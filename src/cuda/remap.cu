@@ -29,8 +29,8 @@ __global__ void remap_kernel(DevView<T> src, DevView<float> mx, DevView<float> m
     fx = fminf(fmaxf(fx, -kLim), kLim);
     fy = fminf(fmaxf(fy, -kLim), kLim);
     if (!linear) {
-      const long long ix = (long long)floorf(__fadd_rn(fx, 0.5f));
-      const long long iy = (long long)floorf(__fadd_rn(fy, 0.5f));
+      const long long ix = (long long)floor(double(fx) + 0.5);  // in double: 0.49999997f + 0.5f rounds up
+      const long long iy = (long long)floor(double(fy) + 0.5);
       for (int c = 0; c < cn; ++c) out[c] = fetch(src, ix, iy, c, b);
       continue;
     }

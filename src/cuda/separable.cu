@@ -2,6 +2,7 @@
 // the fused separable kernel of common/separable.cuh.
 #include <cstdint>
 
+#include "src/common/deriv_taps.hpp"
 #include "src/core/check.hpp"
 #include "src/cuda/common/separable.cuh"
 #include "src/cuda/cuda_ops.hpp"
@@ -69,7 +70,86 @@ void launch_box(const ConstImageView& s, const ImageView& d, const BoxParams& p,
   PIXFLOW_CUDA_CHECK_LAUNCH("box");
 }
 
+// ---- sobel / scharr ----------------------------------------------------------------------
+// The reference's order: per window row j, h_j = sum_i tx[i] * p (in i order), then
+// v = sum_j ty[j] * h_j (in j order); integers exact in 32 bits (|taps| <= 20, 7 taps).
+// f32 uses explicitly rounded float operations (no FMA), then v * scale + delta in float.
+struct DerivTaps {
+  int x[detail::kMaxDerivTaps], y[detail::kMaxDerivTaps];
+  int nx, ny;
+};
+
+template <class T, class D> struct DerivPolicy {
+  using Acc = std::conditional_t<std::is_same_v<T, float>, float, int>;
+  DerivTaps t;
+  double scale, delta;
+  bool plain;
+  __device__ Acc h_init() const { return Acc(0); }
+  __device__ Acc h(Acc a, T v, int i) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return __fadd_rn(a, __fmul_rn(float(t.x[i]), v));
+    } else {
+      return a + t.x[i] * int(v);
+    }
+  }
+  __device__ Acc v_init() const { return Acc(0); }
+  __device__ Acc v(Acc a, Acc hv, int j) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return __fadd_rn(a, __fmul_rn(float(t.y[j]), hv));
+    } else {
+      return a + t.y[j] * hv;
+    }
+  }
+  __device__ D out(Acc a) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return __fadd_rn(__fmul_rn(a, float(scale)), float(delta));
+    } else if constexpr (std::is_same_v<D, float>) {
+      return float(__dadd_rn(__dmul_rn(double(a), scale), delta));
+    } else {
+      return plain ? detail::saturate_cast<D>(std::int64_t(a))
+                   : detail::saturate_cast<D>(__dadd_rn(__dmul_rn(double(a), scale), delta));
+    }
+  }
+};
+
+template <class T, class D>
+void launch_deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, double scale,
+                  double delta, const Border& border, const char* op, cudaStream_t st) {
+  DerivPolicy<T, D> pol{t, scale, delta, scale == 1.0 && delta == 0.0};
+  if (!launch_separable(dev_view<T>(s), dev_view<D>(d), dev_border<T>(border), t.nx / 2, t.ny / 2,
+                        pol, st))
+    detail::fail(Status::internal, op, "window does not fit in shared memory");
+}
+
+void run_deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, double scale,
+               double delta, const Border& border, const char* op, void* stream) {
+  const auto st = to_stream(stream);
+  if (s.depth() == Depth::f32)
+    launch_deriv<float, float>(s, d, t, scale, delta, border, op, st);
+  else if (d.depth() == Depth::s16)
+    launch_deriv<std::uint8_t, std::int16_t>(s, d, t, scale, delta, border, op, st);
+  else
+    launch_deriv<std::uint8_t, float>(s, d, t, scale, delta, border, op, st);
+}
+
 }  // namespace
+
+void sobel(const ConstImageView& src, const ImageView& dst, const SobelParams& p, void* stream) {
+  DerivTaps t{};
+  t.nx = detail::sobel_taps_len(p.k, p.dx);
+  t.ny = detail::sobel_taps_len(p.k, p.dy);
+  detail::sobel_taps(p.k, p.dx, t.x);
+  detail::sobel_taps(p.k, p.dy, t.y);
+  run_deriv(src, dst, t, p.scale, p.delta, p.border, "sobel", stream);
+}
+
+void scharr(const ConstImageView& src, const ImageView& dst, const ScharrParams& p, void* stream) {
+  DerivTaps t{};
+  t.nx = t.ny = 3;
+  detail::scharr_taps(p.dx, t.x);
+  detail::scharr_taps(p.dy, t.y);
+  run_deriv(src, dst, t, p.scale, p.delta, p.border, "scharr", stream);
+}
 
 void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, void* stream) {
   const auto st = to_stream(stream);
