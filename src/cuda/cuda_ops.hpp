@@ -1,0 +1,33 @@
+// Entry points of the CUDA backend, called by src/core/ops/* after validation. Each one
+// enqueues its kernels on `stream` (a cudaStream_t; null = default stream), checks the
+// launch, and never synchronises the host or allocates device memory.
+#pragma once
+
+#include "pixflow/ops.hpp"
+
+namespace pixflow::cuda {
+
+void median(const ConstImageView& src, const ImageView& dst, const MedianParams& p, void* stream);
+/// One dilate or erode pass with the (already enlarged) window kw x kh.
+void morph_pass(const ConstImageView& src, const ImageView& dst, MorphOp op, int kw, int kh,
+                const Border& border, void* stream);
+void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, void* stream);
+void filter2d(const ConstImageView& src, const ImageView& dst, const Filter2dParams& p,
+              void* stream);
+void epsilon(const ConstImageView& src, const ImageView& dst, const EpsilonParams& p,
+             void* stream);
+void remap(const ConstImageView& src, const ConstImageView& map_x, const ConstImageView& map_y,
+           const ImageView& dst, const RemapParams& p, void* stream);
+void transpose(const ConstImageView& src, const ImageView& dst, void* stream);
+void gray(const ConstImageView& src, const ImageView& dst, const GrayParams& p, void* stream);
+void dot(const ConstImageView& a, const ConstImageView& b, const ImageView& dst, void* stream);
+void matmul(const ConstImageView& a, const ConstImageView& b, const ImageView& c, void* stream);
+
+}  // namespace pixflow::cuda
+
+namespace pixflow::cuda {
+void sobel(const ConstImageView& src, const ImageView& dst, const SobelParams& p, void* stream);
+void scharr(const ConstImageView& src, const ImageView& dst, const ScharrParams& p, void* stream);
+void bilateral(const ConstImageView& src, const ImageView& dst, const BilateralParams& p,
+               void* stream);
+}  // namespace pixflow::cuda

@@ -1,0 +1,130 @@
+// The fast path of median 3x3 on u8 (included by median.cu).
+//
+// Each thread computes 4 adjacent pixels of 8 consecutive rows. Pixels travel packed two per
+// 32-bit word in 16-bit lanes, so every min/max is one Hopper VIMNMX(3).U16x2 instruction
+// (__vminu4 is emulated in about 6 on sm_90). Per lane the 3x3 median is
+//   med3(max3(column lows), med3(column mids), min3(column highs))
+// of the three window columns sorted vertically. Column sorts are shared: the sorted middle
+// pair of rows serves two output rows, and the packed column words of a thread serve both of
+// its output words. Input comes from a shared tile of 32-bit words (136 x 66 bytes for a
+// 128 x 64 output block), loaded with word loads when the block lies inside the image.
+#pragma once
+
+#include <cstdint>
+
+#include "src/cuda/common/image.cuh"
+
+namespace pixflow::cuda::median3 {
+
+constexpr int kPX = 4;                  // pixels per thread, horizontally
+constexpr int kRows = 8;                // rows per thread
+constexpr int kTX = 32, kTY = 8;        // threads per block
+constexpr int kBW = kTX * kPX;          // 128 output columns per block
+constexpr int kBH = kTY * kRows;        // 64 output rows per block
+constexpr int kTileW = kBW + 8;         // tile bytes per row: 4 left (1 used), 4 right (1 used)
+constexpr int kTileH = kBH + 2;
+constexpr int kTileWords = kTileW / 4;  // 34
+
+__device__ __forceinline__ unsigned vmin(unsigned a, unsigned b) { return __vminu2(a, b); }
+__device__ __forceinline__ unsigned vmax(unsigned a, unsigned b) { return __vmaxu2(a, b); }
+__device__ __forceinline__ unsigned vmin3(unsigned a, unsigned b, unsigned c) {
+  return __vimin3_u16x2(a, b, c);
+}
+__device__ __forceinline__ unsigned vmax3(unsigned a, unsigned b, unsigned c) {
+  return __vimax3_u16x2(a, b, c);
+}
+// Median of three per lane: the sum minus the largest and the smallest (lanes hold bytes,
+// so a sum of three never carries into the next lane).
+__device__ __forceinline__ unsigned vmed3(unsigned a, unsigned b, unsigned c) {
+  return a + b + c - vmax3(a, b, c) - vmin3(a, b, c);
+}
+
+struct Sorted3 {
+  unsigned lo, mid, hi;
+};
+
+// x inserted into the sorted pair p <= q, per lane.
+__device__ __forceinline__ Sorted3 insert(unsigned p, unsigned q, unsigned x) {
+  return {vmin(p, x), vmax(p, vmin(x, q)), vmax(q, x)};
+}
+
+// (lane1 of l, lane0 of r): the packed word between two neighbouring packed words.
+__device__ __forceinline__ unsigned between(unsigned l, unsigned r) {
+  return __byte_perm(l, r, 0x5432);
+}
+
+// The 3x3 median of the packed pixels whose window columns are L (left), C, R, each sorted.
+__device__ __forceinline__ unsigned median_of(const Sorted3& L, const Sorted3& C,
+                                              const Sorted3& R) {
+  return vmed3(vmax3(L.lo, C.lo, R.lo), vmed3(L.mid, C.mid, R.mid), vmin3(L.hi, C.hi, R.hi));
+}
+
+__global__ void __launch_bounds__(kTX* kTY)
+    median3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                      DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
+  __shared__ unsigned tile[kTileH][kTileWords];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int tid = ty * kTX + tx;
+  const long long bx0 = (long long)blockIdx.x * kBW;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kBH;
+    // Tile byte (r, i) is image pixel (bx0 - 4 + i, by0 - 1 + r).
+    const bool inside = src_aligned && bx0 - 4 >= 0 && bx0 - 4 + kTileW <= src.w &&
+                        by0 - 1 >= 0 && by0 - 1 + kTileH <= src.h;
+    if (inside) {
+      for (int i = tid; i < kTileH * kTileWords; i += kTX * kTY) {
+        const int r = i / kTileWords, wd = i - r * kTileWords;
+        tile[r][wd] = reinterpret_cast<const unsigned*>(src.row(by0 - 1 + r) + bx0 - 4)[wd];
+      }
+    } else {
+      auto* bytes = reinterpret_cast<unsigned char*>(&tile[0][0]);
+      for (int r = ty; r < kTileH; r += kTY)
+        for (int i = tx; i < kTileW; i += kTX)
+          bytes[r * kTileW + i] = fetch(src, bx0 - 4 + i, by0 - 1 + r, 0, border);
+    }
+    __syncthreads();
+
+    // Packed column words of tile rows ty*8 .. ty*8+9 for this thread's columns.
+    unsigned p0[kRows + 2], p1[kRows + 2], p2[kRows + 2];
+#pragma unroll
+    for (int r = 0; r < kRows + 2; ++r) {
+      const unsigned* row = tile[ty * kRows + r];
+      const unsigned a = row[tx], b = row[tx + 1], c = row[tx + 2];  // bytes x0-4 .. x0+7
+      p0[r] = __byte_perm(__byte_perm(a, b, 0x0043), 0, 0x5140);      // (x0-1, x0)
+      p1[r] = __byte_perm(b, 0, 0x5241);                                // (x0+1, x0+2)
+      p2[r] = __byte_perm(__byte_perm(b, c, 0x0043), 0, 0x5140);      // (x0+3, x0+4)
+    }
+    const long long x0 = bx0 + tx * kPX;
+#pragma unroll
+    for (int i = 0; i < kRows; i += 2) {
+      // Rows i+1, i+2 are shared by outputs i (with row i) and i+1 (with row i+3).
+      const unsigned a0 = vmin(p0[i + 1], p0[i + 2]), b0 = vmax(p0[i + 1], p0[i + 2]);
+      const unsigned a1 = vmin(p1[i + 1], p1[i + 2]), b1 = vmax(p1[i + 1], p1[i + 2]);
+      const unsigned a2 = vmin(p2[i + 1], p2[i + 2]), b2 = vmax(p2[i + 1], p2[i + 2]);
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        const int extra = k == 0 ? i : i + 3;
+        const Sorted3 s0 = insert(a0, b0, p0[extra]);
+        const Sorted3 s1 = insert(a1, b1, p1[extra]);
+        const Sorted3 s2 = insert(a2, b2, p2[extra]);
+        const Sorted3 c0{between(s0.lo, s1.lo), between(s0.mid, s1.mid), between(s0.hi, s1.hi)};
+        const Sorted3 c1{between(s1.lo, s2.lo), between(s1.mid, s2.mid), between(s1.hi, s2.hi)};
+        const unsigned o0 = median_of(s0, c0, s1);  // pixels x0, x0+1
+        const unsigned o1 = median_of(s1, c1, s2);  // pixels x0+2, x0+3
+        const unsigned out = __byte_perm(o0, o1, 0x6420);
+        const long long y = by0 + ty * kRows + i + k;
+        if (y < dst.h) {
+          std::uint8_t* d = dst.row(y) + x0;
+          if (x0 + 3 < dst.w) {
+            *reinterpret_cast<unsigned*>(d) = out;
+          } else {
+            for (int j = 0; j < 4 && x0 + j < dst.w; ++j) d[j] = std::uint8_t(out >> (8 * j));
+          }
+        }
+      }
+    }
+    __syncthreads();
+  }
+}
+
+}  // namespace pixflow::cuda::median3

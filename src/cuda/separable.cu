@@ -1,0 +1,164 @@
+// Separable linear filters on CUDA: box (this file), gaussian and sobel/scharr, all through
+// the fused separable kernel of common/separable.cuh.
+#include <cstdint>
+
+#include "src/common/deriv_taps.hpp"
+#include "src/core/check.hpp"
+#include "src/cuda/common/separable.cuh"
+#include "src/cuda/cuda_ops.hpp"
+
+namespace pixflow::cuda {
+namespace {
+
+// ---- box -------------------------------------------------------------------------------
+// Integers: exact window sums (u8 in 32 bits, u16 in 64), then round-half-even division by
+// n or saturation. f32: double sums, float(sum / n) — the reference's rule.
+template <class T> struct BoxAcc { using type = long long; };
+template <> struct BoxAcc<std::uint8_t> { using type = int; };
+template <> struct BoxAcc<float> { using type = double; };
+
+template <class T> struct BoxPolicy {
+  using Acc = typename BoxAcc<T>::type;
+  long long n;
+  bool normalize;
+  __device__ Acc h_init() const { return Acc(0); }
+  __device__ Acc h(Acc a, T v, int) const { return a + Acc(v); }
+  __device__ Acc v_init() const { return Acc(0); }
+  __device__ Acc v(Acc a, Acc v, int) const { return a + v; }
+  __device__ T out(Acc a) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return normalize ? float(a / double(n)) : float(a);
+    } else {
+      return normalize ? T(detail::div_round_half_even((long long)a, n))
+                       : detail::saturate_cast<T>((std::int64_t)a);
+    }
+  }
+};
+
+template <class T, class Acc>
+__global__ void box_brute_kernel(DevView<T> src, DevView<T> dst, DevBorder<T> b, int kw, int kh,
+                                 bool normalize) {
+  const long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const int rx = kw / 2, ry = kh / 2;
+  BoxPolicy<T> pol{(long long)kw * kh, normalize};
+  for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < dst.h;
+       y += (long long)gridDim.y * blockDim.y) {
+    if (x >= dst.w) continue;
+    for (int c = 0; c < src.cn; ++c) {
+      Acc s = 0;
+      for (int j = 0; j < kh; ++j) {
+        Acc r = 0;
+        for (int i = 0; i < kw; ++i) r += Acc(fetch(src, x + i - rx, y + j - ry, c, b));
+        s += r;
+      }
+      dst.row(y)[x * src.cn + c] = pol.out(s);
+    }
+  }
+}
+
+template <class T>
+void launch_box(const ConstImageView& s, const ImageView& d, const BoxParams& p, cudaStream_t st) {
+  auto sv = dev_view<T>(s);
+  auto dv = dev_view<T>(d);
+  auto b = dev_border<T>(p.border);
+  BoxPolicy<T> pol{(long long)p.kw * p.kh, p.normalize};
+  if (p.kw % 2 == 1 && p.kh % 2 == 1 && launch_separable(sv, dv, b, p.kw / 2, p.kh / 2, pol, st))
+    return;
+  box_brute_kernel<T, typename BoxAcc<T>::type>
+      <<<grid_2d(d.width(), d.height(), 32, 4), dim3(32, 4), 0, st>>>(sv, dv, b, p.kw, p.kh,
+                                                                      p.normalize);
+  PIXFLOW_CUDA_CHECK_LAUNCH("box");
+}
+
+// ---- sobel / scharr ----------------------------------------------------------------------
+// The reference's order: per window row j, h_j = sum_i tx[i] * p (in i order), then
+// v = sum_j ty[j] * h_j (in j order); integers exact in 32 bits (|taps| <= 20, 7 taps).
+// f32 uses explicitly rounded float operations (no FMA), then v * scale + delta in float.
+struct DerivTaps {
+  int x[detail::kMaxDerivTaps], y[detail::kMaxDerivTaps];
+  int nx, ny;
+};
+
+template <class T, class D> struct DerivPolicy {
+  using Acc = std::conditional_t<std::is_same_v<T, float>, float, int>;
+  DerivTaps t;
+  double scale, delta;
+  bool plain;
+  __device__ Acc h_init() const { return Acc(0); }
+  __device__ Acc h(Acc a, T v, int i) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return __fadd_rn(a, __fmul_rn(float(t.x[i]), v));
+    } else {
+      return a + t.x[i] * int(v);
+    }
+  }
+  __device__ Acc v_init() const { return Acc(0); }
+  __device__ Acc v(Acc a, Acc hv, int j) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return __fadd_rn(a, __fmul_rn(float(t.y[j]), hv));
+    } else {
+      return a + t.y[j] * hv;
+    }
+  }
+  __device__ D out(Acc a) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return __fadd_rn(__fmul_rn(a, float(scale)), float(delta));
+    } else if constexpr (std::is_same_v<D, float>) {
+      return float(__dadd_rn(__dmul_rn(double(a), scale), delta));
+    } else {
+      return plain ? detail::saturate_cast<D>(std::int64_t(a))
+                   : detail::saturate_cast<D>(__dadd_rn(__dmul_rn(double(a), scale), delta));
+    }
+  }
+};
+
+template <class T, class D>
+void launch_deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, double scale,
+                  double delta, const Border& border, const char* op, cudaStream_t st) {
+  DerivPolicy<T, D> pol{t, scale, delta, scale == 1.0 && delta == 0.0};
+  if (!launch_separable(dev_view<T>(s), dev_view<D>(d), dev_border<T>(border), t.nx / 2, t.ny / 2,
+                        pol, st))
+    detail::fail(Status::internal, op, "window does not fit in shared memory");
+}
+
+void run_deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, double scale,
+               double delta, const Border& border, const char* op, void* stream) {
+  const auto st = to_stream(stream);
+  if (s.depth() == Depth::f32)
+    launch_deriv<float, float>(s, d, t, scale, delta, border, op, st);
+  else if (d.depth() == Depth::s16)
+    launch_deriv<std::uint8_t, std::int16_t>(s, d, t, scale, delta, border, op, st);
+  else
+    launch_deriv<std::uint8_t, float>(s, d, t, scale, delta, border, op, st);
+}
+
+}  // namespace
+
+void sobel(const ConstImageView& src, const ImageView& dst, const SobelParams& p, void* stream) {
+  DerivTaps t{};
+  t.nx = detail::sobel_taps_len(p.k, p.dx);
+  t.ny = detail::sobel_taps_len(p.k, p.dy);
+  detail::sobel_taps(p.k, p.dx, t.x);
+  detail::sobel_taps(p.k, p.dy, t.y);
+  run_deriv(src, dst, t, p.scale, p.delta, p.border, "sobel", stream);
+}
+
+void scharr(const ConstImageView& src, const ImageView& dst, const ScharrParams& p, void* stream) {
+  DerivTaps t{};
+  t.nx = t.ny = 3;
+  detail::scharr_taps(p.dx, t.x);
+  detail::scharr_taps(p.dy, t.y);
+  run_deriv(src, dst, t, p.scale, p.delta, p.border, "scharr", stream);
+}
+
+void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, void* stream) {
+  const auto st = to_stream(stream);
+  switch (src.depth()) {
+    case Depth::u8: return launch_box<std::uint8_t>(src, dst, p, st);
+    case Depth::u16: return launch_box<std::uint16_t>(src, dst, p, st);
+    case Depth::f32: return launch_box<float>(src, dst, p, st);
+    default: detail::fail(Status::unsupported, "box", "depth ", depth_name(src.depth()));
+  }
+}
+
+}  // namespace pixflow::cuda
