@@ -1147,6 +1147,9 @@ int main(int argc, char** argv) {
         row.failed ? ("FAILED " + row.status + " " + row.check_detail).c_str() : row.check.c_str(),
         secs);
     rows.push_back(row);
+    // Rewritten after every case, so that a run cut off by a timeout still reports.
+    if (!g_opt.json.empty())
+      write_json(g_opt.json, rows, prop.name, driver, runtime, date, false, "running");
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   print_table(rows);
