@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# The one command for the GPU machine: build (sm_90, Release), the whole test suite, the CUDA
+# tests under compute-sanitizer, pixflow-bench, the peers (CuPy, OpenCV) and the comparison.
+# Everything lands in ${OUT:-./out}: summary.txt, build.log, logs.tar.gz (the other logs),
+# bench.json, peers.json, RESULTS.md, chart.png. Each stage is time-boxed; a failed stage is
+# reported and the next one runs; the exit status is non-zero if any stage failed.
+set -u
+
+# Tests run under compute-sanitizer (gtest filter): the CUDA-backend tests.
+SANITIZER_FILTER="${SANITIZER_FILTER:-*Cuda*:*CUDA*:*Backend*}"
+JOBS="${JOBS:-16}"
+BUILD="${BUILD:-build-gpu}"
+# Per-stage limits (s), and one deadline for the whole script: a stage gets at most what is left
+# of TOTAL minus the time reserved for the stages after it, so one slow stage cannot push the
+# run past the 10-minute call.
+TOTAL="${TOTAL:-560}"
+T_CONFIGURE=60 T_BUILD=240 T_CTEST=150 T_SANITIZER=120 T_BENCH=180 T_PEERS=100 T_COMPARE=30
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT" || exit 1
+OUT="${OUT:-./out}"
+mkdir -p "$OUT" "$OUT/logs"
+OUT="$(cd "$OUT" && pwd)"
+LOGS="$OUT/logs"
+SUMMARY="$OUT/summary.txt"
+: >"$SUMMARY"
+FAILED=()
+START=$(date +%s)
+
+say() { echo "$*" | tee -a "$SUMMARY"; }
+# stage NAME SECONDS RESERVE LOG CMD...: runs CMD under timeout (SECONDS, or less when the
+# deadline minus RESERVE seconds for later stages is nearer), logs to LOG, records the outcome.
+stage() {
+  local name=$1 secs=$2 reserve=$3 log=$4
+  shift 4
+  local t0=$(date +%s) rc
+  local left=$((TOTAL - (t0 - START) - reserve))
+  [ $left -lt $secs ] && secs=$left
+  if [ $secs -lt 5 ]; then
+    say "stage $name: SKIPPED (no time left before the deadline)"
+    FAILED+=("$name")
+    return 1
+  fi
+  echo "==== [$name] $* (limit ${secs}s)"
+  timeout --kill-after=10 "$secs" "$@" >"$log" 2>&1
+  rc=$?
+  local dt=$(($(date +%s) - t0))
+  if [ $rc -eq 0 ]; then
+    say "stage $name: ok (${dt}s)"
+  elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    say "stage $name: TIMEOUT after ${secs}s"
+    FAILED+=("$name")
+  else
+    say "stage $name: FAILED rc=$rc (${dt}s)"
+    FAILED+=("$name")
+  fi
+  return $rc
+}
+
+# NVIDIA's OpenCL ICD for the OpenCL backend's tests.
+mkdir -p /tmp/ocl-vendors
+echo libnvidia-opencl.so.1 >/tmp/ocl-vendors/nvidia.icd
+export OCL_ICD_VENDORS=/tmp/ocl-vendors
+
+echo "==== nvidia-smi"
+nvidia-smi 2>&1 | tee "$LOGS/nvidia-smi.txt" || say "nvidia-smi failed"
+say "host: $(hostname), $(nproc) cores, $(date -u +%FT%TZ), git $(git rev-parse --short HEAD 2>/dev/null) ($(git rev-parse --abbrev-ref HEAD 2>/dev/null))"
+
+# Packs the logs into one file (few files come back from the machine).
+pack_logs() {
+  tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs 2>/dev/null && rm -rf "$LOGS"
+}
+
+# ---- build: on failure, the last 60 lines and stop ----
+BUILD_OK=0
+if stage configure $T_CONFIGURE 200 "$LOGS/configure.log" \
+    cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DPIXFLOW_CUDA=ON -DPIXFLOW_BUILD_TESTS=ON -DPIXFLOW_BUILD_BENCH=ON; then
+  grep -E "pixflow|NPP|CUBLAS|Warning" "$LOGS/configure.log" | tee -a "$SUMMARY"
+  stage build $T_BUILD 200 "$OUT/build.log" cmake --build "$BUILD" -j"$JOBS" && BUILD_OK=1
+  if [ -f "$BUILD/bench/PIXFLOW_HAVE_NPP_try_compile.log" ]; then
+    cp "$BUILD/bench/PIXFLOW_HAVE_NPP_try_compile.log" "$LOGS/"
+    say "NPP peer file did not compile (NPP column off): logs/PIXFLOW_HAVE_NPP_try_compile.log"
+    grep -m5 -E "error" "$BUILD/bench/PIXFLOW_HAVE_NPP_try_compile.log" | tee -a "$SUMMARY"
+  fi
+  if [ $BUILD_OK -ne 1 ]; then
+    echo "---- last 60 lines of $OUT/build.log"
+    tail -n 60 "$OUT/build.log"
+  fi
+else
+  echo "---- last 60 lines of configure.log"
+  tail -n 60 "$LOGS/configure.log"
+  cp "$LOGS/configure.log" "$OUT/build.log"
+fi
+if [ $BUILD_OK -ne 1 ]; then
+  pack_logs
+  echo "================ summary"
+  cat "$SUMMARY"
+  echo "FAILED stages: ${FAILED[*]} (build failed: nothing else was run)"
+  exit 1
+fi
+
+# ---- tests ----
+{
+  # -V: every test's output is in the log, so GTEST_SKIP reasons and the "[pixflow] CUDA
+  # backend not tested" note can be found.
+  stage ctest $T_CTEST 200 "$LOGS/ctest.log" ctest --test-dir "$BUILD" -j"$JOBS" -V --timeout 120
+  {
+    echo "---- ctest"
+    grep -E "tests passed|tests failed|Total Test time" "$LOGS/ctest.log"
+    echo "tests run: $(grep -cE '^ *[0-9]+/[0-9]+ Test +#' "$LOGS/ctest.log")"
+    echo "skipped: $(grep -cE '^ *[0-9]+/[0-9]+ Test +#.*(\*\*\*Skipped|Not Run|Disabled)' "$LOGS/ctest.log")"
+    grep -E '^ *[0-9]+/[0-9]+ Test +#.*(\*\*\*Skipped|Not Run|Disabled)' "$LOGS/ctest.log" | sed 's/^ */  /' | head -40
+    grep -E "^ *[0-9]+ - .*(Failed|Timeout|SEGFAULT|Exception)" "$LOGS/ctest.log" | sed 's/^/  FAILED /' | head -40
+    grep -m3 -F "[pixflow] CUDA backend not tested" "$LOGS/ctest.log"
+  } | tee -a "$SUMMARY"
+  TESTBIN=$(find "$BUILD" -maxdepth 3 -type f -name pixflow_tests -perm -u+x | head -1)
+  if [ -n "$TESTBIN" ]; then
+    # ---- compute-sanitizer on the CUDA-backend tests ----
+    if command -v compute-sanitizer >/dev/null; then
+      stage memcheck $T_SANITIZER 160 "$LOGS/memcheck.log" compute-sanitizer --tool memcheck \
+        --error-exitcode 1 "$TESTBIN" --gtest_filter="$SANITIZER_FILTER" --gtest_brief=1
+      { grep -E "ERROR SUMMARY|^\[  PASSED  \]|^\[  FAILED  \]" "$LOGS/memcheck.log" | head -5
+        grep -E "Invalid|out of bounds|uninitialized" "$LOGS/memcheck.log" | head -10; } | tee -a "$SUMMARY"
+    else
+      say "stage memcheck: compute-sanitizer not found"
+      FAILED+=(memcheck)
+    fi
+  else
+    say "stage memcheck: no pixflow_tests binary"
+    FAILED+=(memcheck)
+  fi
+
+  # ---- benchmark ----
+  BENCH="$BUILD/bench/pixflow-bench"
+  if [ -x "$BENCH" ]; then
+    stage bench $T_BENCH 70 "$LOGS/bench.log" "$BENCH" --json "$OUT/bench.json" ${BENCH_ARGS:-}
+    grep -E "^pixflow-bench:|FAILED|context lost" "$LOGS/bench.log" | head -30 | tee -a "$SUMMARY"
+  else
+    say "stage bench: $BENCH not built"
+    FAILED+=(bench)
+  fi
+}
+
+# ---- peers and the comparison ----
+stage peers $T_PEERS 15 "$LOGS/peers.log" python3 bench/peers.py --json "$OUT/peers.json" ${PEERS_ARGS:-}
+tail -n 3 "$LOGS/peers.log" | tee -a "$SUMMARY"
+CMP_ARGS=()
+[ -f "$OUT/bench.json" ] && CMP_ARGS+=(--bench "$OUT/bench.json")
+[ -f "$OUT/peers.json" ] && CMP_ARGS+=(--peers "$OUT/peers.json")
+stage compare $T_COMPARE 0 "$LOGS/compare.log" python3 bench/compare.py "${CMP_ARGS[@]}" \
+  --md "$OUT/RESULTS.md" --png "$OUT/chart.png"
+tail -n 3 "$LOGS/compare.log" | tee -a "$SUMMARY"
+
+pack_logs
+
+# ---- summary last ----
+echo
+echo "================ summary ($(($(date +%s) - START)) s)"
+cat "$SUMMARY"
+if [ -f "$OUT/RESULTS.md" ]; then
+  echo "---- RESULTS.md (8192x8192 u8 rows)"
+  grep -E "^\| (case|---)|8192x8192" "$OUT/RESULTS.md" | grep -E "^\| (case|---)|u8x1 " | head -45
+fi
+if [ ${#FAILED[@]} -gt 0 ]; then
+  echo "FAILED stages: ${FAILED[*]}"
+  exit 1
+fi
+echo "all stages ok"
+exit 0
