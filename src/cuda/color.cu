@@ -1,5 +1,5 @@
-// gray on CUDA: one thread per pixel; integer rule (R*4899 + G*9617 + B*1868 + 8192) >> 14
-// for u8/u16, 0.299R + 0.587G + 0.114B with rounded float ops (no FMA) for f32.
+// gray on CUDA: one thread per pixel; integer rule (R*9798 + G*19235 + B*3735 + 16384) >> 15
+// for u8/u16 (= cv::cvtColor, measured), 0.299R + 0.587G + 0.114B with rounded float ops (no FMA) for f32.
 #include <cstdint>
 
 #include "src/core/check.hpp"
@@ -22,10 +22,11 @@ __global__ void gray_kernel(DevView<T> src, DevView<T> dst, int ri, int bi) {
                                 __fmul_rn(0.114f, p[bi]));
       dst.row(y)[x] = v;
     } else {
-      const unsigned long long v = (unsigned long long)p[ri] * 4899u +
-                                   (unsigned long long)p[1] * 9617u +
-                                   (unsigned long long)p[bi] * 1868u + 8192u;
-      dst.row(y)[x] = T(v >> 14);
+      // The reference's rule (src/ref/color.cpp): OpenCV's Q15 coefficients; at most
+      // 65535 * 32768 + 16384 < 2^31, so 32 bits suffice.
+      const unsigned v = 9798u * unsigned(p[ri]) + 19235u * unsigned(p[1]) +
+                         3735u * unsigned(p[bi]) + 16384u;
+      dst.row(y)[x] = T(v >> 15);
     }
   }
 }

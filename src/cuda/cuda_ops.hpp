@@ -31,3 +31,13 @@ void scharr(const ConstImageView& src, const ImageView& dst, const ScharrParams&
 void bilateral(const ConstImageView& src, const ImageView& dst, const BilateralParams& p,
                void* stream);
 }  // namespace pixflow::cuda
+
+namespace pixflow::cuda {
+void arith(const ConstImageView& a, const ConstImageView& b, const ImageView& dst, ArithOp op,
+           void* stream);
+void arith(const ConstImageView& a, double value, const ImageView& dst, ArithOp op, void* stream);
+void convert(const ConstImageView& src, const ImageView& dst, const ConvertParams& p,
+             void* stream);
+void threshold(const ConstImageView& src, const ImageView& dst, const ThresholdParams& p,
+               void* stream);
+}  // namespace pixflow::cuda

@@ -6,6 +6,9 @@
 #include "src/core/registry.hpp"
 #include "src/core/run.hpp"
 #include "src/ref/ref.hpp"
+#if PIXFLOW_HAVE_CUDA
+#include "src/cuda/cuda_ops.hpp"
+#endif
 
 namespace pixflow {
 
@@ -50,6 +53,11 @@ void arith(ConstImageView a, ConstImageView b, ImageView dst, ArithOp aop, const
       detail::run_host(be, ctx, dst.height(),
                        [&](detail::Rows r) { ref::arith(a, b, dst, aop, r); });
       return;
+#if PIXFLOW_HAVE_CUDA
+    case Backend::cuda:
+      cuda::arith(a, b, dst, aop, ctx.stream);
+      return;
+#endif
     default:
       detail::fail(Status::unsupported, op, "no ", backend_name(be), " implementation yet");
   }
@@ -67,6 +75,11 @@ void arith(ConstImageView a, double value, ImageView dst, ArithOp aop, const Con
       detail::run_host(be, ctx, dst.height(),
                        [&](detail::Rows r) { ref::arith(a, value, dst, aop, r); });
       return;
+#if PIXFLOW_HAVE_CUDA
+    case Backend::cuda:
+      cuda::arith(a, value, dst, aop, ctx.stream);
+      return;
+#endif
     default:
       detail::fail(Status::unsupported, op, "no ", backend_name(be), " implementation yet");
   }

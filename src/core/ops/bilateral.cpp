@@ -5,6 +5,9 @@
 #include "src/core/registry.hpp"
 #include "src/core/run.hpp"
 #include "src/ref/ref.hpp"
+#if PIXFLOW_HAVE_CUDA
+#include "src/cuda/cuda_ops.hpp"
+#endif
 
 namespace pixflow {
 namespace {
@@ -47,6 +50,11 @@ void bilateral(ConstImageView src, ImageView dst, const BilateralParams& p, cons
       detail::run_host(b, ctx, dst.height(),
                        [&](detail::Rows r) { ref::bilateral(src, dst, p, r); });
       return;
+#if PIXFLOW_HAVE_CUDA
+    case Backend::cuda:
+      cuda::bilateral(src, dst, p, ctx.stream);
+      return;
+#endif
     default:
       detail::fail(Status::unsupported, op, "no ", backend_name(b), " implementation yet");
   }

@@ -6,6 +6,9 @@
 #include "src/core/registry.hpp"
 #include "src/core/run.hpp"
 #include "src/ref/ref.hpp"
+#if PIXFLOW_HAVE_CUDA
+#include "src/cuda/cuda_ops.hpp"
+#endif
 
 namespace pixflow {
 namespace {
@@ -74,6 +77,11 @@ void sobel(ConstImageView src, ImageView dst, const SobelParams& p, const Contex
     case Backend::cpu:
       detail::run_host(b, ctx, dst.height(), [&](detail::Rows r) { ref::sobel(src, dst, p, r); });
       return;
+#if PIXFLOW_HAVE_CUDA
+    case Backend::cuda:
+      cuda::sobel(src, dst, p, ctx.stream);
+      return;
+#endif
     default:
       detail::fail(Status::unsupported, op, "no ", backend_name(b), " implementation yet");
   }
@@ -89,6 +97,11 @@ void scharr(ConstImageView src, ImageView dst, const ScharrParams& p, const Cont
     case Backend::cpu:
       detail::run_host(b, ctx, dst.height(), [&](detail::Rows r) { ref::scharr(src, dst, p, r); });
       return;
+#if PIXFLOW_HAVE_CUDA
+    case Backend::cuda:
+      cuda::scharr(src, dst, p, ctx.stream);
+      return;
+#endif
     default:
       detail::fail(Status::unsupported, op, "no ", backend_name(b), " implementation yet");
   }

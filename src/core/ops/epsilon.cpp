@@ -6,6 +6,9 @@
 #include "src/core/registry.hpp"
 #include "src/core/run.hpp"
 #include "src/ref/ref.hpp"
+#if PIXFLOW_HAVE_CUDA
+#include "src/cuda/cuda_ops.hpp"
+#endif
 
 namespace pixflow {
 namespace {
@@ -37,6 +40,11 @@ void epsilon(ConstImageView src, ImageView dst, const EpsilonParams& p, const Co
     case Backend::cpu:
       detail::run_host(b, ctx, dst.height(), [&](detail::Rows r) { ref::epsilon(src, dst, p, r); });
       return;
+#if PIXFLOW_HAVE_CUDA
+    case Backend::cuda:
+      cuda::epsilon(src, dst, p, ctx.stream);
+      return;
+#endif
     default:
       detail::fail(Status::unsupported, op, "no ", backend_name(b), " implementation yet");
   }

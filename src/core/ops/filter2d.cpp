@@ -8,6 +8,9 @@
 #include "src/core/registry.hpp"
 #include "src/core/run.hpp"
 #include "src/ref/ref.hpp"
+#if PIXFLOW_HAVE_CUDA
+#include "src/cuda/cuda_ops.hpp"
+#endif
 
 namespace pixflow {
 namespace {
@@ -92,6 +95,11 @@ void filter2d(ConstImageView src, ImageView dst, const Filter2dParams& p, const 
       detail::run_host(b, ctx, dst.height(),
                        [&](detail::Rows r) { ref::filter2d(src, dst, p, r); });
       return;
+#if PIXFLOW_HAVE_CUDA
+    case Backend::cuda:
+      cuda::filter2d(src, dst, p, ctx.stream);
+      return;
+#endif
     default:
       detail::fail(Status::unsupported, op, "no ", backend_name(b), " implementation yet");
   }

@@ -3,6 +3,9 @@
 #include "src/core/check.hpp"
 #include "src/core/run.hpp"
 #include "src/ref/ref.hpp"
+#if PIXFLOW_HAVE_CUDA
+#include "src/cuda/cuda_ops.hpp"
+#endif
 
 namespace pixflow {
 
@@ -28,6 +31,11 @@ void dot(ConstImageView a, ConstImageView b, ImageView dst, const Context& ctx) 
     case Backend::cpu:
       detail::run_host(be, ctx, dst.height(), [&](detail::Rows r) { ref::dot(a, b, dst, r); });
       return;
+#if PIXFLOW_HAVE_CUDA
+    case Backend::cuda:
+      cuda::dot(a, b, dst, ctx.stream);
+      return;
+#endif
     default:
       detail::fail(Status::unsupported, op, "no ", backend_name(be), " implementation yet");
   }
@@ -59,6 +67,11 @@ void matmul(ConstImageView a, ConstImageView b, ImageView c, const Context& ctx)
     case Backend::cpu:
       detail::run_host(be, ctx, c.height(), [&](detail::Rows r) { ref::matmul(a, b, c, r); });
       return;
+#if PIXFLOW_HAVE_CUDA
+    case Backend::cuda:
+      cuda::matmul(a, b, c, ctx.stream);
+      return;
+#endif
     default:
       detail::fail(Status::unsupported, op, "no ", backend_name(be), " implementation yet");
   }

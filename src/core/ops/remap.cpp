@@ -5,6 +5,9 @@
 #include "src/core/registry.hpp"
 #include "src/core/run.hpp"
 #include "src/ref/ref.hpp"
+#if PIXFLOW_HAVE_CUDA
+#include "src/cuda/cuda_ops.hpp"
+#endif
 
 namespace pixflow {
 namespace {
@@ -51,6 +54,11 @@ void remap(ConstImageView src, ConstImageView map_x, ConstImageView map_y, Image
       detail::run_host(b, ctx, dst.height(),
                        [&](detail::Rows r) { ref::remap(src, map_x, map_y, dst, p, r); });
       return;
+#if PIXFLOW_HAVE_CUDA
+    case Backend::cuda:
+      cuda::remap(src, map_x, map_y, dst, p, ctx.stream);
+      return;
+#endif
     default:
       detail::fail(Status::unsupported, op, "no ", backend_name(b), " implementation yet");
   }

@@ -3,6 +3,9 @@
 #include "src/core/registry.hpp"
 #include "src/core/run.hpp"
 #include "src/ref/ref.hpp"
+#if PIXFLOW_HAVE_CUDA
+#include "src/cuda/cuda_ops.hpp"
+#endif
 
 namespace pixflow {
 
@@ -18,6 +21,11 @@ void transpose(ConstImageView src, ImageView dst, const Context& ctx) {
     case Backend::cpu:
       detail::run_host(b, ctx, dst.height(), [&](detail::Rows r) { ref::transpose(src, dst, r); });
       return;
+#if PIXFLOW_HAVE_CUDA
+    case Backend::cuda:
+      cuda::transpose(src, dst, ctx.stream);
+      return;
+#endif
     default:
       detail::fail(Status::unsupported, op, "no ", backend_name(b), " implementation yet");
   }
