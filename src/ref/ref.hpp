@@ -14,14 +14,15 @@ void median(const ConstImageView& src, const ImageView& dst, const MedianParams&
 
 /// One dilate or erode pass (op is MorphOp::dilate or MorphOp::erode) with the window already
 /// enlarged for iterations; composites (open, close, ...) are sequences run by src/core.
+/// The anchor (ax, ay) defaults (-1) to (kw/2, kh/2); OpenCV's enlarged rect for n
+/// iterations keeps the anchor at (n*(kw0/2), n*(kh0/2)), which differs for even sizes.
 void morph_pass(const ConstImageView& src, const ImageView& dst, MorphOp op, int kw, int kh,
-                const Border& border, Rows rows);
+                const Border& border, Rows rows, int ax = -1, int ay = -1);
 
 void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, Rows rows);
 
 /// Integer taps for the fixed-point Gaussian, floats for f32 (see docs/ops.md).
-void gaussian(const ConstImageView& src, const ImageView& dst, const GaussianParams& p,
-              Rows rows);
+void gaussian(const ConstImageView& src, const ImageView& dst, const GaussianParams& p, Rows rows);
 
 /// IIR Gaussian in two passes through a 1-channel-per-channel f32 buffer `tmp` of src's
 /// size and channels: horizontal over rows, then vertical over column bands
@@ -33,8 +34,7 @@ void gaussian_iir_v(const ConstImageView& tmp, const ImageView& dst, const Gauss
 
 void sobel(const ConstImageView& src, const ImageView& dst, const SobelParams& p, Rows rows);
 void scharr(const ConstImageView& src, const ImageView& dst, const ScharrParams& p, Rows rows);
-void filter2d(const ConstImageView& src, const ImageView& dst, const Filter2dParams& p,
-              Rows rows);
+void filter2d(const ConstImageView& src, const ImageView& dst, const Filter2dParams& p, Rows rows);
 void epsilon(const ConstImageView& src, const ImageView& dst, const EpsilonParams& p, Rows rows);
 void bilateral(const ConstImageView& src, const ImageView& dst, const BilateralParams& p,
                Rows rows);
