@@ -22,7 +22,8 @@ void morph_pass(const ConstImageView& src, const ImageView& dst, MorphOp op, int
 void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, Rows rows);
 
 /// Integer taps for the fixed-point Gaussian, floats for f32 (see docs/ops.md).
-void gaussian(const ConstImageView& src, const ImageView& dst, const GaussianParams& p, Rows rows);
+void gaussian(const ConstImageView& src, const ImageView& dst, const GaussianParams& p,
+              Rows rows);
 
 /// IIR Gaussian in two passes through a 1-channel-per-channel f32 buffer `tmp` of src's
 /// size and channels: horizontal over rows, then vertical over column bands
@@ -34,7 +35,8 @@ void gaussian_iir_v(const ConstImageView& tmp, const ImageView& dst, const Gauss
 
 void sobel(const ConstImageView& src, const ImageView& dst, const SobelParams& p, Rows rows);
 void scharr(const ConstImageView& src, const ImageView& dst, const ScharrParams& p, Rows rows);
-void filter2d(const ConstImageView& src, const ImageView& dst, const Filter2dParams& p, Rows rows);
+void filter2d(const ConstImageView& src, const ImageView& dst, const Filter2dParams& p,
+              Rows rows);
 void epsilon(const ConstImageView& src, const ImageView& dst, const EpsilonParams& p, Rows rows);
 void bilateral(const ConstImageView& src, const ImageView& dst, const BilateralParams& p,
                Rows rows);
