@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -27,18 +28,23 @@ Coeffs make_coeffs(double sigma) {
   k.b2 = -(1.4281 * q2 + 1.26661 * q3) / b0;
   k.b3 = (0.422205 * q3) / b0;
   k.B = 1.0 - (k.b1 + k.b2 + k.b3);
-  const double a1 = k.b1, a2 = k.b2, a3 = k.b3;
-  const double s =
-      1.0 / ((1.0 + a1 - a2 + a3) * (1.0 - a1 - a2 - a3) * (1.0 + a2 + (a1 - a3) * a3));
-  k.M[0][0] = s * (-a3 * a1 + 1.0 - a3 * a3 - a2);
-  k.M[0][1] = s * (a3 + a1) * (a2 + a3 * a1);
-  k.M[0][2] = s * a3 * (a1 + a3 * a2);
-  k.M[1][0] = s * (a1 + a3 * a2);
-  k.M[1][1] = -s * (a2 - 1.0) * (a2 + a3 * a1);
-  k.M[1][2] = -s * a3 * (a3 * a1 + a3 * a3 + a2 - 1.0);
-  k.M[2][0] = s * (a3 * a1 + a2 + a1 * a1 - a2 * a2);
-  k.M[2][1] = s * (a1 * a2 + a3 * a2 * a2 - a1 * a3 * a3 - a3 * a3 * a3 - a3 * a2 + a3);
-  k.M[2][2] = s * a3 * (a1 + a3 * a2);
+  // Triggs & Sdika: for a line that continues with the constant u after its end, the
+  // anti-causal pass's state (y[n], y[n+1], y[n+2]) - u is M * (w[n-1], w[n-2], w[n-3]) - u.
+  // M is computed here by running that continuation to convergence for each unit deviation
+  // (once per call, not per line), which avoids depending on a sign convention of the
+  // closed form; the forward deviations decay geometrically, so L steps reach 1e-17.
+  const std::size_t L = std::size_t(40 * sigma) + 200;
+  std::vector<double> e(L + 3), f(L + 3);
+  for (int c = 0; c < 3; ++c) {
+    std::fill(e.begin(), e.end(), 0.0);
+    e[std::size_t(2 - c)] = 1.0;  // e[2] = w[n-1], e[1] = w[n-2], e[0] = w[n-3]
+    for (std::size_t i = 3; i < L + 3; ++i)
+      e[i] = k.b1 * e[i - 1] + k.b2 * e[i - 2] + k.b3 * e[i - 3];
+    std::fill(f.begin(), f.end(), 0.0);
+    for (std::size_t i = L; i-- > 3;)
+      f[i] = k.B * e[i] + k.b1 * f[i + 1] + k.b2 * f[i + 2] + k.b3 * f[i + 3];
+    for (int r = 0; r < 3; ++r) k.M[r][c] = f[std::size_t(3 + r)];
+  }
   return k;
 }
 
