@@ -1,0 +1,244 @@
+#include "tests/common.hpp"
+
+#include "src/ref/ref.hpp"
+#if PIXFLOW_HAVE_OPENCV
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#endif
+
+namespace pixflow::test {
+namespace {
+
+const Depth kDepths[] = {Depth::u8, Depth::u16, Depth::f32};
+struct Win {
+  int kw, kh;
+};
+// Odd, even, 1-wide and larger-than-the-image windows.
+const Win kWindows[] = {{1, 1}, {3, 3}, {2, 4}, {5, 3}, {1, 7}, {6, 1}, {21, 21}};
+
+// The contract's tolerance vs OpenCV (DESIGN §3): integers ±1 when normalised (OpenCV
+// scales by a rounded reciprocal), exact for the saturated sum; f32 1e-4 abs + 1e-5 rel.
+struct Tol {
+  double abs, rel;
+};
+Tol cv_tolerance(Depth d, bool normalize) {
+  if (d == Depth::f32) return {1e-4, 1e-5};
+  return {normalize ? 1.0 : 0.0, 0.0};
+}
+
+std::string case_name(Depth d, int ch, Size s, Win k, bool norm, const Border& b) {
+  return std::string(depth_name(d)) + "x" + std::to_string(ch) + " " + std::to_string(s.w) + "x" +
+         std::to_string(s.h) + " k=" + std::to_string(k.kw) + "x" + std::to_string(k.kh) +
+         " normalize=" + std::to_string(norm) + " " + describe(b);
+}
+
+void fill(const ImageView& img, double v) {
+  for (std::int64_t y = 0; y < img.height(); ++y)
+    for (std::int64_t i = 0; i < img.width() * img.channels(); ++i) switch (img.depth()) {
+        case Depth::u8:
+          img.row<std::uint8_t>(y)[i] = std::uint8_t(v);
+          break;
+        case Depth::u16:
+          img.row<std::uint16_t>(y)[i] = std::uint16_t(v);
+          break;
+        default:
+          img.row<float>(y)[i] = float(v);
+          break;
+      }
+}
+
+#if PIXFLOW_HAVE_OPENCV
+// cv::boxFilter with the border type itself, except constant (OpenCV's box filter always
+// uses 0) and any type it refuses: those pad with copyMakeBorder, filter, crop.
+cv::Mat cv_box(const cv::Mat& src, Win k, bool norm, const Border& b) {
+  cv::Mat out;
+  if (b.type != BorderType::constant) {
+    try {
+      cv::boxFilter(src, out, -1, cv::Size(k.kw, k.kh), cv::Point(-1, -1), norm, cv_border(b));
+      return out;
+    } catch (const cv::Exception&) {
+    }
+  }
+  const int ax = k.kw / 2, ay = k.kh / 2;
+  cv::Mat padded;
+  cv::copyMakeBorder(src, padded, ay, k.kh - 1 - ay, ax, k.kw - 1 - ax, cv_border(b),
+                     cv::Scalar::all(b.value));
+  cv::boxFilter(padded, out, -1, cv::Size(k.kw, k.kh), cv::Point(-1, -1), norm,
+                cv::BORDER_REPLICATE);
+  return out(cv::Rect(ax, ay, src.cols, src.rows)).clone();
+}
+
+TEST(Box, RefMatchesOpenCVBoxFilterWithinContractTolerance) {
+  auto rng = make_rng(0xb0c1);
+  for (Depth d : kDepths)
+    for (int ch : {1, 3, 4})
+      for (Size s : awkward_sizes())
+        for (Win k : kWindows)
+          for (bool norm : {true, false})
+            for (const Border& b : all_borders()) {
+              PIXFLOW_TRACE(case_name(d, ch, s, k, norm, b));
+              auto src = random_image(s.w, s.h, {d, ch}, rng);
+              auto got = make_dst(s.w, s.h, {d, ch}, rng);
+              box(src, got, {k.kw, k.kh, norm, b}, {Backend::ref});
+              cv::Mat want = cv_box(to_mat(src), k, norm, b);
+              const Tol t = cv_tolerance(d, norm);
+              ASSERT_EQ(compare(got, view_of(want), t.abs, t.rel), "");
+            }
+}
+
+TEST(Box, RefMatchesOpenCVBlurOnFullHd) {
+  auto rng = make_rng(0xb0c2);
+  for (Depth d : kDepths) {
+    PIXFLOW_TRACE(depth_name(d));
+    auto src = random_image(1920, 1080, {d, 1}, rng);
+    auto got = make_dst(1920, 1080, {d, 1}, rng);
+    box(src, got, {5, 5, true, Border::reflect101()}, {Backend::ref});
+    cv::Mat want;
+    cv::blur(to_mat(src), want, cv::Size(5, 5));
+    const Tol t = cv_tolerance(d, true);
+    ASSERT_EQ(compare(got, view_of(want), t.abs, t.rel), "");
+  }
+}
+#else
+TEST(Box, RefMatchesOpenCVBoxFilterWithinContractTolerance) {
+  GTEST_SKIP() << "built without OpenCV (C++)";
+}
+TEST(Box, RefMatchesOpenCVBlurOnFullHd) {
+  GTEST_SKIP() << "built without OpenCV (C++)";
+}
+#endif
+
+TEST(Box, RefIntegerRuleIsExactSumRoundedHalfToEven) {
+  // Brute force of the documented rule on a tiny image with ties: a 2x1 window over
+  // (1, 2) sums to 3, 3/2 = 1.5 -> 2; over (2, 3) 5/2 = 2.5 -> 2 (half to even).
+  Image src(3, 1, {Depth::u8, 1}), dst(3, 1, {Depth::u8, 1});
+  src.row<std::uint8_t>(0)[0] = 1;
+  src.row<std::uint8_t>(0)[1] = 2;
+  src.row<std::uint8_t>(0)[2] = 3;
+  box(src, dst, {2, 1, true, Border::replicate()}, {Backend::ref});
+  // x=0: window (x-1, x) = (1, 1) -> 1; x=1: (1, 2) -> 1.5 -> 2; x=2: (2, 3) -> 2.5 -> 2.
+  EXPECT_EQ(dst.row<std::uint8_t>(0)[0], 1);
+  EXPECT_EQ(dst.row<std::uint8_t>(0)[1], 2);
+  EXPECT_EQ(dst.row<std::uint8_t>(0)[2], 2);
+  box(src, dst, {255, 1, false, Border::replicate()}, {Backend::ref});  // saturated sum
+  EXPECT_EQ(dst.row<std::uint8_t>(0)[1], 255);
+}
+
+TEST(Box, SeparableSumEqualsTwoDimensionalSum) {
+  // Unnormalised u16 sums of small values do not saturate, so the 2-D window sum equals a
+  // row pass then a column pass (non-constant borders: a constant border's value would
+  // enter the second pass unsummed).
+  auto rng = make_rng(0xb0c3);
+  for (const Border& b :
+       {Border::replicate(), Border::reflect(), Border::reflect101(), Border::wrap()})
+    for (Win k : {Win{3, 3}, Win{2, 5}, Win{7, 4}}) {
+      PIXFLOW_TRACE(case_name(Depth::u16, 3, {21, 16}, k, false, b));
+      auto src = random_image(21, 16, {Depth::u16, 3}, rng, false, 0, 100);
+      auto got = make_dst(21, 16, {Depth::u16, 3}, rng);
+      box(src, got, {k.kw, k.kh, false, b}, {Backend::ref});
+      Image rows(21, 16, {Depth::u16, 3}), want(21, 16, {Depth::u16, 3});
+      box(src, rows, {k.kw, 1, false, b}, {Backend::ref});
+      box(rows, want, {1, k.kh, false, b}, {Backend::ref});
+      ASSERT_EQ(compare(got, want), "");
+    }
+}
+
+TEST(Box, WindowOneIsCopyAndConstantImageStaysConstant) {
+  auto rng = make_rng(0xb0c4);
+  for (Depth d : kDepths)
+    for (const Border& b : all_borders()) {
+      PIXFLOW_TRACE(std::string(depth_name(d)) + " " + describe(b));
+      auto src = random_image(13, 9, {d, 3}, rng);
+      auto got = make_dst(13, 9, {d, 3}, rng);
+      box(src, got, {1, 1, true, b}, {Backend::ref});
+      ASSERT_EQ(compare(got, src), "");
+      fill(src, 77);  // the constant border's value too
+      box(src, got, {5, 4, true, b}, {Backend::ref});
+      ASSERT_EQ(compare(got, src), "");
+    }
+}
+
+TEST(Box, EveryBackendMatchesRef) {
+  auto rng = make_rng(0xb0c5);
+  for (Backend be : test_backends())
+    for (Depth d : kDepths)
+      for (int ch : {1, 3, 4})
+        for (Size s : std::vector<Size>{{1, 1}, {1, 9}, {9, 1}, {17, 13}, {64, 3}})
+          for (Win k : {Win{3, 3}, Win{2, 4}, Win{1, 7}, Win{21, 21}})
+            for (bool norm : {true, false})
+              for (const Border& b : all_borders()) {
+                PIXFLOW_TRACE(std::string(backend_name(be)) + " " +
+                              case_name(d, ch, s, k, norm, b));
+                auto host = random_image(s.w, s.h, {d, ch}, rng);
+                auto want = make_dst(s.w, s.h, {d, ch}, rng);
+                box(host, want, {k.kw, k.kh, norm, b}, {Backend::ref});
+                auto src = to_backend(be, host, rng);
+                auto got = make_dst_on(be, s.w, s.h, {d, ch}, rng);
+                box(src, got, {k.kw, k.kh, norm, b}, {be});
+                ASSERT_EQ(compare(to_host(got), want), "");
+              }
+  for (Backend be : test_backends()) {
+    PIXFLOW_TRACE(std::string(backend_name(be)) + " 1920x1080");
+    auto host = random_image(1920, 1080, {Depth::u8, 3}, rng);
+    auto want = make_dst(1920, 1080, {Depth::u8, 3}, rng);
+    box(host, want, {5, 5, true, Border::reflect101()}, {Backend::ref});
+    auto src = to_backend(be, host, rng);
+    auto got = make_dst_on(be, 1920, 1080, {Depth::u8, 3}, rng);
+    box(src, got, {5, 5, true, Border::reflect101()}, {be});
+    ASSERT_EQ(compare(to_host(got), want), "");
+  }
+}
+
+void expect_error(const std::function<void()>& f, Status st, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected " << needle;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), st) << e.what();
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(Box, BadInputTableGivesStatusAndNamesOpAndParameter) {
+  Image u8(8, 6, {Depth::u8, 1}), d8(8, 6, {Depth::u8, 1}), s16(8, 6, {Depth::s16, 1}),
+      ds16(8, 6, {Depth::s16, 1}), wrongfmt(8, 6, {Depth::u8, 3});
+  struct Case {
+    std::function<void()> f;
+    Status st;
+    std::string needle;
+  } cases[] = {
+      {[&] {
+         box(u8, d8, {0, 3});
+       },
+       Status::invalid_argument, "box: kw must be in [1, 255] (got 0)"},
+      {[&] {
+         box(u8, d8, {3, 300});
+       },
+       Status::invalid_argument, "box: kh must be in [1, 255]"},
+      {[&] { box(s16, ds16, {}); }, Status::unsupported, "box: src depth"},
+      {[&] { box(u8, wrongfmt, {}); }, Status::invalid_argument, "box: dst must be"},
+      {[&] { box(u8, u8, {}); }, Status::invalid_argument, "box: dst overlaps"},
+      {[&] {
+         box(u8, d8, {3, 3, true, Border::constant(NAN)});
+       },
+       Status::invalid_argument, "box: border value"},
+      {[&] { Pipeline::parse("box k=0"); }, Status::invalid_argument, "box: k"},
+      {[&] { Pipeline::parse("box normalize=2"); }, Status::invalid_argument, "box: normalize"},
+  };
+  for (std::size_t i = 0; i < std::size(cases); ++i) {
+    SCOPED_TRACE(i);
+    expect_error(cases[i].f, cases[i].st, cases[i].needle);
+  }
+}
+
+TEST(Box, PipelineStageMatchesDirectCall) {
+  auto rng = make_rng(0xb0c6);
+  auto src = random_image(30, 20, {Depth::f32, 1}, rng);
+  Image want(30, 20, {Depth::f32, 1});
+  box(src, want, {4, 3, false, Border::reflect()});
+  Image got = Pipeline::parse("box k=4 kh=3 normalize=0 border=reflect").run(src);
+  EXPECT_EQ(compare(got, want), "");
+}
+
+}  // namespace
+}  // namespace pixflow::test

@@ -1,0 +1,340 @@
+#include "tests/common.hpp"
+
+#include "src/ref/ref.hpp"
+#if PIXFLOW_HAVE_OPENCV
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#endif
+
+namespace pixflow::test {
+namespace {
+
+const Depth kDepths[] = {Depth::u8, Depth::u16, Depth::f32};
+const MorphOp kOps[] = {MorphOp::dilate,   MorphOp::erode,  MorphOp::open,    MorphOp::close,
+                        MorphOp::gradient, MorphOp::tophat, MorphOp::blackhat};
+struct Win {
+  int kw, kh;
+};
+// Odd, even, 1-wide and larger-than-the-image rectangles.
+const Win kWindows[] = {{1, 1}, {3, 3}, {4, 2}, {5, 3}, {1, 7}, {2, 5}, {21, 21}};
+
+std::string case_name(const char* what, Depth d, int ch, Size s, Win k, int it, const Border& b) {
+  return std::string(what) + " " + depth_name(d) + "x" + std::to_string(ch) + " " +
+         std::to_string(s.w) + "x" + std::to_string(s.h) + " k=" + std::to_string(k.kw) + "x" +
+         std::to_string(k.kh) + " it=" + std::to_string(it) + " " + describe(b);
+}
+
+void fill(const ImageView& img, double v) {
+  for (std::int64_t y = 0; y < img.height(); ++y)
+    for (std::int64_t i = 0; i < img.width() * img.channels(); ++i) switch (img.depth()) {
+        case Depth::u8:
+          img.row<std::uint8_t>(y)[i] = std::uint8_t(v);
+          break;
+        case Depth::u16:
+          img.row<std::uint16_t>(y)[i] = std::uint16_t(v);
+          break;
+        default:
+          img.row<float>(y)[i] = float(v);
+          break;
+      }
+}
+
+#if PIXFLOW_HAVE_OPENCV
+int cv_op(MorphOp op) {
+  switch (op) {
+    case MorphOp::dilate:
+      return cv::MORPH_DILATE;
+    case MorphOp::erode:
+      return cv::MORPH_ERODE;
+    case MorphOp::open:
+      return cv::MORPH_OPEN;
+    case MorphOp::close:
+      return cv::MORPH_CLOSE;
+    case MorphOp::gradient:
+      return cv::MORPH_GRADIENT;
+    case MorphOp::tophat:
+      return cv::MORPH_TOPHAT;
+    case MorphOp::blackhat:
+      return cv::MORPH_BLACKHAT;
+  }
+  return -1;
+}
+
+// cv::morphologyEx with the same border type and an explicit border value.
+cv::Mat cv_morph(const cv::Mat& src, MorphOp op, Win k, int it, const Border& b) {
+  cv::Mat out;
+  cv::morphologyEx(src, out, cv_op(op), cv::Mat::ones(k.kh, k.kw, CV_8U), cv::Point(-1, -1), it,
+                   cv_border(b), cv::Scalar::all(b.value));
+  return out;
+}
+
+// One dilate/erode through copyMakeBorder + filter (any border, the pad is inside) + crop,
+// for border types that OpenCV's morphology refuses.
+cv::Mat cv_pass_padded(const cv::Mat& src, MorphOp op, Win k, int it, const Border& b) {
+  const int kw = k.kw + (it - 1) * (k.kw - 1), kh = k.kh + (it - 1) * (k.kh - 1);
+  const int ax = (k.kw / 2) * it, ay = (k.kh / 2) * it;
+  cv::Mat padded, out;
+  cv::copyMakeBorder(src, padded, ay, kh - 1 - ay, ax, kw - 1 - ax, cv_border(b),
+                     cv::Scalar::all(b.value));
+  cv::morphologyEx(padded, out, cv_op(op), cv::Mat::ones(k.kh, k.kw, CV_8U), cv::Point(-1, -1), it,
+                   cv::BORDER_REPLICATE);
+  return out(cv::Rect(ax, ay, src.cols, src.rows)).clone();
+}
+
+bool opencv_takes(const Border& b) {
+  static const int taken = [] {
+    int mask = 0;
+    for (const Border& bb : all_borders()) {
+      cv::Mat m(5, 5, CV_8U, cv::Scalar(1)), out;
+      try {
+        cv::dilate(m, out, cv::Mat::ones(3, 3, CV_8U), cv::Point(-1, -1), 1, cv_border(bb));
+        mask |= 1 << int(bb.type);
+      } catch (const cv::Exception&) {
+      }
+    }
+    return mask;
+  }();
+  return (taken >> int(b.type)) & 1;
+}
+
+TEST(Morphology, RefMatchesOpenCVMorphologyExEveryOpBorderDepthChannel) {
+  // Where OpenCV refuses a border type (reported below), dilate/erode are checked through
+  // copyMakeBorder + filter + crop, and the composites through
+  // RefCompositesEqualPassSequences on top of those verified passes.
+  auto rng = make_rng(0x40e1);
+  for (const Border& b : all_borders())
+    if (!opencv_takes(b))
+      std::printf("[pixflow] OpenCV morphology refuses border %s: padded check for it\n",
+                  describe(b).c_str());
+  for (Depth d : kDepths)
+    for (int ch : {1, 3, 4})
+      for (Size s : awkward_sizes())
+        for (Win k : kWindows)
+          for (int it : {1, 3})
+            for (const Border& b : all_borders())
+              for (MorphOp op : kOps) {
+                const bool direct = opencv_takes(b);
+                if (!direct && op != MorphOp::dilate && op != MorphOp::erode) continue;
+                PIXFLOW_TRACE(case_name(morph_op_name(op), d, ch, s, k, it, b));
+                auto src = random_image(s.w, s.h, {d, ch}, rng);
+                auto got = make_dst(s.w, s.h, {d, ch}, rng);
+                morphology(src, got, op, {k.kw, k.kh, it, b}, {Backend::ref});
+                cv::Mat want = direct ? cv_morph(to_mat(src), op, k, it, b)
+                                      : cv_pass_padded(to_mat(src), op, k, it, b);
+                ASSERT_EQ(compare(got, view_of(want)), "");
+              }
+}
+
+TEST(Morphology, RefMatchesOpenCVOnFullHd) {
+  auto rng = make_rng(0x40e2);
+  for (Depth d : kDepths)
+    for (MorphOp op : {MorphOp::dilate, MorphOp::gradient}) {
+      PIXFLOW_TRACE(std::string(depth_name(d)) + " " + morph_op_name(op));
+      auto src = random_image(1920, 1080, {d, 1}, rng);
+      auto got = make_dst(1920, 1080, {d, 1}, rng);
+      morphology(src, got, op, {5, 3, 1, Border::reflect101()}, {Backend::ref});
+      cv::Mat want = cv_morph(to_mat(src), op, {5, 3}, 1, Border::reflect101());
+      ASSERT_EQ(compare(got, view_of(want)), "");
+    }
+}
+#else
+TEST(Morphology, RefMatchesOpenCVMorphologyExEveryOpBorderDepthChannel) {
+  GTEST_SKIP() << "built without OpenCV (C++)";
+}
+TEST(Morphology, RefMatchesOpenCVOnFullHd) {
+  GTEST_SKIP() << "built without OpenCV (C++)";
+}
+#endif
+
+// The composites as sequences of single verified passes (ref::morph_pass) and a
+// saturating (integers) or plain (f32) difference computed here.
+Image run_pass(const ConstImageView& src, MorphOp op, Win k, int it, const Border& b) {
+  Image out(src.width(), src.height(), src.format());
+  morphology(src, out, op, {k.kw, k.kh, it, b}, {Backend::ref});
+  return out;
+}
+Image difference(const ConstImageView& a, const ConstImageView& c) {
+  Image out(a.width(), a.height(), a.format());
+  for (std::int64_t y = 0; y < a.height(); ++y)
+    for (std::int64_t i = 0; i < a.width() * a.channels(); ++i) {
+      const double v = sample(a, i / a.channels(), y, int(i % a.channels())) -
+                       sample(c, i / a.channels(), y, int(i % a.channels()));
+      switch (a.depth()) {
+        case Depth::u8:
+          out.row<std::uint8_t>(y)[i] = std::uint8_t(std::max(0.0, v));
+          break;
+        case Depth::u16:
+          out.row<std::uint16_t>(y)[i] = std::uint16_t(std::max(0.0, v));
+          break;
+        default:
+          out.row<float>(y)[i] = float(v);
+          break;
+      }
+    }
+  return out;
+}
+
+TEST(Morphology, RefCompositesEqualPassSequences) {
+  auto rng = make_rng(0x40e3);
+  for (Depth d : kDepths)
+    for (const Border& b : all_borders())
+      for (Win k : {Win{3, 3}, Win{4, 2}, Win{7, 1}})
+        for (int it : {1, 2}) {
+          PIXFLOW_TRACE(case_name("composites", d, 3, {19, 14}, k, it, b));
+          auto src = random_image(19, 14, {d, 3}, rng);
+          Image er = run_pass(src, MorphOp::erode, k, it, b);
+          Image di = run_pass(src, MorphOp::dilate, k, it, b);
+          Image op = run_pass(er, MorphOp::dilate, k, it, b);
+          Image cl = run_pass(di, MorphOp::erode, k, it, b);
+          const std::pair<MorphOp, Image> expect[] = {
+              {MorphOp::open, run_pass(er, MorphOp::dilate, k, it, b)},
+              {MorphOp::close, run_pass(di, MorphOp::erode, k, it, b)},
+              {MorphOp::gradient, difference(di, er)},
+              {MorphOp::tophat, difference(src, op)},
+              {MorphOp::blackhat, difference(cl, src)}};
+          for (const auto& [mop, want] : expect) {
+            SCOPED_TRACE(morph_op_name(mop));
+            auto got = make_dst(19, 14, {d, 3}, rng);
+            morphology(src, got, mop, {k.kw, k.kh, it, b}, {Backend::ref});
+            ASSERT_EQ(compare(got, want), "");
+          }
+        }
+}
+
+TEST(Morphology, IterationsEqualRepeatedPassesForReplicateAndConstant) {
+  // n iterations are one pass of the enlarged rect (anchor n*(k/2)); for replicate and
+  // constant borders that equals n single passes, which checks the even-size anchor.
+  auto rng = make_rng(0x40e4);
+  for (Depth d : kDepths)
+    for (const Border& b : {Border::replicate(), Border::constant(77)})
+      for (Win k : {Win{3, 3}, Win{4, 2}, Win{2, 5}, Win{6, 6}})
+        for (MorphOp op : {MorphOp::dilate, MorphOp::erode}) {
+          PIXFLOW_TRACE(case_name(morph_op_name(op), d, 1, {23, 17}, k, 3, b));
+          auto src = random_image(23, 17, {d, 1}, rng);
+          Image want = run_pass(src, op, k, 1, b);
+          want = run_pass(want, op, k, 1, b);
+          want = run_pass(want, op, k, 1, b);
+          auto got = make_dst(23, 17, {d, 1}, rng);
+          morphology(src, got, op, {k.kw, k.kh, 3, b}, {Backend::ref});
+          ASSERT_EQ(compare(got, want), "");
+        }
+}
+
+TEST(Morphology, WindowOneIsCopyAndConstantImageStaysConstant) {
+  auto rng = make_rng(0x40e5);
+  for (Depth d : kDepths)
+    for (const Border& b : all_borders())
+      for (MorphOp op : {MorphOp::dilate, MorphOp::erode, MorphOp::open, MorphOp::close}) {
+        PIXFLOW_TRACE(std::string(depth_name(d)) + " " + morph_op_name(op) + " " + describe(b));
+        auto src = random_image(13, 9, {d, 3}, rng);
+        auto got = make_dst(13, 9, {d, 3}, rng);
+        morphology(src, got, op, {1, 1, 4, b}, {Backend::ref});
+        ASSERT_EQ(compare(got, src), "");
+        fill(src, 77);  // the constant border's value too
+        morphology(src, got, op, {5, 4, 2, b}, {Backend::ref});
+        ASSERT_EQ(compare(got, src), "");
+      }
+}
+
+TEST(Morphology, EveryBackendMatchesRef) {
+  auto rng = make_rng(0x40e6);
+  for (Backend be : test_backends())
+    for (Depth d : kDepths)
+      for (int ch : {1, 3, 4})
+        for (Size s : std::vector<Size>{{1, 1}, {1, 9}, {9, 1}, {17, 13}, {64, 3}})
+          for (Win k : {Win{3, 3}, Win{4, 2}, Win{1, 7}, Win{21, 21}})
+            for (const Border& b : all_borders())
+              for (MorphOp op : kOps) {
+                PIXFLOW_TRACE(std::string(backend_name(be)) + " " +
+                              case_name(morph_op_name(op), d, ch, s, k, 2, b));
+                auto host = random_image(s.w, s.h, {d, ch}, rng);
+                auto want = make_dst(s.w, s.h, {d, ch}, rng);
+                morphology(host, want, op, {k.kw, k.kh, 2, b}, {Backend::ref});
+                auto src = to_backend(be, host, rng);
+                auto got = make_dst_on(be, s.w, s.h, {d, ch}, rng);
+                morphology(src, got, op, {k.kw, k.kh, 2, b}, {be});
+                ASSERT_EQ(compare(to_host(got), want), "");
+              }
+  for (Backend be : test_backends()) {
+    PIXFLOW_TRACE(std::string(backend_name(be)) + " 1920x1080 tophat");
+    auto host = random_image(1920, 1080, {Depth::u8, 3}, rng);
+    auto want = make_dst(1920, 1080, {Depth::u8, 3}, rng);
+    morphology(host, want, MorphOp::tophat, {5, 5, 1, Border::reflect101()}, {Backend::ref});
+    auto src = to_backend(be, host, rng);
+    auto got = make_dst_on(be, 1920, 1080, {Depth::u8, 3}, rng);
+    morphology(src, got, MorphOp::tophat, {5, 5, 1, Border::reflect101()}, {be});
+    ASSERT_EQ(compare(to_host(got), want), "");
+  }
+}
+
+void expect_error(const std::function<void()>& f, Status st, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected " << needle;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), st) << e.what();
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(Morphology, BadInputTableGivesStatusAndNamesOpAndParameter) {
+  Image u8(8, 6, {Depth::u8, 1}), d8(8, 6, {Depth::u8, 1}), s16(8, 6, {Depth::s16, 1}),
+      ds16(8, 6, {Depth::s16, 1}), small(8, 5, {Depth::u8, 1});
+  struct Case {
+    std::function<void()> f;
+    Status st;
+    std::string needle;
+  } cases[] = {
+      {[&] {
+         dilate(u8, d8, {0, 3});
+       },
+       Status::invalid_argument, "dilate: kw must be in [1, 255] (got 0)"},
+      {[&] {
+         erode(u8, d8, {3, 256});
+       },
+       Status::invalid_argument, "erode: kh must be in [1, 255]"},
+      {[&] {
+         morphology(u8, d8, MorphOp::open, {3, 3, 0});
+       },
+       Status::invalid_argument, "open: iterations must be in [1, 100] (got 0)"},
+      {[&] {
+         morphology(u8, d8, MorphOp::close, {3, 3, 101});
+       },
+       Status::invalid_argument, "close: iterations"},
+      {[&] { morphology(s16, ds16, MorphOp::gradient, {}); }, Status::unsupported,
+       "gradient: src depth"},
+      {[&] { morphology(u8, small, MorphOp::tophat, {}); }, Status::invalid_argument,
+       "tophat: dst must be"},
+      {[&] { morphology(u8, u8, MorphOp::blackhat, {}); }, Status::invalid_argument,
+       "blackhat: dst overlaps"},
+      {[&] {
+         dilate(u8, d8, {3, 3, 1, Border::constant(INFINITY)});
+       },
+       Status::invalid_argument, "dilate: border value"},
+      {[&] { Pipeline::parse("erode k=0"); }, Status::invalid_argument, "erode: k"},
+      {[&] { Pipeline::parse("open iterations=200"); }, Status::invalid_argument,
+       "open: iterations"},
+      {[&] { Pipeline::parse("tophat border=mirror"); }, Status::invalid_argument, "border"},
+  };
+  for (std::size_t i = 0; i < std::size(cases); ++i) {
+    SCOPED_TRACE(i);
+    expect_error(cases[i].f, cases[i].st, cases[i].needle);
+  }
+}
+
+TEST(Morphology, PipelineStagesMatchDirectCalls) {
+  auto rng = make_rng(0x40e7);
+  auto src = random_image(30, 20, {Depth::u16, 3}, rng);
+  for (MorphOp op : kOps) {
+    SCOPED_TRACE(morph_op_name(op));
+    Image want(30, 20, {Depth::u16, 3});
+    morphology(src, want, op, {4, 3, 2, Border::constant(500)});
+    Image got = Pipeline::parse(std::string(morph_op_name(op)) +
+                                " k=4 kh=3 iterations=2 border=constant value=500")
+                    .run(src);
+    EXPECT_EQ(compare(got, want), "");
+  }
+}
+
+}  // namespace
+}  // namespace pixflow::test
