@@ -8,9 +8,9 @@
 namespace pixflow::cuda {
 
 void median(const ConstImageView& src, const ImageView& dst, const MedianParams& p, void* stream);
-/// One dilate or erode pass with the (already enlarged) window kw x kh.
+/// One dilate or erode pass with the (already enlarged) window kw x kh, anchor (ax, ay).
 void morph_pass(const ConstImageView& src, const ImageView& dst, MorphOp op, int kw, int kh,
-                const Border& border, void* stream);
+                int ax, int ay, const Border& border, void* stream);
 void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, void* stream);
 void filter2d(const ConstImageView& src, const ImageView& dst, const Filter2dParams& p,
               void* stream);
