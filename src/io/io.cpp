@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -25,7 +26,7 @@ std::int64_t env_limit(const char* name, std::int64_t fallback) {
   errno = 0;
   char* end = nullptr;
   const long long v = std::strtoll(s, &end, 10);
-  if (*s == '\0' || *end != '\0' || errno == ERANGE || v <= 0)
+  if (!std::isdigit(static_cast<unsigned char>(*s)) || *end != '\0' || errno == ERANGE || v <= 0)
     throw Error(Status::invalid_argument,
                 detail::cat(name, ": must be a positive integer (got '", s, "')"));
   return std::int64_t(v);

@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <csetjmp>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -78,6 +79,36 @@ struct ReadGuard {
   ~ReadGuard() { png_destroy_read_struct(&s->png, &s->info, nullptr); }
 };
 
+std::uint32_t crc32(const unsigned char* p, std::size_t n) {
+  std::uint32_t c = 0xffffffffu;
+  for (std::size_t i = 0; i < n; ++i) {
+    c ^= p[i];
+    for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
+  }
+  return c ^ 0xffffffffu;
+}
+
+std::uint32_t be32(const unsigned char* p) {
+  return std::uint32_t(p[0]) << 24 | std::uint32_t(p[1]) << 16 | std::uint32_t(p[2]) << 8 | p[3];
+}
+
+/// libpng reads every chunk up to the first IDAT before it reports the header, so a file
+/// that is only a signature and a huge IHDR would end as a read error. The limits come
+/// first: when the first chunk is a well-formed IHDR (length 13, valid CRC), its size is
+/// checked here, before libpng runs. The full check after png_read_info stays.
+void precheck_ihdr(const std::string& path, std::FILE* f, const IoLimits& limits) {
+  unsigned char h[33];
+  const std::size_t n = std::fread(h, 1, sizeof h, f);
+  std::rewind(f);
+  if (n != sizeof h || std::memcmp(h + 8, "\0\0\0\x0dIHDR", 8) != 0 ||
+      crc32(h + 12, 17) != be32(h + 29))
+    return;  // libpng reports what is wrong
+  const int bit_depth = h[24], ct = h[25];
+  const int ch = ct == 0 ? 1 : ct == 2 || ct == 3 ? 3 : 4;  // palette: RGB at least
+  check_size(path, be32(h + 16), be32(h + 20), Format{bit_depth == 16 ? Depth::u16 : Depth::u8, ch},
+             limits);
+}
+
 struct WriteState {
   png_structp png = nullptr;
   png_infop info = nullptr;
@@ -112,6 +143,7 @@ struct WriteGuard {
 }  // namespace
 
 Image read_png(const std::string& path, std::FILE* f, const IoLimits& limits) {
+  precheck_ihdr(path, f, limits);
   PngState s;
   s.file = f;
   s.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &s, png_error_cb, png_warning_cb);

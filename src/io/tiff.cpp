@@ -115,6 +115,15 @@ Image read_tiff(const std::string& path, const IoLimits& limits) {
     if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &th) ||
         tw == 0 || th == 0)
       read_fail(Status::io_error, path, "corrupt TIFF: bad tile size");
+    // The tile buffer must not be what a corrupt header makes huge: a tile may exceed the
+    // image (a 256x256 tile on a 17x13 image is common) but not by more than one tile of
+    // 1024 or a 16-pixel rounding.
+    auto tile_cap = [](std::uint32_t side) {
+      return std::max<std::uint64_t>(1024, (std::uint64_t(side) + 15) / 16 * 16);
+    };
+    if (tw > tile_cap(w) || th > tile_cap(h))
+      read_fail(Status::io_error, path, "corrupt TIFF: tile size ", tw, "x", th, " does not fit a ",
+                w, "x", h, " image");
     const tmsize_t tile_bytes = TIFFTileSize(tif);
     const std::int64_t tile_row = std::int64_t(tw) * std::int64_t(fmt.pixel_bytes());
     if (tile_bytes <= 0 || tile_bytes != tmsize_t(tile_row * th))
