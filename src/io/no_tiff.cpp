@@ -1,1 +1,22 @@
-// no TIFF
+// TIFF when pixflow is built without libtiff: reading a TIFF file reports unsupported
+// (write_image checks have_tiff() before it creates any file).
+#include "src/io/codecs.hpp"
+
+namespace pixflow {
+
+bool have_tiff() {
+  return false;
+}
+
+namespace detail::io {
+
+Image read_tiff(const std::string& path, const IoLimits&) {
+  read_fail(Status::unsupported, path, "TIFF: pixflow was built without libtiff");
+}
+
+void write_tiff(const std::string& path, const std::string&, ConstImageView) {
+  write_fail(Status::unsupported, path, "TIFF: pixflow was built without libtiff");
+}
+
+}  // namespace detail::io
+}  // namespace pixflow

@@ -1,1 +1,187 @@
-// TIFF codec: filled in by the io work
+// TIFF through libtiff (compiled only when libtiff is found; no_tiff.cpp otherwise).
+// Samples are read unchanged: u8/u16/s16/f32 (SampleFormat uint/int/IEEE float), 1, 3 or 4
+// samples per pixel, contiguous (chunky) planar configuration, strips or tiles, any
+// compression libtiff decodes. Only the first image (directory) of a file is read.
+// Errors and warnings go to per-file handlers (TIFFOpenExt, libtiff >= 4.5), never to
+// libtiff's global handlers, so concurrent reads do not interfere.
+#include <tiffio.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "src/io/codecs.hpp"
+
+namespace pixflow {
+
+bool have_tiff() {
+  return true;
+}
+
+namespace detail::io {
+
+namespace {
+
+struct TiffErrors {
+  std::string first;  // the first error message libtiff reported
+};
+
+extern "C" int tiff_error_cb(TIFF*, void* user, const char* module, const char* fmt, va_list ap) {
+  auto* e = static_cast<TiffErrors*>(user);
+  if (e->first.empty()) {
+    char buf[512];
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    e->first = cat(module ? module : "libtiff", ": ", buf);
+  }
+  return 1;  // handled: libtiff's global handler stays quiet
+}
+extern "C" int tiff_warning_cb(TIFF*, void*, const char*, const char*, va_list) {
+  return 1;
+}
+
+struct TiffCloser {
+  void operator()(TIFF* t) const noexcept { TIFFClose(t); }
+};
+using TiffPtr = std::unique_ptr<TIFF, TiffCloser>;
+
+TiffPtr open_tiff(const std::string& name, const char* mode, TiffErrors& errors,
+                  std::int64_t max_alloc) {
+  TIFFOpenOptions* opts = TIFFOpenOptionsAlloc();
+  if (!opts) throw Error(Status::out_of_memory, "libtiff: cannot allocate open options");
+  TIFFOpenOptionsSetErrorHandlerExtR(opts, tiff_error_cb, &errors);
+  TIFFOpenOptionsSetWarningHandlerExtR(opts, tiff_warning_cb, nullptr);
+  if (max_alloc > 0) TIFFOpenOptionsSetMaxSingleMemAlloc(opts, tmsize_t(max_alloc));
+  TiffPtr t(TIFFOpenExt(name.c_str(), mode, opts));
+  TIFFOpenOptionsFree(opts);
+  return t;
+}
+
+}  // namespace
+
+Image read_tiff(const std::string& path, const IoLimits& limits) {
+  TiffErrors errors;
+  // libtiff's single allocations (strip/tile buffers, tag arrays) stay within the decoded-size
+  // limit plus slack for metadata.
+  TiffPtr t = open_tiff(path, "r", errors,
+                        std::min<std::int64_t>(limits.max_bytes, INT64_MAX / 2) + (64 << 20));
+  if (!t)
+    read_fail(Status::io_error, path,
+              "corrupt TIFF: ", errors.first.empty() ? "cannot open" : errors.first);
+  TIFF* tif = t.get();
+  std::uint32_t w = 0, h = 0;
+  std::uint16_t spp = 1, bps = 1, fmt_tag = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG,
+                photometric = PHOTOMETRIC_MINISBLACK;
+  if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h))
+    read_fail(Status::io_error, path, "corrupt TIFF: no image size");
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &fmt_tag);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
+  TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &photometric);
+
+  Depth depth = Depth::u8;
+  if (bps == 8 && fmt_tag == SAMPLEFORMAT_UINT)
+    depth = Depth::u8;
+  else if (bps == 16 && fmt_tag == SAMPLEFORMAT_UINT)
+    depth = Depth::u16;
+  else if (bps == 16 && fmt_tag == SAMPLEFORMAT_INT)
+    depth = Depth::s16;
+  else if (bps == 32 && fmt_tag == SAMPLEFORMAT_IEEEFP)
+    depth = Depth::f32;
+  else
+    read_fail(Status::unsupported, path, "TIFF with ", bps, " bits per sample and SampleFormat ",
+              fmt_tag, " is not supported (u8, u16, s16, f32)");
+  if (spp != 1 && spp != 3 && spp != 4)
+    read_fail(Status::unsupported, path, "TIFF with ", spp,
+              " samples per pixel is not supported (1, 3, 4)");
+  if (planar != PLANARCONFIG_CONTIG)
+    read_fail(Status::unsupported, path,
+              "TIFF with separate planes (PlanarConfiguration 2) is not supported");
+  if (photometric == PHOTOMETRIC_PALETTE || photometric == PHOTOMETRIC_YCBCR ||
+      photometric == PHOTOMETRIC_SEPARATED || photometric == PHOTOMETRIC_CIELAB ||
+      photometric == PHOTOMETRIC_ICCLAB || photometric == PHOTOMETRIC_ITULAB ||
+      photometric == PHOTOMETRIC_LOGL || photometric == PHOTOMETRIC_LOGLUV)
+    read_fail(Status::unsupported, path, "TIFF photometric interpretation ", photometric,
+              " is not supported (min-is-black/white, RGB)");
+  const Format fmt{depth, int(spp)};
+  check_size(path, w, h, fmt, limits);
+  const std::int64_t row_bytes = std::int64_t(w) * std::int64_t(fmt.pixel_bytes());
+
+  Image img(w, h, fmt);
+  if (TIFFIsTiled(tif)) {
+    std::uint32_t tw = 0, th = 0;
+    if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &th) ||
+        tw == 0 || th == 0)
+      read_fail(Status::io_error, path, "corrupt TIFF: bad tile size");
+    const tmsize_t tile_bytes = TIFFTileSize(tif);
+    const std::int64_t tile_row = std::int64_t(tw) * std::int64_t(fmt.pixel_bytes());
+    if (tile_bytes <= 0 || tile_bytes != tmsize_t(tile_row * th))
+      read_fail(Status::io_error, path, "corrupt TIFF: tile size ", tile_bytes, " for ", tw, "x",
+                th, " tiles");
+    std::vector<std::byte> tile(static_cast<std::size_t>(tile_bytes));
+    for (std::uint32_t ty = 0; ty < h; ty += th)
+      for (std::uint32_t tx = 0; tx < w; tx += tw) {
+        if (TIFFReadTile(tif, tile.data(), tx, ty, 0, 0) < 0 || !errors.first.empty())
+          read_fail(Status::io_error, path,
+                    "corrupt TIFF: ", errors.first.empty() ? "cannot read a tile" : errors.first);
+        const std::uint32_t cw = std::min(tw, w - tx), chh = std::min(th, h - ty);
+        for (std::uint32_t r = 0; r < chh; ++r)
+          std::memcpy(img.row<std::byte>(ty + r) + std::int64_t(tx) * fmt.pixel_bytes(),
+                      tile.data() + std::int64_t(r) * tile_row,
+                      std::size_t(cw) * fmt.pixel_bytes());
+      }
+  } else {
+    if (TIFFScanlineSize64(tif) != std::uint64_t(row_bytes))
+      read_fail(Status::io_error, path, "corrupt TIFF: scanline size ", TIFFScanlineSize64(tif),
+                " (want ", row_bytes, ")");
+    for (std::uint32_t y = 0; y < h; ++y)
+      if (TIFFReadScanline(tif, img.row<std::byte>(y), y, 0) < 0 || !errors.first.empty())
+        read_fail(Status::io_error, path,
+                  "corrupt TIFF: ", errors.first.empty() ? "cannot read a scanline" : errors.first);
+  }
+  return img;
+}
+
+void write_tiff(const std::string& path, const std::string& tmp_path, ConstImageView img) {
+  TiffErrors errors;
+  TiffPtr t = open_tiff(tmp_path, "w", errors, 0);
+  if (!t)
+    write_fail(Status::io_error, path,
+               "libtiff: ", errors.first.empty() ? "cannot open" : errors.first);
+  TIFF* tif = t.get();
+  const int ch = img.channels();
+  std::uint16_t sf = SAMPLEFORMAT_UINT;
+  if (img.depth() == Depth::s16) sf = SAMPLEFORMAT_INT;
+  if (img.depth() == Depth::f32) sf = SAMPLEFORMAT_IEEEFP;
+  bool ok = img.width() <= 0xffffffffLL && img.height() <= 0xffffffffLL;
+  ok = ok && TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, std::uint32_t(img.width())) &&
+       TIFFSetField(tif, TIFFTAG_IMAGELENGTH, std::uint32_t(img.height())) &&
+       TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, std::uint16_t(ch)) &&
+       TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, std::uint16_t(8 * depth_bytes(img.depth()))) &&
+       TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, sf) &&
+       TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) &&
+       TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, ch == 1 ? PHOTOMETRIC_MINISBLACK : PHOTOMETRIC_RGB) &&
+       TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE) &&
+       TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
+  if (ok && ch == 4) {
+    const std::uint16_t extra[] = {EXTRASAMPLE_UNASSALPHA};
+    ok = TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, extra);
+  }
+  std::vector<std::byte> row(std::size_t(img.row_bytes()));
+  for (std::int64_t y = 0; ok && y < img.height(); ++y) {
+    // TIFFWriteScanline may modify the buffer (predictors): write from a copy.
+    std::memcpy(row.data(), img.row_ptr(y), row.size());
+    ok = TIFFWriteScanline(tif, row.data(), std::uint32_t(y), 0) >= 0;
+  }
+  ok = ok && TIFFFlush(tif) && errors.first.empty();
+  TIFF* raw = t.release();
+  TIFFClose(raw);  // TIFFClose reports no status; the flush above wrote everything
+  if (!ok || !errors.first.empty())
+    write_fail(Status::io_error, path,
+               "libtiff: ", errors.first.empty() ? "write failed" : errors.first);
+}
+
+}  // namespace detail::io
+}  // namespace pixflow

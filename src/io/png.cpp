@@ -1,0 +1,173 @@
+// PNG through libpng. libpng reports errors by longjmp: the functions that call setjmp
+// (decode_header, decode_pixels, encode) hold only PODs in their frames, so a longjmp
+// skips no destructor; they return false and the C++ caller throws after they return.
+#include <png.h>
+
+#include <bit>
+#include <csetjmp>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "src/io/codecs.hpp"
+
+namespace pixflow::detail::io {
+
+namespace {
+
+/// Everything the setjmp frames touch: plain data only.
+struct PngState {
+  png_structp png = nullptr;
+  png_infop info = nullptr;
+  std::FILE* file = nullptr;
+  char message[256] = {};
+  // Header (filled by decode_header).
+  png_uint_32 width = 0, height = 0;
+  int bit_depth = 0, color_type = 0;
+  bool has_trns = false;
+};
+
+extern "C" void png_error_cb(png_structp png, png_const_charp msg) {
+  auto* s = static_cast<PngState*>(png_get_error_ptr(png));
+  std::snprintf(s->message, sizeof s->message, "%s", msg ? msg : "unknown libpng error");
+  png_longjmp(png, 1);
+}
+extern "C" void png_warning_cb(png_structp, png_const_charp) {}
+
+bool decode_header(PngState* s) {
+  if (setjmp(png_jmpbuf(s->png))) return false;
+  png_init_io(s->png, s->file);
+  // libpng's own default limit (1e6 per side) would report large images as corrupt; the
+  // limits are pixflow's (check_size), so allow what the PNG format allows.
+  png_set_user_limits(s->png, 0x7fffffffU, 0x7fffffffU);
+  png_read_info(s->png, s->info);
+  int interlace = 0, compression = 0, filter = 0;
+  png_get_IHDR(s->png, s->info, &s->width, &s->height, &s->bit_depth, &s->color_type, &interlace,
+               &compression, &filter);
+  s->has_trns = png_get_valid(s->png, s->info, PNG_INFO_tRNS) != 0;
+  return true;
+}
+
+/// Sets the transforms that give pixflow's layout (see docs/io.md), checks that libpng
+/// agrees on the row size, and decodes into `rows`.
+bool decode_pixels(PngState* s, png_bytep* rows, png_size_t want_rowbytes) {
+  if (setjmp(png_jmpbuf(s->png))) return false;
+  if (s->color_type == PNG_COLOR_TYPE_PALETTE) {
+    png_set_palette_to_rgb(s->png);
+    if (s->has_trns) png_set_tRNS_to_alpha(s->png);
+  }
+  if (s->color_type == PNG_COLOR_TYPE_GRAY && s->bit_depth < 8)
+    png_set_expand_gray_1_2_4_to_8(s->png);
+  if (s->color_type == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(s->png);
+  if (s->bit_depth == 16 && std::endian::native == std::endian::little) png_set_swap(s->png);
+  png_set_interlace_handling(s->png);
+  png_read_update_info(s->png, s->info);
+  if (png_get_rowbytes(s->png, s->info) != want_rowbytes) {
+    std::snprintf(s->message, sizeof s->message, "unexpected decoded row size %lu (want %lu)",
+                  static_cast<unsigned long>(png_get_rowbytes(s->png, s->info)),
+                  static_cast<unsigned long>(want_rowbytes));
+    return false;
+  }
+  png_read_image(s->png, rows);
+  png_read_end(s->png, nullptr);
+  return true;
+}
+
+struct ReadGuard {
+  PngState* s;
+  ~ReadGuard() { png_destroy_read_struct(&s->png, &s->info, nullptr); }
+};
+
+struct WriteState {
+  png_structp png = nullptr;
+  png_infop info = nullptr;
+  std::FILE* file = nullptr;
+  char message[256] = {};
+};
+
+extern "C" void png_write_error_cb(png_structp png, png_const_charp msg) {
+  auto* s = static_cast<WriteState*>(png_get_error_ptr(png));
+  std::snprintf(s->message, sizeof s->message, "%s", msg ? msg : "unknown libpng error");
+  png_longjmp(png, 1);
+}
+
+bool encode(WriteState* s, png_uint_32 w, png_uint_32 h, int bit_depth, int color_type,
+            png_bytep* rows) {
+  if (setjmp(png_jmpbuf(s->png))) return false;
+  png_init_io(s->png, s->file);
+  png_set_IHDR(s->png, s->info, w, h, bit_depth, color_type, PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(s->png, s->info);
+  if (bit_depth == 16 && std::endian::native == std::endian::little) png_set_swap(s->png);
+  png_write_image(s->png, rows);
+  png_write_end(s->png, nullptr);
+  return true;
+}
+
+struct WriteGuard {
+  WriteState* s;
+  ~WriteGuard() { png_destroy_write_struct(&s->png, &s->info); }
+};
+
+}  // namespace
+
+Image read_png(const std::string& path, std::FILE* f, const IoLimits& limits) {
+  PngState s;
+  s.file = f;
+  s.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &s, png_error_cb, png_warning_cb);
+  if (!s.png) read_fail(Status::out_of_memory, path, "libpng: cannot create a read struct");
+  ReadGuard guard{&s};
+  s.info = png_create_info_struct(s.png);
+  if (!s.info) read_fail(Status::out_of_memory, path, "libpng: cannot create an info struct");
+  if (!decode_header(&s)) read_fail(Status::io_error, path, "corrupt PNG: ", s.message);
+
+  int channels = 0;
+  switch (s.color_type) {
+    case PNG_COLOR_TYPE_GRAY:
+      channels = 1;
+      break;
+    case PNG_COLOR_TYPE_RGB:
+      channels = 3;
+      break;
+    case PNG_COLOR_TYPE_PALETTE:
+      channels = s.has_trns ? 4 : 3;
+      break;
+    case PNG_COLOR_TYPE_GRAY_ALPHA:  // expanded to RGBA: pixflow has no 2-channel layout
+    case PNG_COLOR_TYPE_RGB_ALPHA:
+      channels = 4;
+      break;
+    default:
+      read_fail(Status::io_error, path, "corrupt PNG: colour type ", s.color_type);
+  }
+  const Format fmt{s.bit_depth == 16 ? Depth::u16 : Depth::u8, channels};
+  check_size(path, std::int64_t(s.width), std::int64_t(s.height), fmt, limits);
+  Image img(s.width, s.height, fmt);
+  std::vector<png_bytep> rows(s.height);
+  for (png_uint_32 y = 0; y < s.height; ++y) rows[y] = img.row<png_byte>(y);
+  if (!decode_pixels(&s, rows.data(), png_size_t(img.view().row_bytes())))
+    read_fail(Status::io_error, path, "corrupt PNG: ", s.message);
+  return img;
+}
+
+void write_png(const std::string& path, std::FILE* f, ConstImageView img) {
+  WriteState s;
+  s.file = f;
+  s.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &s, png_write_error_cb, png_warning_cb);
+  if (!s.png) write_fail(Status::out_of_memory, path, "libpng: cannot create a write struct");
+  WriteGuard guard{&s};
+  s.info = png_create_info_struct(s.png);
+  if (!s.info) write_fail(Status::out_of_memory, path, "libpng: cannot create an info struct");
+  if (img.width() > 0x7fffffff || img.height() > 0x7fffffff)
+    write_fail(Status::unsupported, path, "PNG cannot hold ", img.width(), "x", img.height());
+  const int ct = img.channels() == 1   ? PNG_COLOR_TYPE_GRAY
+                 : img.channels() == 3 ? PNG_COLOR_TYPE_RGB
+                                       : PNG_COLOR_TYPE_RGB_ALPHA;
+  std::vector<png_bytep> rows(std::size_t(img.height()));
+  for (std::int64_t y = 0; y < img.height(); ++y)
+    rows[std::size_t(y)] = const_cast<png_bytep>(reinterpret_cast<const png_byte*>(img.row_ptr(y)));
+  if (!encode(&s, png_uint_32(img.width()), png_uint_32(img.height()),
+              img.depth() == Depth::u16 ? 16 : 8, ct, rows.data()))
+    write_fail(Status::io_error, path, "libpng: ", s.message);
+}
+
+}  // namespace pixflow::detail::io
