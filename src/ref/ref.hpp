@@ -14,8 +14,10 @@ void median(const ConstImageView& src, const ImageView& dst, const MedianParams&
 
 /// One dilate or erode pass (op is MorphOp::dilate or MorphOp::erode) with the window already
 /// enlarged for iterations; composites (open, close, ...) are sequences run by src/core.
+/// The anchor (ax, ay) defaults (-1) to (kw/2, kh/2); OpenCV's enlarged rect for n
+/// iterations keeps the anchor at (n*(kw0/2), n*(kh0/2)), which differs for even sizes.
 void morph_pass(const ConstImageView& src, const ImageView& dst, MorphOp op, int kw, int kh,
-                const Border& border, Rows rows);
+                const Border& border, Rows rows, int ax = -1, int ay = -1);
 
 void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, Rows rows);
 

@@ -1,0 +1,234 @@
+#include "tests/common.hpp"
+
+#include "src/ref/ref.hpp"
+#if PIXFLOW_HAVE_OPENCV
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#endif
+
+namespace pixflow::test {
+namespace {
+
+const Depth kDepths[] = {Depth::u8, Depth::u16, Depth::f32};
+
+std::string case_name(Depth d, int ch, Size s, int kw, int kh, const Border& b) {
+  return testing::PrintToString(std::string(depth_name(d)) + "x" + std::to_string(ch) + " " +
+                                std::to_string(s.w) + "x" + std::to_string(s.h) + " k=" +
+                                std::to_string(kw) + "x" + std::to_string(kh) + " " + describe(b));
+}
+
+// Sets every sample of a view (u8, u16, f32) to v.
+void fill(const ImageView& img, double v) {
+  for (std::int64_t y = 0; y < img.height(); ++y)
+    for (std::int64_t i = 0; i < img.width() * img.channels(); ++i) switch (img.depth()) {
+        case Depth::u8:
+          img.row<std::uint8_t>(y)[i] = std::uint8_t(v);
+          break;
+        case Depth::u16:
+          img.row<std::uint16_t>(y)[i] = std::uint16_t(v);
+          break;
+        default:
+          img.row<float>(y)[i] = float(v);
+          break;
+      }
+}
+
+#if PIXFLOW_HAVE_OPENCV
+// cv::medianBlur always uses replicate; other borders: pad with copyMakeBorder, filter, crop.
+cv::Mat cv_median(const cv::Mat& src, int k, const Border& b) {
+  cv::Mat out;
+  if (b.type == BorderType::replicate) {
+    cv::medianBlur(src, out, k);
+    return out;
+  }
+  const int r = k / 2;
+  cv::Mat padded, filtered;
+  cv::copyMakeBorder(src, padded, r, r, r, r, cv_border(b), cv::Scalar::all(b.value));
+  cv::medianBlur(padded, filtered, k);
+  return filtered(cv::Rect(r, r, src.cols, src.rows)).clone();
+}
+
+TEST(Median, RefMatchesOpenCVMedianBlurAllBordersDepthsChannels) {
+  auto rng = make_rng(0x3ed1);
+  for (Depth d : kDepths) {
+    // OpenCV takes u16/f32 only for k = 3, 5; u8 for any odd k (k = 1 copies).
+    const std::vector<int> ks =
+        d == Depth::u8 ? std::vector<int>{1, 3, 5, 7, 9, 15, 25} : std::vector<int>{3, 5};
+    for (int ch : {1, 3, 4})
+      for (Size s : awkward_sizes())
+        for (int k : ks)
+          for (const Border& b : all_borders()) {
+            PIXFLOW_TRACE(case_name(d, ch, s, k, k, b));
+            auto src = random_image(s.w, s.h, {d, ch}, rng);
+            auto got = make_dst(s.w, s.h, {d, ch}, rng);
+            median(src, got, {k, k, b}, {Backend::ref});
+            cv::Mat want = cv_median(to_mat(src), k, b);
+            ASSERT_EQ(compare(got, view_of(want)), "");
+          }
+  }
+}
+
+TEST(Median, RefMatchesOpenCVOnFullHd) {
+  auto rng = make_rng(0x3ed2);
+  for (Depth d : kDepths) {
+    PIXFLOW_TRACE(depth_name(d));
+    auto src = random_image(1920, 1080, {d, 1}, rng);
+    auto got = make_dst(1920, 1080, {d, 1}, rng);
+    median(src, got, {5, 5, Border::replicate()}, {Backend::ref});
+    cv::Mat want;
+    cv::medianBlur(to_mat(src), want, 5);
+    ASSERT_EQ(compare(got, view_of(want)), "");
+  }
+}
+#else
+TEST(Median, RefMatchesOpenCVMedianBlurAllBordersDepthsChannels) {
+  GTEST_SKIP() << "built without OpenCV (C++)";
+}
+TEST(Median, RefMatchesOpenCVOnFullHd) {
+  GTEST_SKIP() << "built without OpenCV (C++)";
+}
+#endif
+
+TEST(Median, EveryBackendMatchesRefAllBordersRectWindows) {
+  auto rng = make_rng(0x3ed3);
+  const std::vector<std::pair<int, int>> windows{{1, 1}, {3, 3}, {5, 3}, {1, 7}, {9, 9}, {31, 5}};
+  for (Backend be : test_backends())
+    for (Depth d : kDepths)
+      for (int ch : {1, 3, 4})
+        for (Size s : std::vector<Size>{{1, 1}, {1, 9}, {9, 1}, {17, 13}, {64, 3}})
+          for (auto [kw, kh] : windows)
+            for (const Border& b : all_borders()) {
+              PIXFLOW_TRACE(std::string(backend_name(be)) + " " + case_name(d, ch, s, kw, kh, b));
+              auto host = random_image(s.w, s.h, {d, ch}, rng);
+              auto want = make_dst(s.w, s.h, {d, ch}, rng);
+              median(host, want, {kw, kh, b}, {Backend::ref});
+              auto src = to_backend(be, host, rng);
+              auto got = make_dst_on(be, s.w, s.h, {d, ch}, rng);
+              median(src, got, {kw, kh, b}, {be});
+              ASSERT_EQ(compare(to_host(got), want), "");
+            }
+  // One large image per depth (the CPU backend's row bands).
+  for (Backend be : test_backends())
+    for (Depth d : kDepths) {
+      PIXFLOW_TRACE(std::string(backend_name(be)) + " 1920x1080 " + depth_name(d));
+      auto host = random_image(1920, 1080, {d, 3}, rng);
+      auto want = make_dst(1920, 1080, {d, 3}, rng);
+      median(host, want, {3, 3, Border::reflect101()}, {Backend::ref});
+      auto src = to_backend(be, host, rng);
+      auto got = make_dst_on(be, 1920, 1080, {d, 3}, rng);
+      median(src, got, {3, 3, Border::reflect101()}, {be});
+      ASSERT_EQ(compare(to_host(got), want), "");
+    }
+}
+
+TEST(Median, WindowOneIsCopyAndConstantImageStaysConstant) {
+  auto rng = make_rng(0x3ed4);
+  for (Depth d : kDepths)
+    for (const Border& b : all_borders()) {
+      PIXFLOW_TRACE(std::string(depth_name(d)) + " " + describe(b));
+      auto src = random_image(23, 11, {d, 3}, rng);
+      auto got = make_dst(23, 11, {d, 3}, rng);
+      median(src, got, {1, 1, b}, {Backend::ref});
+      ASSERT_EQ(compare(got, src), "");
+      // A constant image (value = the border's, so constant borders keep it too).
+      auto flat = random_image(23, 11, {d, 3}, rng);
+      fill(flat, 77);
+      median(flat, got, {7, 5, b}, {Backend::ref});
+      ASSERT_EQ(compare(got, flat), "");
+    }
+}
+
+TEST(Median, RectWindowEqualsTransposedRectWindow) {
+  // median kw x kh of src == transpose(median kh x kw of transpose(src)): checks the
+  // non-square windows that OpenCV cannot.
+  auto rng = make_rng(0x3ed5);
+  for (Depth d : kDepths)
+    for (const Border& b : all_borders())
+      for (auto [kw, kh] : std::vector<std::pair<int, int>>{{5, 1}, {3, 7}, {15, 3}}) {
+        PIXFLOW_TRACE(case_name(d, 1, {19, 12}, kw, kh, b));
+        auto src = random_image(19, 12, {d, 1}, rng);
+        Image st(12, 19, {d, 1}), mt(12, 19, {d, 1}), back(19, 12, {d, 1});
+        transpose(src, st, {Backend::ref});
+        median(st, mt, {kh, kw, b}, {Backend::ref});
+        transpose(mt, back, {Backend::ref});
+        auto got = make_dst(19, 12, {d, 1}, rng);
+        median(src, got, {kw, kh, b}, {Backend::ref});
+        ASSERT_EQ(compare(got, back), "");
+      }
+}
+
+void expect_error(const std::function<void()>& f, Status st, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected " << needle;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), st) << e.what();
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(Median, BadInputTableGivesStatusAndNamesOpAndParameter) {
+  Image u8(8, 6, {Depth::u8, 1}), d8(8, 6, {Depth::u8, 1}), s16(8, 6, {Depth::s16, 1}),
+      ds16(8, 6, {Depth::s16, 1}), small(7, 6, {Depth::u8, 1}), u16(8, 6, {Depth::u16, 1});
+  struct Case {
+    std::function<void()> f;
+    Status st;
+    std::string needle;
+  } cases[] = {
+      {[&] {
+         median(u8, d8, {4, 3});
+       },
+       Status::invalid_argument, "median: kw must be odd and in [1, 255] (got 4)"},
+      {[&] {
+         median(u8, d8, {3, 0});
+       },
+       Status::invalid_argument, "median: kh must be odd"},
+      {[&] {
+         median(u8, d8, {257, 3});
+       },
+       Status::invalid_argument, "median: kw"},
+      {[&] {
+         median(u8, d8, {-1, 3});
+       },
+       Status::invalid_argument, "median: kw"},
+      {[&] {
+         median(s16, ds16, {3, 3});
+       },
+       Status::unsupported, "median: src depth"},
+      {[&] {
+         median(u8, small, {3, 3});
+       },
+       Status::invalid_argument, "median: dst must be"},
+      {[&] {
+         median(u8, u16, {3, 3});
+       },
+       Status::invalid_argument, "median: dst must be"},
+      {[&] {
+         median(u8, u8, {3, 3});
+       },
+       Status::invalid_argument, "median: dst overlaps"},
+      {[&] {
+         median(u8, d8, {3, 3, Border::constant(NAN)});
+       },
+       Status::invalid_argument, "median: border value"},
+      {[&] { Pipeline::parse("median k=4"); }, Status::invalid_argument, "median: k must be odd"},
+      {[&] { Pipeline::parse("median kw=3 kh=6"); }, Status::invalid_argument, "median: kh"},
+      {[&] { Pipeline::parse("median k=999"); }, Status::invalid_argument, "median: k"},
+  };
+  for (std::size_t i = 0; i < std::size(cases); ++i) {
+    SCOPED_TRACE(i);
+    expect_error(cases[i].f, cases[i].st, cases[i].needle);
+  }
+}
+
+TEST(Median, PipelineStageMatchesDirectCall) {
+  auto rng = make_rng(0x3ed6);
+  auto src = random_image(30, 20, {Depth::u8, 3}, rng);
+  Image want(30, 20, {Depth::u8, 3});
+  median(src, want, {5, 3, Border::wrap()});
+  Image got = Pipeline::parse("median k=5 kh=3 border=wrap").run(src);
+  EXPECT_EQ(compare(got, want), "");
+}
+
+}  // namespace
+}  // namespace pixflow::test
