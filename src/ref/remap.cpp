@@ -1,0 +1,86 @@
+// Reference for remap: dst(x, y) = src(map_x(x, y), map_y(x, y)).
+#include <cmath>
+#include <cstdint>
+
+#include "src/common/numeric.hpp"
+#include "src/ref/ref.hpp"
+
+namespace pixflow::ref {
+namespace {
+
+constexpr float kMaxCoord = 1073741824.0f;  // 2^30: finite map values are clamped to +-2^30
+
+// Source sample through the border, each tap independently (constant -> the border value).
+template <class T>
+float tap(const ConstImageView& src, std::int64_t x, std::int64_t y, int c, const Border& b) {
+  const std::int64_t xx = detail::border_index(x, src.width(), b.type);
+  const std::int64_t yy = detail::border_index(y, src.height(), b.type);
+  if (xx < 0 || yy < 0) return float(detail::saturate_cast<T>(b.value));
+  return float(src.row<T>(yy)[xx * src.channels() + c]);
+}
+
+// nearest: (floor(mx + 0.5), floor(my + 0.5)), the sum taken in double (exact).
+// linear: x0 = floor(mx), fx = mx - x0 (float, exact), same for y;
+//   (1-fy)*((1-fx)*p00 + fx*p10) + fy*((1-fx)*p01 + fx*p11) in float, in this order, no FMA;
+//   integers round half to even and saturate.
+// A non-finite map value gives the constant border's value (constant) or 0 (other borders).
+template <class T>
+void run(const ConstImageView& src, const ConstImageView& map_x, const ConstImageView& map_y,
+         const ImageView& dst, const RemapParams& p, Rows rows) {
+  const int ch = src.channels();
+  const T invalid =
+      p.border.type == BorderType::constant ? detail::saturate_cast<T>(p.border.value) : T(0);
+  for (std::int64_t y = rows.begin; y < rows.end; ++y) {
+    T* out = dst.row<T>(y);
+    const float* mxr = map_x.row<float>(y);
+    const float* myr = map_y.row<float>(y);
+    for (std::int64_t x = 0; x < dst.width(); ++x) {
+      float mx = mxr[x], my = myr[x];
+      if (!std::isfinite(mx) || !std::isfinite(my)) {
+        for (int c = 0; c < ch; ++c) out[x * ch + c] = invalid;
+        continue;
+      }
+      mx = std::fmin(std::fmax(mx, -kMaxCoord), kMaxCoord);
+      my = std::fmin(std::fmax(my, -kMaxCoord), kMaxCoord);
+      if (p.interp == Interp::nearest) {
+        const auto xi = std::int64_t(std::floor(double(mx) + 0.5));
+        const auto yi = std::int64_t(std::floor(double(my) + 0.5));
+        for (int c = 0; c < ch; ++c)
+          out[x * ch + c] = detail::saturate_cast<T>(double(tap<T>(src, xi, yi, c, p.border)));
+        continue;
+      }
+      const float x0f = std::floor(mx), y0f = std::floor(my);
+      const float fx = mx - x0f, fy = my - y0f;
+      const auto x0 = std::int64_t(x0f), y0 = std::int64_t(y0f);
+      for (int c = 0; c < ch; ++c) {
+        const float p00 = tap<T>(src, x0, y0, c, p.border);
+        const float p10 = tap<T>(src, x0 + 1, y0, c, p.border);
+        const float p01 = tap<T>(src, x0, y0 + 1, c, p.border);
+        const float p11 = tap<T>(src, x0 + 1, y0 + 1, c, p.border);
+        const float top = (1.0f - fx) * p00 + fx * p10;
+        const float bottom = (1.0f - fx) * p01 + fx * p11;
+        const float v = (1.0f - fy) * top + fy * bottom;
+        out[x * ch + c] = detail::saturate_cast<T>(double(v));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void remap(const ConstImageView& src, const ConstImageView& map_x, const ConstImageView& map_y,
+           const ImageView& dst, const RemapParams& p, Rows rows) {
+  switch (src.depth()) {
+    case Depth::u8:
+      run<std::uint8_t>(src, map_x, map_y, dst, p, rows);
+      break;
+    case Depth::u16:
+      run<std::uint16_t>(src, map_x, map_y, dst, p, rows);
+      break;
+    default:
+      run<float>(src, map_x, map_y, dst, p, rows);
+      break;
+  }
+}
+
+}  // namespace pixflow::ref

@@ -1,0 +1,265 @@
+// filter2d: ref vs cv::filter2D, every backend vs ref, bad input (API and kernel strings),
+// metamorphic checks (1x1 identity kernel == copy, delta shifts).
+#include "tests/common.hpp"
+
+#include <cmath>
+
+#include "src/ref/ref.hpp"
+#if PIXFLOW_HAVE_OPENCV
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#endif
+
+namespace pixflow::test {
+namespace {
+
+template <class F>
+void expect_error(F&& f, Status status, const std::vector<std::string>& needles) {
+  try {
+    f();
+    ADD_FAILURE() << "no error thrown";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), status) << e.what();
+    for (const auto& n : needles)
+      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
+          << "'" << n << "' not in: " << e.what();
+  }
+}
+
+Filter2dParams random_kernel(int kw, int kh, std::mt19937_64& rng, const Border& b) {
+  Filter2dParams p;
+  p.kw = kw;
+  p.kh = kh;
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  for (int i = 0; i < kw * kh; ++i) p.kernel.push_back(d(rng) * 2.0f / float(kw * kh));
+  p.delta = double(std::uniform_int_distribution<int>(-20, 20)(rng)) / 4.0;
+  p.border = b;
+  return p;
+}
+
+struct K {
+  int w, h;
+};
+const K kKernels[] = {{1, 1}, {3, 3}, {5, 3}, {4, 2}, {2, 7}, {15, 15}};
+
+#if PIXFLOW_HAVE_OPENCV
+// cv::filter2D with anchor (-1,-1) = (kw/2, kh/2). OpenCV's 2-D filter pads constant with 0
+// and rejects wrap, so those are padded by cv::copyMakeBorder, filtered and cropped.
+cv::Mat cv_filter(const ConstImageView& src, const Filter2dParams& p) {
+  cv::Mat in = to_mat(src), out;
+  cv::Mat k(p.kh, p.kw, CV_32F, const_cast<float*>(p.kernel.data()));
+  if (p.border.type != BorderType::constant && p.border.type != BorderType::wrap) {
+    cv::filter2D(in, out, -1, k, cv::Point(-1, -1), p.delta, cv_border(p.border));
+    return out;
+  }
+  const int l = p.kw / 2, r = p.kw - 1 - l, t = p.kh / 2, bo = p.kh - 1 - t;
+  cv::Mat padded, full;
+  cv::copyMakeBorder(in, padded, t, bo, l, r, cv_border(p.border), cv::Scalar::all(p.border.value));
+  cv::filter2D(padded, full, -1, k, cv::Point(-1, -1), p.delta, cv::BORDER_REPLICATE);
+  return full(cv::Rect(l, t, in.cols, in.rows)).clone();
+}
+
+// f32: 1e-4 absolute plus 1e-4 relative to the magnitude sum |k|*|p| (+|delta|) of the window
+// (relative to the result is unattainable for any float sum under cancellation).
+std::string compare_f32(const ConstImageView& got, const ConstImageView& want,
+                        const ConstImageView& src, const Filter2dParams& p) {
+  const int ch = src.channels();
+  Image absf(src.width(), src.height(), src.format());
+  for (std::int64_t y = 0; y < src.height(); ++y)
+    for (std::int64_t x = 0; x < src.width() * ch; ++x)
+      absf.row<float>(y)[x] = std::fabs(src.row<float>(y)[x]);
+  Filter2dParams a = p;
+  for (float& v : a.kernel) v = std::fabs(v);
+  a.delta = std::fabs(p.delta);
+  a.border.value = std::fabs(p.border.value);
+  Image mag(src.width(), src.height(), src.format());
+  filter2d(absf, mag, a, {Backend::ref});
+  std::int64_t bad = 0;
+  std::ostringstream first;
+  for (std::int64_t y = 0; y < got.height(); ++y)
+    for (std::int64_t x = 0; x < got.width(); ++x)
+      for (int c = 0; c < ch; ++c) {
+        const double g = sample(got, x, y, c), w = sample(want, x, y, c);
+        const double m = sample(mag, x, y, c);
+        if (!(std::fabs(g - w) <= 1e-4 + 1e-4 * m) && bad++ < 3)
+          first << " (" << x << "," << y << ",c" << c << "): got " << g << " want " << w
+                << " magnitude " << m << ";";
+      }
+  return bad == 0 ? "" : std::to_string(bad) + " samples differ:" + first.str();
+}
+
+TEST(Filter2d, RefWithinOneOfOpenCVForU8AndWithinToleranceForF32) {
+  auto rng = make_rng(0xf201);
+  for (Depth d : {Depth::u8, Depth::f32})
+    for (int ch : {1, 3, 4})
+      for (Size s : awkward_sizes())
+        for (K k : kKernels)
+          for (const Border& b : all_borders()) {
+            const Filter2dParams p = random_kernel(k.w, k.h, rng, b);
+            PIXFLOW_TRACE(testing::Message()
+                          << depth_name(d) << "x" << ch << " " << s.w << "x" << s.h << " kernel "
+                          << k.w << "x" << k.h << " delta=" << p.delta << " " << describe(b));
+            auto src = random_image(s.w, s.h, {d, ch}, rng);
+            auto got = make_dst(s.w, s.h, {d, ch}, rng);
+            filter2d(src, got, p, {Backend::ref});
+            const cv::Mat want = cv_filter(src, p);
+            if (d == Depth::u8)
+              ASSERT_EQ(compare(got, view_of(want), 1.0), "");
+            else
+              ASSERT_EQ(compare_f32(got, view_of(want), src, p), "");
+          }
+}
+
+TEST(Filter2d, RefWithinOneOfOpenCVOn1920x1080) {
+  auto rng = make_rng(0xf202);
+  const Filter2dParams p = random_kernel(3, 3, rng, Border::reflect101());
+  PIXFLOW_TRACE("u8x3 1920x1080 3x3 reflect101");
+  auto src = random_image(1920, 1080, {Depth::u8, 3}, rng);
+  auto got = make_dst(1920, 1080, {Depth::u8, 3}, rng);
+  filter2d(src, got, p, {Backend::ref});
+  ASSERT_EQ(compare(got, view_of(cv_filter(src, p)), 1.0), "");
+}
+#else
+TEST(Filter2d, RefMatchesOpenCV) {
+  GTEST_SKIP() << "built without OpenCV (C++): ref not checked against cv::filter2D";
+}
+#endif
+
+TEST(Filter2d, EveryBackendMatchesRefExactly) {
+  auto rng = make_rng(0xf203);
+  for (Backend be : test_backends())
+    for (Depth d : {Depth::u8, Depth::f32})
+      for (int ch : {1, 3, 4})
+        for (Size s : std::vector<Size>{{1, 1}, {1, 40}, {40, 1}, {17, 13}, {203, 101}})
+          for (const Border& b : all_borders()) {
+            const K k = kKernels[rng() % std::size(kKernels)];
+            const Filter2dParams p = random_kernel(k.w, k.h, rng, b);
+            PIXFLOW_TRACE(testing::Message()
+                          << backend_name(be) << " " << depth_name(d) << "x" << ch << " " << s.w
+                          << "x" << s.h << " kernel " << k.w << "x" << k.h << " " << describe(b));
+            auto src = random_image(s.w, s.h, {d, ch}, rng);
+            auto want = make_dst(s.w, s.h, {d, ch}, rng);
+            filter2d(src, want, p, {Backend::ref});
+            auto dsrc = to_backend(be, src, rng);
+            auto got = make_dst_on(be, s.w, s.h, {d, ch}, rng);
+            filter2d(dsrc, got, p, {be});
+            ASSERT_EQ(compare(to_host(got), want), "");
+          }
+}
+
+TEST(Filter2d, IdentityKernelIsCopyAndDeltaShifts) {
+  auto rng = make_rng(0xf204);
+  for (Depth d : {Depth::u8, Depth::f32})
+    for (const Border& b : all_borders()) {
+      PIXFLOW_TRACE(testing::Message() << depth_name(d) << " " << describe(b));
+      auto src = random_image(19, 11, {d, 3}, rng, false, 0, 200);
+      Filter2dParams p;
+      p.kw = 3;
+      p.kh = 3;
+      p.kernel = {0, 0, 0, 0, 1, 0, 0, 0, 0};
+      p.border = b;
+      auto got = make_dst(19, 11, {d, 3}, rng);
+      filter2d(src, got, p, {Backend::ref});
+      ASSERT_EQ(compare(got, src), "");
+      p.delta = 5;
+      filter2d(src, got, p, {Backend::ref});
+      for (std::int64_t y = 0; y < 11; ++y)
+        for (std::int64_t x = 0; x < 19; ++x)
+          for (int c = 0; c < 3; ++c)
+            ASSERT_EQ(sample(got, x, y, c), double(float(sample(src, x, y, c)) + 5.0f));
+    }
+}
+
+TEST(Filter2d, PipelineParsesKernelStringAsRowMajorRows) {
+  auto rng = make_rng(0xf205);
+  const Pipeline pl = Pipeline::parse("filter2d kernel=1,2,1;0,0,0;-1,-2,-1 delta=3 border=wrap");
+  auto src = random_image(23, 17, {Depth::f32, 1}, rng);
+  const Image got = pl.run(src, {Backend::cpu});
+  Filter2dParams p;
+  p.kw = 3;
+  p.kh = 3;
+  p.kernel = {1, 2, 1, 0, 0, 0, -1, -2, -1};
+  p.delta = 3;
+  p.border = Border::wrap();
+  auto want = make_dst(23, 17, {Depth::f32, 1}, rng);
+  filter2d(src, want, p, {Backend::ref});
+  ASSERT_EQ(compare(got, want), "");
+}
+
+TEST(Filter2d, BadInputGivesStatusAndNamesOpAndParameter) {
+  Image u8(8, 8, {Depth::u8, 1}), u16(8, 8, {Depth::u16, 1}), small(8, 7, {Depth::u8, 1});
+  Filter2dParams ok;
+  ok.kw = ok.kh = 1;
+  ok.kernel = {1};
+  auto with = [&](auto f) {
+    Filter2dParams p = ok;
+    f(p);
+    return p;
+  };
+  struct Case {
+    const char* what;
+    std::function<void()> f;
+    Status status;
+    std::vector<std::string> needles;
+  };
+  const Case cases[] = {
+      {"kw 0",
+       [&] { filter2d(u8, small, with([](auto& p) { p.kw = 0; })); },
+       Status::invalid_argument,
+       {"filter2d: ", "kw must be in [1, 15]"}},
+      {"kh 16",
+       [&] { filter2d(u8, small, with([](auto& p) { p.kh = 16; })); },
+       Status::invalid_argument,
+       {"filter2d: ", "kh must be in [1, 15]"}},
+      {"size mismatch",
+       [&] { filter2d(u8, u8, with([](auto& p) { p.kw = 2; })); },
+       Status::invalid_argument,
+       {"filter2d: ", "kernel must hold"}},
+      {"nan tap",
+       [&] { filter2d(u8, u8, with([](auto& p) { p.kernel[0] = NAN; })); },
+       Status::invalid_argument,
+       {"filter2d: ", "kernel values must be finite"}},
+      {"delta inf",
+       [&] { filter2d(u8, u8, with([](auto& p) { p.delta = INFINITY; })); },
+       Status::invalid_argument,
+       {"filter2d: ", "delta"}},
+      {"u16", [&] { filter2d(u16, u16, ok); }, Status::unsupported, {"filter2d: ", "src depth"}},
+      {"dst size",
+       [&] { filter2d(u8, small, ok); },
+       Status::invalid_argument,
+       {"filter2d: ", "dst must be 8x8"}},
+      {"in place",
+       [&] { filter2d(u8, u8, ok); },
+       Status::invalid_argument,
+       {"filter2d: ", "overlaps"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    expect_error(c.f, c.status, c.needles);
+  }
+  const std::string sixteen = "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1";
+  std::string tall = "1";
+  for (int i = 0; i < 15; ++i) tall += ";1";
+  const std::pair<std::string, std::string> strings[] = {
+      {"filter2d", "kernel is required"},
+      {"filter2d kernel=1,2;3", "rows must have equal length"},
+      {"filter2d kernel=1,,2", "value 2 of row 1"},
+      {"filter2d kernel=a", "value 1 of row 1"},
+      {"filter2d kernel=;", "row 1 is empty"},
+      {"filter2d kernel=1,2;", "row 2 is empty"},
+      {"filter2d kernel=1,", "value 2 of row 1"},
+      {"filter2d kernel=nan", "not a finite number"},
+      {"filter2d kernel=1e400", "not a finite number"},
+      {"filter2d kernel=1x", "not a finite number"},
+      {"filter2d kernel=" + sixteen, "at most 15x15"},
+      {"filter2d kernel=" + tall, "at most 15x15"},
+      {"filter2d kernel=1 delta=x", "delta"},
+  };
+  for (const auto& [text, needle] : strings) {
+    SCOPED_TRACE(text);
+    expect_error([&] { Pipeline::parse(text); }, Status::invalid_argument, {"filter2d: ", needle});
+  }
+}
+
+}  // namespace
+}  // namespace pixflow::test

@@ -1,0 +1,461 @@
+// sobel and scharr: ref vs cv::Sobel / cv::Scharr, every backend vs ref, bad input, and
+// metamorphic checks (separable derivative == the 2-D correlation with the outer product).
+#include "tests/common.hpp"
+
+#include "src/common/deriv_taps.hpp"
+#include "src/ref/ref.hpp"
+#if PIXFLOW_HAVE_OPENCV
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+#endif
+
+namespace pixflow::test {
+namespace {
+
+struct Order {
+  int dx, dy;
+};
+
+// Valid (dx, dy) pairs for aperture k (OpenCV: the factor length must exceed the order).
+std::vector<Order> orders_for(int k) {
+  std::vector<Order> o{{1, 0}, {0, 1}, {1, 1}, {2, 0}, {0, 2}};
+  if (k >= 5) o.push_back({3, 1});
+  if (k >= 7) o.push_back({0, 5});
+  return o;
+}
+
+std::string describe_params(const SobelParams& p) {
+  std::ostringstream s;
+  s << "dx=" << p.dx << " dy=" << p.dy << " k=" << p.k << " scale=" << p.scale
+    << " delta=" << p.delta << " to=" << depth_name(p.to) << " border=" << describe(p.border);
+  return s.str();
+}
+
+template <class F>
+void expect_error(F&& f, Status status, const std::vector<std::string>& needles) {
+  try {
+    f();
+    ADD_FAILURE() << "no error thrown";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), status) << e.what();
+    for (const auto& n : needles)
+      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
+          << "'" << n << "' not in: " << e.what();
+  }
+}
+
+#if PIXFLOW_HAVE_OPENCV
+// cv::Sobel (ksize = -1: cv::Scharr) with any border. OpenCV's filter engine rejects
+// BORDER_WRAP and pads constant borders with 0, so for wrap and constant(v) the source is
+// padded by cv::copyMakeBorder (which takes both), filtered, and cropped.
+cv::Mat cv_deriv(const ConstImageView& src, int dx, int dy, int k, double scale, double delta,
+                 Depth to, const Border& b) {
+  cv::Mat in = to_mat(src), out;
+  const int ddepth = cv_depth(to);
+  auto filter = [&](const cv::Mat& m, cv::Mat& o, int border) {
+    if (k < 0)
+      cv::Scharr(m, o, ddepth, dx, dy, scale, delta, border);
+    else
+      cv::Sobel(m, o, ddepth, dx, dy, k, scale, delta, border);
+  };
+  if (b.type != BorderType::constant && b.type != BorderType::wrap) {
+    filter(in, out, cv_border(b));
+    return out;
+  }
+  const int r = k < 0 ? 1 : std::max(k, 3) / 2;
+  cv::Mat padded, full;
+  cv::copyMakeBorder(in, padded, r, r, r, r, cv_border(b), cv::Scalar::all(b.value));
+  filter(padded, full, cv::BORDER_REPLICATE);
+  return full(cv::Rect(r, r, in.cols, in.rows)).clone();
+}
+
+TEST(Sobel, RefMatchesOpenCVExactlyU8ToS16AllKernelsOrdersBordersSizes) {
+  auto rng = make_rng(0x50b1);
+  for (int ch : {1, 3, 4})
+    for (Size s : awkward_sizes())
+      for (int k : {1, 3, 5, 7})
+        for (Order o : orders_for(k))
+          for (const Border& b : all_borders()) {
+            if (k == 1 && (o.dx > 2 || o.dy > 2)) continue;
+            SobelParams p{o.dx, o.dy, k, 1.0, 0.0, Depth::s16, b};
+            PIXFLOW_TRACE(testing::Message()
+                          << "u8x" << ch << " " << s.w << "x" << s.h << " " << describe_params(p));
+            auto src = random_image(s.w, s.h, {Depth::u8, ch}, rng);
+            auto got = make_dst(s.w, s.h, {Depth::s16, ch}, rng);
+            sobel(src, got, p, {Backend::ref});
+            const cv::Mat want = cv_deriv(src, o.dx, o.dy, k, 1.0, 0.0, Depth::s16, b);
+            ASSERT_EQ(compare(got, view_of(want)), "");
+          }
+}
+
+TEST(Sobel, RefMatchesOpenCVExactlyWithIntegerScaleAndDelta) {
+  auto rng = make_rng(0x50b2);
+  for (int ch : {1, 3})
+    for (Size s : awkward_sizes())
+      for (int k : {1, 3, 5, 7})
+        for (const Border& b : all_borders()) {
+          SobelParams p{1, 1, k, 2.0, -7.0, Depth::s16, b};
+          PIXFLOW_TRACE(testing::Message()
+                        << "u8x" << ch << " " << s.w << "x" << s.h << " " << describe_params(p));
+          auto src = random_image(s.w, s.h, {Depth::u8, ch}, rng);
+          auto got = make_dst(s.w, s.h, {Depth::s16, ch}, rng);
+          sobel(src, got, p, {Backend::ref});
+          const cv::Mat want = cv_deriv(src, 1, 1, k, 2.0, -7.0, Depth::s16, b);
+          ASSERT_EQ(compare(got, view_of(want)), "");
+        }
+}
+
+TEST(Sobel, RefWithinOneOfOpenCVWithFractionalScale) {
+  auto rng = make_rng(0x50b3);
+  for (Size s : awkward_sizes())
+    for (int k : {3, 5})
+      for (const Border& b : all_borders()) {
+        SobelParams p{1, 0, k, 0.37, 1.25, Depth::s16, b};
+        PIXFLOW_TRACE(testing::Message() << s.w << "x" << s.h << " " << describe_params(p));
+        auto src = random_image(s.w, s.h, {Depth::u8, 3}, rng);
+        auto got = make_dst(s.w, s.h, {Depth::s16, 3}, rng);
+        sobel(src, got, p, {Backend::ref});
+        const cv::Mat want = cv_deriv(src, 1, 0, k, 0.37, 1.25, Depth::s16, b);
+        ASSERT_EQ(compare(got, view_of(want), 1.0), "");
+      }
+}
+
+// f32 tolerance: 1e-3 absolute plus 1e-4 relative to the magnitude of the sum, M = sum of
+// |tap| * |pixel| * |scale| over the window (not to the result: with cancellation no float
+// implementation can be within 1e-4 of a small result of large terms; docs/ops/derivatives.md).
+// M comes from filter2d on |src| with the |outer product| kernel.
+std::string compare_f32(const ConstImageView& got, const ConstImageView& want,
+                        const ConstImageView& src, const int* tx, int nx, const int* ty, int ny,
+                        double scale, const Border& b) {
+  const int ch = src.channels();
+  Image absf(src.width(), src.height(), {Depth::f32, ch});
+  for (std::int64_t y = 0; y < src.height(); ++y)
+    for (std::int64_t x = 0; x < src.width(); ++x)
+      for (int c = 0; c < ch; ++c)
+        absf.row<float>(y)[x * ch + c] = float(std::fabs(sample(src, x, y, c)));
+  Filter2dParams f;
+  f.kw = nx;
+  f.kh = ny;
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) f.kernel.push_back(float(std::abs(tx[i] * ty[j])));
+  f.border = Border{b.type, std::fabs(b.value)};
+  Image mag(src.width(), src.height(), {Depth::f32, ch});
+  filter2d(absf, mag, f, {Backend::ref});
+  std::int64_t bad = 0;
+  std::ostringstream first;
+  for (std::int64_t y = 0; y < got.height(); ++y)
+    for (std::int64_t x = 0; x < got.width(); ++x)
+      for (int c = 0; c < ch; ++c) {
+        const double g = sample(got, x, y, c), w = sample(want, x, y, c);
+        const double m = sample(mag, x, y, c) * std::fabs(scale);
+        if (!(std::fabs(g - w) <= 1e-3 + 1e-4 * m)) {
+          if (bad++ < 3)
+            first << " (" << x << "," << y << ",c" << c << "): got " << g << " want " << w
+                  << " magnitude " << m << ";";
+        }
+      }
+  if (bad == 0) return "";
+  return std::to_string(bad) + " samples outside 1e-3 + 1e-4*magnitude:" + first.str();
+}
+
+TEST(Sobel, RefMatchesOpenCVForF32OutputWithinTolerance) {
+  auto rng = make_rng(0x50b4);
+  for (Depth in : {Depth::u8, Depth::f32})
+    for (int ch : {1, 3})
+      for (Size s : awkward_sizes())
+        for (int k : {1, 3, 7})
+          for (const Border& b : all_borders()) {
+            SobelParams p{1, 1, k, 0.5, 3.0, Depth::f32, b};
+            PIXFLOW_TRACE(testing::Message() << depth_name(in) << "x" << ch << " " << s.w << "x"
+                                             << s.h << " " << describe_params(p));
+            auto src = random_image(s.w, s.h, {in, ch}, rng);
+            auto got = make_dst(s.w, s.h, {Depth::f32, ch}, rng);
+            sobel(src, got, p, {Backend::ref});
+            const cv::Mat want = cv_deriv(src, 1, 1, k, 0.5, 3.0, Depth::f32, b);
+            int t[7];
+            const int n = detail::sobel_taps_len(k, 1);
+            detail::sobel_taps(k, 1, t);
+            ASSERT_EQ(compare_f32(got, view_of(want), src, t, n, t, n, 0.5, b), "");
+          }
+}
+
+TEST(Sobel, RefMatchesOpenCVExactlyOn1920x1080) {
+  auto rng = make_rng(0x50b5);
+  auto src = random_image(1920, 1080, {Depth::u8, 1}, rng);
+  auto got = make_dst(1920, 1080, {Depth::s16, 1}, rng);
+  SobelParams p{1, 0, 3, 1.0, 0.0, Depth::s16, Border::reflect101()};
+  PIXFLOW_TRACE(describe_params(p));
+  sobel(src, got, p, {Backend::ref});
+  ASSERT_EQ(compare(got, view_of(cv_deriv(src, 1, 0, 3, 1, 0, Depth::s16, p.border))), "");
+}
+
+TEST(Scharr, RefMatchesOpenCVExactlyU8ToS16AndF32WithinTolerance) {
+  auto rng = make_rng(0x5c01);
+  for (Depth in : {Depth::u8, Depth::f32})
+    for (int ch : {1, 3, 4})
+      for (Size s : awkward_sizes())
+        for (Order o : std::vector<Order>{{1, 0}, {0, 1}})
+          for (const Border& b : all_borders()) {
+            const Depth to = in == Depth::u8 ? Depth::s16 : Depth::f32;
+            ScharrParams p{o.dx, o.dy, 1.0, 0.0, to, b};
+            PIXFLOW_TRACE(testing::Message()
+                          << depth_name(in) << "x" << ch << " " << s.w << "x" << s.h
+                          << " dx=" << o.dx << " dy=" << o.dy << " " << describe(b));
+            auto src = random_image(s.w, s.h, {in, ch}, rng);
+            auto got = make_dst(s.w, s.h, {to, ch}, rng);
+            scharr(src, got, p, {Backend::ref});
+            const cv::Mat want = cv_deriv(src, o.dx, o.dy, -1, 1.0, 0.0, to, b);
+            if (in == Depth::u8)
+              ASSERT_EQ(compare(got, view_of(want)), "");
+            else {
+              int tx[3], ty[3];
+              detail::scharr_taps(o.dx, tx);
+              detail::scharr_taps(o.dy, ty);
+              ASSERT_EQ(compare_f32(got, view_of(want), src, tx, 3, ty, 3, 1.0, b), "");
+            }
+          }
+}
+#else
+TEST(Sobel, RefMatchesOpenCV) {
+  GTEST_SKIP() << "built without OpenCV (C++): ref not checked against cv::Sobel";
+}
+TEST(Scharr, RefMatchesOpenCV) {
+  GTEST_SKIP() << "built without OpenCV (C++): ref not checked against cv::Scharr";
+}
+#endif
+
+TEST(Sobel, EveryBackendMatchesRefExactly) {
+  auto rng = make_rng(0x50b6);
+  for (Backend be : test_backends())
+    for (Depth in : {Depth::u8, Depth::f32})
+      for (Depth to : {Depth::s16, Depth::f32})
+        for (int ch : {1, 3, 4})
+          for (Size s : std::vector<Size>{{1, 1}, {1, 40}, {40, 1}, {17, 13}, {203, 101}})
+            for (const Border& b : all_borders()) {
+              if (in == Depth::f32 && to == Depth::s16) continue;
+              const int k = int(rng() % 4) * 2 + 1;
+              SobelParams p{1, int(rng() % 2), k, in == to ? 1.0 : 0.75, 2.0, to, b};
+              PIXFLOW_TRACE(testing::Message()
+                            << backend_name(be) << " " << depth_name(in) << "x" << ch << " " << s.w
+                            << "x" << s.h << " " << describe_params(p));
+              auto src = random_image(s.w, s.h, {in, ch}, rng);
+              auto want = make_dst(s.w, s.h, {to, ch}, rng);
+              sobel(src, want, p, {Backend::ref});
+              auto dsrc = to_backend(be, src, rng);
+              auto got = make_dst_on(be, s.w, s.h, {to, ch}, rng);
+              sobel(dsrc, got, p, {be});
+              ASSERT_EQ(compare(to_host(got), want), "");
+              ScharrParams q{1 - p.dy, p.dy, p.scale, p.delta, to, b};
+              auto want2 = make_dst(s.w, s.h, {to, ch}, rng);
+              scharr(src, want2, q, {Backend::ref});
+              auto got2 = make_dst_on(be, s.w, s.h, {to, ch}, rng);
+              scharr(dsrc, got2, q, {be});
+              ASSERT_EQ(compare(to_host(got2), want2), "");
+            }
+}
+
+// Separable == 2-D: the u8 Sobel (to f32) equals filter2d of the outer-product kernel on an
+// f32 copy; every partial sum is an integer below 2^24, so both are exact.
+TEST(Sobel, SeparableEqualsFilter2dWithOuterProductKernel) {
+  auto rng = make_rng(0x50b7);
+  for (int k : {1, 3, 5, 7})
+    for (Order o : orders_for(k))
+      for (const Border& b : all_borders()) {
+        if (k == 1 && (o.dx > 2 || o.dy > 2)) continue;
+        PIXFLOW_TRACE(testing::Message()
+                      << "k=" << k << " dx=" << o.dx << " dy=" << o.dy << " " << describe(b));
+        auto src = random_image(23, 19, {Depth::u8, 1}, rng);
+        Image srcf(23, 19, {Depth::f32, 1});
+        for (std::int64_t y = 0; y < 19; ++y)
+          for (std::int64_t x = 0; x < 23; ++x) srcf.row<float>(y)[x] = float(sample(src, x, y, 0));
+        int tx[7], ty[7];
+        const int nx = detail::sobel_taps_len(k, o.dx), ny = detail::sobel_taps_len(k, o.dy);
+        detail::sobel_taps(k, o.dx, tx);
+        detail::sobel_taps(k, o.dy, ty);
+        Filter2dParams f;
+        f.kw = nx;
+        f.kh = ny;
+        for (int j = 0; j < ny; ++j)
+          for (int i = 0; i < nx; ++i) f.kernel.push_back(float(tx[i] * ty[j]));
+        f.border = b;
+        auto got = make_dst(23, 19, {Depth::f32, 1}, rng);
+        auto want = make_dst(23, 19, {Depth::f32, 1}, rng);
+        sobel(src, got, SobelParams{o.dx, o.dy, k, 1.0, 0.0, Depth::f32, b}, {Backend::ref});
+        filter2d(srcf, want, f, {Backend::ref});
+        ASSERT_EQ(compare(got, want), "");
+      }
+}
+
+TEST(Sobel, ConstantImageHasZeroDerivativeAndTapsSumAsExpected) {
+  auto rng = make_rng(0x50b8);
+  for (int k : {1, 3, 5, 7}) {
+    PIXFLOW_TRACE(testing::Message() << "k=" << k);
+    auto src = make_dst(9, 8, {Depth::u8, 1}, rng);
+    for (std::int64_t y = 0; y < 8; ++y)
+      for (std::int64_t x = 0; x < 9; ++x) src.view.row<std::uint8_t>(y)[x] = 77;
+    auto got = make_dst(9, 8, {Depth::s16, 1}, rng);
+    sobel(src, got, SobelParams{1, 1, k, 1, 0, Depth::s16, Border::replicate()}, {Backend::ref});
+    for (std::int64_t y = 0; y < 8; ++y)
+      for (std::int64_t x = 0; x < 9; ++x) ASSERT_EQ(sample(got, x, y, 0), 0);
+    // Smoothing taps sum to 2^(n-1); derivative taps sum to 0.
+    int t[7];
+    detail::sobel_taps(k, 0, t);
+    int sum = 0;
+    for (int i = 0; i < detail::sobel_taps_len(k, 0); ++i) sum += t[i];
+    EXPECT_EQ(sum, 1 << (detail::sobel_taps_len(k, 0) - 1));
+  }
+}
+
+TEST(Sobel, BadInputGivesStatusAndNamesOpAndParameter) {
+  Image u8(8, 8, {Depth::u8, 1}), s16(8, 8, {Depth::s16, 1}), f32(8, 8, {Depth::f32, 1});
+  Image u16(8, 8, {Depth::u16, 1}), small(7, 8, {Depth::s16, 1});
+  struct Case {
+    const char* what;
+    std::function<void()> f;
+    Status status;
+    std::vector<std::string> needles;
+  };
+  const Case cases[] = {
+      {"k even",
+       [&] {
+         sobel(u8, s16, SobelParams{1, 0, 4});
+       },
+       Status::invalid_argument,
+       {"sobel: ", "k must be 1, 3, 5 or 7", "got 4"}},
+      {"k 9",
+       [&] {
+         sobel(u8, s16, SobelParams{1, 0, 9});
+       },
+       Status::invalid_argument,
+       {"sobel: ", "k "}},
+      {"dx+dy 0",
+       [&] {
+         sobel(u8, s16, SobelParams{0, 0, 3});
+       },
+       Status::invalid_argument,
+       {"sobel: ", "dx and dy"}},
+      {"dx negative",
+       [&] {
+         sobel(u8, s16, SobelParams{-1, 1, 3});
+       },
+       Status::invalid_argument,
+       {"sobel: ", "dx and dy"}},
+      {"dx 3 with k 3",
+       [&] {
+         sobel(u8, s16, SobelParams{3, 0, 3});
+       },
+       Status::invalid_argument,
+       {"sobel: ", "dx must be in [0, 2]"}},
+      {"dy 3 with k 1",
+       [&] {
+         sobel(u8, s16, SobelParams{0, 3, 1});
+       },
+       Status::invalid_argument,
+       {"sobel: ", "dy must be in [0, 2]"}},
+      {"scale nan",
+       [&] {
+         sobel(u8, s16, SobelParams{1, 0, 3, NAN});
+       },
+       Status::invalid_argument,
+       {"sobel: ", "scale"}},
+      {"delta inf",
+       [&] {
+         sobel(u8, s16, SobelParams{1, 0, 3, 1, INFINITY});
+       },
+       Status::invalid_argument,
+       {"sobel: ", "delta"}},
+      {"to u8",
+       [&] {
+         sobel(u8, u8, SobelParams{1, 0, 3, 1, 0, Depth::u8});
+       },
+       Status::unsupported,
+       {"sobel: ", "to must be s16 or f32"}},
+      {"u16 src",
+       [&] { sobel(u16, s16, SobelParams{}); },
+       Status::unsupported,
+       {"sobel: ", "src depth"}},
+      {"f32 to s16",
+       [&] { sobel(f32, s16, SobelParams{}); },
+       Status::unsupported,
+       {"sobel: ", "to must be f32"}},
+      {"dst size",
+       [&] { sobel(u8, small, SobelParams{}); },
+       Status::invalid_argument,
+       {"sobel: ", "dst must be 8x8 s16x1"}},
+      {"dst depth",
+       [&] { sobel(u8, f32, SobelParams{}); },
+       Status::invalid_argument,
+       {"sobel: ", "dst must be"}},
+      {"border nan",
+       [&] {
+         sobel(u8, s16, SobelParams{1, 0, 3, 1, 0, Depth::s16, Border::constant(NAN)});
+       },
+       Status::invalid_argument,
+       {"sobel: ", "border value"}},
+      {"in place",
+       [&] {
+         sobel(f32, f32, SobelParams{1, 0, 3, 1, 0, Depth::f32});
+       },
+       Status::invalid_argument,
+       {"sobel: ", "overlaps"}},
+      {"scharr dx+dy 2",
+       [&] {
+         scharr(u8, s16, ScharrParams{1, 1});
+       },
+       Status::invalid_argument,
+       {"scharr: ", "dx + dy == 1"}},
+      {"scharr dx 2",
+       [&] {
+         scharr(u8, s16, ScharrParams{2, 0});
+       },
+       Status::invalid_argument,
+       {"scharr: ", "dx and dy"}},
+      {"scharr to u16",
+       [&] {
+         scharr(u8, u16, ScharrParams{1, 0, 1, 0, Depth::u16});
+       },
+       Status::unsupported,
+       {"scharr: ", "to must be s16 or f32"}},
+      {"scharr u16 src",
+       [&] { scharr(u16, s16, ScharrParams{}); },
+       Status::unsupported,
+       {"scharr: ", "src depth"}},
+      {"cli k=4",
+       [&] { Pipeline::parse("sobel k=4"); },
+       Status::invalid_argument,
+       {"sobel: ", "k must be"}},
+      {"cli dx=3 k=3",
+       [&] { Pipeline::parse("sobel dx=3 k=3"); },
+       Status::invalid_argument,
+       {"sobel: ", "dx must be in [0, 2]"}},
+      {"cli to=u8",
+       [&] { Pipeline::parse("sobel to=u8"); },
+       Status::unsupported,
+       {"sobel: ", "to must be"}},
+      {"cli scharr dx=1 dy=1",
+       [&] { Pipeline::parse("scharr dx=1 dy=1"); },
+       Status::invalid_argument,
+       {"scharr: ", "dx + dy == 1"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    expect_error(c.f, c.status, c.needles);
+  }
+}
+
+TEST(Sobel, PipelineStageDefaultsToS16ForU8AndF32ForF32) {
+  auto rng = make_rng(0x50b9);
+  const Pipeline pl = Pipeline::parse("sobel dx=0 dy=1 k=5 scale=2 delta=1 border=wrap");
+  for (Depth in : {Depth::u8, Depth::f32}) {
+    PIXFLOW_TRACE(depth_name(in));
+    auto src = random_image(31, 17, {in, 3}, rng);
+    const Image got = pl.run(src, {Backend::cpu});
+    const Depth to = in == Depth::u8 ? Depth::s16 : Depth::f32;
+    auto want = make_dst(31, 17, {to, 3}, rng);
+    sobel(src, want, SobelParams{0, 1, 5, 2.0, 1.0, to, Border::wrap()}, {Backend::ref});
+    ASSERT_EQ(compare(got, want), "");
+  }
+}
+
+}  // namespace
+}  // namespace pixflow::test
