@@ -1,0 +1,50 @@
+// Reference for gray (RGB(A) -> 1-channel luma). The rule is docs/ops/color.md.
+#include <cstdint>
+
+#include "src/ref/ref.hpp"
+
+namespace pixflow::ref {
+namespace {
+
+// BT.601 luma in Q14 fixed point, the coefficients of cv::cvtColor (they sum to 16384).
+constexpr std::uint32_t kR = 4899, kG = 9617, kB = 1868, kHalf = 1 << 13;
+
+template <class T>
+void gray_rows(const ConstImageView& src, const ImageView& dst, bool from_bgr, Rows rows) {
+  const int cn = src.channels();  // 3 or 4; alpha (channel 3) is ignored
+  const int ri = from_bgr ? 2 : 0, bi = from_bgr ? 0 : 2;
+  for (std::int64_t y = rows.begin; y < rows.end; ++y) {
+    const T* s = src.row<T>(y);
+    T* d = dst.row<T>(y);
+    for (std::int64_t x = 0; x < dst.width(); ++x) {
+      const T* p = s + x * cn;
+      if constexpr (std::is_same_v<T, float>) {
+        // Evaluated left to right in float: (0.299R + 0.587G) + 0.114B, no FMA
+        // (the build passes -ffp-contract=off).
+        d[x] = 0.299f * p[ri] + 0.587f * p[1] + 0.114f * p[bi];
+      } else {
+        // At most 65535 * 16384 + 8192 < 2^31: no overflow in 32-bit unsigned.
+        const std::uint32_t v = kR * std::uint32_t(p[ri]) + kG * std::uint32_t(p[1]) +
+                                kB * std::uint32_t(p[bi]) + kHalf;
+        d[x] = static_cast<T>(v >> 14);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void gray(const ConstImageView& src, const ImageView& dst, const GrayParams& p, Rows rows) {
+  switch (src.depth()) {
+    case Depth::u8:
+      return gray_rows<std::uint8_t>(src, dst, p.from_bgr, rows);
+    case Depth::u16:
+      return gray_rows<std::uint16_t>(src, dst, p.from_bgr, rows);
+    case Depth::f32:
+      return gray_rows<float>(src, dst, p.from_bgr, rows);
+    default:
+      return;  // rejected by src/core
+  }
+}
+
+}  // namespace pixflow::ref

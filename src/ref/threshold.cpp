@@ -1,0 +1,90 @@
+// Reference for threshold (cv::threshold semantics). The rule is docs/ops/threshold.md.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "src/common/numeric.hpp"
+#include "src/ref/ref.hpp"
+
+namespace pixflow::ref {
+namespace {
+
+// double -> float with IEEE round-to-nearest, overflowing to +-inf (as a plain cast does
+// on IEEE hardware) without relying on an out-of-range conversion. 0x1.ffffffp127 is
+// FLT_MAX plus half an ulp: from there on, round to nearest even gives infinity.
+float to_float(double v) {
+  if (v >= 0x1.ffffffp127) return std::numeric_limits<float>::infinity();
+  if (v <= -0x1.ffffffp127) return -std::numeric_limits<float>::infinity();
+  return static_cast<float>(v);
+}
+
+// One predicate, x > t, decides every type (so NaN samples, never > t, take the "not
+// above" branch).
+template <class T>
+T pick(ThresholdType type, bool above, T x, T t, T maxval) {
+  switch (type) {
+    case ThresholdType::binary:
+      return above ? maxval : T(0);
+    case ThresholdType::binary_inv:
+      return above ? T(0) : maxval;
+    case ThresholdType::trunc:
+      return above ? t : x;
+    case ThresholdType::tozero:
+      return above ? x : T(0);
+    case ThresholdType::tozero_inv:
+      return above ? T(0) : x;
+  }
+  return x;
+}
+
+template <class T>
+void threshold_rows(const ConstImageView& src, const ImageView& dst, const ThresholdParams& p,
+                    Rows rows) {
+  const std::int64_t n = dst.width() * dst.channels();
+  if constexpr (std::is_same_v<T, float>) {
+    // As cv::threshold: t and maxval are converted to float, the comparison is in float.
+    const float t = to_float(p.t), mv = to_float(p.maxval);
+    for (std::int64_t y = rows.begin; y < rows.end; ++y) {
+      const float* s = src.row<float>(y);
+      float* d = dst.row<float>(y);
+      for (std::int64_t i = 0; i < n; ++i) d[i] = pick<float>(p.type, s[i] > t, s[i], t, mv);
+    }
+  } else {
+    // Integers compare against floor(t). A floor below the depth's range behaves as
+    // lo - 1 (every sample is above), one at or above hi as hi (none is): clamping keeps
+    // the arithmetic in int64 for any finite t. maxval is rounded half to even and
+    // saturated; trunc writes floor(t) saturated to the depth.
+    const double lo = detail::Limits<T>::lo, hi = detail::Limits<T>::hi;
+    const double ft = std::fmin(std::fmax(std::floor(p.t), lo - 1), hi);
+    const std::int64_t it = static_cast<std::int64_t>(ft);
+    const T tv = detail::saturate_cast<T>(it);
+    const T mv = detail::saturate_cast<T>(p.maxval);
+    for (std::int64_t y = rows.begin; y < rows.end; ++y) {
+      const T* s = src.row<T>(y);
+      T* d = dst.row<T>(y);
+      for (std::int64_t i = 0; i < n; ++i)
+        d[i] = pick<T>(p.type, std::int64_t(s[i]) > it, s[i], tv, mv);
+    }
+  }
+}
+
+}  // namespace
+
+void threshold(const ConstImageView& src, const ImageView& dst, const ThresholdParams& p,
+               Rows rows) {
+  switch (src.depth()) {
+    case Depth::u8:
+      return threshold_rows<std::uint8_t>(src, dst, p, rows);
+    case Depth::u16:
+      return threshold_rows<std::uint16_t>(src, dst, p, rows);
+    case Depth::s16:
+      return threshold_rows<std::int16_t>(src, dst, p, rows);
+    case Depth::s32:
+      return threshold_rows<std::int32_t>(src, dst, p, rows);
+    case Depth::f32:
+      return threshold_rows<float>(src, dst, p, rows);
+  }
+}
+
+}  // namespace pixflow::ref
