@@ -19,8 +19,12 @@
 namespace pixflow::detail {
 
 /// Round half to even (the IEEE default rounding mode), as cvRound does.
-PIXFLOW_HD double round_half_even(double v) { return rint(v); }
-PIXFLOW_HD float round_half_even(float v) { return rintf(v); }
+PIXFLOW_HD double round_half_even(double v) {
+  return rint(v);
+}
+PIXFLOW_HD float round_half_even(float v) {
+  return rintf(v);
+}
 
 /// num / den rounded half to even; den > 0.
 PIXFLOW_HD std::int64_t div_round_half_even(std::int64_t num, std::int64_t den) {
@@ -33,17 +37,29 @@ PIXFLOW_HD std::int64_t div_round_half_even(std::int64_t num, std::int64_t den) 
   return q;
 }
 
-template <class T> struct Limits;
-template <> struct Limits<std::uint8_t> { static constexpr double lo = 0, hi = 255; };
-template <> struct Limits<std::uint16_t> { static constexpr double lo = 0, hi = 65535; };
-template <> struct Limits<std::int16_t> { static constexpr double lo = -32768, hi = 32767; };
-template <> struct Limits<std::int32_t> {
+template <class T>
+struct Limits;
+template <>
+struct Limits<std::uint8_t> {
+  static constexpr double lo = 0, hi = 255;
+};
+template <>
+struct Limits<std::uint16_t> {
+  static constexpr double lo = 0, hi = 65535;
+};
+template <>
+struct Limits<std::int16_t> {
+  static constexpr double lo = -32768, hi = 32767;
+};
+template <>
+struct Limits<std::int32_t> {
   static constexpr double lo = -2147483648.0, hi = 2147483647.0;
 };
 
 /// Converts with the library's rule: integers round half to even and saturate (NaN -> 0);
 /// float keeps the value (rounded to float).
-template <class T> PIXFLOW_HD T saturate_cast(double v) {
+template <class T>
+PIXFLOW_HD T saturate_cast(double v) {
   if constexpr (std::is_same_v<T, float>) {
     return static_cast<float>(v);
   } else {
@@ -54,7 +70,8 @@ template <class T> PIXFLOW_HD T saturate_cast(double v) {
     return static_cast<T>(r);
   }
 }
-template <class T> PIXFLOW_HD T saturate_cast(std::int64_t v) {
+template <class T>
+PIXFLOW_HD T saturate_cast(std::int64_t v) {
   if constexpr (std::is_same_v<T, float>) {
     return static_cast<float>(v);
   } else {
@@ -70,7 +87,8 @@ template <class T> PIXFLOW_HD T saturate_cast(std::int64_t v) {
 PIXFLOW_HD std::int64_t border_index(std::int64_t p, std::int64_t len, BorderType t) {
   if (p >= 0 && p < len) return p;
   switch (t) {
-    case BorderType::replicate: return p < 0 ? 0 : len - 1;
+    case BorderType::replicate:
+      return p < 0 ? 0 : len - 1;
     case BorderType::reflect: {
       const std::int64_t period = 2 * len;
       std::int64_t q = p % period;
@@ -88,7 +106,8 @@ PIXFLOW_HD std::int64_t border_index(std::int64_t p, std::int64_t len, BorderTyp
       std::int64_t q = p % len;
       return q < 0 ? q + len : q;
     }
-    case BorderType::constant: return -1;
+    case BorderType::constant:
+      return -1;
   }
   return -1;
 }

@@ -15,7 +15,8 @@ namespace {
 constexpr int kBX = 256, kBY = 1;
 
 // Calls f(y, i) for every sample i < n of every row y < h.
-template <class F> __device__ __forceinline__ void for_each_sample(long long n, long long h, F f) {
+template <class F>
+__device__ __forceinline__ void for_each_sample(long long n, long long h, F f) {
   const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < h;
@@ -53,8 +54,8 @@ __global__ void threshold_int_kernel(DevView<T> s, DevView<T> d, ThresholdType t
   });
 }
 
-__global__ void threshold_f32_kernel(DevView<float> s, DevView<float> d, ThresholdType type, float t,
-                                     float mv) {
+__global__ void threshold_f32_kernel(DevView<float> s, DevView<float> d, ThresholdType type,
+                                     float t, float mv) {
   for_each_sample((long long)d.w * d.cn, d.h, [&](long long y, long long i) {
     const float x = s.row(y)[i];
     d.row(y)[i] = detail::threshold_pick<float>(type, x > t, x, t, mv);
@@ -65,13 +66,19 @@ dim3 grid_for(const ImageView& d) {
   return grid_2d((long long)d.width() * d.channels(), d.height(), kBX, kBY);
 }
 
-template <class F> void for_depth(Depth d, const char* op, F f) {
+template <class F>
+void for_depth(Depth d, const char* op, F f) {
   switch (d) {
-    case Depth::u8: return f(std::uint8_t{});
-    case Depth::u16: return f(std::uint16_t{});
-    case Depth::s16: return f(std::int16_t{});
-    case Depth::s32: return f(std::int32_t{});
-    case Depth::f32: return f(float{});
+    case Depth::u8:
+      return f(std::uint8_t{});
+    case Depth::u16:
+      return f(std::uint16_t{});
+    case Depth::s16:
+      return f(std::int16_t{});
+    case Depth::s32:
+      return f(std::int32_t{});
+    case Depth::f32:
+      return f(float{});
   }
   detail::fail(Status::unsupported, op, "depth");
 }

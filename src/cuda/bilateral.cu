@@ -104,9 +104,12 @@ void launch_bilateral(const ConstImageView& s, const ImageView& d, const Bilater
 void bilateral(const ConstImageView& src, const ImageView& dst, const BilateralParams& p,
                void* stream) {
   switch (src.depth()) {
-    case Depth::u8: return launch_bilateral<std::uint8_t>(src, dst, p, to_stream(stream));
-    case Depth::f32: return launch_bilateral<float>(src, dst, p, to_stream(stream));
-    default: detail::fail(Status::unsupported, "bilateral", "depth ", depth_name(src.depth()));
+    case Depth::u8:
+      return launch_bilateral<std::uint8_t>(src, dst, p, to_stream(stream));
+    case Depth::f32:
+      return launch_bilateral<float>(src, dst, p, to_stream(stream));
+    default:
+      detail::fail(Status::unsupported, "bilateral", "depth ", depth_name(src.depth()));
   }
 }
 

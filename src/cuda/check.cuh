@@ -14,18 +14,18 @@ namespace pixflow::cuda {
 
 }  // namespace pixflow::cuda
 
-#define PIXFLOW_CUDA_CHECK(call)                                                      \
-  do {                                                                                \
-    cudaError_t pixflow_err_ = (call);                                                \
-    if (pixflow_err_ != cudaSuccess)                                                  \
-      ::pixflow::cuda::throw_cuda_error(pixflow_err_, #call, __FILE__, __LINE__);     \
+#define PIXFLOW_CUDA_CHECK(call)                                                  \
+  do {                                                                            \
+    cudaError_t pixflow_err_ = (call);                                            \
+    if (pixflow_err_ != cudaSuccess)                                              \
+      ::pixflow::cuda::throw_cuda_error(pixflow_err_, #call, __FILE__, __LINE__); \
   } while (0)
 
 /// After every launch: checks the launch, and with PIXFLOW_DEBUG_SYNC=1 also syncs.
-#define PIXFLOW_CUDA_CHECK_LAUNCH(name)                                               \
-  do {                                                                                \
-    PIXFLOW_CUDA_CHECK(cudaGetLastError());                                           \
-    if (::pixflow::cuda::debug_sync()) PIXFLOW_CUDA_CHECK(cudaDeviceSynchronize());   \
+#define PIXFLOW_CUDA_CHECK_LAUNCH(name)                                             \
+  do {                                                                              \
+    PIXFLOW_CUDA_CHECK(cudaGetLastError());                                         \
+    if (::pixflow::cuda::debug_sync()) PIXFLOW_CUDA_CHECK(cudaDeviceSynchronize()); \
   } while (0)
 
 namespace pixflow::cuda {

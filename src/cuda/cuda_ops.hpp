@@ -8,10 +8,17 @@
 namespace pixflow::cuda {
 
 void median(const ConstImageView& src, const ImageView& dst, const MedianParams& p, void* stream);
+/// Scratch (an f32 intermediate and the recursion's double buffers) comes from the
+/// stream-ordered allocator (cudaMallocAsync), which graph capture records as memory nodes.
+void gaussian_iir(const ConstImageView& src, const ImageView& dst, const GaussianIirParams& p,
+                  void* stream);
 /// One dilate or erode pass with the (already enlarged) window kw x kh, anchor (ax, ay).
 void morph_pass(const ConstImageView& src, const ImageView& dst, MorphOp op, int kw, int kh,
                 int ax, int ay, const Border& border, void* stream);
 void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, void* stream);
+/// `p` resolved (kw, kh, sigma, sigma_y all set) by src/core.
+void gaussian(const ConstImageView& src, const ImageView& dst, const GaussianParams& p,
+              void* stream);
 void filter2d(const ConstImageView& src, const ImageView& dst, const Filter2dParams& p,
               void* stream);
 void epsilon(const ConstImageView& src, const ImageView& dst, const EpsilonParams& p,

@@ -10,10 +10,12 @@
 namespace pixflow::cuda {
 namespace {
 
-template <class T> struct EpsilonPolicy {
+template <class T>
+struct EpsilonPolicy {
   int k;
   double t;
-  template <class Win> __device__ T compute(const Win& w, int) const {
+  template <class Win>
+  __device__ T compute(const Win& w, int) const {
     const T c = w.center();
     if constexpr (std::is_same_v<T, float>) {
       double s = 0;
@@ -56,9 +58,12 @@ void launch_epsilon(const ConstImageView& s, const ImageView& d, const EpsilonPa
 void epsilon(const ConstImageView& src, const ImageView& dst, const EpsilonParams& p,
              void* stream) {
   switch (src.depth()) {
-    case Depth::u8: return launch_epsilon<std::uint8_t>(src, dst, p, to_stream(stream));
-    case Depth::f32: return launch_epsilon<float>(src, dst, p, to_stream(stream));
-    default: detail::fail(Status::unsupported, "epsilon", "depth ", depth_name(src.depth()));
+    case Depth::u8:
+      return launch_epsilon<std::uint8_t>(src, dst, p, to_stream(stream));
+    case Depth::f32:
+      return launch_epsilon<float>(src, dst, p, to_stream(stream));
+    default:
+      detail::fail(Status::unsupported, "epsilon", "depth ", depth_name(src.depth()));
   }
 }
 

@@ -16,9 +16,11 @@ struct Taps {
   float delta;
 };
 
-template <class T> struct Filter2dPolicy {
+template <class T>
+struct Filter2dPolicy {
   Taps t;
-  template <class Win> __device__ T compute(const Win& w, int) const {
+  template <class Win>
+  __device__ T compute(const Win& w, int) const {
     float s = 0.0f;
     for (int j = 0; j < t.kh; ++j)
       for (int i = 0; i < t.kw; ++i) s = __fadd_rn(s, __fmul_rn(t.k[j * t.kw + i], float(w(i, j))));
@@ -48,9 +50,12 @@ void launch_filter2d(const ConstImageView& s, const ImageView& d, const Filter2d
 void filter2d(const ConstImageView& src, const ImageView& dst, const Filter2dParams& p,
               void* stream) {
   switch (src.depth()) {
-    case Depth::u8: return launch_filter2d<std::uint8_t>(src, dst, p, to_stream(stream));
-    case Depth::f32: return launch_filter2d<float>(src, dst, p, to_stream(stream));
-    default: detail::fail(Status::unsupported, "filter2d", "depth ", depth_name(src.depth()));
+    case Depth::u8:
+      return launch_filter2d<std::uint8_t>(src, dst, p, to_stream(stream));
+    case Depth::f32:
+      return launch_filter2d<float>(src, dst, p, to_stream(stream));
+    default:
+      detail::fail(Status::unsupported, "filter2d", "depth ", depth_name(src.depth()));
   }
 }
 

@@ -15,12 +15,18 @@ namespace {
 
 constexpr int kTM = 64, kTN = 64, kTK = 16;
 
-template <class T> struct GemmAcc { using type = float; };
-template <> struct GemmAcc<std::int32_t> { using type = long long; };
+template <class T>
+struct GemmAcc {
+  using type = float;
+};
+template <>
+struct GemmAcc<std::int32_t> {
+  using type = long long;
+};
 
 template <class T>
-__global__ void __launch_bounds__(256) gemm_kernel(DevView<T> a, DevView<T> b, DevView<T> c,
-                                                   int M, int N, int K, int rows_of_blocks) {
+__global__ void __launch_bounds__(256)
+    gemm_kernel(DevView<T> a, DevView<T> b, DevView<T> c, int M, int N, int K, int rows_of_blocks) {
   using Acc = typename GemmAcc<T>::type;
   __shared__ T As[kTK][kTM + 1];
   __shared__ T Bs[kTK][kTN + 1];
@@ -105,10 +111,9 @@ void matmul(const ConstImageView& a, const ConstImageView& b, const ImageView& c
     gemm_kernel<float><<<grid, 256, 0, st>>>(dev_view<float>(a), dev_view<float>(b),
                                              dev_view<float>(c), M, N, K, blocks_y(M, kTM));
   } else if (a.depth() == Depth::s32) {
-    gemm_kernel<std::int32_t><<<grid, 256, 0, st>>>(dev_view<std::int32_t>(a),
-                                                    dev_view<std::int32_t>(b),
-                                                    dev_view<std::int32_t>(c), M, N, K,
-                                                    blocks_y(M, kTM));
+    gemm_kernel<std::int32_t>
+        <<<grid, 256, 0, st>>>(dev_view<std::int32_t>(a), dev_view<std::int32_t>(b),
+                               dev_view<std::int32_t>(c), M, N, K, blocks_y(M, kTM));
   } else {
     detail::fail(Status::unsupported, "matmul", "depth ", depth_name(a.depth()));
   }

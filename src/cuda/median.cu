@@ -17,14 +17,16 @@ namespace {
 
 constexpr int kBX = 32, kBY = 8;
 
-template <class T> __device__ __forceinline__ void cx(T& a, T& b) {
+template <class T>
+__device__ __forceinline__ void cx(T& a, T& b) {
   const T lo = a < b ? a : b;
   const T hi = a < b ? b : a;
   a = lo;
   b = hi;
 }
 
-template <int N, class T> __device__ __forceinline__ T forgetful_median(T (&w)[N]) {
+template <int N, class T>
+__device__ __forceinline__ T forgetful_median(T (&w)[N]) {
   if constexpr (N == 1) {
     return w[0];
   } else {
@@ -36,7 +38,7 @@ template <int N, class T> __device__ __forceinline__ T forgetful_median(T (&w)[N
       for (int i = lo + 1; i < M; ++i) cx(w[lo], w[i]);  // min -> w[lo]
 #pragma unroll
       for (int i = lo + 1; i < M - 1; ++i) cx(w[i], w[M - 1]);  // max -> w[M-1]
-      w[M - 1] = w[M + step];  // drop both, take the next value
+      w[M - 1] = w[M + step];                                   // drop both, take the next value
     }
     // Three values remain in w[N-M .. M-1].
     constexpr int a = N - M;
@@ -76,7 +78,9 @@ __global__ void median_small_kernel(DevView<T> src, DevView<T> dst, DevBorder<T>
 }
 
 // Order-preserving unsigned keys.
-__device__ __forceinline__ unsigned key_of(std::uint16_t v) { return v; }
+__device__ __forceinline__ unsigned key_of(std::uint16_t v) {
+  return v;
+}
 __device__ __forceinline__ unsigned key_of(float v) {
   const unsigned u = __float_as_uint(v);
   return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
@@ -154,18 +158,18 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
     constexpr int K = decltype(kc)::value;
     const std::size_t smem = std::size_t(kBX + K - 1) * (kBY + K - 1) * cn * sizeof(T);
     const dim3 grid = grid_2d(d.width(), d.height(), kBX, kBY);
-    median_small_kernel<T, K><<<grid, dim3(kBX, kBY), smem, st>>>(sv, dv, b,
-                                                                   blocks_y(d.height(), kBY));
+    median_small_kernel<T, K>
+        <<<grid, dim3(kBX, kBY), smem, st>>>(sv, dv, b, blocks_y(d.height(), kBY));
     PIXFLOW_CUDA_CHECK_LAUNCH("median");
   };
   if constexpr (std::is_same_v<T, std::uint8_t>) {
     // The packed fast path needs 4-byte aligned destination rows (word stores) and one
     // channel; source alignment only selects its word-load tile path.
-    const bool dst_aligned = reinterpret_cast<std::uintptr_t>(d.data()) % 4 == 0 &&
-                             d.stride() % 4 == 0;
+    const bool dst_aligned =
+        reinterpret_cast<std::uintptr_t>(d.data()) % 4 == 0 && d.stride() % 4 == 0;
     if (p.kw == 3 && p.kh == 3 && cn == 1 && dst_aligned) {
-      const bool src_aligned = reinterpret_cast<std::uintptr_t>(s.data()) % 4 == 0 &&
-                               s.stride() % 4 == 0;
+      const bool src_aligned =
+          reinterpret_cast<std::uintptr_t>(s.data()) % 4 == 0 && s.stride() % 4 == 0;
       using namespace median3;
       median3_u8_kernel<<<grid_2d(d.width(), d.height(), kBW, kBH), dim3(kTX, kTY), 0, st>>>(
           sv, dv, b, src_aligned, blocks_y(d.height(), kBH));
@@ -193,10 +197,14 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
 
 void median(const ConstImageView& src, const ImageView& dst, const MedianParams& p, void* stream) {
   switch (src.depth()) {
-    case Depth::u8: return launch_median<std::uint8_t>(src, dst, p, to_stream(stream));
-    case Depth::u16: return launch_median<std::uint16_t>(src, dst, p, to_stream(stream));
-    case Depth::f32: return launch_median<float>(src, dst, p, to_stream(stream));
-    default: detail::fail(Status::unsupported, "median", "depth ", depth_name(src.depth()));
+    case Depth::u8:
+      return launch_median<std::uint8_t>(src, dst, p, to_stream(stream));
+    case Depth::u16:
+      return launch_median<std::uint16_t>(src, dst, p, to_stream(stream));
+    case Depth::f32:
+      return launch_median<float>(src, dst, p, to_stream(stream));
+    default:
+      detail::fail(Status::unsupported, "median", "depth ", depth_name(src.depth()));
   }
 }
 

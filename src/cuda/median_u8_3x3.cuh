@@ -16,17 +16,21 @@
 
 namespace pixflow::cuda::median3 {
 
-constexpr int kPX = 4;                  // pixels per thread, horizontally
-constexpr int kRows = 8;                // rows per thread
-constexpr int kTX = 32, kTY = 8;        // threads per block
-constexpr int kBW = kTX * kPX;          // 128 output columns per block
-constexpr int kBH = kTY * kRows;        // 64 output rows per block
-constexpr int kTileW = kBW + 8;         // tile bytes per row: 4 left (1 used), 4 right (1 used)
+constexpr int kPX = 4;            // pixels per thread, horizontally
+constexpr int kRows = 8;          // rows per thread
+constexpr int kTX = 32, kTY = 8;  // threads per block
+constexpr int kBW = kTX * kPX;    // 128 output columns per block
+constexpr int kBH = kTY * kRows;  // 64 output rows per block
+constexpr int kTileW = kBW + 8;   // tile bytes per row: 4 left (1 used), 4 right (1 used)
 constexpr int kTileH = kBH + 2;
 constexpr int kTileWords = kTileW / 4;  // 34
 
-__device__ __forceinline__ unsigned vmin(unsigned a, unsigned b) { return __vminu2(a, b); }
-__device__ __forceinline__ unsigned vmax(unsigned a, unsigned b) { return __vmaxu2(a, b); }
+__device__ __forceinline__ unsigned vmin(unsigned a, unsigned b) {
+  return __vminu2(a, b);
+}
+__device__ __forceinline__ unsigned vmax(unsigned a, unsigned b) {
+  return __vmaxu2(a, b);
+}
 __device__ __forceinline__ unsigned vmin3(unsigned a, unsigned b, unsigned c) {
   return __vimin3_u16x2(a, b, c);
 }
@@ -69,8 +73,8 @@ __global__ void __launch_bounds__(kTX* kTY)
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH;
     // Tile byte (r, i) is image pixel (bx0 - 4 + i, by0 - 1 + r).
-    const bool inside = src_aligned && bx0 - 4 >= 0 && bx0 - 4 + kTileW <= src.w &&
-                        by0 - 1 >= 0 && by0 - 1 + kTileH <= src.h;
+    const bool inside = src_aligned && bx0 - 4 >= 0 && bx0 - 4 + kTileW <= src.w && by0 - 1 >= 0 &&
+                        by0 - 1 + kTileH <= src.h;
     if (inside) {
       for (int i = tid; i < kTileH * kTileWords; i += kTX * kTY) {
         const int r = i / kTileWords, wd = i - r * kTileWords;
@@ -90,9 +94,9 @@ __global__ void __launch_bounds__(kTX* kTY)
     for (int r = 0; r < kRows + 2; ++r) {
       const unsigned* row = tile[ty * kRows + r];
       const unsigned a = row[tx], b = row[tx + 1], c = row[tx + 2];  // bytes x0-4 .. x0+7
-      p0[r] = __byte_perm(__byte_perm(a, b, 0x0043), 0, 0x5140);      // (x0-1, x0)
-      p1[r] = __byte_perm(b, 0, 0x5241);                                // (x0+1, x0+2)
-      p2[r] = __byte_perm(__byte_perm(b, c, 0x0043), 0, 0x5140);      // (x0+3, x0+4)
+      p0[r] = __byte_perm(__byte_perm(a, b, 0x0043), 0, 0x5140);     // (x0-1, x0)
+      p1[r] = __byte_perm(b, 0, 0x5241);                             // (x0+1, x0+2)
+      p2[r] = __byte_perm(__byte_perm(b, c, 0x0043), 0, 0x5140);     // (x0+3, x0+4)
     }
     const long long x0 = bx0 + tx * kPX;
 #pragma unroll

@@ -70,13 +70,13 @@ void copy_2d(void* dst, std::size_t dst_stride, Location dst_loc, const void* sr
              std::size_t src_stride, Location src_loc, std::size_t row_bytes, std::size_t rows,
              void* stream, bool synchronous) {
   auto kind_ok = [](Location l) { return l.is_host() || l.kind == Location::Kind::cuda; };
-  require(kind_ok(dst_loc) && kind_ok(src_loc), Status::backend_unavailable, "copy",
-          "cannot copy ", to_string(src_loc), " -> ", to_string(dst_loc));
+  require(kind_ok(dst_loc) && kind_ok(src_loc), Status::backend_unavailable, "copy", "cannot copy ",
+          to_string(src_loc), " -> ", to_string(dst_loc));
   const Location dev = src_loc.is_host() ? dst_loc : src_loc;
   cuda::DeviceGuard guard(dev.device);
   auto s = static_cast<cudaStream_t>(stream);
-  PIXFLOW_CUDA_CHECK(cudaMemcpy2DAsync(dst, dst_stride, src, src_stride, row_bytes, rows,
-                                       cudaMemcpyDefault, s));
+  PIXFLOW_CUDA_CHECK(
+      cudaMemcpy2DAsync(dst, dst_stride, src, src_stride, row_bytes, rows, cudaMemcpyDefault, s));
   if (synchronous) PIXFLOW_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
@@ -97,5 +97,7 @@ void device_synchronize(void* stream) {
 }  // namespace pixflow::detail
 
 namespace pixflow {
-bool cuda_compiled() noexcept { return true; }
+bool cuda_compiled() noexcept {
+  return true;
+}
 }  // namespace pixflow

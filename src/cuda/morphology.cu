@@ -9,17 +9,39 @@
 namespace pixflow::cuda {
 namespace {
 
-template <class T> __device__ __forceinline__ T lowest();
-template <> __device__ __forceinline__ std::uint8_t lowest() { return 0; }
-template <> __device__ __forceinline__ std::uint16_t lowest() { return 0; }
-template <> __device__ __forceinline__ float lowest() { return -FLT_MAX; }
-template <class T> __device__ __forceinline__ T highest();
-template <> __device__ __forceinline__ std::uint8_t highest() { return 255; }
-template <> __device__ __forceinline__ std::uint16_t highest() { return 65535; }
-template <> __device__ __forceinline__ float highest() { return FLT_MAX; }
+template <class T>
+__device__ __forceinline__ T lowest();
+template <>
+__device__ __forceinline__ std::uint8_t lowest() {
+  return 0;
+}
+template <>
+__device__ __forceinline__ std::uint16_t lowest() {
+  return 0;
+}
+template <>
+__device__ __forceinline__ float lowest() {
+  return -FLT_MAX;
+}
+template <class T>
+__device__ __forceinline__ T highest();
+template <>
+__device__ __forceinline__ std::uint8_t highest() {
+  return 255;
+}
+template <>
+__device__ __forceinline__ std::uint16_t highest() {
+  return 65535;
+}
+template <>
+__device__ __forceinline__ float highest() {
+  return FLT_MAX;
+}
 
-template <class T, bool kMax> struct MorphPolicy {
+template <class T, bool kMax>
+struct MorphPolicy {
   using Acc = T;
+  static constexpr bool kVerticalFirst = false;
   __device__ T h_init() const { return kMax ? lowest<T>() : highest<T>(); }
   __device__ T h(T a, T v, int) const { return kMax ? (v > a ? v : a) : (v < a ? v : a); }
   __device__ T v_init() const { return h_init(); }
@@ -30,14 +52,14 @@ template <class T, bool kMax> struct MorphPolicy {
 template <class T, bool kMax>
 void launch_morph(const ConstImageView& s, const ImageView& d, const SepWindow& w,
                   const Border& border, cudaStream_t st) {
-  launch_separable(dev_view<T>(s), dev_view<T>(d), dev_border<T>(border), w,
-                   MorphPolicy<T, kMax>{}, st);
+  launch_separable(dev_view<T>(s), dev_view<T>(d), dev_border<T>(border), w, MorphPolicy<T, kMax>{},
+                   st);
 }
 
 }  // namespace
 
-void morph_pass(const ConstImageView& src, const ImageView& dst, MorphOp op, int kw, int kh,
-                int ax, int ay, const Border& border, void* stream) {
+void morph_pass(const ConstImageView& src, const ImageView& dst, MorphOp op, int kw, int kh, int ax,
+                int ay, const Border& border, void* stream) {
   const bool mx = op == MorphOp::dilate;
   const SepWindow w{kw, kh, ax, ay};
   const auto st = to_stream(stream);
@@ -51,7 +73,8 @@ void morph_pass(const ConstImageView& src, const ImageView& dst, MorphOp op, int
     case Depth::f32:
       return mx ? launch_morph<float, true>(src, dst, w, border, st)
                 : launch_morph<float, false>(src, dst, w, border, st);
-    default: detail::fail(Status::unsupported, morph_op_name(op), "depth ", depth_name(src.depth()));
+    default:
+      detail::fail(Status::unsupported, morph_op_name(op), "depth ", depth_name(src.depth()));
   }
 }
 

@@ -29,7 +29,8 @@ __global__ void remap_kernel(DevView<T> src, DevView<float> mx, DevView<float> m
     fx = fminf(fmaxf(fx, -kLim), kLim);
     fy = fminf(fmaxf(fy, -kLim), kLim);
     if (!linear) {
-      const long long ix = (long long)floor(double(fx) + 0.5);  // in double: 0.49999997f + 0.5f rounds up
+      const long long ix =
+          (long long)floor(double(fx) + 0.5);  // in double: 0.49999997f + 0.5f rounds up
       const long long iy = (long long)floor(double(fy) + 0.5);
       for (int c = 0; c < cn; ++c) out[c] = fetch(src, ix, iy, c, b);
       continue;
@@ -71,10 +72,14 @@ void remap(const ConstImageView& src, const ConstImageView& map_x, const ConstIm
            const ImageView& dst, const RemapParams& p, void* stream) {
   const auto st = to_stream(stream);
   switch (src.depth()) {
-    case Depth::u8: return launch_remap<std::uint8_t>(src, map_x, map_y, dst, p, st);
-    case Depth::u16: return launch_remap<std::uint16_t>(src, map_x, map_y, dst, p, st);
-    case Depth::f32: return launch_remap<float>(src, map_x, map_y, dst, p, st);
-    default: detail::fail(Status::unsupported, "remap", "depth ", depth_name(src.depth()));
+    case Depth::u8:
+      return launch_remap<std::uint8_t>(src, map_x, map_y, dst, p, st);
+    case Depth::u16:
+      return launch_remap<std::uint16_t>(src, map_x, map_y, dst, p, st);
+    case Depth::f32:
+      return launch_remap<float>(src, map_x, map_y, dst, p, st);
+    default:
+      detail::fail(Status::unsupported, "remap", "depth ", depth_name(src.depth()));
   }
 }
 

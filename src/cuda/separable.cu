@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "src/common/deriv_taps.hpp"
+#include "src/common/gaussian_taps.hpp"
 #include "src/core/check.hpp"
 #include "src/cuda/common/separable.cuh"
 #include "src/cuda/cuda_ops.hpp"
@@ -13,12 +14,25 @@ namespace {
 // ---- box -------------------------------------------------------------------------------
 // Integers: exact window sums (u8 in 32 bits, u16 in 64), then round-half-even division by
 // n or saturation. f32: double sums, float(sum / n) — the reference's rule.
-template <class T> struct BoxAcc { using type = long long; };
-template <> struct BoxAcc<std::uint8_t> { using type = int; };
-template <> struct BoxAcc<float> { using type = double; };
+template <class T>
+struct BoxAcc {
+  using type = long long;
+};
+template <>
+struct BoxAcc<std::uint8_t> {
+  using type = int;
+};
+template <>
+struct BoxAcc<float> {
+  using type = double;
+};
 
-template <class T> struct BoxPolicy {
+template <class T>
+struct BoxPolicy {
   using Acc = typename BoxAcc<T>::type;
+  // The reference sums each column over kh rows first, then across kw columns; the f32
+  // double sums must run in that order to round identically.
+  static constexpr bool kVerticalFirst = true;
   long long n;
   bool normalize;
   __device__ Acc h_init() const { return Acc(0); }
@@ -51,8 +65,10 @@ struct DerivTaps {
   int nx, ny;
 };
 
-template <class T, class D> struct DerivPolicy {
+template <class T, class D>
+struct DerivPolicy {
   using Acc = std::conditional_t<std::is_same_v<T, float>, float, int>;
+  static constexpr bool kVerticalFirst = false;
   DerivTaps t;
   double scale, delta;
   bool plain;
@@ -104,7 +120,91 @@ void run_deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, 
     launch_deriv<std::uint8_t, float>(s, d, t, scale, delta, border, op, st);
 }
 
+// ---- gaussian ------------------------------------------------------------------------
+// The reference's fixed-point rule (src/ref/gaussian.cpp, docs/ops/gaussian.md): u8 — Q8
+// taps, 32-bit sums, (s + 2^15) >> 16; u16 — Q16 taps, 64-bit sums, (s + 2^31) >> 32; f32 —
+// float taps, rounded float multiply-adds in index order. Taps come from the shared header.
+template <class T>
+struct GaussAcc {
+  using type = int;
+};
+template <>
+struct GaussAcc<std::uint16_t> {
+  using type = long long;
+};
+template <>
+struct GaussAcc<float> {
+  using type = float;
+};
+
+template <class T>
+struct GaussPolicy {
+  using Acc = typename GaussAcc<T>::type;
+  static constexpr bool kVerticalFirst = false;
+  using Tap = std::conditional_t<std::is_same_v<T, float>, float, std::int32_t>;
+  Tap tx[detail::kGaussianMaxK], ty[detail::kGaussianMaxK];
+  int shift;
+  __device__ Acc h_init() const { return Acc(0); }
+  __device__ Acc h(Acc a, T v, int i) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return __fadd_rn(a, __fmul_rn(v, tx[i]));
+    } else {
+      return a + Acc(v) * Acc(tx[i]);
+    }
+  }
+  __device__ Acc v_init() const { return Acc(0); }
+  __device__ Acc v(Acc a, Acc hv, int j) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return __fadd_rn(a, __fmul_rn(hv, ty[j]));
+    } else {
+      return a + hv * Acc(ty[j]);
+    }
+  }
+  __device__ T out(Acc a) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return a;
+    } else {
+      const long long r = ((long long)a + (1ll << (shift - 1))) >> shift;
+      return detail::saturate_cast<T>(std::int64_t(r));
+    }
+  }
+};
+
+template <class T>
+void launch_gaussian(const ConstImageView& s, const ImageView& d, const GaussianParams& p,
+                     cudaStream_t st) {
+  GaussPolicy<T> pol{};
+  if constexpr (std::is_same_v<T, float>) {
+    detail::gaussian_taps_float(p.kw, p.sigma, pol.tx);
+    detail::gaussian_taps_float(p.kh, p.sigma_y, pol.ty);
+    pol.shift = 0;
+  } else {
+    const int bits =
+        std::is_same_v<T, std::uint8_t> ? detail::kGaussianBitsU8 : detail::kGaussianBitsU16;
+    detail::gaussian_taps_fixed(p.kw, p.sigma, bits, pol.tx);
+    detail::gaussian_taps_fixed(p.kh, p.sigma_y, bits, pol.ty);
+    pol.shift = 2 * bits;
+  }
+  launch_separable(dev_view<T>(s), dev_view<T>(d), dev_border<T>(p.border),
+                   SepWindow{p.kw, p.kh, p.kw / 2, p.kh / 2}, pol, st);
+}
+
 }  // namespace
+
+void gaussian(const ConstImageView& src, const ImageView& dst, const GaussianParams& p,
+              void* stream) {
+  const auto st = to_stream(stream);
+  switch (src.depth()) {
+    case Depth::u8:
+      return launch_gaussian<std::uint8_t>(src, dst, p, st);
+    case Depth::u16:
+      return launch_gaussian<std::uint16_t>(src, dst, p, st);
+    case Depth::f32:
+      return launch_gaussian<float>(src, dst, p, st);
+    default:
+      detail::fail(Status::unsupported, "gaussian", "depth ", depth_name(src.depth()));
+  }
+}
 
 void sobel(const ConstImageView& src, const ImageView& dst, const SobelParams& p, void* stream) {
   DerivTaps t{};
@@ -126,10 +226,14 @@ void scharr(const ConstImageView& src, const ImageView& dst, const ScharrParams&
 void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, void* stream) {
   const auto st = to_stream(stream);
   switch (src.depth()) {
-    case Depth::u8: return launch_box<std::uint8_t>(src, dst, p, st);
-    case Depth::u16: return launch_box<std::uint16_t>(src, dst, p, st);
-    case Depth::f32: return launch_box<float>(src, dst, p, st);
-    default: detail::fail(Status::unsupported, "box", "depth ", depth_name(src.depth()));
+    case Depth::u8:
+      return launch_box<std::uint8_t>(src, dst, p, st);
+    case Depth::u16:
+      return launch_box<std::uint16_t>(src, dst, p, st);
+    case Depth::f32:
+      return launch_box<float>(src, dst, p, st);
+    default:
+      detail::fail(Status::unsupported, "box", "depth ", depth_name(src.depth()));
   }
 }
 

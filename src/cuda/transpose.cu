@@ -9,7 +9,8 @@ namespace pixflow::cuda {
 namespace {
 
 // A pixel as PB opaque bytes, aligned to AL (the sample size when the views allow it).
-template <int PB, int AL> struct alignas(AL) Px {
+template <int PB, int AL>
+struct alignas(AL) Px {
   unsigned char b[PB];
 };
 
@@ -31,19 +32,21 @@ __global__ void transpose_kernel(const unsigned char* src, long long sstride, un
     __syncthreads();
     for (int j = ty; j < kTile; j += kRows) {
       const int ox = y0 + tx, oy = x0 + j;  // dst is h wide, w tall
-      if (ox < h && oy < w) reinterpret_cast<Px<PB, AL>*>(dst + (long long)oy * dstride)[ox] = tile[tx][j];
+      if (ox < h && oy < w)
+        reinterpret_cast<Px<PB, AL>*>(dst + (long long)oy * dstride)[ox] = tile[tx][j];
     }
     __syncthreads();
   }
 }
 
-template <int PB, int AL> void launch_transpose(const ConstImageView& s, const ImageView& d, cudaStream_t st) {
+template <int PB, int AL>
+void launch_transpose(const ConstImageView& s, const ImageView& d, cudaStream_t st) {
   const dim3 block(kTile, kRows);
   const dim3 grid = grid_2d(s.width(), s.height(), kTile, kTile);
-  transpose_kernel<PB, AL><<<grid, block, 0, st>>>(
-      reinterpret_cast<const unsigned char*>(s.data()), s.stride(),
-      reinterpret_cast<unsigned char*>(d.data()), d.stride(), int(s.width()), int(s.height()),
-      blocks_y(s.height(), kTile));
+  transpose_kernel<PB, AL>
+      <<<grid, block, 0, st>>>(reinterpret_cast<const unsigned char*>(s.data()), s.stride(),
+                               reinterpret_cast<unsigned char*>(d.data()), d.stride(),
+                               int(s.width()), int(s.height()), blocks_y(s.height(), kTile));
   PIXFLOW_CUDA_CHECK_LAUNCH("transpose");
 }
 
@@ -60,32 +63,49 @@ void transpose(const ConstImageView& src, const ImageView& dst, void* stream) {
                        src.stride() % es == 0 && dst.stride() % es == 0;
   if (!aligned) {
     switch (pb) {
-      case 1: return launch_transpose<1, 1>(src, dst, st);
-      case 2: return launch_transpose<2, 1>(src, dst, st);
-      case 3: return launch_transpose<3, 1>(src, dst, st);
-      case 4: return launch_transpose<4, 1>(src, dst, st);
-      case 6: return launch_transpose<6, 1>(src, dst, st);
-      case 8: return launch_transpose<8, 1>(src, dst, st);
-      case 12: return launch_transpose<12, 1>(src, dst, st);
-      case 16: return launch_transpose<16, 1>(src, dst, st);
+      case 1:
+        return launch_transpose<1, 1>(src, dst, st);
+      case 2:
+        return launch_transpose<2, 1>(src, dst, st);
+      case 3:
+        return launch_transpose<3, 1>(src, dst, st);
+      case 4:
+        return launch_transpose<4, 1>(src, dst, st);
+      case 6:
+        return launch_transpose<6, 1>(src, dst, st);
+      case 8:
+        return launch_transpose<8, 1>(src, dst, st);
+      case 12:
+        return launch_transpose<12, 1>(src, dst, st);
+      case 16:
+        return launch_transpose<16, 1>(src, dst, st);
     }
   } else if (es == 1) {
     switch (pb) {
-      case 1: return launch_transpose<1, 1>(src, dst, st);
-      case 3: return launch_transpose<3, 1>(src, dst, st);
-      case 4: return launch_transpose<4, 1>(src, dst, st);
+      case 1:
+        return launch_transpose<1, 1>(src, dst, st);
+      case 3:
+        return launch_transpose<3, 1>(src, dst, st);
+      case 4:
+        return launch_transpose<4, 1>(src, dst, st);
     }
   } else if (es == 2) {
     switch (pb) {
-      case 2: return launch_transpose<2, 2>(src, dst, st);
-      case 6: return launch_transpose<6, 2>(src, dst, st);
-      case 8: return launch_transpose<8, 2>(src, dst, st);
+      case 2:
+        return launch_transpose<2, 2>(src, dst, st);
+      case 6:
+        return launch_transpose<6, 2>(src, dst, st);
+      case 8:
+        return launch_transpose<8, 2>(src, dst, st);
     }
   } else {
     switch (pb) {
-      case 4: return launch_transpose<4, 4>(src, dst, st);
-      case 12: return launch_transpose<12, 4>(src, dst, st);
-      case 16: return launch_transpose<16, 4>(src, dst, st);
+      case 4:
+        return launch_transpose<4, 4>(src, dst, st);
+      case 12:
+        return launch_transpose<12, 4>(src, dst, st);
+      case 16:
+        return launch_transpose<16, 4>(src, dst, st);
     }
   }
   detail::fail(Status::unsupported, "transpose", "pixel size ", pb, " bytes on CUDA");

@@ -3,6 +3,9 @@
 #include "src/core/registry.hpp"
 #include "src/core/run.hpp"
 #include "src/ref/ref.hpp"
+#if PIXFLOW_HAVE_CUDA
+#include "src/cuda/cuda_ops.hpp"
+#endif
 
 namespace pixflow {
 
@@ -26,6 +29,11 @@ void box(ConstImageView src, ImageView dst, const BoxParams& p, const Context& c
     case Backend::cpu:
       detail::run_host(b, ctx, dst.height(), [&](detail::Rows r) { ref::box(src, dst, p, r); });
       return;
+#if PIXFLOW_HAVE_CUDA
+    case Backend::cuda:
+      cuda::box(src, dst, p, ctx.stream);
+      return;
+#endif
     default:
       detail::fail(Status::unsupported, op, "no ", backend_name(b), " implementation yet");
   }

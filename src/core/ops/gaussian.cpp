@@ -6,6 +6,9 @@
 #include "src/core/registry.hpp"
 #include "src/core/run.hpp"
 #include "src/ref/ref.hpp"
+#if PIXFLOW_HAVE_CUDA
+#include "src/cuda/cuda_ops.hpp"
+#endif
 
 namespace pixflow {
 
@@ -65,6 +68,11 @@ void gaussian(ConstImageView src, ImageView dst, const GaussianParams& p, const 
       detail::run_host(b, ctx, dst.height(),
                        [&](detail::Rows rows) { ref::gaussian(src, dst, r, rows); });
       return;
+#if PIXFLOW_HAVE_CUDA
+    case Backend::cuda:
+      cuda::gaussian(src, dst, r, ctx.stream);
+      return;
+#endif
     default:
       detail::fail(Status::unsupported, op, "no ", backend_name(b), " implementation yet");
   }
@@ -93,6 +101,11 @@ void gaussian_iir(ConstImageView src, ImageView dst, const GaussianIirParams& p,
                        [&](detail::Rows cols) { ref::gaussian_iir_v(t, dst, p, cols); });
       return;
     }
+#if PIXFLOW_HAVE_CUDA
+    case Backend::cuda:
+      cuda::gaussian_iir(src, dst, p, ctx.stream);
+      return;
+#endif
     default:
       detail::fail(Status::unsupported, op, "no ", backend_name(b), " implementation yet");
   }

@@ -10,6 +10,9 @@
 #include "src/core/registry.hpp"
 #include "src/core/run.hpp"
 #include "src/ref/ref.hpp"
+#if PIXFLOW_HAVE_CUDA
+#include "src/cuda/cuda_ops.hpp"
+#endif
 
 namespace pixflow {
 
@@ -63,7 +66,7 @@ void morphology(ConstImageView src, ImageView dst, MorphOp mop, const MorphParam
   detail::check_same_location(op, src, dst);
   detail::check_no_overlap(op, src, dst);
   const Backend b = detail::select_backend(op, ctx, src);
-  if (b != Backend::ref && b != Backend::cpu)
+  if (b != Backend::ref && b != Backend::cpu && b != Backend::cuda)
     detail::fail(Status::unsupported, op, "no ", backend_name(b), " implementation yet");
 
   // n iterations of a rect kw x kh == one pass of the enlarged rect with the anchor
@@ -71,12 +74,22 @@ void morphology(ConstImageView src, ImageView dst, MorphOp mop, const MorphParam
   const int n = p.iterations;
   const int kw = p.kw + (n - 1) * (p.kw - 1), kh = p.kh + (n - 1) * (p.kh - 1);
   const int ax = (p.kw / 2) * n, ay = (p.kh / 2) * n;
+  // Composites on a device allocate their temporaries with the image's allocator (so they
+  // cannot be captured in a CUDA graph yet); dilate and erode allocate nothing.
   auto pass = [&](ConstImageView in, ImageView out, MorphOp which) {
+#if PIXFLOW_HAVE_CUDA
+    if (b == Backend::cuda)
+      return cuda::morph_pass(in, out, which, kw, kh, ax, ay, p.border, ctx.stream);
+#endif
     detail::run_host(b, ctx, out.height(), [&](detail::Rows r) {
       ref::morph_pass(in, out, which, kw, kh, p.border, r, ax, ay);
     });
   };
   auto sub = [&](ConstImageView a, ConstImageView c, ImageView out) {
+#if PIXFLOW_HAVE_CUDA
+    // Saturating for integers, plain for f32: exactly arith's sub.
+    if (b == Backend::cuda) return cuda::arith(a, c, out, ArithOp::sub, ctx.stream);
+#endif
     detail::run_host(b, ctx, out.height(), [&](detail::Rows r) { diff(a, c, out, r); });
   };
   auto temp = [&] { return Image(src.width(), src.height(), src.format(), src.location()); };

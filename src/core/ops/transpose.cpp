@@ -33,7 +33,9 @@ void transpose(ConstImageView src, ImageView dst, const Context& ctx) {
 
 namespace detail {
 void register_transpose(std::vector<OpInfo>& r) {
-  r.push_back({"transpose", "swap rows and columns (any depth and channels)", {},
+  r.push_back({"transpose",
+               "swap rows and columns (any depth and channels)",
+               {},
                [](const OpArgs&) -> StageFn {
                  return [](ConstImageView src, const Context& ctx) {
                    Image dst(src.height(), src.width(), src.format(), src.location());

@@ -13,7 +13,8 @@
 namespace pixflow::cuda {
 
 /// A device view of samples of type T (channels interleaved).
-template <class T> struct DevView {
+template <class T>
+struct DevView {
   unsigned char* data;
   long long stride;  // bytes
   int w, h, cn;
@@ -23,21 +24,25 @@ template <class T> struct DevView {
   }
 };
 
-template <class T> DevView<T> dev_view(const ImageView& v) {
-  return {reinterpret_cast<unsigned char*>(v.data()), v.stride(), int(v.width()),
-          int(v.height()), v.channels()};
+template <class T>
+DevView<T> dev_view(const ImageView& v) {
+  return {reinterpret_cast<unsigned char*>(v.data()), v.stride(), int(v.width()), int(v.height()),
+          v.channels()};
 }
-template <class T> DevView<T> dev_view(const ConstImageView& v) {
-  return {const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(v.data())),
-          v.stride(), int(v.width()), int(v.height()), v.channels()};
+template <class T>
+DevView<T> dev_view(const ConstImageView& v) {
+  return {const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(v.data())), v.stride(),
+          int(v.width()), int(v.height()), v.channels()};
 }
 
 /// Border rule with the constant already converted to the sample type.
-template <class T> struct DevBorder {
+template <class T>
+struct DevBorder {
   BorderType type;
   T value;
 };
-template <class T> DevBorder<T> dev_border(const Border& b) {
+template <class T>
+DevBorder<T> dev_border(const Border& b) {
   return {b.type, detail::saturate_cast<T>(b.value)};
 }
 
@@ -62,8 +67,12 @@ inline dim3 grid_2d(long long w, long long h, int bw, int bh) {
   if (gy > 65535) gy = 65535;
   return dim3(unsigned(gx), unsigned(gy));
 }
-inline int blocks_y(long long h, int bh) { return int((h + bh - 1) / bh); }
+inline int blocks_y(long long h, int bh) {
+  return int((h + bh - 1) / bh);
+}
 
-inline cudaStream_t to_stream(void* s) { return static_cast<cudaStream_t>(s); }
+inline cudaStream_t to_stream(void* s) {
+  return static_cast<cudaStream_t>(s);
+}
 
 }  // namespace pixflow::cuda

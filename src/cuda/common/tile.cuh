@@ -10,8 +10,8 @@ namespace pixflow::cuda {
 /// image) into `tile` (row-major, channels interleaved, tw*cn samples per row) with the
 /// border rule. Must be called by every thread of the block; syncs at the end.
 template <class T>
-__device__ void load_tile(T* tile, int tw, int th, const DevView<T>& v, long long x0,
-                          long long y0, const DevBorder<T>& b) {
+__device__ void load_tile(T* tile, int tw, int th, const DevView<T>& v, long long x0, long long y0,
+                          const DevBorder<T>& b) {
   const int cn = v.cn;
   const int row = tw * cn;
   const int n = row * th;

@@ -13,7 +13,8 @@ namespace pixflow::cuda {
 
 constexpr int kWinBX = 32, kWinBY = 8;
 
-template <class T> struct SmemWin {
+template <class T>
+struct SmemWin {
   const T* p;  // the window's top-left sample of channel c
   int row;     // samples per tile row
   int cn, ax, ay;
@@ -21,7 +22,8 @@ template <class T> struct SmemWin {
   __device__ __forceinline__ T center() const { return (*this)(ax, ay); }
 };
 
-template <class T> struct GlobalWin {
+template <class T>
+struct GlobalWin {
   const DevView<T>* v;
   const DevBorder<T>* b;
   long long x0, y0;  // window top-left in image coordinates
@@ -56,8 +58,8 @@ __global__ void window_tile_kernel(DevView<T> src, DevView<Out> dst, DevBorder<T
 }
 
 template <class T, class Out, class Policy>
-__global__ void window_global_kernel(DevView<T> src, DevView<Out> dst, DevBorder<T> border,
-                                     int ax, int ay, Policy pol) {
+__global__ void window_global_kernel(DevView<T> src, DevView<Out> dst, DevBorder<T> border, int ax,
+                                     int ay, Policy pol) {
   const long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < dst.h;
        y += (long long)gridDim.y * blockDim.y) {
@@ -73,12 +75,11 @@ __global__ void window_global_kernel(DevView<T> src, DevView<Out> dst, DevBorder
 template <class T, class Out, class Policy>
 void launch_window(const DevView<T>& s, const DevView<Out>& d, const DevBorder<T>& b, int kw,
                    int kh, int ax, int ay, const Policy& pol, cudaStream_t st) {
-  const std::size_t smem =
-      std::size_t(kWinBX + kw - 1) * (kWinBY + kh - 1) * s.cn * sizeof(T);
+  const std::size_t smem = std::size_t(kWinBX + kw - 1) * (kWinBY + kh - 1) * s.cn * sizeof(T);
   if (smem <= 48 * 1024) {
-    window_tile_kernel<T, Out, Policy><<<grid_2d(d.w, d.h, kWinBX, kWinBY),
-                                         dim3(kWinBX, kWinBY), smem, st>>>(
-        s, d, b, kw, kh, ax, ay, pol, blocks_y(d.h, kWinBY));
+    window_tile_kernel<T, Out, Policy>
+        <<<grid_2d(d.w, d.h, kWinBX, kWinBY), dim3(kWinBX, kWinBY), smem, st>>>(
+            s, d, b, kw, kh, ax, ay, pol, blocks_y(d.h, kWinBY));
   } else {
     window_global_kernel<T, Out, Policy>
         <<<grid_2d(d.w, d.h, 32, 4), dim3(32, 4), 0, st>>>(s, d, b, ax, ay, pol);
