@@ -26,19 +26,22 @@ TEST(Transpose, RefMatchesDefinition) {
       }
 }
 
-TEST(Transpose, CpuMatchesRef) {
+TEST(Transpose, EveryBackendMatchesRef) {
   auto rng = make_rng(0x7002);
-  for (Depth d : kDepths)
-    for (int ch : {1, 3, 4})
-      for (Size s : std::vector<Size>{{1, 1}, {1, 40}, {40, 1}, {17, 13}, {1920, 1080}}) {
-        PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x" << ch << " " << s.w << "x" << s.h);
-        auto src = random_image(s.w, s.h, {d, ch}, rng);
-        auto want = make_dst(s.h, s.w, {d, ch}, rng);
-        auto got = make_dst(s.h, s.w, {d, ch}, rng);
-        transpose(src, want, {Backend::ref});
-        transpose(src, got, {Backend::cpu});
-        ASSERT_EQ(compare(got, want), "");
-      }
+  for (Backend be : test_backends())
+    for (Depth d : kDepths)
+      for (int ch : {1, 3, 4})
+        for (Size s : std::vector<Size>{{1, 1}, {1, 40}, {40, 1}, {17, 13}, {1920, 1080}}) {
+          PIXFLOW_TRACE(testing::Message() << backend_name(be) << " " << depth_name(d) << "x" << ch
+                                           << " " << s.w << "x" << s.h);
+          auto host = random_image(s.w, s.h, {d, ch}, rng);
+          auto want = make_dst(s.h, s.w, {d, ch}, rng);
+          transpose(host, want, {Backend::ref});
+          auto src = to_backend(be, host, rng);
+          auto got = make_dst_on(be, s.h, s.w, {d, ch}, rng);
+          transpose(src, got, {be});
+          ASSERT_EQ(compare(to_host(got), want), "");
+        }
 }
 
 #if PIXFLOW_HAVE_OPENCV
@@ -57,7 +60,9 @@ TEST(Transpose, RefMatchesOpenCV) {
       }
 }
 #else
-TEST(Transpose, RefMatchesOpenCV) { GTEST_SKIP() << "built without OpenCV (C++)"; }
+TEST(Transpose, RefMatchesOpenCV) {
+  GTEST_SKIP() << "built without OpenCV (C++)";
+}
 #endif
 
 TEST(Transpose, BadInput) {

@@ -2,7 +2,7 @@
 // matmul: a shared-memory tiled GEMM (64x64 output tile, 16-deep K slices, 4x4 outputs per
 // thread, as in the seeds' tiling article). Each output still sums its K products in index
 // order with rounded float ops (no FMA), so the result equals the reference bit for bit;
-// s32 accumulates in 64 bits and saturates.
+// s32 accumulates in 128 bits and saturates.
 #include <cstdint>
 
 #include "src/core/check.hpp"
@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(256)
             if constexpr (std::is_same_v<T, float>) {
               acc[i][j] = __fadd_rn(acc[i][j], __fmul_rn(av[i], bv[j]));
             } else {
-              acc[i][j] += (long long)av[i] * (long long)bv[j];
+              acc[i][j] += (__int128)((long long)av[i] * (long long)bv[j]);
             }
           }
       }
@@ -80,7 +80,10 @@ __global__ void __launch_bounds__(256)
           if constexpr (std::is_same_v<T, float>) {
             c.row(gm)[gn] = acc[i][j];
           } else {
-            c.row(gm)[gn] = detail::saturate_cast<std::int32_t>(std::int64_t(acc[i][j]));
+            const __int128 v = acc[i][j];
+            c.row(gm)[gn] = v > 2147483647      ? 2147483647
+                            : v < -2147483648LL ? std::int32_t(-2147483647 - 1)
+                                                : std::int32_t(v);
           }
         }
       }
