@@ -19,7 +19,7 @@ const ArithOp kOps[] = {ArithOp::add, ArithOp::sub, ArithOp::absdiff, ArithOp::m
 // Input ranges for the OpenCV comparison. OpenCV wraps s32 add/sub/absdiff/mul on int32
 // overflow and its scalar tail of u16 mul overflows int (docs/ops/arith.md), so those
 // inputs are kept where OpenCV is well defined; saturation is tested separately.
-void range_for(Depth d, ArithOp op, double& lo, double& hi) {
+[[maybe_unused]] void range_for(Depth d, ArithOp op, double& lo, double& hi) {
   lo = hi = 0;  // depth default
   if (d == Depth::s32)
     lo = op == ArithOp::mul ? -40000 : -1000000000, hi = op == ArithOp::mul ? 40000 : 1000000000;

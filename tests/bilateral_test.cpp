@@ -27,7 +27,7 @@ void expect_error(F&& f, Status status, const std::vector<std::string>& needles)
 }
 
 // OpenCV pads constant borders with 0: constant is compared with value 0.
-std::vector<Border> cv_borders() {
+[[maybe_unused]] std::vector<Border> cv_borders() {
   return {Border::replicate(), Border::reflect(), Border::reflect101(), Border::wrap(),
           Border::constant(0)};
 }

@@ -21,7 +21,7 @@ const Win kWindows[] = {{1, 1}, {3, 3}, {2, 4}, {5, 3}, {1, 7}, {6, 1}, {21, 21}
 struct Tol {
   double abs, rel;
 };
-Tol cv_tolerance(Depth d, bool normalize) {
+[[maybe_unused]] Tol cv_tolerance(Depth d, bool normalize) {
   if (d == Depth::f32) return {1e-4, 1e-5};
   return {normalize ? 1.0 : 0.0, 0.0};
 }

@@ -1,6 +1,8 @@
 // gray: ref vs OpenCV, backends vs ref, bad input, metamorphic checks, CLI stage.
 #include "tests/common.hpp"
 
+#include <cstring>
+
 #include <cmath>
 
 #if PIXFLOW_HAVE_OPENCV

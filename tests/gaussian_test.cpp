@@ -28,10 +28,10 @@ const GCase kCases[] = {{1.0, 0, 0, 0}, {2.5, 0, 0, 0}, {0, 0, 3, 3},     {0, 0,
 // fixed-point rule is OpenCV 4.x's own (same taps, Q8/Q16, same rounding): measured
 // bit-exact against OpenCV 4.6 on every case below, so integers are asserted exact (a ±1
 // here would hide a changed tap rule). f32: 1e-4 absolute + relative, as the contract.
-double cv_abs_tol(Depth d) {
+[[maybe_unused]] double cv_abs_tol(Depth d) {
   return d == Depth::f32 ? 1e-4 : 0.0;
 }
-double cv_rel_tol(Depth d) {
+[[maybe_unused]] double cv_rel_tol(Depth d) {
   return d == Depth::f32 ? 1e-4 : 0.0;
 }
 

@@ -30,7 +30,7 @@ void expect_error(F&& f, Status status, const std::vector<std::string>& needles)
 
 // Map coordinates: an integer in [-len-2, 2*len+2] plus a fraction k/32 (OpenCV quantises
 // linear coordinates to 1/32); for nearest k != 16 (OpenCV rounds .5 half to even).
-TestImage random_map(std::int64_t w, std::int64_t h, std::int64_t len, bool nearest,
+[[maybe_unused]] TestImage random_map(std::int64_t w, std::int64_t h, std::int64_t len, bool nearest,
                      std::mt19937_64& rng) {
   TestImage m = make_dst(w, h, {Depth::f32, 1}, rng);
   std::uniform_int_distribution<std::int64_t> ip(-len - 2, 2 * len + 2);
