@@ -7,7 +7,9 @@
 set -u
 
 # Tests run under compute-sanitizer (gtest filter): the CUDA-backend tests.
-SANITIZER_FILTER="${SANITIZER_FILTER:-*Cuda*:*CUDA*:*Backend*}"
+# The out-of-memory test is left out: it provokes a failing cudaMalloc on purpose, which
+# memcheck reports as an API error.
+SANITIZER_FILTER="${SANITIZER_FILTER:-*Cuda*:*CUDA*:*Backend*:-*OutOfMemory*}"
 JOBS="${JOBS:-16}"
 BUILD="${BUILD:-build-gpu}"
 # Per-stage limits (s), and one deadline for the whole script: a stage gets at most what is left

@@ -1,6 +1,6 @@
 // Point-wise ops on CUDA: add/sub/absdiff/mul (image and scalar), convert, threshold.
 // The element rules are src/common/pointwise.hpp, shared with the reference. Each thread
-// handles one sample; rows are looped so any height fits the grid.
+// handles 16 bytes of a row; rows are looped so any height fits the grid.
 #include <cstdint>
 
 #include "src/common/pointwise.hpp"
@@ -13,57 +13,113 @@ namespace pixflow::cuda {
 namespace {
 
 constexpr int kBX = 256, kBY = 1;
+// Each thread handles 16 bytes of a row (N samples): all N loads are issued before the
+// first store, so a thread keeps 16 bytes in flight instead of one sample (one sample per
+// thread left the u8 kernels latency-bound at ~5x the copy time; bench/NOTES.md).
+template <class T>
+constexpr int kVec = 16 / int(sizeof(T)) > 0 ? 16 / int(sizeof(T)) : 1;
 
-// Calls f(y, i) for every sample i < n of every row y < h.
-template <class F>
-__device__ __forceinline__ void for_each_sample(long long n, long long h, F f) {
-  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < h;
-       y += (long long)gridDim.y * blockDim.y)
-    f(y, i);
-}
+// Row y, samples [i0, i0 + N) clipped to n: load all, then compute and store all.
+#define PIXFLOW_FOR_CHUNKS(T, N, n, h, ...)                                      \
+  const long long i0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * (N); \
+  if (i0 >= (n)) return;                                                         \
+  const int cnt = (n)-i0 >= (N) ? (N) : int((n)-i0);                             \
+  for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < (h);  \
+       y += (long long)gridDim.y * blockDim.y) {                                 \
+    __VA_ARGS__                                                                  \
+  }
 
 template <class T>
 __global__ void arith_kernel(DevView<T> a, DevView<T> b, DevView<T> d, ArithOp op) {
-  for_each_sample((long long)d.w * d.cn, d.h, [&](long long y, long long i) {
-    d.row(y)[i] = detail::arith_apply<T>(a.row(y)[i], b.row(y)[i], op);
-  });
+  constexpr int N = kVec<T>;
+  PIXFLOW_FOR_CHUNKS(T, N, (long long)d.w * d.cn, d.h, {
+    const T* pa = a.row(y) + i0;
+    const T* pb = b.row(y) + i0;
+    T* pd = d.row(y) + i0;
+    T va[N], vb[N];
+    if (cnt == N) {
+      _Pragma("unroll") for (int k = 0; k < N; ++k) va[k] = pa[k], vb[k] = pb[k];
+      _Pragma("unroll") for (int k = 0; k < N; ++k) pd[k] =
+          detail::arith_apply<T>(va[k], vb[k], op);
+    } else {
+      for (int k = 0; k < cnt; ++k) pd[k] = detail::arith_apply<T>(pa[k], pb[k], op);
+    }
+  })
 }
 
 template <class T>
 __global__ void arith_scalar_kernel(DevView<T> a, double v, DevView<T> d, ArithOp op) {
-  for_each_sample((long long)d.w * d.cn, d.h, [&](long long y, long long i) {
-    d.row(y)[i] = detail::arith_apply_scalar<T>(a.row(y)[i], v, op);
-  });
+  constexpr int N = kVec<T>;
+  PIXFLOW_FOR_CHUNKS(T, N, (long long)d.w * d.cn, d.h, {
+    const T* pa = a.row(y) + i0;
+    T* pd = d.row(y) + i0;
+    T va[N];
+    if (cnt == N) {
+      _Pragma("unroll") for (int k = 0; k < N; ++k) va[k] = pa[k];
+      _Pragma("unroll") for (int k = 0; k < N; ++k) pd[k] =
+          detail::arith_apply_scalar<T>(va[k], v, op);
+    } else {
+      for (int k = 0; k < cnt; ++k) pd[k] = detail::arith_apply_scalar<T>(pa[k], v, op);
+    }
+  })
 }
 
 template <class S, class D>
 __global__ void convert_kernel(DevView<S> s, DevView<D> d, double scale, double offset, bool abs) {
-  for_each_sample((long long)d.w * d.cn, d.h, [&](long long y, long long i) {
-    d.row(y)[i] = detail::convert_apply<S, D>(s.row(y)[i], scale, offset, abs);
-  });
+  constexpr int N = kVec<S> < kVec<D> ? kVec<S> : kVec<D>;
+  PIXFLOW_FOR_CHUNKS(S, N, (long long)d.w * d.cn, d.h, {
+    const S* ps = s.row(y) + i0;
+    D* pd = d.row(y) + i0;
+    S vs[N];
+    if (cnt == N) {
+      _Pragma("unroll") for (int k = 0; k < N; ++k) vs[k] = ps[k];
+      _Pragma("unroll") for (int k = 0; k < N; ++k) pd[k] =
+          detail::convert_apply<S, D>(vs[k], scale, offset, abs);
+    } else {
+      for (int k = 0; k < cnt; ++k) pd[k] = detail::convert_apply<S, D>(ps[k], scale, offset, abs);
+    }
+  })
 }
 
 template <class T>
 __global__ void threshold_int_kernel(DevView<T> s, DevView<T> d, ThresholdType type, long long it,
                                      T tv, T mv) {
-  for_each_sample((long long)d.w * d.cn, d.h, [&](long long y, long long i) {
-    const T x = s.row(y)[i];
-    d.row(y)[i] = detail::threshold_pick<T>(type, (long long)x > it, x, tv, mv);
-  });
+  constexpr int N = kVec<T>;
+  PIXFLOW_FOR_CHUNKS(T, N, (long long)d.w * d.cn, d.h, {
+    const T* ps = s.row(y) + i0;
+    T* pd = d.row(y) + i0;
+    T vs[N];
+    if (cnt == N) {
+      _Pragma("unroll") for (int k = 0; k < N; ++k) vs[k] = ps[k];
+      _Pragma("unroll") for (int k = 0; k < N; ++k) pd[k] =
+          detail::threshold_pick<T>(type, (long long)vs[k] > it, vs[k], tv, mv);
+    } else {
+      for (int k = 0; k < cnt; ++k)
+        pd[k] = detail::threshold_pick<T>(type, (long long)ps[k] > it, ps[k], tv, mv);
+    }
+  })
 }
 
 __global__ void threshold_f32_kernel(DevView<float> s, DevView<float> d, ThresholdType type,
                                      float t, float mv) {
-  for_each_sample((long long)d.w * d.cn, d.h, [&](long long y, long long i) {
-    const float x = s.row(y)[i];
-    d.row(y)[i] = detail::threshold_pick<float>(type, x > t, x, t, mv);
-  });
+  constexpr int N = 4;
+  PIXFLOW_FOR_CHUNKS(float, N, (long long)d.w* d.cn, d.h, {
+    const float* ps = s.row(y) + i0;
+    float* pd = d.row(y) + i0;
+    float vs[N];
+    if (cnt == N) {
+      _Pragma("unroll") for (int k = 0; k < N; ++k) vs[k] = ps[k];
+      _Pragma("unroll") for (int k = 0; k < N; ++k) pd[k] =
+          detail::threshold_pick<float>(type, vs[k] > t, vs[k], t, mv);
+    } else {
+      for (int k = 0; k < cnt; ++k)
+        pd[k] = detail::threshold_pick<float>(type, ps[k] > t, ps[k], t, mv);
+    }
+  })
 }
 
-dim3 grid_for(const ImageView& d) {
-  return grid_2d((long long)d.width() * d.channels(), d.height(), kBX, kBY);
+dim3 grid_for(const ImageView& d, int per_thread) {
+  return grid_2d((long long)d.width() * d.channels(), d.height(), kBX * per_thread, kBY);
 }
 
 template <class F>
@@ -89,7 +145,7 @@ void arith(const ConstImageView& a, const ConstImageView& b, const ImageView& ds
            void* stream) {
   for_depth(a.depth(), arith_op_name(op), [&](auto t) {
     using T = decltype(t);
-    arith_kernel<T><<<grid_for(dst), dim3(kBX, kBY), 0, to_stream(stream)>>>(
+    arith_kernel<T><<<grid_for(dst, kVec<T>), dim3(kBX, kBY), 0, to_stream(stream)>>>(
         dev_view<T>(a), dev_view<T>(b), dev_view<T>(dst), op);
   });
   PIXFLOW_CUDA_CHECK_LAUNCH("arith");
@@ -98,7 +154,7 @@ void arith(const ConstImageView& a, const ConstImageView& b, const ImageView& ds
 void arith(const ConstImageView& a, double value, const ImageView& dst, ArithOp op, void* stream) {
   for_depth(a.depth(), arith_op_name(op), [&](auto t) {
     using T = decltype(t);
-    arith_scalar_kernel<T><<<grid_for(dst), dim3(kBX, kBY), 0, to_stream(stream)>>>(
+    arith_scalar_kernel<T><<<grid_for(dst, kVec<T>), dim3(kBX, kBY), 0, to_stream(stream)>>>(
         dev_view<T>(a), value, dev_view<T>(dst), op);
   });
   PIXFLOW_CUDA_CHECK_LAUNCH("arith");
@@ -110,8 +166,9 @@ void convert(const ConstImageView& src, const ImageView& dst, const ConvertParam
     using S = decltype(s);
     for_depth(dst.depth(), "convert", [&](auto d) {
       using D = decltype(d);
-      convert_kernel<S, D><<<grid_for(dst), dim3(kBX, kBY), 0, to_stream(stream)>>>(
-          dev_view<S>(src), dev_view<D>(dst), p.scale, p.offset, p.abs);
+      convert_kernel<S, D>
+          <<<grid_for(dst, kVec<S> < kVec<D> ? kVec<S> : kVec<D>), dim3(kBX, kBY), 0,
+             to_stream(stream)>>>(dev_view<S>(src), dev_view<D>(dst), p.scale, p.offset, p.abs);
     });
   });
   PIXFLOW_CUDA_CHECK_LAUNCH("convert");
@@ -122,12 +179,12 @@ void threshold(const ConstImageView& src, const ImageView& dst, const ThresholdP
   for_depth(src.depth(), "threshold", [&](auto t) {
     using T = decltype(t);
     if constexpr (std::is_same_v<T, float>) {
-      threshold_f32_kernel<<<grid_for(dst), dim3(kBX, kBY), 0, to_stream(stream)>>>(
+      threshold_f32_kernel<<<grid_for(dst, 4), dim3(kBX, kBY), 0, to_stream(stream)>>>(
           dev_view<float>(src), dev_view<float>(dst), p.type, detail::to_float_clamped(p.t),
           detail::to_float_clamped(p.maxval));
     } else {
       const auto k = detail::int_threshold<T>(p.t, p.maxval);
-      threshold_int_kernel<T><<<grid_for(dst), dim3(kBX, kBY), 0, to_stream(stream)>>>(
+      threshold_int_kernel<T><<<grid_for(dst, kVec<T>), dim3(kBX, kBY), 0, to_stream(stream)>>>(
           dev_view<T>(src), dev_view<T>(dst), p.type, k.it, k.tv, k.mv);
     }
   });

@@ -27,8 +27,16 @@ struct BilateralTables {  // ~28 KB: within the 32 KB kernel-parameter limit of 
 template <class T>
 __global__ void bilateral_kernel(DevView<T> src, DevView<T> dst, DevBorder<T> b,
                                  const __grid_constant__ BilateralTables tab) {
-  const long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  // The colour table is read at data-dependent indices: from the kernel-parameter
+  // (constant) bank a warp's different indices serialise, from shared memory they do not.
+  __shared__ float lut[256 * 4];
   const int cn = src.cn;
+  if constexpr (!std::is_same_v<T, float>) {
+    for (int i = threadIdx.y * blockDim.x + threadIdx.x; i < 256 * cn; i += blockDim.x * blockDim.y)
+      lut[i] = tab.color[i];
+    __syncthreads();
+  }
+  const long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < dst.h;
        y += (long long)gridDim.y * blockDim.y) {
     if (x >= dst.w) continue;
@@ -48,7 +56,7 @@ __global__ void bilateral_kernel(DevView<T> src, DevView<T> dst, DevBorder<T> b,
       } else {
         int delta = 0;
         for (int c = 0; c < cn; ++c) delta += abs(int(v[c]) - int(cv[c]));
-        cw = tab.color[delta];
+        cw = lut[delta];
       }
       const float wk = __fmul_rn(tab.space[k], cw);
       for (int c = 0; c < cn; ++c) sum[c] = __fadd_rn(sum[c], __fmul_rn(float(v[c]), wk));

@@ -11,23 +11,40 @@
 namespace pixflow::cuda {
 namespace {
 
+// Each thread converts kPx consecutive pixels, loading all of them before computing, so that
+// enough bytes are in flight (one pixel per thread was latency-bound).
+constexpr int kPx = 8;
+
 template <class T>
-__global__ void gray_kernel(DevView<T> src, DevView<T> dst, int ri, int bi) {
-  const long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+__device__ __forceinline__ T gray_of(const T* q, bool bgr) {
+  const T r = bgr ? q[2] : q[0], g = q[1], b = bgr ? q[0] : q[2];
+  if constexpr (std::is_same_v<T, float>) {
+    return __fadd_rn(__fadd_rn(__fmul_rn(0.299f, r), __fmul_rn(0.587f, g)), __fmul_rn(0.114f, b));
+  } else {
+    // The reference's rule (src/ref/color.cpp): OpenCV's Q15 coefficients; at most
+    // 65535 * 32768 + 16384 < 2^31, so 32 bits suffice.
+    const unsigned s = 9798u * unsigned(r) + 19235u * unsigned(g) + 3735u * unsigned(b) + 16384u;
+    return T(s >> 15);
+  }
+}
+
+template <class T, int CN>
+__global__ void gray_kernel(DevView<T> src, DevView<T> dst, bool bgr) {
+  const long long x0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * kPx;
+  if (x0 >= dst.w) return;
+  const bool full = dst.w - x0 >= kPx;
   for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < dst.h;
        y += (long long)gridDim.y * blockDim.y) {
-    if (x >= dst.w) continue;
-    const T* p = src.row(y) + x * src.cn;
-    if constexpr (std::is_same_v<T, float>) {
-      const float v = __fadd_rn(__fadd_rn(__fmul_rn(0.299f, p[ri]), __fmul_rn(0.587f, p[1])),
-                                __fmul_rn(0.114f, p[bi]));
-      dst.row(y)[x] = v;
+    const T* p = src.row(y) + x0 * CN;
+    T* out = dst.row(y) + x0;
+    if (full) {
+      T v[kPx * CN];
+#pragma unroll
+      for (int k = 0; k < kPx * CN; ++k) v[k] = p[k];
+#pragma unroll
+      for (int k = 0; k < kPx; ++k) out[k] = gray_of(v + k * CN, bgr);
     } else {
-      // The reference's rule (src/ref/color.cpp): OpenCV's Q15 coefficients; at most
-      // 65535 * 32768 + 16384 < 2^31, so 32 bits suffice.
-      const unsigned v =
-          9798u * unsigned(p[ri]) + 19235u * unsigned(p[1]) + 3735u * unsigned(p[bi]) + 16384u;
-      dst.row(y)[x] = T(v >> 15);
+      for (long long k = 0; x0 + k < dst.w; ++k) out[k] = gray_of(p + k * CN, bgr);
     }
   }
 }
@@ -35,8 +52,11 @@ __global__ void gray_kernel(DevView<T> src, DevView<T> dst, int ri, int bi) {
 template <class T>
 void launch_gray(const ConstImageView& s, const ImageView& d, const GrayParams& p,
                  cudaStream_t st) {
-  gray_kernel<T><<<grid_2d(d.width(), d.height(), 128, 2), dim3(128, 2), 0, st>>>(
-      dev_view<T>(s), dev_view<T>(d), p.from_bgr ? 2 : 0, p.from_bgr ? 0 : 2);
+  const dim3 grid = grid_2d(d.width(), d.height(), 128 * kPx, 1);
+  if (s.channels() == 3)
+    gray_kernel<T, 3><<<grid, dim3(128, 1), 0, st>>>(dev_view<T>(s), dev_view<T>(d), p.from_bgr);
+  else
+    gray_kernel<T, 4><<<grid, dim3(128, 1), 0, st>>>(dev_view<T>(s), dev_view<T>(d), p.from_bgr);
   PIXFLOW_CUDA_CHECK_LAUNCH("gray");
 }
 

@@ -2,7 +2,7 @@
 // matmul: a shared-memory tiled GEMM (64x64 output tile, 16-deep K slices, 4x4 outputs per
 // thread, as in the seeds' tiling article). Each output still sums its K products in index
 // order with rounded float ops (no FMA), so the result equals the reference bit for bit;
-// s32 accumulates in 128 bits and saturates.
+// s32 accumulates exactly in 128 bits (two 64-bit halves) and saturates.
 #include <cstdint>
 
 #include "src/core/check.hpp"
@@ -19,9 +19,26 @@ template <class T>
 struct GemmAcc {
   using type = float;
 };
+// s32: exact 128-bit sums (two 64-bit halves; like the reference), then saturated.
+struct Sum128 {
+  unsigned long long lo = 0;
+  long long hi = 0;
+  __device__ __forceinline__ void add(long long p) {
+    const unsigned long long old = lo;
+    lo += (unsigned long long)p;
+    hi += (p < 0 ? -1 : 0) + (lo < old ? 1 : 0);
+  }
+  __device__ __forceinline__ std::int32_t saturated() const {
+    // value = hi * 2^64 + lo, lo unsigned
+    if (hi > 0 || (hi == 0 && (long long)lo < 0)) return 2147483647;
+    if (hi < -1 || (hi == -1 && (long long)lo >= 0)) return -2147483647 - 1;
+    const long long v = (long long)lo;  // the value itself now
+    return v > 2147483647LL ? 2147483647 : v < -2147483648LL ? -2147483647 - 1 : std::int32_t(v);
+  }
+};
 template <>
 struct GemmAcc<std::int32_t> {
-  using type = long long;
+  using type = Sum128;
 };
 
 template <class T>
@@ -38,7 +55,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
     for (int i = 0; i < 4; ++i)
 #pragma unroll
-      for (int j = 0; j < 4; ++j) acc[i][j] = Acc(0);
+      for (int j = 0; j < 4; ++j) acc[i][j] = Acc{};
     for (int k0 = 0; k0 < K; k0 += kTK) {
       for (int i = threadIdx.x; i < kTK * kTM; i += 256) {
         const int kk = i % kTK, mm = i / kTK;
@@ -65,7 +82,7 @@ __global__ void __launch_bounds__(256)
             if constexpr (std::is_same_v<T, float>) {
               acc[i][j] = __fadd_rn(acc[i][j], __fmul_rn(av[i], bv[j]));
             } else {
-              acc[i][j] += (__int128)((long long)av[i] * (long long)bv[j]);
+              acc[i][j].add((long long)av[i] * (long long)bv[j]);
             }
           }
       }
@@ -80,10 +97,7 @@ __global__ void __launch_bounds__(256)
           if constexpr (std::is_same_v<T, float>) {
             c.row(gm)[gn] = acc[i][j];
           } else {
-            const __int128 v = acc[i][j];
-            c.row(gm)[gn] = v > 2147483647      ? 2147483647
-                            : v < -2147483648LL ? std::int32_t(-2147483647 - 1)
-                                                : std::int32_t(v);
+            c.row(gm)[gn] = acc[i][j].saturated();
           }
         }
       }

@@ -3,8 +3,9 @@
 // equals the reference bit for bit. Scratch comes from cudaMallocAsync on the op's stream
 // (no host synchronisation; graph capture records it as memory nodes). The scratch of all
 // lines is interleaved (element i of line l at i * lines + l) so that its accesses are
-// coalesced. This is the correct, slow first version: in the row pass each thread walks its
-// own row; see bench/NOTES.md.
+// coalesced, and rows are filtered as columns of a transposed copy. Parallelism is one
+// thread per line, so this is latency-bound (bench/NOTES.md): block-parallel recursions
+// (Nehab et al.) are the way to the target.
 #include <cstdint>
 
 #include "src/common/iir.hpp"
@@ -22,39 +23,46 @@ struct Interleaved {
   __device__ __forceinline__ double& operator[](long long i) const { return p[i * lines]; }
 };
 
-template <class T>
-__global__ void iir_rows_kernel(DevView<T> src, DevView<float> tmp, detail::IirCoeffs k,
-                                std::int64_t e, BorderType bt, double cval, double* scratch) {
+// One thread per column line (adjacent threads, adjacent columns: every step coalesced).
+// Rows are filtered as the columns of a transposed copy, which gives the same lines in the
+// same order as the reference's row pass.
+template <class S, class D>
+__global__ void iir_cols_kernel(DevView<S> in, DevView<D> out, detail::IirCoeffs k, std::int64_t e,
+                                BorderType bt, double cval, double* scratch) {
   const long long line = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  const int cn = src.cn;
-  const long long lines = (long long)src.h * cn;
-  if (line >= lines) return;
-  const long long y = line / cn;
-  const int c = int(line - y * cn);
-  const T* in = src.row(y);
-  float* out = tmp.row(y);
-  detail::iir_filter_line(
-      src.w, e, bt, cval, k, Interleaved{scratch + line, lines},
-      [&](std::int64_t i) { return double(in[i * cn + c]); },
-      [&](std::int64_t i, double v) { out[i * cn + c] = float(v); });
-}
-
-template <class T>
-__global__ void iir_cols_kernel(DevView<float> tmp, DevView<T> dst, detail::IirCoeffs k,
-                                std::int64_t e, BorderType bt, double cval, double* scratch) {
-  // Adjacent threads take adjacent columns: every step of the recursion is coalesced.
-  const long long line = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  const int cn = tmp.cn;
-  const long long lines = (long long)tmp.w * cn;
+  const int cn = in.cn;
+  const long long lines = (long long)in.w * cn;
   if (line >= lines) return;
   const long long x = line / cn;
   const int c = int(line - x * cn);
   detail::iir_filter_line(
-      tmp.h, e, bt, cval, k, Interleaved{scratch + line, lines},
-      [&](std::int64_t i) { return double(tmp.row(i)[x * cn + c]); },
+      in.h, e, bt, cval, k, Interleaved{scratch + line, lines},
+      [&](std::int64_t i) { return double(in.row(i)[x * cn + c]); },
       [&](std::int64_t i, double v) {
-        dst.row(i)[x * cn + c] = detail::saturate_cast<T>(double(float(v)));
+        out.row(i)[x * cn + c] = detail::saturate_cast<D>(double(float(v)));
       });
+}
+
+// Stream-ordered scratch that is freed (on the stream) when it goes out of scope.
+struct AsyncBuffer {
+  void* p = nullptr;
+  cudaStream_t st;
+  AsyncBuffer(std::size_t bytes, cudaStream_t s) : st(s) {
+    PIXFLOW_CUDA_CHECK(cudaMallocAsync(&p, bytes ? bytes : 1, st));
+  }
+  ~AsyncBuffer() { (void)cudaFreeAsync(p, st); }
+  AsyncBuffer(const AsyncBuffer&) = delete;
+  AsyncBuffer& operator=(const AsyncBuffer&) = delete;
+};
+
+template <class S, class D>
+void launch_cols(const ConstImageView& in, const ImageView& out, const detail::IirCoeffs& k,
+                 std::int64_t e, const GaussianIirParams& p, double cval, double* scratch,
+                 cudaStream_t st) {
+  const long long lines = in.width() * in.channels();
+  iir_cols_kernel<S, D><<<unsigned((lines + 127) / 128), 128, 0, st>>>(
+      dev_view<S>(in), dev_view<D>(out), k, e, p.border.type, cval, scratch);
+  PIXFLOW_CUDA_CHECK_LAUNCH("gaussian_iir");
 }
 
 template <class T>
@@ -65,36 +73,24 @@ void launch_iir(const ConstImageView& s, const ImageView& d, const GaussianIirPa
   const double cval = double(detail::saturate_cast<T>(p.border.value));
   const int cn = s.channels();
   const std::int64_t w = s.width(), h = s.height();
-  const std::size_t tmp_stride = std::size_t(w * cn) * sizeof(float);
-  const std::size_t tmp_bytes = tmp_stride * std::size_t(h);
-  const std::size_t rows_scratch = std::size_t(w + 2 * e + 3) * std::size_t(h * cn);
-  const std::size_t cols_scratch = std::size_t(h + 2 * e + 3) * std::size_t(w * cn);
-  const std::size_t scratch_bytes = std::max(rows_scratch, cols_scratch) * sizeof(double);
-  void* tmp = nullptr;
-  void* scratch = nullptr;
-  PIXFLOW_CUDA_CHECK(cudaMallocAsync(&tmp, tmp_bytes, st));
-  try {
-    PIXFLOW_CUDA_CHECK(cudaMallocAsync(&scratch, scratch_bytes, st));
-  } catch (...) {
-    (void)cudaFreeAsync(tmp, st);
-    throw;
-  }
-  ImageView tv(tmp, w, h, std::int64_t(tmp_stride), {Depth::f32, cn}, s.location());
-  const int bs = 128;
-  iir_rows_kernel<T><<<unsigned((h * cn + bs - 1) / bs), bs, 0, st>>>(
-      dev_view<T>(s), dev_view<float>(tv), k, e, p.border.type, cval,
-      static_cast<double*>(scratch));
-  cudaError_t err = cudaGetLastError();
-  if (err == cudaSuccess) {
-    iir_cols_kernel<T><<<unsigned((w * cn + bs - 1) / bs), bs, 0, st>>>(
-        dev_view<float>(ConstImageView(tv)), dev_view<T>(d), k, e, p.border.type, cval,
-        static_cast<double*>(scratch));
-    err = cudaGetLastError();
-  }
-  (void)cudaFreeAsync(scratch, st);
-  (void)cudaFreeAsync(tmp, st);
-  if (err != cudaSuccess) throw_cuda_error(err, "gaussian_iir kernel launch", __FILE__, __LINE__);
-  PIXFLOW_CUDA_CHECK_LAUNCH("gaussian_iir");
+  const Location loc = s.location();
+  auto tight = [](std::int64_t width, Format f) { return std::int64_t(f.pixel_bytes()) * width; };
+  const Format ft{Depth::f32, cn};
+  // srcT (h x w transposed, T), tmpT (f32, transposed), tmp (f32), and the recursion scratch.
+  AsyncBuffer src_t(std::size_t(tight(h, s.format()) * w), st);
+  AsyncBuffer tmp_t(std::size_t(tight(h, ft) * w), st);
+  AsyncBuffer tmp(std::size_t(tight(w, ft) * h), st);
+  const std::size_t scratch_elems = std::max(std::size_t(w + 2 * e + 3) * std::size_t(h * cn),
+                                             std::size_t(h + 2 * e + 3) * std::size_t(w * cn));
+  AsyncBuffer scratch(scratch_elems * sizeof(double), st);
+  ImageView vs_t(src_t.p, h, w, tight(h, s.format()), s.format(), loc);
+  ImageView vtmp_t(tmp_t.p, h, w, tight(h, ft), ft, loc);
+  ImageView vtmp(tmp.p, w, h, tight(w, ft), ft, loc);
+  auto* sc = static_cast<double*>(scratch.p);
+  transpose(s, vs_t, st);
+  launch_cols<T, float>(vs_t, vtmp_t, k, e, p, cval, sc, st);  // the rows of src
+  transpose(vtmp_t, vtmp, st);
+  launch_cols<float, T>(vtmp, d, k, e, p, cval, sc, st);  // the columns
 }
 
 }  // namespace

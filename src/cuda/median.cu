@@ -15,7 +15,8 @@
 namespace pixflow::cuda {
 namespace {
 
-constexpr int kBX = 32, kBY = 8;
+// Threads 32 x 8; a block computes 32 x 32 outputs (each thread 4 rows).
+constexpr int kBX = 32, kBY = 32, kTY = 8;
 
 template <class T>
 __device__ __forceinline__ void cx(T& a, T& b) {
@@ -61,15 +62,16 @@ __global__ void median_small_kernel(DevView<T> src, DevView<T> dst, DevBorder<T>
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long y0 = (long long)by * kBY;
     load_tile(tile, TW, TH, src, (long long)blockIdx.x * kBX - R, y0 - R, border);
-    const long long y = y0 + threadIdx.y;
-    if (x < dst.w && y < dst.h) {
+    for (int ty = threadIdx.y; ty < kBY; ty += kTY) {
+      const long long y = y0 + ty;
+      if (x >= dst.w || y >= dst.h) break;
       for (int c = 0; c < cn; ++c) {
         T w[K * K];
 #pragma unroll
         for (int j = 0; j < K; ++j)
 #pragma unroll
           for (int i = 0; i < K; ++i)
-            w[j * K + i] = tile[((threadIdx.y + j) * TW + threadIdx.x + i) * cn + c];
+            w[j * K + i] = tile[((ty + j) * TW + threadIdx.x + i) * cn + c];
         dst.row(y)[x * cn + c] = forgetful_median<K * K>(w);
       }
     }
@@ -159,7 +161,7 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
     const std::size_t smem = std::size_t(kBX + K - 1) * (kBY + K - 1) * cn * sizeof(T);
     const dim3 grid = grid_2d(d.width(), d.height(), kBX, kBY);
     median_small_kernel<T, K>
-        <<<grid, dim3(kBX, kBY), smem, st>>>(sv, dv, b, blocks_y(d.height(), kBY));
+        <<<grid, dim3(kBX, kTY), smem, st>>>(sv, dv, b, blocks_y(d.height(), kBY));
     PIXFLOW_CUDA_CHECK_LAUNCH("median");
   };
   if constexpr (std::is_same_v<T, std::uint8_t>) {
@@ -170,9 +172,10 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
     if (p.kw == 3 && p.kh == 3 && cn == 1 && dst_aligned) {
       const bool src_aligned =
           reinterpret_cast<std::uintptr_t>(s.data()) % 4 == 0 && s.stride() % 4 == 0;
-      using namespace median3;
-      median3_u8_kernel<<<grid_2d(d.width(), d.height(), kBW, kBH), dim3(kTX, kTY), 0, st>>>(
-          sv, dv, b, src_aligned, blocks_y(d.height(), kBH));
+      namespace m3 = median3;
+      m3::median3_u8_kernel<<<grid_2d(d.width(), d.height(), m3::kBW, m3::kBH),
+                              dim3(m3::kTX, m3::kTY), 0, st>>>(sv, dv, b, src_aligned,
+                                                               blocks_y(d.height(), m3::kBH));
       PIXFLOW_CUDA_CHECK_LAUNCH("median");
       return;
     }

@@ -17,71 +17,76 @@
 
 namespace pixflow::cuda {
 
-constexpr int kSepBX = 32, kSepBY = 8;
+// Threads 32 x 8; a block computes 32 x 32 output pixels (each thread 4 rows), so the halo
+// costs little and every thread has several loads in flight.
+constexpr int kSepBX = 32, kSepBY = 32, kSepTY = 8;
 
 struct SepWindow {
   int kw, kh, ax, ay;
 };
 
 template <class T, class Out, class Policy>
-__global__ void separable_kernel(DevView<T> src, DevView<Out> dst, DevBorder<T> border, SepWindow w,
-                                 Policy pol, int rows_of_blocks) {
+__global__ void __launch_bounds__(kSepBX* kSepTY)
+    separable_kernel(DevView<T> src, DevView<Out> dst, DevBorder<T> border, SepWindow w, Policy pol,
+                     int rows_of_blocks) {
   using Acc = typename Policy::Acc;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int cn = src.cn;
   const int TW = kSepBX + w.kw - 1, TH = kSepBY + w.kh - 1;
+  const int tile_e = TW * cn;     // samples per tile row
+  const int row_e = kSepBX * cn;  // samples per output row of the block
   T* tile = reinterpret_cast<T*>(smem_raw);
-  const std::size_t tile_bytes = (std::size_t(TW) * TH * cn * sizeof(T) + 15) / 16 * 16;
-  Acc* hbuf = reinterpret_cast<Acc*>(smem_raw + tile_bytes);
-  const int row_e = kSepBX * cn;
-  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-  const int nt = blockDim.x * blockDim.y;
+  const std::size_t tile_bytes = (std::size_t(tile_e) * TH * sizeof(T) + 15) / 16 * 16;
+  Acc* buf = reinterpret_cast<Acc*>(smem_raw + tile_bytes);
   const long long bx0 = (long long)blockIdx.x * kSepBX;
+  const long long e_end = ((long long)dst.w - bx0) * cn;  // valid samples of an output row
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long y0 = (long long)by * kSepBY;
     load_tile(tile, TW, TH, src, bx0 - w.ax, y0 - w.ay, border);
     if constexpr (Policy::kVerticalFirst) {
-      const int tile_e = TW * cn;
-      for (int i = tid; i < kSepBY * tile_e; i += nt) {  // column sums for each output row
-        const int ty = i / tile_e, e = i - ty * tile_e;
-        Acc acc = pol.h_init();
-        for (int k = 0; k < w.kh; ++k) acc = pol.h(acc, tile[(ty + k) * tile_e + e], k);
-        hbuf[i] = acc;
-      }
+      // Column sums of every tile column for each output row, then across kw columns.
+      for (int ty = threadIdx.y; ty < kSepBY; ty += kSepTY)
+        for (int e = threadIdx.x; e < tile_e; e += kSepBX) {
+          const T* p = tile + ty * tile_e + e;
+          Acc acc = pol.h_init();
+          for (int k = 0; k < w.kh; ++k) acc = pol.h(acc, p[k * tile_e], k);
+          buf[ty * tile_e + e] = acc;
+        }
       __syncthreads();
-      for (int i = tid; i < kSepBY * row_e; i += nt) {
-        const int ty = i / row_e, e = i - ty * row_e;
-        const int xl = e / cn, c = e - xl * cn;
-        const long long x = bx0 + xl, y = y0 + ty;
-        if (x < dst.w && y < dst.h) {
+      for (int ty = threadIdx.y; ty < kSepBY; ty += kSepTY) {
+        const long long y = y0 + ty;
+        if (y >= dst.h) break;
+        Out* out = dst.row(y) + bx0 * cn;
+        for (int e = threadIdx.x; e < row_e && e < e_end; e += kSepBX) {
+          const Acc* q = buf + ty * tile_e + e;
           Acc acc = pol.v_init();
-          for (int k = 0; k < w.kw; ++k) acc = pol.v(acc, hbuf[ty * tile_e + (xl + k) * cn + c], k);
-          dst.row(y)[x * cn + c] = pol.out(acc);
+          for (int k = 0; k < w.kw; ++k) acc = pol.v(acc, q[k * cn], k);
+          out[e] = pol.out(acc);
         }
       }
-      __syncthreads();
     } else {
-      for (int i = tid; i < TH * row_e; i += nt) {
-        const int ty = i / row_e, e = i - ty * row_e;
-        const int xl = e / cn, c = e - xl * cn;
-        const T* p = tile + (std::size_t(ty) * TW + xl) * cn + c;
-        Acc acc = pol.h_init();
-        for (int k = 0; k < w.kw; ++k) acc = pol.h(acc, p[k * cn], k);
-        hbuf[i] = acc;
-      }
+      // Row sums over kw for every tile row, then down kh rows.
+      for (int ty = threadIdx.y; ty < TH; ty += kSepTY)
+        for (int e = threadIdx.x; e < row_e; e += kSepBX) {
+          const T* p = tile + ty * tile_e + e;
+          Acc acc = pol.h_init();
+          for (int k = 0; k < w.kw; ++k) acc = pol.h(acc, p[k * cn], k);
+          buf[ty * row_e + e] = acc;
+        }
       __syncthreads();
-      for (int i = tid; i < kSepBY * row_e; i += nt) {
-        const int ty = i / row_e, e = i - ty * row_e;
-        const int xl = e / cn, c = e - xl * cn;
-        const long long x = bx0 + xl, y = y0 + ty;
-        if (x < dst.w && y < dst.h) {
+      for (int ty = threadIdx.y; ty < kSepBY; ty += kSepTY) {
+        const long long y = y0 + ty;
+        if (y >= dst.h) break;
+        Out* out = dst.row(y) + bx0 * cn;
+        for (int e = threadIdx.x; e < row_e && e < e_end; e += kSepBX) {
+          const Acc* q = buf + ty * row_e + e;
           Acc acc = pol.v_init();
-          for (int k = 0; k < w.kh; ++k) acc = pol.v(acc, hbuf[(ty + k) * row_e + e], k);
-          dst.row(y)[x * cn + c] = pol.out(acc);
+          for (int k = 0; k < w.kh; ++k) acc = pol.v(acc, q[k * row_e], k);
+          out[e] = pol.out(acc);
         }
       }
-      __syncthreads();
     }
+    __syncthreads();
   }
 }
 
@@ -125,15 +130,21 @@ std::size_t separable_smem(const SepWindow& w, int cn, bool vertical_first) {
   return tile + buf;
 }
 
-/// Runs the policy over every output pixel: the shared-memory kernel when the tile fits in
-/// 48 KB, the global-memory kernel otherwise.
+/// Runs the policy over every output pixel: the shared-memory kernel when its tile fits
+/// (opting in to more than 48 KB up to kMaxSmem), the global-memory kernel otherwise.
+constexpr std::size_t kMaxSmem = 200 * 1024;
+
 template <class T, class Out, class Policy>
 void launch_separable(const DevView<T>& s, const DevView<Out>& d, const DevBorder<T>& b,
                       const SepWindow& w, const Policy& pol, cudaStream_t st) {
   const std::size_t smem = separable_smem<T, typename Policy::Acc>(w, s.cn, Policy::kVerticalFirst);
-  if (smem <= 48 * 1024) {
+  if (smem <= kMaxSmem) {
+    if (smem > 48 * 1024)
+      PIXFLOW_CUDA_CHECK(cudaFuncSetAttribute(separable_kernel<T, Out, Policy>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              int(smem)));
     separable_kernel<T, Out, Policy>
-        <<<grid_2d(d.w, d.h, kSepBX, kSepBY), dim3(kSepBX, kSepBY), smem, st>>>(
+        <<<grid_2d(d.w, d.h, kSepBX, kSepBY), dim3(kSepBX, kSepTY), smem, st>>>(
             s, d, b, w, pol, blocks_y(d.h, kSepBY));
   } else {
     separable_global_kernel<T, Out, Policy>

@@ -14,21 +14,22 @@ __device__ void load_tile(T* tile, int tw, int th, const DevView<T>& v, long lon
                           const DevBorder<T>& b) {
   const int cn = v.cn;
   const int row = tw * cn;
-  const int n = row * th;
-  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-  const int nt = blockDim.x * blockDim.y;
+  // 2-D loops: no index division on the interior path; loads of one thread are independent
+  // so several are in flight at once.
   const bool inside = x0 >= 0 && y0 >= 0 && x0 + tw <= v.w && y0 + th <= v.h;
   if (inside) {
-    for (int i = tid; i < n; i += nt) {
-      const int ty = i / row, e = i - ty * row;
-      tile[i] = v.row(y0 + ty)[x0 * cn + e];
+    for (int ty = threadIdx.y; ty < th; ty += blockDim.y) {
+      const T* src = v.row(y0 + ty) + x0 * cn;
+      T* dst = tile + ty * row;
+#pragma unroll 4
+      for (int e = threadIdx.x; e < row; e += blockDim.x) dst[e] = src[e];
     }
   } else {
-    for (int i = tid; i < n; i += nt) {
-      const int ty = i / row, e = i - ty * row;
-      const int tx = e / cn, c = e - tx * cn;
-      tile[i] = fetch(v, x0 + tx, y0 + ty, c, b);
-    }
+    for (int ty = threadIdx.y; ty < th; ty += blockDim.y)
+      for (int e = threadIdx.x; e < row; e += blockDim.x) {
+        const int tx = e / cn, c = e - tx * cn;
+        tile[ty * row + e] = fetch(v, x0 + tx, y0 + ty, c, b);
+      }
   }
   __syncthreads();
 }

@@ -11,7 +11,8 @@
 
 namespace pixflow::cuda {
 
-constexpr int kWinBX = 32, kWinBY = 8;
+// Threads 32 x 8; a block computes 32 x 32 outputs (each thread 4 rows).
+constexpr int kWinBX = 32, kWinBY = 32, kWinTY = 8;
 
 template <class T>
 struct SmemWin {
@@ -45,11 +46,11 @@ __global__ void window_tile_kernel(DevView<T> src, DevView<Out> dst, DevBorder<T
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long y0 = (long long)by * kWinBY;
     load_tile(tile, TW, TH, src, (long long)blockIdx.x * kWinBX - ax, y0 - ay, border);
-    const long long y = y0 + threadIdx.y;
-    if (x < dst.w && y < dst.h) {
+    for (int ty = threadIdx.y; ty < kWinBY; ty += kWinTY) {
+      const long long y = y0 + ty;
+      if (x >= dst.w || y >= dst.h) break;
       for (int c = 0; c < cn; ++c) {
-        SmemWin<T> w{tile + (std::size_t(threadIdx.y) * TW + threadIdx.x) * cn + c, TW * cn, cn, ax,
-                     ay};
+        SmemWin<T> w{tile + (std::size_t(ty) * TW + threadIdx.x) * cn + c, TW * cn, cn, ax, ay};
         dst.row(y)[x * dst.cn + c] = pol.compute(w, c);
       }
     }
