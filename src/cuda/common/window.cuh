@@ -79,7 +79,7 @@ void launch_window(const DevView<T>& s, const DevView<Out>& d, const DevBorder<T
   const std::size_t smem = std::size_t(kWinBX + kw - 1) * (kWinBY + kh - 1) * s.cn * sizeof(T);
   if (smem <= 48 * 1024) {
     window_tile_kernel<T, Out, Policy>
-        <<<grid_2d(d.w, d.h, kWinBX, kWinBY), dim3(kWinBX, kWinBY), smem, st>>>(
+        <<<grid_2d(d.w, d.h, kWinBX, kWinBY), dim3(kWinBX, kWinTY), smem, st>>>(
             s, d, b, kw, kh, ax, ay, pol, blocks_y(d.h, kWinBY));
   } else {
     window_global_kernel<T, Out, Policy>
