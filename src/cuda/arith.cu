@@ -19,6 +19,37 @@ constexpr int kBX = 256, kBY = 1;
 template <class T>
 constexpr int kVec = 16 / int(sizeof(T)) > 0 ? 16 / int(sizeof(T)) : 1;
 
+// N samples at p, as 16-byte vector accesses when `vec` (every row start and stride of the
+// call's views is 16-byte aligned), else one by one. Views with odd offsets take the scalar
+// path and stay correct.
+template <class T, int N>
+__device__ __forceinline__ void load_n(const T* p, bool vec, T (&v)[N]) {
+  if constexpr ((N * sizeof(T)) % 16 == 0) {
+    if (vec) {
+      _Pragma("unroll") for (int k = 0; k < int(N * sizeof(T) / 16); ++k) {
+        const uint4 u = reinterpret_cast<const uint4*>(p)[k];
+        memcpy(&v[k * 16 / sizeof(T)], &u, 16);
+      }
+      return;
+    }
+  }
+  _Pragma("unroll") for (int k = 0; k < N; ++k) v[k] = p[k];
+}
+template <class T, int N>
+__device__ __forceinline__ void store_n(T* p, bool vec, const T (&v)[N]) {
+  if constexpr ((N * sizeof(T)) % 16 == 0) {
+    if (vec) {
+      _Pragma("unroll") for (int k = 0; k < int(N * sizeof(T) / 16); ++k) {
+        uint4 u;
+        memcpy(&u, &v[k * 16 / sizeof(T)], 16);
+        reinterpret_cast<uint4*>(p)[k] = u;
+      }
+      return;
+    }
+  }
+  _Pragma("unroll") for (int k = 0; k < N; ++k) p[k] = v[k];
+}
+
 // Row y, samples [i0, i0 + N) clipped to n: load all, then compute and store all.
 #define PIXFLOW_FOR_CHUNKS(T, N, n, h, ...)                                      \
   const long long i0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * (N); \
@@ -30,17 +61,19 @@ constexpr int kVec = 16 / int(sizeof(T)) > 0 ? 16 / int(sizeof(T)) : 1;
   }
 
 template <class T>
-__global__ void arith_kernel(DevView<T> a, DevView<T> b, DevView<T> d, ArithOp op) {
+__global__ void arith_kernel(DevView<T> a, DevView<T> b, DevView<T> d, ArithOp op, bool vec) {
   constexpr int N = kVec<T>;
   PIXFLOW_FOR_CHUNKS(T, N, (long long)d.w * d.cn, d.h, {
     const T* pa = a.row(y) + i0;
     const T* pb = b.row(y) + i0;
     T* pd = d.row(y) + i0;
-    T va[N], vb[N];
+    T va[N], vb[N], vd[N];
     if (cnt == N) {
-      _Pragma("unroll") for (int k = 0; k < N; ++k) va[k] = pa[k], vb[k] = pb[k];
-      _Pragma("unroll") for (int k = 0; k < N; ++k) pd[k] =
+      load_n(pa, vec, va);
+      load_n(pb, vec, vb);
+      _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
           detail::arith_apply<T>(va[k], vb[k], op);
+      store_n(pd, vec, vd);
     } else {
       for (int k = 0; k < cnt; ++k) pd[k] = detail::arith_apply<T>(pa[k], pb[k], op);
     }
@@ -48,16 +81,17 @@ __global__ void arith_kernel(DevView<T> a, DevView<T> b, DevView<T> d, ArithOp o
 }
 
 template <class T>
-__global__ void arith_scalar_kernel(DevView<T> a, double v, DevView<T> d, ArithOp op) {
+__global__ void arith_scalar_kernel(DevView<T> a, double v, DevView<T> d, ArithOp op, bool vec) {
   constexpr int N = kVec<T>;
   PIXFLOW_FOR_CHUNKS(T, N, (long long)d.w * d.cn, d.h, {
     const T* pa = a.row(y) + i0;
     T* pd = d.row(y) + i0;
-    T va[N];
+    T va[N], vd[N];
     if (cnt == N) {
-      _Pragma("unroll") for (int k = 0; k < N; ++k) va[k] = pa[k];
-      _Pragma("unroll") for (int k = 0; k < N; ++k) pd[k] =
+      load_n(pa, vec, va);
+      _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
           detail::arith_apply_scalar<T>(va[k], v, op);
+      store_n(pd, vec, vd);
     } else {
       for (int k = 0; k < cnt; ++k) pd[k] = detail::arith_apply_scalar<T>(pa[k], v, op);
     }
@@ -65,16 +99,19 @@ __global__ void arith_scalar_kernel(DevView<T> a, double v, DevView<T> d, ArithO
 }
 
 template <class S, class D>
-__global__ void convert_kernel(DevView<S> s, DevView<D> d, double scale, double offset, bool abs) {
+__global__ void convert_kernel(DevView<S> s, DevView<D> d, double scale, double offset, bool abs,
+                               bool vec) {
   constexpr int N = kVec<S> < kVec<D> ? kVec<S> : kVec<D>;
   PIXFLOW_FOR_CHUNKS(S, N, (long long)d.w * d.cn, d.h, {
     const S* ps = s.row(y) + i0;
     D* pd = d.row(y) + i0;
     S vs[N];
+    D vd[N];
     if (cnt == N) {
-      _Pragma("unroll") for (int k = 0; k < N; ++k) vs[k] = ps[k];
-      _Pragma("unroll") for (int k = 0; k < N; ++k) pd[k] =
+      load_n(ps, vec, vs);
+      _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
           detail::convert_apply<S, D>(vs[k], scale, offset, abs);
+      store_n(pd, vec, vd);
     } else {
       for (int k = 0; k < cnt; ++k) pd[k] = detail::convert_apply<S, D>(ps[k], scale, offset, abs);
     }
@@ -83,16 +120,17 @@ __global__ void convert_kernel(DevView<S> s, DevView<D> d, double scale, double 
 
 template <class T>
 __global__ void threshold_int_kernel(DevView<T> s, DevView<T> d, ThresholdType type, long long it,
-                                     T tv, T mv) {
+                                     T tv, T mv, bool vec) {
   constexpr int N = kVec<T>;
   PIXFLOW_FOR_CHUNKS(T, N, (long long)d.w * d.cn, d.h, {
     const T* ps = s.row(y) + i0;
     T* pd = d.row(y) + i0;
-    T vs[N];
+    T vs[N], vd[N];
     if (cnt == N) {
-      _Pragma("unroll") for (int k = 0; k < N; ++k) vs[k] = ps[k];
-      _Pragma("unroll") for (int k = 0; k < N; ++k) pd[k] =
+      load_n(ps, vec, vs);
+      _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
           detail::threshold_pick<T>(type, (long long)vs[k] > it, vs[k], tv, mv);
+      store_n(pd, vec, vd);
     } else {
       for (int k = 0; k < cnt; ++k)
         pd[k] = detail::threshold_pick<T>(type, (long long)ps[k] > it, ps[k], tv, mv);
@@ -101,21 +139,29 @@ __global__ void threshold_int_kernel(DevView<T> s, DevView<T> d, ThresholdType t
 }
 
 __global__ void threshold_f32_kernel(DevView<float> s, DevView<float> d, ThresholdType type,
-                                     float t, float mv) {
+                                     float t, float mv, bool vec) {
   constexpr int N = 4;
   PIXFLOW_FOR_CHUNKS(float, N, (long long)d.w* d.cn, d.h, {
     const float* ps = s.row(y) + i0;
     float* pd = d.row(y) + i0;
-    float vs[N];
+    float vs[N], vd[N];
     if (cnt == N) {
-      _Pragma("unroll") for (int k = 0; k < N; ++k) vs[k] = ps[k];
-      _Pragma("unroll") for (int k = 0; k < N; ++k) pd[k] =
+      load_n(ps, vec, vs);
+      _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
           detail::threshold_pick<float>(type, vs[k] > t, vs[k], t, mv);
+      store_n(pd, vec, vd);
     } else {
       for (int k = 0; k < cnt; ++k)
         pd[k] = detail::threshold_pick<float>(type, ps[k] > t, ps[k], t, mv);
     }
   })
+}
+
+// True when every view's start and stride are 16-byte aligned (vector path).
+bool aligned16(std::initializer_list<ConstImageView> views) {
+  for (const auto& v : views)
+    if (reinterpret_cast<std::uintptr_t>(v.data()) % 16 != 0 || v.stride() % 16 != 0) return false;
+  return true;
 }
 
 dim3 grid_for(const ImageView& d, int per_thread) {
@@ -146,7 +192,7 @@ void arith(const ConstImageView& a, const ConstImageView& b, const ImageView& ds
   for_depth(a.depth(), arith_op_name(op), [&](auto t) {
     using T = decltype(t);
     arith_kernel<T><<<grid_for(dst, kVec<T>), dim3(kBX, kBY), 0, to_stream(stream)>>>(
-        dev_view<T>(a), dev_view<T>(b), dev_view<T>(dst), op);
+        dev_view<T>(a), dev_view<T>(b), dev_view<T>(dst), op, aligned16({a, b, dst}));
   });
   PIXFLOW_CUDA_CHECK_LAUNCH("arith");
 }
@@ -155,7 +201,7 @@ void arith(const ConstImageView& a, double value, const ImageView& dst, ArithOp 
   for_depth(a.depth(), arith_op_name(op), [&](auto t) {
     using T = decltype(t);
     arith_scalar_kernel<T><<<grid_for(dst, kVec<T>), dim3(kBX, kBY), 0, to_stream(stream)>>>(
-        dev_view<T>(a), value, dev_view<T>(dst), op);
+        dev_view<T>(a), value, dev_view<T>(dst), op, aligned16({a, dst}));
   });
   PIXFLOW_CUDA_CHECK_LAUNCH("arith");
 }
@@ -166,9 +212,9 @@ void convert(const ConstImageView& src, const ImageView& dst, const ConvertParam
     using S = decltype(s);
     for_depth(dst.depth(), "convert", [&](auto d) {
       using D = decltype(d);
-      convert_kernel<S, D>
-          <<<grid_for(dst, kVec<S> < kVec<D> ? kVec<S> : kVec<D>), dim3(kBX, kBY), 0,
-             to_stream(stream)>>>(dev_view<S>(src), dev_view<D>(dst), p.scale, p.offset, p.abs);
+      convert_kernel<S, D><<<grid_for(dst, kVec<S> < kVec<D> ? kVec<S> : kVec<D>), dim3(kBX, kBY),
+                             0, to_stream(stream)>>>(dev_view<S>(src), dev_view<D>(dst), p.scale,
+                                                     p.offset, p.abs, aligned16({src, dst}));
     });
   });
   PIXFLOW_CUDA_CHECK_LAUNCH("convert");
@@ -181,11 +227,11 @@ void threshold(const ConstImageView& src, const ImageView& dst, const ThresholdP
     if constexpr (std::is_same_v<T, float>) {
       threshold_f32_kernel<<<grid_for(dst, 4), dim3(kBX, kBY), 0, to_stream(stream)>>>(
           dev_view<float>(src), dev_view<float>(dst), p.type, detail::to_float_clamped(p.t),
-          detail::to_float_clamped(p.maxval));
+          detail::to_float_clamped(p.maxval), aligned16({src, dst}));
     } else {
       const auto k = detail::int_threshold<T>(p.t, p.maxval);
       threshold_int_kernel<T><<<grid_for(dst, kVec<T>), dim3(kBX, kBY), 0, to_stream(stream)>>>(
-          dev_view<T>(src), dev_view<T>(dst), p.type, k.it, k.tv, k.mv);
+          dev_view<T>(src), dev_view<T>(dst), p.type, k.it, k.tv, k.mv, aligned16({src, dst}));
     }
   });
   PIXFLOW_CUDA_CHECK_LAUNCH("threshold");

@@ -25,10 +25,14 @@ struct SepWindow {
   int kw, kh, ax, ay;
 };
 
-template <class T, class Out, class Policy>
+// KW, KH > 0: the window size at compile time (the hot 3x3 and 5x5: loops unrolled);
+// 0: taken from `w` at run time.
+template <class T, class Out, class Policy, int KW, int KH>
 __global__ void __launch_bounds__(kSepBX* kSepTY)
     separable_kernel(DevView<T> src, DevView<Out> dst, DevBorder<T> border, SepWindow w, Policy pol,
                      int rows_of_blocks) {
+  if constexpr (KW > 0) w.kw = KW;
+  if constexpr (KH > 0) w.kh = KH;
   using Acc = typename Policy::Acc;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int cn = src.cn;
@@ -49,7 +53,8 @@ __global__ void __launch_bounds__(kSepBX* kSepTY)
         for (int e = threadIdx.x; e < tile_e; e += kSepBX) {
           const T* p = tile + ty * tile_e + e;
           Acc acc = pol.h_init();
-          for (int k = 0; k < w.kh; ++k) acc = pol.h(acc, p[k * tile_e], k);
+          _Pragma("unroll") for (int k = 0; k < (KH > 0 ? KH : w.kh); ++k) acc =
+              pol.h(acc, p[k * tile_e], k);
           buf[ty * tile_e + e] = acc;
         }
       __syncthreads();
@@ -60,7 +65,8 @@ __global__ void __launch_bounds__(kSepBX* kSepTY)
         for (int e = threadIdx.x; e < row_e && e < e_end; e += kSepBX) {
           const Acc* q = buf + ty * tile_e + e;
           Acc acc = pol.v_init();
-          for (int k = 0; k < w.kw; ++k) acc = pol.v(acc, q[k * cn], k);
+          _Pragma("unroll") for (int k = 0; k < (KW > 0 ? KW : w.kw); ++k) acc =
+              pol.v(acc, q[k * cn], k);
           out[e] = pol.out(acc);
         }
       }
@@ -70,7 +76,8 @@ __global__ void __launch_bounds__(kSepBX* kSepTY)
         for (int e = threadIdx.x; e < row_e; e += kSepBX) {
           const T* p = tile + ty * tile_e + e;
           Acc acc = pol.h_init();
-          for (int k = 0; k < w.kw; ++k) acc = pol.h(acc, p[k * cn], k);
+          _Pragma("unroll") for (int k = 0; k < (KW > 0 ? KW : w.kw); ++k) acc =
+              pol.h(acc, p[k * cn], k);
           buf[ty * row_e + e] = acc;
         }
       __syncthreads();
@@ -81,7 +88,8 @@ __global__ void __launch_bounds__(kSepBX* kSepTY)
         for (int e = threadIdx.x; e < row_e && e < e_end; e += kSepBX) {
           const Acc* q = buf + ty * row_e + e;
           Acc acc = pol.v_init();
-          for (int k = 0; k < w.kh; ++k) acc = pol.v(acc, q[k * row_e], k);
+          _Pragma("unroll") for (int k = 0; k < (KH > 0 ? KH : w.kh); ++k) acc =
+              pol.v(acc, q[k * row_e], k);
           out[e] = pol.out(acc);
         }
       }
@@ -139,13 +147,20 @@ void launch_separable(const DevView<T>& s, const DevView<Out>& d, const DevBorde
                       const SepWindow& w, const Policy& pol, cudaStream_t st) {
   const std::size_t smem = separable_smem<T, typename Policy::Acc>(w, s.cn, Policy::kVerticalFirst);
   if (smem <= kMaxSmem) {
-    if (smem > 48 * 1024)
-      PIXFLOW_CUDA_CHECK(cudaFuncSetAttribute(separable_kernel<T, Out, Policy>,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              int(smem)));
-    separable_kernel<T, Out, Policy>
-        <<<grid_2d(d.w, d.h, kSepBX, kSepBY), dim3(kSepBX, kSepTY), smem, st>>>(
-            s, d, b, w, pol, blocks_y(d.h, kSepBY));
+    const dim3 grid = grid_2d(d.w, d.h, kSepBX, kSepBY), block(kSepBX, kSepTY);
+    const int rows = blocks_y(d.h, kSepBY);
+    // 3x3 and 5x5 tiles stay far below 48 KB; larger windows may opt in to more.
+    if (w.kw == 3 && w.kh == 3) {
+      separable_kernel<T, Out, Policy, 3, 3><<<grid, block, smem, st>>>(s, d, b, w, pol, rows);
+    } else if (w.kw == 5 && w.kh == 5) {
+      separable_kernel<T, Out, Policy, 5, 5><<<grid, block, smem, st>>>(s, d, b, w, pol, rows);
+    } else {
+      if (smem > 48 * 1024)
+        PIXFLOW_CUDA_CHECK(cudaFuncSetAttribute(separable_kernel<T, Out, Policy, 0, 0>,
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                int(smem)));
+      separable_kernel<T, Out, Policy, 0, 0><<<grid, block, smem, st>>>(s, d, b, w, pol, rows);
+    }
   } else {
     separable_global_kernel<T, Out, Policy>
         <<<grid_2d(d.w, d.h, 32, 4), dim3(32, 4), 0, st>>>(s, d, b, w, pol);
