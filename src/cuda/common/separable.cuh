@@ -149,18 +149,19 @@ void launch_separable(const DevView<T>& s, const DevView<Out>& d, const DevBorde
   if (smem <= kMaxSmem) {
     const dim3 grid = grid_2d(d.w, d.h, kSepBX, kSepBY), block(kSepBX, kSepTY);
     const int rows = blocks_y(d.h, kSepBY);
-    // 3x3 and 5x5 tiles stay far below 48 KB; larger windows may opt in to more.
-    if (w.kw == 3 && w.kh == 3) {
-      separable_kernel<T, Out, Policy, 3, 3><<<grid, block, smem, st>>>(s, d, b, w, pol, rows);
-    } else if (w.kw == 5 && w.kh == 5) {
-      separable_kernel<T, Out, Policy, 5, 5><<<grid, block, smem, st>>>(s, d, b, w, pol, rows);
-    } else {
+    // Tiles over 48 KB (wide windows, 4 channels, double sums) need the opt-in.
+    auto launch = [&](auto kernel) {
       if (smem > 48 * 1024)
-        PIXFLOW_CUDA_CHECK(cudaFuncSetAttribute(separable_kernel<T, Out, Policy, 0, 0>,
-                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                int(smem)));
-      separable_kernel<T, Out, Policy, 0, 0><<<grid, block, smem, st>>>(s, d, b, w, pol, rows);
-    }
+        PIXFLOW_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+      kernel<<<grid, block, smem, st>>>(s, d, b, w, pol, rows);
+    };
+    if (w.kw == 3 && w.kh == 3)
+      launch(separable_kernel<T, Out, Policy, 3, 3>);
+    else if (w.kw == 5 && w.kh == 5)
+      launch(separable_kernel<T, Out, Policy, 5, 5>);
+    else
+      launch(separable_kernel<T, Out, Policy, 0, 0>);
   } else {
     separable_global_kernel<T, Out, Policy>
         <<<grid_2d(d.w, d.h, 32, 4), dim3(32, 4), 0, st>>>(s, d, b, w, pol);
