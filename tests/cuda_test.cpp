@@ -26,12 +26,13 @@ TEST(CudaBackend, OpsCaptureIntoOneGraphAndReplayCorrectly) {
   cudaStream_t stream;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
   Context ctx{Backend::automatic, stream};
-  // Capture: median -> box -> transpose, all on `stream`. Any allocation or host sync
-  // inside an op would make capture fail.
+  // Capture: median -> open -> box -> transpose, all on `stream`. A host sync or a plain
+  // cudaMalloc inside an op would make capture fail.
   ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
   median(src, a, MedianParams{3, 3}, ctx);
-  box(a, b, BoxParams{5, 5}, ctx);
-  transpose(b, t, ctx);
+  morphology(a, b, MorphOp::open, MorphParams{3, 3}, ctx);  // scratch: stream-ordered
+  box(b, a, BoxParams{5, 5}, ctx);
+  transpose(a, t, ctx);
   cudaGraph_t graph;
   ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
   cudaGraphExec_t exec;
@@ -41,8 +42,9 @@ TEST(CudaBackend, OpsCaptureIntoOneGraphAndReplayCorrectly) {
   // The same sequence on the reference.
   Image ra(w, h, {Depth::u8, 1}), rb(w, h, {Depth::u8, 1}), rt(h, w, {Depth::u8, 1});
   median(host.view, ra, MedianParams{3, 3}, {Backend::ref});
-  box(ra, rb, BoxParams{5, 5}, {Backend::ref});
-  transpose(rb, rt, {Backend::ref});
+  morphology(ra, rb, MorphOp::open, MorphParams{3, 3}, {Backend::ref});
+  box(rb, ra, BoxParams{5, 5}, {Backend::ref});
+  transpose(ra, rt, {Backend::ref});
   EXPECT_EQ(compare(to_host(t), rt), "");
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);

@@ -74,7 +74,7 @@ void box(ConstImageView src, ImageView dst, const BoxParams& p, const Context& c
 // ---- gaussian -------------------------------------------------------------------------
 /// Separable Gaussian. kw/kh = 0: from sigma as OpenCV (round(sigma*(u8 ? 3 : 4)*2+1)|1);
 /// sigma <= 0: from k as OpenCV. sigma_y = 0 means sigma. Fixed-point rule for u8/u16 in
-/// docs/ops.md (exact across backends, ±1 of cv::GaussianBlur).
+/// docs/ops/gaussian.md (exact across backends, ±1 of cv::GaussianBlur).
 struct GaussianParams {
   double sigma = 1.0, sigma_y = 0.0;
   int kw = 0, kh = 0;
@@ -84,7 +84,7 @@ void gaussian(ConstImageView src, ImageView dst, const GaussianParams& p,
               const Context& ctx = {});
 
 /// Recursive (IIR) Gaussian, Young–van Vliet 3rd order; cost independent of sigma
-/// (0.5 <= sigma <= 256). u8, f32. Error bound vs the exact Gaussian in docs/ops.md.
+/// (0.5 <= sigma <= 256). u8, f32. Error bound vs the exact Gaussian in docs/ops/gaussian.md.
 struct GaussianIirParams {
   double sigma = 2.0;
   Border border = Border::replicate();

@@ -1,11 +1,18 @@
 // Entry points of the CUDA backend, called by src/core/ops/* after validation. Each one
 // enqueues its kernels on `stream` (a cudaStream_t; null = default stream), checks the
-// launch, and never synchronises the host or allocates device memory.
+// launch, and never synchronises the host. Ops that need scratch (gaussian_iir, the
+// morphology composites) take it from the stream-ordered allocator (cudaMallocAsync /
+// cudaFreeAsync on the same stream), which CUDA graph capture records as memory nodes.
 #pragma once
 
 #include "pixflow/ops.hpp"
 
 namespace pixflow::cuda {
+
+/// A device image from the stream-ordered allocator, freed on `stream` when the last
+/// reference goes (scratch for multi-pass ops; no host synchronisation).
+Image scratch_image(std::int64_t width, std::int64_t height, Format fmt, Location loc,
+                    void* stream);
 
 void median(const ConstImageView& src, const ImageView& dst, const MedianParams& p, void* stream);
 /// Scratch (an f32 intermediate and the recursion's double buffers) comes from the

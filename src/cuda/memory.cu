@@ -6,6 +6,7 @@
 #include "src/core/check.hpp"
 #include "src/core/memory.hpp"
 #include "src/cuda/check.cuh"
+#include "src/cuda/cuda_ops.hpp"
 
 namespace pixflow::cuda {
 
@@ -35,6 +36,18 @@ struct DeviceGuard {
   ~DeviceGuard() { (void)cudaSetDevice(prev); }
 };
 }  // namespace
+
+Image scratch_image(std::int64_t width, std::int64_t height, Format fmt, Location loc,
+                    void* stream) {
+  const std::int64_t stride = (width * std::int64_t(fmt.pixel_bytes()) + 63) / 64 * 64;
+  DeviceGuard guard(loc.device);
+  auto st = static_cast<cudaStream_t>(stream);
+  void* p = nullptr;
+  PIXFLOW_CUDA_CHECK(cudaMallocAsync(&p, std::size_t(stride * height) + 1, st));
+  std::shared_ptr<std::byte> owner(static_cast<std::byte*>(p),
+                                   [st](std::byte* q) { (void)cudaFreeAsync(q, st); });
+  return Image::wrap(std::move(owner), ImageView(p, width, height, stride, fmt, loc));
+}
 
 }  // namespace pixflow::cuda
 

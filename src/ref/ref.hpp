@@ -21,7 +21,7 @@ void morph_pass(const ConstImageView& src, const ImageView& dst, MorphOp op, int
 
 void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, Rows rows);
 
-/// Integer taps for the fixed-point Gaussian, floats for f32 (see docs/ops.md).
+/// Integer taps for the fixed-point Gaussian, floats for f32 (see docs/ops/gaussian.md).
 void gaussian(const ConstImageView& src, const ImageView& dst, const GaussianParams& p,
               Rows rows);
 

@@ -74,8 +74,8 @@ void morphology(ConstImageView src, ImageView dst, MorphOp mop, const MorphParam
   const int n = p.iterations;
   const int kw = p.kw + (n - 1) * (p.kw - 1), kh = p.kh + (n - 1) * (p.kh - 1);
   const int ax = (p.kw / 2) * n, ay = (p.kh / 2) * n;
-  // Composites on a device allocate their temporaries with the image's allocator (so they
-  // cannot be captured in a CUDA graph yet); dilate and erode allocate nothing.
+  // Composites on a device take their temporaries from the stream-ordered allocator (no
+  // host sync; capturable); dilate and erode allocate nothing.
   auto pass = [&](ConstImageView in, ImageView out, MorphOp which) {
 #if PIXFLOW_HAVE_CUDA
     if (b == Backend::cuda)
@@ -92,7 +92,14 @@ void morphology(ConstImageView src, ImageView dst, MorphOp mop, const MorphParam
 #endif
     detail::run_host(b, ctx, out.height(), [&](detail::Rows r) { diff(a, c, out, r); });
   };
-  auto temp = [&] { return Image(src.width(), src.height(), src.format(), src.location()); };
+  auto temp = [&] {
+#if PIXFLOW_HAVE_CUDA
+    if (b == Backend::cuda)
+      return cuda::scratch_image(src.width(), src.height(), src.format(), src.location(),
+                                 ctx.stream);
+#endif
+    return Image(src.width(), src.height(), src.format(), src.location());
+  };
   switch (mop) {
     case MorphOp::dilate:
     case MorphOp::erode:
