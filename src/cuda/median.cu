@@ -10,7 +10,7 @@
 #include "src/cuda/check.cuh"
 #include "src/cuda/common/tile.cuh"
 #include "src/cuda/cuda_ops.hpp"
-#include "src/cuda/median_u8_3x3.cuh"
+#include "src/cuda/u8_3x3.cuh"
 
 namespace pixflow::cuda {
 namespace {
@@ -172,7 +172,7 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
     if (p.kw == 3 && p.kh == 3 && cn == 1 && dst_aligned) {
       const bool src_aligned =
           reinterpret_cast<std::uintptr_t>(s.data()) % 4 == 0 && s.stride() % 4 == 0;
-      namespace m3 = median3;
+      namespace m3 = u8_3x3;
       m3::median3_u8_kernel<<<grid_2d(d.width(), d.height(), m3::kBW, m3::kBH),
                               dim3(m3::kTX, m3::kTY), 0, st>>>(sv, dv, b, src_aligned,
                                                                blocks_y(d.height(), m3::kBH));

@@ -5,6 +5,7 @@
 #include "src/core/check.hpp"
 #include "src/cuda/common/separable.cuh"
 #include "src/cuda/cuda_ops.hpp"
+#include "src/cuda/u8_3x3.cuh"
 
 namespace pixflow::cuda {
 namespace {
@@ -52,6 +53,23 @@ struct MorphPolicy {
 template <class T, bool kMax>
 void launch_morph(const ConstImageView& s, const ImageView& d, const SepWindow& w,
                   const Border& border, cudaStream_t st) {
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    // 3x3 on one u8 channel: the packed kernel (16x2 lanes, Hopper 3-input min/max), which
+    // needs 4-byte aligned destination rows for its word stores.
+    const bool dst_aligned =
+        reinterpret_cast<std::uintptr_t>(d.data()) % 4 == 0 && d.stride() % 4 == 0;
+    if (w.kw == 3 && w.kh == 3 && w.ax == 1 && w.ay == 1 && s.channels() == 1 && dst_aligned) {
+      namespace k = u8_3x3;
+      const bool src_aligned =
+          reinterpret_cast<std::uintptr_t>(s.data()) % 4 == 0 && s.stride() % 4 == 0;
+      k::morph3_u8_kernel<kMax>
+          <<<grid_2d(d.width(), d.height(), k::kBW, k::kBH), dim3(k::kTX, k::kTY), 0, st>>>(
+              dev_view<T>(s), dev_view<T>(d), dev_border<T>(border), src_aligned,
+              blocks_y(d.height(), k::kBH));
+      PIXFLOW_CUDA_CHECK_LAUNCH("morphology");
+      return;
+    }
+  }
   launch_separable(dev_view<T>(s), dev_view<T>(d), dev_border<T>(border), w, MorphPolicy<T, kMax>{},
                    st);
 }

@@ -1,4 +1,4 @@
-// The fast path of median 3x3 on u8 (included by median.cu).
+// Fast 3x3 paths for 1-channel u8: median (median.cu) and dilate/erode (morphology.cu).
 //
 // Each thread computes 4 adjacent pixels of 8 consecutive rows. Pixels travel packed two per
 // 32-bit word in 16-bit lanes, so every min/max is one Hopper VIMNMX(3).U16x2 instruction
@@ -14,7 +14,7 @@
 
 #include "src/cuda/common/image.cuh"
 
-namespace pixflow::cuda::median3 {
+namespace pixflow::cuda::u8_3x3 {
 
 constexpr int kPX = 4;            // pixels per thread, horizontally
 constexpr int kRows = 8;          // rows per thread
@@ -63,41 +63,96 @@ __device__ __forceinline__ unsigned median_of(const Sorted3& L, const Sorted3& C
   return vmed3(vmax3(L.lo, C.lo, R.lo), vmed3(L.mid, C.mid, R.mid), vmin3(L.hi, C.hi, R.hi));
 }
 
+// Tile byte (r, i) is image pixel (bx0 - 4 + i, by0 - 1 + r); word loads when the whole
+// tile is inside an aligned image, the border rule byte by byte otherwise. Syncs at the end.
+__device__ __forceinline__ void load_tile_3x3(unsigned (&tile)[kTileH][kTileWords],
+                                              const DevView<std::uint8_t>& src,
+                                              const DevBorder<std::uint8_t>& border, long long bx0,
+                                              long long by0, bool src_aligned) {
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const bool inside = src_aligned && bx0 - 4 >= 0 && bx0 - 4 + kTileW <= src.w && by0 - 1 >= 0 &&
+                      by0 - 1 + kTileH <= src.h;
+  if (inside) {
+    for (int r = ty; r < kTileH; r += kTY) {
+      const unsigned* row = reinterpret_cast<const unsigned*>(src.row(by0 - 1 + r) + bx0 - 4);
+      for (int wd = tx; wd < kTileWords; wd += kTX) tile[r][wd] = row[wd];
+    }
+  } else {
+    auto* bytes = reinterpret_cast<unsigned char*>(&tile[0][0]);
+    for (int r = ty; r < kTileH; r += kTY)
+      for (int i = tx; i < kTileW; i += kTX)
+        bytes[r * kTileW + i] = fetch(src, bx0 - 4 + i, by0 - 1 + r, 0, border);
+  }
+  __syncthreads();
+}
+
+// Packed column words of one tile row for the thread whose first output column is x0:
+// lanes (x0-1, x0), (x0+1, x0+2), (x0+3, x0+4).
+__device__ __forceinline__ void columns(const unsigned* row, int tx, unsigned& p0, unsigned& p1,
+                                        unsigned& p2) {
+  const unsigned a = row[tx], b = row[tx + 1], c = row[tx + 2];  // bytes x0-4 .. x0+7
+  p0 = __byte_perm(__byte_perm(a, b, 0x0043), 0, 0x5140);
+  p1 = __byte_perm(b, 0, 0x5241);
+  p2 = __byte_perm(__byte_perm(b, c, 0x0043), 0, 0x5140);
+}
+
+// Stores the 4 packed output bytes of row y (clipped at the right edge).
+__device__ __forceinline__ void store4(const DevView<std::uint8_t>& dst, long long y, long long x0,
+                                       unsigned out) {
+  if (y >= dst.h) return;
+  std::uint8_t* d = dst.row(y) + x0;
+  if (x0 + 3 < dst.w) {
+    *reinterpret_cast<unsigned*>(d) = out;
+  } else {
+    for (int j = 0; j < 4 && x0 + j < dst.w; ++j) d[j] = std::uint8_t(out >> (8 * j));
+  }
+}
+
+// dilate (kMax) / erode 3x3: the column max (min) of three rows, then of three columns.
+template <bool kMax>
+__global__ void __launch_bounds__(kTX* kTY)
+    morph3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                     DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
+  __shared__ unsigned tile[kTileH][kTileWords];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const long long bx0 = (long long)blockIdx.x * kBW;
+  auto op3 = [](unsigned a, unsigned b, unsigned c) {
+    return kMax ? vmax3(a, b, c) : vmin3(a, b, c);
+  };
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kBH;
+    load_tile_3x3(tile, src, border, bx0, by0, src_aligned);
+    unsigned p0[kRows + 2], p1[kRows + 2], p2[kRows + 2];
+#pragma unroll
+    for (int r = 0; r < kRows + 2; ++r) columns(tile[ty * kRows + r], tx, p0[r], p1[r], p2[r]);
+    const long long x0 = bx0 + tx * kPX;
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) {
+      const unsigned c0 = op3(p0[i], p0[i + 1], p0[i + 2]);
+      const unsigned c1 = op3(p1[i], p1[i + 1], p1[i + 2]);
+      const unsigned c2 = op3(p2[i], p2[i + 1], p2[i + 2]);
+      const unsigned o0 = op3(c0, between(c0, c1), c1);  // pixels x0, x0+1
+      const unsigned o1 = op3(c1, between(c1, c2), c2);  // pixels x0+2, x0+3
+      store4(dst, by0 + ty * kRows + i, x0, __byte_perm(o0, o1, 0x6420));
+    }
+    __syncthreads();
+  }
+}
+
 __global__ void __launch_bounds__(kTX* kTY)
     median3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                       DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
   __shared__ unsigned tile[kTileH][kTileWords];
   const int tx = threadIdx.x, ty = threadIdx.y;
-  const int tid = ty * kTX + tx;
   const long long bx0 = (long long)blockIdx.x * kBW;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH;
-    // Tile byte (r, i) is image pixel (bx0 - 4 + i, by0 - 1 + r).
-    const bool inside = src_aligned && bx0 - 4 >= 0 && bx0 - 4 + kTileW <= src.w && by0 - 1 >= 0 &&
-                        by0 - 1 + kTileH <= src.h;
-    if (inside) {
-      for (int i = tid; i < kTileH * kTileWords; i += kTX * kTY) {
-        const int r = i / kTileWords, wd = i - r * kTileWords;
-        tile[r][wd] = reinterpret_cast<const unsigned*>(src.row(by0 - 1 + r) + bx0 - 4)[wd];
-      }
-    } else {
-      auto* bytes = reinterpret_cast<unsigned char*>(&tile[0][0]);
-      for (int r = ty; r < kTileH; r += kTY)
-        for (int i = tx; i < kTileW; i += kTX)
-          bytes[r * kTileW + i] = fetch(src, bx0 - 4 + i, by0 - 1 + r, 0, border);
-    }
-    __syncthreads();
+    load_tile_3x3(tile, src, border, bx0, by0, src_aligned);
 
     // Packed column words of tile rows ty*8 .. ty*8+9 for this thread's columns.
     unsigned p0[kRows + 2], p1[kRows + 2], p2[kRows + 2];
 #pragma unroll
-    for (int r = 0; r < kRows + 2; ++r) {
-      const unsigned* row = tile[ty * kRows + r];
-      const unsigned a = row[tx], b = row[tx + 1], c = row[tx + 2];  // bytes x0-4 .. x0+7
-      p0[r] = __byte_perm(__byte_perm(a, b, 0x0043), 0, 0x5140);     // (x0-1, x0)
-      p1[r] = __byte_perm(b, 0, 0x5241);                             // (x0+1, x0+2)
-      p2[r] = __byte_perm(__byte_perm(b, c, 0x0043), 0, 0x5140);     // (x0+3, x0+4)
-    }
+    for (int r = 0; r < kRows + 2; ++r) columns(tile[ty * kRows + r], tx, p0[r], p1[r], p2[r]);
     const long long x0 = bx0 + tx * kPX;
 #pragma unroll
     for (int i = 0; i < kRows; i += 2) {
@@ -116,19 +171,11 @@ __global__ void __launch_bounds__(kTX* kTY)
         const unsigned o0 = median_of(s0, c0, s1);  // pixels x0, x0+1
         const unsigned o1 = median_of(s1, c1, s2);  // pixels x0+2, x0+3
         const unsigned out = __byte_perm(o0, o1, 0x6420);
-        const long long y = by0 + ty * kRows + i + k;
-        if (y < dst.h) {
-          std::uint8_t* d = dst.row(y) + x0;
-          if (x0 + 3 < dst.w) {
-            *reinterpret_cast<unsigned*>(d) = out;
-          } else {
-            for (int j = 0; j < 4 && x0 + j < dst.w; ++j) d[j] = std::uint8_t(out >> (8 * j));
-          }
-        }
+        store4(dst, by0 + ty * kRows + i + k, x0, out);
       }
     }
     __syncthreads();
   }
 }
 
-}  // namespace pixflow::cuda::median3
+}  // namespace pixflow::cuda::u8_3x3
