@@ -15,6 +15,8 @@
 #include "src/cuda/common/image.cuh"
 
 namespace pixflow::cuda::u8_3x3 {
+// Internal linkage: this header is included by median.cu and morphology.cu.
+namespace {
 
 constexpr int kPX = 4;            // pixels per thread, horizontally
 constexpr int kRows = 8;          // rows per thread
@@ -178,4 +180,5 @@ __global__ void __launch_bounds__(kTX* kTY)
   }
 }
 
+}  // namespace
 }  // namespace pixflow::cuda::u8_3x3
