@@ -247,19 +247,6 @@ TEST(Arith, MetamorphicIdentitiesHold) {
     }
 }
 
-void expect_error(const std::function<void()>& f, Status st,
-                  const std::vector<std::string>& words) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.status(), st) << e.what();
-    for (const auto& w : words)
-      EXPECT_NE(std::string(e.what()).find(w), std::string::npos)
-          << "'" << w << "' not in: " << e.what();
-  }
-}
-
 TEST(Arith, BadInputTableGivesStatusAndNamesOpAndParameter) {
   Image a(8, 5, {Depth::u8, 3}), b(8, 5, {Depth::u8, 3}), d(8, 5, {Depth::u8, 3});
   Image b_small(7, 5, {Depth::u8, 3}), b_fmt(8, 5, {Depth::u16, 3}), d_fmt(8, 5, {Depth::u8, 1});

@@ -13,19 +13,6 @@
 namespace pixflow::test {
 namespace {
 
-template <class F>
-void expect_error(F&& f, Status status, const std::vector<std::string>& needles) {
-  try {
-    f();
-    ADD_FAILURE() << "no error thrown";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.status(), status) << e.what();
-    for (const auto& n : needles)
-      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
-          << "'" << n << "' not in: " << e.what();
-  }
-}
-
 // OpenCV pads constant borders with 0: constant is compared with value 0.
 [[maybe_unused]] std::vector<Border> cv_borders() {
   return {Border::replicate(), Border::reflect(), Border::reflect101(), Border::wrap(),

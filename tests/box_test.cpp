@@ -32,21 +32,6 @@ std::string case_name(Depth d, int ch, Size s, Win k, bool norm, const Border& b
          " normalize=" + std::to_string(norm) + " " + describe(b);
 }
 
-void fill(const ImageView& img, double v) {
-  for (std::int64_t y = 0; y < img.height(); ++y)
-    for (std::int64_t i = 0; i < img.width() * img.channels(); ++i) switch (img.depth()) {
-        case Depth::u8:
-          img.row<std::uint8_t>(y)[i] = std::uint8_t(v);
-          break;
-        case Depth::u16:
-          img.row<std::uint16_t>(y)[i] = std::uint16_t(v);
-          break;
-        default:
-          img.row<float>(y)[i] = float(v);
-          break;
-      }
-}
-
 #if PIXFLOW_HAVE_OPENCV
 // cv::boxFilter with the border type itself, except constant (OpenCV's box filter always
 // uses 0) and any type it refuses: those pad with copyMakeBorder, filter, crop.
@@ -152,7 +137,7 @@ TEST(Box, WindowOneIsCopyAndConstantImageStaysConstant) {
       auto got = make_dst(13, 9, {d, 3}, rng);
       box(src, got, {1, 1, true, b}, {Backend::ref});
       ASSERT_EQ(compare(got, src), "");
-      fill(src, 77);  // the constant border's value too
+      fill_constant(src, 77);  // the constant border's value too
       box(src, got, {5, 4, true, b}, {Backend::ref});
       ASSERT_EQ(compare(got, src), "");
     }
@@ -189,16 +174,6 @@ TEST(Box, EveryBackendMatchesRef) {
   }
 }
 
-void expect_error(const std::function<void()>& f, Status st, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected " << needle;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.status(), st) << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
-
 TEST(Box, BadInputTableGivesStatusAndNamesOpAndParameter) {
   Image u8(8, 6, {Depth::u8, 1}), d8(8, 6, {Depth::u8, 1}), s16(8, 6, {Depth::s16, 1}),
       ds16(8, 6, {Depth::s16, 1}), wrongfmt(8, 6, {Depth::u8, 3});
@@ -227,7 +202,7 @@ TEST(Box, BadInputTableGivesStatusAndNamesOpAndParameter) {
   };
   for (std::size_t i = 0; i < std::size(cases); ++i) {
     SCOPED_TRACE(i);
-    expect_error(cases[i].f, cases[i].st, cases[i].needle);
+    expect_error(cases[i].f, cases[i].st, {cases[i].needle});
   }
 }
 

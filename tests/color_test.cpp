@@ -134,19 +134,6 @@ TEST(Gray, GrayInputStaysTheSameAndBgrOfSwappedInputEqualsRgb) {
     }
 }
 
-void expect_error(const std::function<void()>& f, Status st,
-                  const std::vector<std::string>& words) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.status(), st) << e.what();
-    for (const auto& w : words)
-      EXPECT_NE(std::string(e.what()).find(w), std::string::npos)
-          << "'" << w << "' not in: " << e.what();
-  }
-}
-
 TEST(Gray, BadInputTableGivesStatusAndNamesOpAndParameter) {
   Image rgb8(8, 5, {Depth::u8, 3}), g8(8, 5, {Depth::u8, 1}), g16(8, 5, {Depth::u16, 1});
   Image rgb_s16(8, 5, {Depth::s16, 3}), g_s16(8, 5, {Depth::s16, 1});

@@ -1,17 +1,25 @@
 #include "tests/common.hpp"
 
+#include "src/common/numeric.hpp"
+
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
 
 namespace pixflow::test {
 
+template <class T>
+T detail_saturate(double v) {
+  return detail::saturate_cast<T>(v);
+}
+
 std::uint64_t run_seed() {
   static const std::uint64_t seed = [] {
-    if (const char* s = std::getenv("PIXFLOW_TEST_SEED")) return std::uint64_t(std::strtoull(s, nullptr, 0));
+    if (const char* s = std::getenv("PIXFLOW_TEST_SEED"))
+      return std::uint64_t(std::strtoull(s, nullptr, 0));
     return std::uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
   }();
   return seed;
@@ -35,7 +43,8 @@ TestImage padded(std::int64_t w, std::int64_t h, Format fmt, std::mt19937_64& rn
   return t;
 }
 
-template <class T> void fill(const ImageView& v, std::mt19937_64& rng, double lo, double hi) {
+template <class T>
+void fill(const ImageView& v, std::mt19937_64& rng, double lo, double hi) {
   const std::int64_t n = v.width() * v.channels();
   for (std::int64_t y = 0; y < v.height(); ++y) {
     T* r = v.row<T>(y);
@@ -51,25 +60,45 @@ template <class T> void fill(const ImageView& v, std::mt19937_64& rng, double lo
 
 }  // namespace
 
-TestImage random_image(std::int64_t w, std::int64_t h, Format fmt, std::mt19937_64& rng,
-                       bool tight, double lo, double hi) {
+TestImage random_image(std::int64_t w, std::int64_t h, Format fmt, std::mt19937_64& rng, bool tight,
+                       double lo, double hi) {
   TestImage t = padded(w, h, fmt, rng, tight);
   poison(t.backing.view());
   if (!(lo < hi)) {
     switch (fmt.depth) {
-      case Depth::u8: lo = 0, hi = 255; break;
-      case Depth::u16: lo = 0, hi = 65535; break;
-      case Depth::s16: lo = -32768, hi = 32767; break;
-      case Depth::s32: lo = -1000000, hi = 1000000; break;
-      case Depth::f32: lo = -1000, hi = 1000; break;
+      case Depth::u8:
+        lo = 0, hi = 255;
+        break;
+      case Depth::u16:
+        lo = 0, hi = 65535;
+        break;
+      case Depth::s16:
+        lo = -32768, hi = 32767;
+        break;
+      case Depth::s32:
+        lo = -1000000, hi = 1000000;
+        break;
+      case Depth::f32:
+        lo = -1000, hi = 1000;
+        break;
     }
   }
   switch (fmt.depth) {
-    case Depth::u8: fill<std::uint8_t>(t.view, rng, lo, hi); break;
-    case Depth::u16: fill<std::uint16_t>(t.view, rng, lo, hi); break;
-    case Depth::s16: fill<std::int16_t>(t.view, rng, lo, hi); break;
-    case Depth::s32: fill<std::int32_t>(t.view, rng, lo, hi); break;
-    case Depth::f32: fill<float>(t.view, rng, lo, hi); break;
+    case Depth::u8:
+      fill<std::uint8_t>(t.view, rng, lo, hi);
+      break;
+    case Depth::u16:
+      fill<std::uint16_t>(t.view, rng, lo, hi);
+      break;
+    case Depth::s16:
+      fill<std::int16_t>(t.view, rng, lo, hi);
+      break;
+    case Depth::s32:
+      fill<std::int32_t>(t.view, rng, lo, hi);
+      break;
+    case Depth::f32:
+      fill<float>(t.view, rng, lo, hi);
+      break;
   }
   return t;
 }
@@ -94,11 +123,16 @@ void poison(const ImageView& v) {
 double sample(const ConstImageView& v, std::int64_t x, std::int64_t y, int c) {
   const std::int64_t i = x * v.channels() + c;
   switch (v.depth()) {
-    case Depth::u8: return v.row<std::uint8_t>(y)[i];
-    case Depth::u16: return v.row<std::uint16_t>(y)[i];
-    case Depth::s16: return v.row<std::int16_t>(y)[i];
-    case Depth::s32: return v.row<std::int32_t>(y)[i];
-    case Depth::f32: return v.row<float>(y)[i];
+    case Depth::u8:
+      return v.row<std::uint8_t>(y)[i];
+    case Depth::u16:
+      return v.row<std::uint16_t>(y)[i];
+    case Depth::s16:
+      return v.row<std::int16_t>(y)[i];
+    case Depth::s32:
+      return v.row<std::int32_t>(y)[i];
+    case Depth::f32:
+      return v.row<float>(y)[i];
   }
   return 0;
 }
@@ -185,6 +219,40 @@ Image to_host(const ConstImageView& v) {
   return out;
 }
 
+void expect_error(const std::function<void()>& f, Status status,
+                  const std::vector<std::string>& needles) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected " << status_name(status);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), status) << e.what();
+    for (const auto& n : needles)
+      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
+          << "'" << n << "' not in: " << e.what();
+  }
+}
+
+void fill_constant(const ImageView& v, double value) {
+  for (std::int64_t y = 0; y < v.height(); ++y)
+    for (std::int64_t i = 0; i < v.width() * v.channels(); ++i) switch (v.depth()) {
+        case Depth::u8:
+          v.row<std::uint8_t>(y)[i] = detail_saturate<std::uint8_t>(value);
+          break;
+        case Depth::u16:
+          v.row<std::uint16_t>(y)[i] = detail_saturate<std::uint16_t>(value);
+          break;
+        case Depth::s16:
+          v.row<std::int16_t>(y)[i] = detail_saturate<std::int16_t>(value);
+          break;
+        case Depth::s32:
+          v.row<std::int32_t>(y)[i] = detail_saturate<std::int32_t>(value);
+          break;
+        case Depth::f32:
+          v.row<float>(y)[i] = float(value);
+          break;
+      }
+}
+
 std::vector<Border> all_borders() {
   return {Border::replicate(), Border::reflect(), Border::reflect101(), Border::wrap(),
           Border::constant(77)};
@@ -203,11 +271,16 @@ std::vector<Size> awkward_sizes() {
 #if PIXFLOW_HAVE_OPENCV
 int cv_depth(Depth d) {
   switch (d) {
-    case Depth::u8: return CV_8U;
-    case Depth::u16: return CV_16U;
-    case Depth::s16: return CV_16S;
-    case Depth::s32: return CV_32S;
-    case Depth::f32: return CV_32F;
+    case Depth::u8:
+      return CV_8U;
+    case Depth::u16:
+      return CV_16U;
+    case Depth::s16:
+      return CV_16S;
+    case Depth::s32:
+      return CV_32S;
+    case Depth::f32:
+      return CV_32F;
   }
   return -1;
 }
@@ -219,11 +292,16 @@ cv::Mat to_mat(const ConstImageView& v) {
 
 int cv_border(const Border& b) {
   switch (b.type) {
-    case BorderType::replicate: return cv::BORDER_REPLICATE;
-    case BorderType::reflect: return cv::BORDER_REFLECT;
-    case BorderType::reflect101: return cv::BORDER_REFLECT_101;
-    case BorderType::wrap: return cv::BORDER_WRAP;
-    case BorderType::constant: return cv::BORDER_CONSTANT;
+    case BorderType::replicate:
+      return cv::BORDER_REPLICATE;
+    case BorderType::reflect:
+      return cv::BORDER_REFLECT;
+    case BorderType::reflect101:
+      return cv::BORDER_REFLECT_101;
+    case BorderType::wrap:
+      return cv::BORDER_WRAP;
+    case BorderType::constant:
+      return cv::BORDER_CONSTANT;
   }
   return -1;
 }
@@ -231,12 +309,23 @@ int cv_border(const Border& b) {
 ConstImageView view_of(const cv::Mat& m) {
   Depth d = Depth::u8;
   switch (m.depth()) {
-    case CV_8U: d = Depth::u8; break;
-    case CV_16U: d = Depth::u16; break;
-    case CV_16S: d = Depth::s16; break;
-    case CV_32S: d = Depth::s32; break;
-    case CV_32F: d = Depth::f32; break;
-    default: throw std::runtime_error("view_of: unsupported depth");
+    case CV_8U:
+      d = Depth::u8;
+      break;
+    case CV_16U:
+      d = Depth::u16;
+      break;
+    case CV_16S:
+      d = Depth::s16;
+      break;
+    case CV_32S:
+      d = Depth::s32;
+      break;
+    case CV_32F:
+      d = Depth::f32;
+      break;
+    default:
+      throw std::runtime_error("view_of: unsupported depth");
   }
   return ConstImageView(m.data, m.cols, m.rows, std::int64_t(m.step[0]), Format{d, m.channels()});
 }
@@ -244,12 +333,23 @@ ConstImageView view_of(const cv::Mat& m) {
 Image from_mat(const cv::Mat& m) {
   Depth d = Depth::u8;
   switch (m.depth()) {
-    case CV_8U: d = Depth::u8; break;
-    case CV_16U: d = Depth::u16; break;
-    case CV_16S: d = Depth::s16; break;
-    case CV_32S: d = Depth::s32; break;
-    case CV_32F: d = Depth::f32; break;
-    default: throw std::runtime_error("from_mat: unsupported depth");
+    case CV_8U:
+      d = Depth::u8;
+      break;
+    case CV_16U:
+      d = Depth::u16;
+      break;
+    case CV_16S:
+      d = Depth::s16;
+      break;
+    case CV_32S:
+      d = Depth::s32;
+      break;
+    case CV_32F:
+      d = Depth::f32;
+      break;
+    default:
+      throw std::runtime_error("from_mat: unsupported depth");
   }
   Image out(m.cols, m.rows, Format{d, m.channels()});
   for (int y = 0; y < m.rows; ++y)

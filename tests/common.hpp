@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -29,8 +30,8 @@ std::mt19937_64 make_rng(std::uint64_t salt);
 struct TestImage {
   Image backing;
   ImageView view;
-  operator ImageView() const { return view; }            // NOLINT
-  operator ConstImageView() const { return view; }       // NOLINT
+  operator ImageView() const { return view; }       // NOLINT
+  operator ConstImageView() const { return view; }  // NOLINT
 };
 
 /// width x height of `fmt` inside a padded buffer (offset and stride padding from `rng`
@@ -69,6 +70,14 @@ std::string compare(const ConstImageView& got, const ConstImageView& want, doubl
 /// Sample (x, y, c) as double, for any depth.
 double sample(const ConstImageView& v, std::int64_t x, std::int64_t y, int c);
 
+/// Runs f and expects a pixflow::Error with `status` whose message contains every needle
+/// (the shared check of the bad-input tables).
+void expect_error(const std::function<void()>& f, Status status,
+                  const std::vector<std::string>& needles);
+
+/// Sets every sample of the view to v (converted to the view's depth).
+void fill_constant(const ImageView& v, double value);
+
 /// Every border of DESIGN §2 (constant with a non-zero value).
 std::vector<Border> all_borders();
 std::string describe(const Border& b);
@@ -93,6 +102,5 @@ Image from_mat(const cv::Mat& m);
 }  // namespace pixflow::test
 
 /// Puts the run seed and the case description into every failure message.
-#define PIXFLOW_TRACE(desc)                                                            \
-  SCOPED_TRACE(::testing::Message() << "seed=" << ::pixflow::test::run_seed() << " " \
-                                    << (desc))
+#define PIXFLOW_TRACE(desc) \
+  SCOPED_TRACE(::testing::Message() << "seed=" << ::pixflow::test::run_seed() << " " << (desc))

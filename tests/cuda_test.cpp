@@ -9,10 +9,14 @@
 namespace pixflow::test {
 namespace {
 
-bool have_gpu() { return cuda_device_count() > 0; }
+bool have_gpu() {
+  return cuda_device_count() > 0;
+}
 
-#define REQUIRE_GPU()                                                                    \
-  if (!have_gpu()) GTEST_SKIP() << "CUDA backend not tested: " << (cuda_compiled() ? "no GPU present" : "built without CUDA")
+#define REQUIRE_GPU()                         \
+  if (!have_gpu())                            \
+  GTEST_SKIP() << "CUDA backend not tested: " \
+               << (cuda_compiled() ? "no GPU present" : "built without CUDA")
 
 TEST(CudaBackend, OpsCaptureIntoOneGraphAndReplayCorrectly) {
   REQUIRE_GPU();
@@ -120,7 +124,9 @@ TEST(CudaBackend, DeviceImageWithoutCudaIsBackendUnavailable) {
 
 namespace pixflow::test {
 namespace {
-TEST(CudaBackend, Skipped) { GTEST_SKIP() << "CUDA backend not tested: built without CUDA"; }
+TEST(CudaBackend, Skipped) {
+  GTEST_SKIP() << "CUDA backend not tested: built without CUDA";
+}
 TEST(CudaBackend, DeviceImageWithoutCudaIsBackendUnavailable) {
   EXPECT_THROW(Image(8, 8, {Depth::u8, 1}, Location::cuda(0)), Error);
 }

@@ -9,19 +9,6 @@
 namespace pixflow::test {
 namespace {
 
-template <class F>
-void expect_error(F&& f, Status status, const std::vector<std::string>& needles) {
-  try {
-    f();
-    ADD_FAILURE() << "no error thrown";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.status(), status) << e.what();
-    for (const auto& n : needles)
-      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
-          << "'" << n << "' not in: " << e.what();
-  }
-}
-
 // Border written independently of detail::border_index (iterative reflection).
 std::int64_t fold(std::int64_t p, std::int64_t n, BorderType t) {
   switch (t) {

@@ -13,19 +13,6 @@
 namespace pixflow::test {
 namespace {
 
-template <class F>
-void expect_error(F&& f, Status status, const std::vector<std::string>& needles) {
-  try {
-    f();
-    ADD_FAILURE() << "no error thrown";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.status(), status) << e.what();
-    for (const auto& n : needles)
-      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
-          << "'" << n << "' not in: " << e.what();
-  }
-}
-
 Filter2dParams random_kernel(int kw, int kh, std::mt19937_64& rng, const Border& b) {
   Filter2dParams p;
   p.kw = kw;

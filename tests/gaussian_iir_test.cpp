@@ -164,16 +164,6 @@ TEST(GaussianIir, RowColumnExtremesAndTinyImagesMatchExactGaussian) {
     }
 }
 
-void fill(const ImageView& img, double v) {
-  for (std::int64_t y = 0; y < img.height(); ++y)
-    for (std::int64_t i = 0; i < img.width() * img.channels(); ++i) {
-      if (img.depth() == Depth::u8)
-        img.row<std::uint8_t>(y)[i] = std::uint8_t(v);
-      else
-        img.row<float>(y)[i] = float(v);
-    }
-}
-
 TEST(GaussianIir, ConstantImageStaysConstant) {
   auto rng = make_rng(0x11a4);
   for (Depth d : {Depth::u8, Depth::f32})
@@ -182,7 +172,7 @@ TEST(GaussianIir, ConstantImageStaysConstant) {
         PIXFLOW_TRACE(testing::Message()
                       << depth_name(d) << " sigma=" << sigma << " " << describe(b));
         auto src = random_image(37, 21, {d, 3}, rng);
-        fill(src, 77);  // the constant border's value too
+        fill_constant(src, 77);  // the constant border's value too
         auto got = make_dst(37, 21, {d, 3}, rng);
         gaussian_iir(src, got, {sigma, b}, {Backend::ref});
         ASSERT_EQ(compare(got, src, d == Depth::u8 ? 0 : 77 * 1e-5), "");
@@ -208,16 +198,6 @@ TEST(GaussianIir, EveryBackendMatchesRef) {
             gaussian_iir(src, got, {3.5, b}, {be});
             ASSERT_EQ(compare(to_host(got), want), "");
           }
-}
-
-void expect_error(const std::function<void()>& f, Status st, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected " << needle;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.status(), st) << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
 }
 
 TEST(GaussianIir, BadInputTableGivesStatusAndNamesOpAndParameter) {
@@ -249,7 +229,7 @@ TEST(GaussianIir, BadInputTableGivesStatusAndNamesOpAndParameter) {
   };
   for (std::size_t i = 0; i < std::size(cases); ++i) {
     SCOPED_TRACE(i);
-    expect_error(cases[i].f, cases[i].st, cases[i].needle);
+    expect_error(cases[i].f, cases[i].st, {cases[i].needle});
   }
 }
 

@@ -146,19 +146,6 @@ TEST(Matmul, S32EveryBackendMatchesRefExactly) {
     }
 }
 
-void expect_error(const std::function<void()>& f, Status st,
-                  const std::vector<std::string>& words) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.status(), st) << e.what();
-    for (const auto& w : words)
-      EXPECT_NE(std::string(e.what()).find(w), std::string::npos)
-          << "'" << w << "' not in: " << e.what();
-  }
-}
-
 TEST(Linalg, BadInputTableGivesStatusAndNamesOpAndParameter) {
   Image a4(6, 3, {Depth::f32, 4}), b4(6, 3, {Depth::f32, 4}), d1(6, 3, {Depth::f32, 1});
   Image a3(6, 3, {Depth::f32, 3}), u4(6, 3, {Depth::u8, 4}), b4s(5, 3, {Depth::f32, 4});

@@ -18,21 +18,6 @@ std::string case_name(Depth d, int ch, Size s, int kw, int kh, const Border& b) 
 }
 
 // Sets every sample of a view (u8, u16, f32) to v.
-void fill(const ImageView& img, double v) {
-  for (std::int64_t y = 0; y < img.height(); ++y)
-    for (std::int64_t i = 0; i < img.width() * img.channels(); ++i) switch (img.depth()) {
-        case Depth::u8:
-          img.row<std::uint8_t>(y)[i] = std::uint8_t(v);
-          break;
-        case Depth::u16:
-          img.row<std::uint16_t>(y)[i] = std::uint16_t(v);
-          break;
-        default:
-          img.row<float>(y)[i] = float(v);
-          break;
-      }
-}
-
 #if PIXFLOW_HAVE_OPENCV
 // cv::medianBlur always uses replicate; other borders: pad with copyMakeBorder, filter, crop.
 cv::Mat cv_median(const cv::Mat& src, int k, const Border& b) {
@@ -132,7 +117,7 @@ TEST(Median, WindowOneIsCopyAndConstantImageStaysConstant) {
       ASSERT_EQ(compare(got, src), "");
       // A constant image (value = the border's, so constant borders keep it too).
       auto flat = random_image(23, 11, {d, 3}, rng);
-      fill(flat, 77);
+      fill_constant(flat, 77);
       median(flat, got, {7, 5, b}, {Backend::ref});
       ASSERT_EQ(compare(got, flat), "");
     }
@@ -155,16 +140,6 @@ TEST(Median, RectWindowEqualsTransposedRectWindow) {
         median(src, got, {kw, kh, b}, {Backend::ref});
         ASSERT_EQ(compare(got, back), "");
       }
-}
-
-void expect_error(const std::function<void()>& f, Status st, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected " << needle;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.status(), st) << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
 }
 
 TEST(Median, BadInputTableGivesStatusAndNamesOpAndParameter) {
@@ -217,7 +192,7 @@ TEST(Median, BadInputTableGivesStatusAndNamesOpAndParameter) {
   };
   for (std::size_t i = 0; i < std::size(cases); ++i) {
     SCOPED_TRACE(i);
-    expect_error(cases[i].f, cases[i].st, cases[i].needle);
+    expect_error(cases[i].f, cases[i].st, {cases[i].needle});
   }
 }
 

@@ -15,23 +15,10 @@
 namespace pixflow::test {
 namespace {
 
-template <class F>
-void expect_error(F&& f, Status status, const std::vector<std::string>& needles) {
-  try {
-    f();
-    ADD_FAILURE() << "no error thrown";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.status(), status) << e.what();
-    for (const auto& n : needles)
-      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
-          << "'" << n << "' not in: " << e.what();
-  }
-}
-
 // Map coordinates: an integer in [-len-2, 2*len+2] plus a fraction k/32 (OpenCV quantises
 // linear coordinates to 1/32); for nearest k != 16 (OpenCV rounds .5 half to even).
-[[maybe_unused]] TestImage random_map(std::int64_t w, std::int64_t h, std::int64_t len, bool nearest,
-                     std::mt19937_64& rng) {
+[[maybe_unused]] TestImage random_map(std::int64_t w, std::int64_t h, std::int64_t len,
+                                      bool nearest, std::mt19937_64& rng) {
   TestImage m = make_dst(w, h, {Depth::f32, 1}, rng);
   std::uniform_int_distribution<std::int64_t> ip(-len - 2, 2 * len + 2);
   for (std::int64_t y = 0; y < h; ++y)

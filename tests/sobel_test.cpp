@@ -31,19 +31,6 @@ std::string describe_params(const SobelParams& p) {
   return s.str();
 }
 
-template <class F>
-void expect_error(F&& f, Status status, const std::vector<std::string>& needles) {
-  try {
-    f();
-    ADD_FAILURE() << "no error thrown";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.status(), status) << e.what();
-    for (const auto& n : needles)
-      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
-          << "'" << n << "' not in: " << e.what();
-  }
-}
-
 #if PIXFLOW_HAVE_OPENCV
 // cv::Sobel (ksize = -1: cv::Scharr) with any border. OpenCV's filter engine rejects
 // BORDER_WRAP and pads constant borders with 0, so for wrap and constant(v) the source is

@@ -171,19 +171,6 @@ TEST(Threshold, BinaryPlusBinaryInvIsMaxvalAndTozeroPlusTozeroInvIsSrc) {
   EXPECT_EQ(compare(sum, src), "");
 }
 
-void expect_error(const std::function<void()>& f, Status st,
-                  const std::vector<std::string>& words) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.status(), st) << e.what();
-    for (const auto& w : words)
-      EXPECT_NE(std::string(e.what()).find(w), std::string::npos)
-          << "'" << w << "' not in: " << e.what();
-  }
-}
-
 TEST(Threshold, BadInputTableGivesStatusAndNamesOpAndParameter) {
   Image a(8, 4, {Depth::u8, 1}), d16(8, 4, {Depth::u16, 1}), d(8, 4, {Depth::u8, 1});
   struct Case {
