@@ -7,9 +7,28 @@
 #include "src/core/check.hpp"
 #include "src/cuda/common/separable.cuh"
 #include "src/cuda/cuda_ops.hpp"
+#include "src/cuda/u8_3x3.cuh"
 
 namespace pixflow::cuda {
 namespace {
+
+// The packed 3x3 path (u8_3x3.cuh) for one u8 channel; false when it does not apply (its word
+// stores need 4-byte aligned destination rows).
+bool try_linear3_u8(const ConstImageView& s, const ImageView& d, const Border& border,
+                    const u8_3x3::Linear3& k, cudaStream_t st) {
+  const bool dst_aligned =
+      reinterpret_cast<std::uintptr_t>(d.data()) % 4 == 0 && d.stride() % 4 == 0;
+  if (s.depth() != Depth::u8 || s.channels() != 1 || !dst_aligned) return false;
+  const bool src_aligned =
+      reinterpret_cast<std::uintptr_t>(s.data()) % 4 == 0 && s.stride() % 4 == 0;
+  namespace q = u8_3x3;
+  q::linear3_u8_kernel<<<grid_2d(d.width(), d.height(), q::kBW, q::kBH), dim3(q::kTX, q::kTY), 0,
+                         st>>>(dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d),
+                               dev_border<std::uint8_t>(border), k, src_aligned,
+                               blocks_y(d.height(), q::kBH));
+  PIXFLOW_CUDA_CHECK_LAUNCH("linear3");
+  return true;
+}
 
 // ---- box -------------------------------------------------------------------------------
 // Integers: exact window sums (u8 in 32 bits, u16 in 64), then round-half-even division by
@@ -51,6 +70,9 @@ struct BoxPolicy {
 
 template <class T>
 void launch_box(const ConstImageView& s, const ImageView& d, const BoxParams& p, cudaStream_t st) {
+  if (std::is_same_v<T, std::uint8_t> && p.kw == 3 && p.kh == 3 &&
+      try_linear3_u8(s, d, p.border, u8_3x3::Linear3{1, 1, 1, 1, p.normalize ? 0 : 1}, st))
+    return;
   launch_separable(dev_view<T>(s), dev_view<T>(d), dev_border<T>(p.border),
                    SepWindow{p.kw, p.kh, p.kw / 2, p.kh / 2},
                    BoxPolicy<T>{(long long)p.kw * p.kh, p.normalize}, st);
@@ -173,6 +195,16 @@ struct GaussPolicy {
 template <class T>
 void launch_gaussian(const ConstImageView& s, const ImageView& d, const GaussianParams& p,
                      cudaStream_t st) {
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    if (p.kw == 3 && p.kh == 3) {
+      std::int32_t tx[3], ty[3];
+      detail::gaussian_taps_fixed(3, p.sigma, detail::kGaussianBitsU8, tx);
+      detail::gaussian_taps_fixed(3, p.sigma_y, detail::kGaussianBitsU8, ty);
+      const u8_3x3::Linear3 k{unsigned(tx[0]), unsigned(tx[1]), unsigned(ty[0]), unsigned(ty[1]),
+                              2};
+      if (tx[0] == tx[2] && ty[0] == ty[2] && try_linear3_u8(s, d, p.border, k, st)) return;
+    }
+  }
   GaussPolicy<T> pol{};
   if constexpr (std::is_same_v<T, float>) {
     detail::gaussian_taps_float(p.kw, p.sigma, pol.tx);

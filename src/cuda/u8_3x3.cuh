@@ -144,6 +144,57 @@ __global__ void __launch_bounds__(kTX* kTY)
   }
 }
 
+// Linear 3x3 on u8 (box, Gaussian): horizontal sums packed in 16-bit lanes — Q8 taps that sum
+// to 256 keep every lane below 65536 (255 * 256), so one 32-bit multiply-add serves two pixels
+// — then the vertical pass per pixel in 32 bits. Integer results equal the reference's.
+struct Linear3 {
+  unsigned hx0, hx1;  // horizontal taps (outer, centre); box: 1, 1
+  unsigned vy0, vy1;  // vertical taps
+  int kind;           // 0: box mean (/9, half to even), 1: box sum (saturated), 2: Gaussian Q8
+};
+
+__device__ __forceinline__ unsigned lane_out(unsigned a, unsigned b, unsigned c, const Linear3& k) {
+  if (k.kind == 2) {
+    const unsigned v = k.vy0 * a + k.vy1 * b + k.vy0 * c;  // < 2^24
+    return (v + 32768u) >> 16;                             // <= 255 by construction
+  }
+  const unsigned s = a + b + c;  // <= 2295
+  if (k.kind == 1) return s > 255u ? 255u : s;
+  const unsigned q = s / 9u, r = s - 9u * q;
+  return q + (2u * r > 9u ? 1u : 0u);  // 9 is odd: no exact halves
+}
+
+__global__ void __launch_bounds__(kTX* kTY)
+    linear3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                      DevBorder<std::uint8_t> border, Linear3 k, bool src_aligned,
+                      int rows_of_blocks) {
+  __shared__ unsigned tile[kTileH][kTileWords];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const long long bx0 = (long long)blockIdx.x * kBW;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kBH;
+    load_tile_3x3(tile, src, border, bx0, by0, src_aligned);
+    unsigned h0[kRows + 2], h1[kRows + 2];  // packed row sums: pixels (x0, x0+1), (x0+2, x0+3)
+#pragma unroll
+    for (int r = 0; r < kRows + 2; ++r) {
+      unsigned p0, p1, p2;
+      columns(tile[ty * kRows + r], tx, p0, p1, p2);
+      h0[r] = k.hx0 * p0 + k.hx1 * between(p0, p1) + k.hx0 * p1;
+      h1[r] = k.hx0 * p1 + k.hx1 * between(p1, p2) + k.hx0 * p2;
+    }
+    const long long x0 = bx0 + tx * kPX;
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) {
+      const unsigned o0 = lane_out(h0[i] & 0xffffu, h0[i + 1] & 0xffffu, h0[i + 2] & 0xffffu, k);
+      const unsigned o1 = lane_out(h0[i] >> 16, h0[i + 1] >> 16, h0[i + 2] >> 16, k);
+      const unsigned o2 = lane_out(h1[i] & 0xffffu, h1[i + 1] & 0xffffu, h1[i + 2] & 0xffffu, k);
+      const unsigned o3 = lane_out(h1[i] >> 16, h1[i + 1] >> 16, h1[i + 2] >> 16, k);
+      store4(dst, by0 + ty * kRows + i, x0, o0 | (o1 << 8) | (o2 << 16) | (o3 << 24));
+    }
+    __syncthreads();
+  }
+}
+
 __global__ void __launch_bounds__(kTX* kTY)
     median3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                       DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
