@@ -134,6 +134,28 @@ void launch_deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& 
 void run_deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, double scale,
                double delta, const Border& border, const char* op, void* stream) {
   const auto st = to_stream(stream);
+  // 3x3 u8 -> s16 with scale 1 and delta 0 (sobel k=3, scharr): the packed kernel, which
+  // stores four s16 at a time (8-byte aligned destination rows).
+  const bool dst_aligned8 =
+      reinterpret_cast<std::uintptr_t>(d.data()) % 8 == 0 && d.stride() % 8 == 0;
+  if (s.depth() == Depth::u8 && d.depth() == Depth::s16 && s.channels() == 1 && t.nx == 3 &&
+      t.ny == 3 && scale == 1.0 && delta == 0.0 && dst_aligned8) {
+    u8_3x3::Deriv3 k{};
+    for (int i = 0; i < 3; ++i) {
+      k.tx[i] = t.x[i];
+      k.ty[i] = t.y[i];
+      if (t.x[i] < 0) k.hoff += 255 * -t.x[i];
+    }
+    const bool src_aligned =
+        reinterpret_cast<std::uintptr_t>(s.data()) % 4 == 0 && s.stride() % 4 == 0;
+    namespace q = u8_3x3;
+    q::deriv3_u8_kernel<<<grid_2d(d.width(), d.height(), q::kBW, q::kBH), dim3(q::kTX, q::kTY), 0,
+                          st>>>(dev_view<std::uint8_t>(s), dev_view<std::int16_t>(d),
+                                dev_border<std::uint8_t>(border), k, src_aligned,
+                                blocks_y(d.height(), q::kBH));
+    PIXFLOW_CUDA_CHECK_LAUNCH(op);
+    return;
+  }
   if (s.depth() == Depth::f32)
     launch_deriv<float, float>(s, d, t, scale, delta, border, op, st);
   else if (d.depth() == Depth::s16)

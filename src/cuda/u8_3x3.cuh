@@ -195,6 +195,73 @@ __global__ void __launch_bounds__(kTX* kTY)
   }
 }
 
+// 3x3 derivatives u8 -> s16 (sobel k=3, scharr) with scale 1 and delta 0. Taps may be
+// negative: a tap t < 0 multiplies (255 - p), so every packed lane stays in [0, 255 * sum|t|]
+// (<= 4080) and the row sum is offset by 255 * sum of the negative taps' magnitudes, which the
+// vertical pass (per pixel, 32-bit signed) removes. Integer results equal the reference's.
+struct Deriv3 {
+  int tx[3], ty[3];
+  int hoff;  // 255 * sum(|tx[i]| for tx[i] < 0)
+};
+
+__device__ __forceinline__ unsigned row_sum3(unsigned l, unsigned c, unsigned r, const Deriv3& k) {
+  const unsigned w[3] = {l, c, r};
+  unsigned h = 0;
+#pragma unroll
+  for (int i = 0; i < 3; ++i) {
+    const int t = k.tx[i];
+    if (t > 0) h += unsigned(t) * w[i];
+    if (t < 0) h += unsigned(-t) * (0x00ff00ffu - w[i]);
+  }
+  return h;
+}
+
+__device__ __forceinline__ int deriv_lane(unsigned a, unsigned b, unsigned c, const Deriv3& k) {
+  const int v =
+      k.ty[0] * (int(a) - k.hoff) + k.ty[1] * (int(b) - k.hoff) + k.ty[2] * (int(c) - k.hoff);
+  return v < -32768 ? -32768 : v > 32767 ? 32767 : v;
+}
+
+__global__ void __launch_bounds__(kTX* kTY)
+    deriv3_u8_kernel(DevView<std::uint8_t> src, DevView<std::int16_t> dst,
+                     DevBorder<std::uint8_t> border, Deriv3 k, bool src_aligned,
+                     int rows_of_blocks) {
+  __shared__ unsigned tile[kTileH][kTileWords];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const long long bx0 = (long long)blockIdx.x * kBW;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kBH;
+    load_tile_3x3(tile, src, border, bx0, by0, src_aligned);
+    unsigned h0[kRows + 2], h1[kRows + 2];  // offset row sums: pixels (x0, x0+1), (x0+2, x0+3)
+#pragma unroll
+    for (int r = 0; r < kRows + 2; ++r) {
+      unsigned p0, p1, p2;
+      columns(tile[ty * kRows + r], tx, p0, p1, p2);
+      h0[r] = row_sum3(p0, between(p0, p1), p1, k);
+      h1[r] = row_sum3(p1, between(p1, p2), p2, k);
+    }
+    const long long x0 = bx0 + tx * kPX;
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) {
+      const long long y = by0 + ty * kRows + i;
+      if (y >= dst.h) break;
+      const int o0 = deriv_lane(h0[i] & 0xffffu, h0[i + 1] & 0xffffu, h0[i + 2] & 0xffffu, k);
+      const int o1 = deriv_lane(h0[i] >> 16, h0[i + 1] >> 16, h0[i + 2] >> 16, k);
+      const int o2 = deriv_lane(h1[i] & 0xffffu, h1[i + 1] & 0xffffu, h1[i + 2] & 0xffffu, k);
+      const int o3 = deriv_lane(h1[i] >> 16, h1[i + 1] >> 16, h1[i + 2] >> 16, k);
+      std::int16_t* d = dst.row(y) + x0;
+      if (x0 + 3 < dst.w) {
+        *reinterpret_cast<uint2*>(d) = make_uint2((unsigned(o0) & 0xffffu) | (unsigned(o1) << 16),
+                                                  (unsigned(o2) & 0xffffu) | (unsigned(o3) << 16));
+      } else {
+        const int o[4] = {o0, o1, o2, o3};
+        for (int j = 0; j < 4 && x0 + j < dst.w; ++j) d[j] = std::int16_t(o[j]);
+      }
+    }
+    __syncthreads();
+  }
+}
+
 __global__ void __launch_bounds__(kTX* kTY)
     median3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                       DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
