@@ -451,11 +451,13 @@ std::vector<Case> make_cases(bool quick) {
           cs.push_back(c);
         }
       }
-      {
-        Case c = base("open", "3x3", f, f);
+      // The composites: two passes (and a subtraction for gradient/tophat/blackhat).
+      for (MorphOp mo :
+           {MorphOp::open, MorphOp::close, MorphOp::gradient, MorphOp::tophat, MorphOp::blackhat}) {
+        Case c = base(morph_op_name(mo), "3x3", f, f);
         MorphParams p;
-        c.fn = [p](const Views& v, ImageView d, const Context& x) {
-          morphology(v.src, d, MorphOp::open, p, x);
+        c.fn = [p, mo](const Views& v, ImageView d, const Context& x) {
+          morphology(v.src, d, mo, p, x);
         };
         c.halo = 2;
         cs.push_back(c);
