@@ -306,51 +306,31 @@ int cv_border(const Border& b) {
   return -1;
 }
 
-ConstImageView view_of(const cv::Mat& m) {
-  Depth d = Depth::u8;
-  switch (m.depth()) {
+// The pixflow depth of an OpenCV depth (throws for depths pixflow does not have).
+static Depth depth_of_cv(int cv_depth, const char* who) {
+  switch (cv_depth) {
     case CV_8U:
-      d = Depth::u8;
-      break;
+      return Depth::u8;
     case CV_16U:
-      d = Depth::u16;
-      break;
+      return Depth::u16;
     case CV_16S:
-      d = Depth::s16;
-      break;
+      return Depth::s16;
     case CV_32S:
-      d = Depth::s32;
-      break;
+      return Depth::s32;
     case CV_32F:
-      d = Depth::f32;
-      break;
+      return Depth::f32;
     default:
-      throw std::runtime_error("view_of: unsupported depth");
+      throw std::runtime_error(std::string(who) + ": unsupported depth");
   }
+}
+
+ConstImageView view_of(const cv::Mat& m) {
+  const Depth d = depth_of_cv(m.depth(), "view_of");
   return ConstImageView(m.data, m.cols, m.rows, std::int64_t(m.step[0]), Format{d, m.channels()});
 }
 
 Image from_mat(const cv::Mat& m) {
-  Depth d = Depth::u8;
-  switch (m.depth()) {
-    case CV_8U:
-      d = Depth::u8;
-      break;
-    case CV_16U:
-      d = Depth::u16;
-      break;
-    case CV_16S:
-      d = Depth::s16;
-      break;
-    case CV_32S:
-      d = Depth::s32;
-      break;
-    case CV_32F:
-      d = Depth::f32;
-      break;
-    default:
-      throw std::runtime_error("from_mat: unsupported depth");
-  }
+  const Depth d = depth_of_cv(m.depth(), "from_mat");
   Image out(m.cols, m.rows, Format{d, m.channels()});
   for (int y = 0; y < m.rows; ++y)
     std::memcpy(out.row<std::byte>(y), m.ptr(y), m.cols * m.elemSize());
