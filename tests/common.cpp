@@ -1,6 +1,6 @@
 #include "tests/common.hpp"
 
-#include "src/common/numeric.hpp"
+#include "src/base/numeric.hpp"
 
 #include <chrono>
 #include <cmath>

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "src/common/numeric.hpp"
+#include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::test {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "src/common/numeric.hpp"
+#include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 #if PIXFLOW_HAVE_OPENCV
 #include <opencv2/core.hpp>

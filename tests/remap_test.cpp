@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "src/common/numeric.hpp"
+#include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 #if PIXFLOW_HAVE_OPENCV
 #include <opencv2/core.hpp>

@@ -2,7 +2,7 @@
 // metamorphic checks (separable derivative == the 2-D correlation with the outer product).
 #include "tests/common.hpp"
 
-#include "src/common/deriv_taps.hpp"
+#include "src/base/deriv_taps.hpp"
 #include "src/ref/ref.hpp"
 #if PIXFLOW_HAVE_OPENCV
 #include <opencv2/core.hpp>

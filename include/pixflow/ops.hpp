@@ -1,4 +1,4 @@
-// The op catalogue (DESIGN §3). Every op writes into a caller-provided destination of
+// The op catalogue (docs/ops/README.md). Every op writes into a caller-provided destination of
 // the documented size and format, validates everything on the host first and throws
 // pixflow::Error (naming the op and the parameter) before any work is queued.
 //
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "pixflow/border.hpp"
+#include "pixflow/device.hpp"
 #include "pixflow/image.hpp"
 
 namespace pixflow {
@@ -23,11 +24,11 @@ namespace pixflow {
 enum class Backend { automatic, ref, cpu, cuda, opencl };
 const char* backend_name(Backend b) noexcept;
 
-/// Per-call options. `stream` is a cudaStream_t for CUDA images (null = default stream).
-/// `threads` caps the CPU backend's threads (0 = all cores).
+/// Per-call options. `queue` is where device work is enqueued (default: the default
+/// queue of the images' device); `threads` caps the CPU backend's threads (0 = all cores).
 struct Context {
   Backend backend = Backend::automatic;
-  void* stream = nullptr;
+  Queue queue;
   int threads = 0;
 };
 

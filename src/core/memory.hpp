@@ -1,4 +1,4 @@
-// Device memory hooks, implemented by src/cuda/memory.cu or, without CUDA, by
+// Device memory hooks, implemented by src/backends/cuda/memory.cu or, without CUDA, by
 // src/core/no_cuda.cpp (which answers backend_unavailable).
 #pragma once
 

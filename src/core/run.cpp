@@ -1,6 +1,6 @@
 #include "src/core/run.hpp"
 
-#include "src/cpu/thread_pool.hpp"
+#include "src/backends/cpu/thread_pool.hpp"
 
 namespace pixflow::detail {
 

@@ -1,7 +1,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "src/common/numeric.hpp"
+#include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {

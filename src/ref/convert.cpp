@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "src/common/pointwise.hpp"
+#include "src/base/pointwise.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {

@@ -1,7 +1,7 @@
 // Reference for filter2d: 2-D correlation (kernel not flipped, as cv::filter2D).
 #include <cstdint>
 
-#include "src/common/numeric.hpp"
+#include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {

@@ -1,7 +1,7 @@
 #include <vector>
 
-#include "src/common/gaussian_taps.hpp"
-#include "src/common/numeric.hpp"
+#include "src/base/gaussian_taps.hpp"
+#include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {

@@ -2,8 +2,8 @@
 #include <cmath>
 #include <vector>
 
-#include "src/common/iir.hpp"
-#include "src/common/numeric.hpp"
+#include "src/base/iir.hpp"
+#include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {
@@ -14,7 +14,7 @@ namespace {
 // then an anti-causal pass
 //   y[n] = B w[n] + b1 y[n+1] + b2 y[n+2] + b3 y[n+3]
 // (coefficients already divided by b0, B = 1 - b1 - b2 - b3: unit DC gain).
-// One line through the shared filter (src/common/iir.hpp); w is this call's scratch.
+// One line through the shared filter (src/base/iir.hpp); w is this call's scratch.
 template <class Get, class Put>
 void filter_line(std::int64_t len, const GaussianIirParams& p, const detail::IirCoeffs& k,
                  double cval, Get get, Put put) {

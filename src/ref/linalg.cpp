@@ -2,7 +2,7 @@
 // docs/ops/linalg.md.
 #include <cstdint>
 
-#include "src/common/numeric.hpp"
+#include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "src/common/numeric.hpp"
+#include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {

@@ -1,7 +1,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "src/common/numeric.hpp"
+#include "src/base/numeric.hpp"
+#include "src/base/visit_depth.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {
@@ -54,21 +55,12 @@ void morph_t(const ConstImageView& src, const ImageView& dst, bool is_max, int k
 
 }  // namespace
 
-void morph_pass(const ConstImageView& src, const ImageView& dst, MorphOp op, int kw, int kh,
-                const Border& border, Rows rows, int ax, int ay) {
-  const bool is_max = op == MorphOp::dilate;
-  if (ax < 0) ax = kw / 2;
-  if (ay < 0) ay = kh / 2;
-  switch (src.depth()) {
-    case Depth::u8:
-      return morph_t<std::uint8_t>(src, dst, is_max, kw, kh, ax, ay, border, rows);
-    case Depth::u16:
-      return morph_t<std::uint16_t>(src, dst, is_max, kw, kh, ax, ay, border, rows);
-    case Depth::f32:
-      return morph_t<float>(src, dst, is_max, kw, kh, ax, ay, border, rows);
-    default:
-      return;  // validated by src/core
-  }
+void morph_pass(const ConstImageView& src, const ImageView& dst, const detail::MorphPass& m,
+                Rows rows) {
+  const bool is_max = m.op == MorphOp::dilate;
+  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(src.depth(), [&](auto t) {
+    morph_t<decltype(t)>(src, dst, is_max, m.kw, m.kh, m.ax, m.ay, m.border, rows);
+  });
 }
 
 }  // namespace pixflow::ref

@@ -4,7 +4,8 @@
 #pragma once
 
 #include "pixflow/ops.hpp"
-#include "src/core/run.hpp"
+#include "src/base/passes.hpp"
+#include "src/base/rows.hpp"
 
 namespace pixflow::ref {
 
@@ -12,12 +13,12 @@ using detail::Rows;
 
 void median(const ConstImageView& src, const ImageView& dst, const MedianParams& p, Rows rows);
 
-/// One dilate or erode pass (op is MorphOp::dilate or MorphOp::erode) with the window already
-/// enlarged for iterations; composites (open, close, ...) are sequences run by src/core.
-/// The anchor (ax, ay) defaults (-1) to (kw/2, kh/2); OpenCV's enlarged rect for n
-/// iterations keeps the anchor at (n*(kw0/2), n*(kh0/2)), which differs for even sizes.
-void morph_pass(const ConstImageView& src, const ImageView& dst, MorphOp op, int kw, int kh,
-                const Border& border, Rows rows, int ax = -1, int ay = -1);
+/// One dilate or erode pass (m.op is MorphOp::dilate or MorphOp::erode) with the window
+/// already enlarged for iterations; composites (open, close, ...) are sequences run by
+/// src/core. OpenCV's enlarged rect for n iterations keeps the anchor at (n*(kw0/2),
+/// n*(kh0/2)), which differs from the centre for even sizes.
+void morph_pass(const ConstImageView& src, const ImageView& dst, const detail::MorphPass& m,
+                Rows rows);
 
 void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, Rows rows);
 

@@ -1,8 +1,8 @@
 // Reference for sobel and scharr: a separable derivative written as the 2-D sum it is.
 #include <cstdint>
 
-#include "src/common/deriv_taps.hpp"
-#include "src/common/numeric.hpp"
+#include "src/base/deriv_taps.hpp"
+#include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {

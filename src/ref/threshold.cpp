@@ -4,7 +4,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "src/common/pointwise.hpp"
+#include "src/base/pointwise.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {

@@ -1,13 +1,13 @@
 // sobel, scharr: validation, dispatch, registry entries. Rules: docs/ops/derivatives.md.
 #include <cmath>
 
-#include "src/common/deriv_taps.hpp"
+#include "src/base/deriv_taps.hpp"
 #include "src/core/check.hpp"
 #include "src/core/registry.hpp"
 #include "src/core/run.hpp"
 #include "src/ref/ref.hpp"
 #if PIXFLOW_HAVE_CUDA
-#include "src/cuda/cuda_ops.hpp"
+#include "src/backends/cuda/cuda_ops.hpp"
 #endif
 
 namespace pixflow {

@@ -1,13 +1,13 @@
 // gaussian, gaussian_iir: validation, dispatch, registry entries.
 #include <cmath>
 
-#include "src/common/gaussian_taps.hpp"
+#include "src/base/gaussian_taps.hpp"
 #include "src/core/check.hpp"
 #include "src/core/registry.hpp"
 #include "src/core/run.hpp"
 #include "src/ref/ref.hpp"
 #if PIXFLOW_HAVE_CUDA
-#include "src/cuda/cuda_ops.hpp"
+#include "src/backends/cuda/cuda_ops.hpp"
 #endif
 
 namespace pixflow {

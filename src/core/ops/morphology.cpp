@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "src/common/numeric.hpp"
+#include "src/base/numeric.hpp"
 #include "src/core/check.hpp"
 #include "src/core/registry.hpp"
 #include "src/core/run.hpp"
 #include "src/ref/ref.hpp"
 #if PIXFLOW_HAVE_CUDA
-#include "src/cuda/cuda_ops.hpp"
+#include "src/backends/cuda/cuda_ops.hpp"
 #endif
 
 namespace pixflow {

@@ -6,7 +6,7 @@
 #include "src/core/run.hpp"
 #include "src/ref/ref.hpp"
 #if PIXFLOW_HAVE_CUDA
-#include "src/cuda/cuda_ops.hpp"
+#include "src/backends/cuda/cuda_ops.hpp"
 #endif
 
 namespace pixflow {

@@ -1,0 +1,78 @@
+// gray on CUDA: one thread per pixel; integer rule (R*9798 + G*19235 + B*3735 + 16384) >> 15
+// for u8/u16 (= cv::cvtColor, measured), 0.299R + 0.587G + 0.114B with rounded float ops (no FMA)
+// for f32.
+#include <cstdint>
+
+#include "src/core/check.hpp"
+#include "src/backends/cuda/check.cuh"
+#include "src/backends/cuda/common/image.cuh"
+#include "src/backends/cuda/cuda_ops.hpp"
+
+namespace pixflow::cuda {
+namespace {
+
+// Each thread converts kPx consecutive pixels, loading all of them before computing, so that
+// enough bytes are in flight (one pixel per thread was latency-bound).
+constexpr int kPx = 8;
+
+template <class T>
+__device__ __forceinline__ T gray_of(const T* q, bool bgr) {
+  const T r = bgr ? q[2] : q[0], g = q[1], b = bgr ? q[0] : q[2];
+  if constexpr (std::is_same_v<T, float>) {
+    return __fadd_rn(__fadd_rn(__fmul_rn(0.299f, r), __fmul_rn(0.587f, g)), __fmul_rn(0.114f, b));
+  } else {
+    // The reference's rule (src/ref/color.cpp): OpenCV's Q15 coefficients; at most
+    // 65535 * 32768 + 16384 < 2^31, so 32 bits suffice.
+    const unsigned s = 9798u * unsigned(r) + 19235u * unsigned(g) + 3735u * unsigned(b) + 16384u;
+    return T(s >> 15);
+  }
+}
+
+template <class T, int CN>
+__global__ void gray_kernel(DevView<T> src, DevView<T> dst, bool bgr) {
+  const long long x0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * kPx;
+  if (x0 >= dst.w) return;
+  const bool full = dst.w - x0 >= kPx;
+  for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < dst.h;
+       y += (long long)gridDim.y * blockDim.y) {
+    const T* p = src.row(y) + x0 * CN;
+    T* out = dst.row(y) + x0;
+    if (full) {
+      T v[kPx * CN];
+#pragma unroll
+      for (int k = 0; k < kPx * CN; ++k) v[k] = p[k];
+#pragma unroll
+      for (int k = 0; k < kPx; ++k) out[k] = gray_of(v + k * CN, bgr);
+    } else {
+      for (long long k = 0; x0 + k < dst.w; ++k) out[k] = gray_of(p + k * CN, bgr);
+    }
+  }
+}
+
+template <class T>
+void launch_gray(const ConstImageView& s, const ImageView& d, const GrayParams& p,
+                 cudaStream_t st) {
+  const dim3 grid = grid_2d(d.width(), d.height(), 128 * kPx, 1);
+  if (s.channels() == 3)
+    gray_kernel<T, 3><<<grid, dim3(128, 1), 0, st>>>(dev_view<T>(s), dev_view<T>(d), p.from_bgr);
+  else
+    gray_kernel<T, 4><<<grid, dim3(128, 1), 0, st>>>(dev_view<T>(s), dev_view<T>(d), p.from_bgr);
+  PIXFLOW_CUDA_CHECK_LAUNCH("gray");
+}
+
+}  // namespace
+
+void gray(const ConstImageView& src, const ImageView& dst, const GrayParams& p, void* stream) {
+  switch (src.depth()) {
+    case Depth::u8:
+      return launch_gray<std::uint8_t>(src, dst, p, to_stream(stream));
+    case Depth::u16:
+      return launch_gray<std::uint16_t>(src, dst, p, to_stream(stream));
+    case Depth::f32:
+      return launch_gray<float>(src, dst, p, to_stream(stream));
+    default:
+      detail::fail(Status::unsupported, "gray", "depth ", depth_name(src.depth()));
+  }
+}
+
+}  // namespace pixflow::cuda

@@ -1,0 +1,214 @@
+// median on CUDA.
+// Square 3x3, 5x5, 7x7: a shared-memory tile with halo; each thread gathers its window into
+// registers and runs a forgetful selection (keep n/2+2 values, drop the min and max, take
+// the next value, ...; ends with the median of three), fully unrolled.
+// Other windows: u8 through a per-thread 256-bin histogram, u16/f32 through a radix select
+// on order-preserving integer keys (16 or 32 passes over the window). Both are exact.
+#include <cstdint>
+
+#include "src/core/check.hpp"
+#include "src/backends/cuda/check.cuh"
+#include "src/backends/cuda/common/tile.cuh"
+#include "src/backends/cuda/cuda_ops.hpp"
+#include "src/backends/cuda/u8_3x3.cuh"
+
+namespace pixflow::cuda {
+namespace {
+
+// Threads 32 x 8; a block computes 32 x 32 outputs (each thread 4 rows).
+constexpr int kBX = 32, kBY = 32, kTY = 8;
+
+template <class T>
+__device__ __forceinline__ void cx(T& a, T& b) {
+  const T lo = a < b ? a : b;
+  const T hi = a < b ? b : a;
+  a = lo;
+  b = hi;
+}
+
+template <int N, class T>
+__device__ __forceinline__ T forgetful_median(T (&w)[N]) {
+  if constexpr (N == 1) {
+    return w[0];
+  } else {
+    constexpr int M = N / 2 + 2 < N ? N / 2 + 2 : N;
+#pragma unroll
+    for (int step = 0; step < N - M; ++step) {
+      const int lo = step;  // active window [lo, M-1]
+#pragma unroll
+      for (int i = lo + 1; i < M; ++i) cx(w[lo], w[i]);  // min -> w[lo]
+#pragma unroll
+      for (int i = lo + 1; i < M - 1; ++i) cx(w[i], w[M - 1]);  // max -> w[M-1]
+      w[M - 1] = w[M + step];                                   // drop both, take the next value
+    }
+    // Three values remain in w[N-M .. M-1].
+    constexpr int a = N - M;
+    cx(w[a], w[a + 1]);
+    cx(w[a + 1], w[a + 2]);
+    cx(w[a], w[a + 1]);
+    return w[a + 1];
+  }
+}
+
+template <class T, int K>
+__global__ void median_small_kernel(DevView<T> src, DevView<T> dst, DevBorder<T> border,
+                                    int rows_of_blocks) {
+  extern __shared__ unsigned char smem_raw[];
+  T* tile = reinterpret_cast<T*>(smem_raw);
+  constexpr int R = K / 2;
+  constexpr int TW = kBX + 2 * R, TH = kBY + 2 * R;
+  const int cn = src.cn;
+  const long long x = (long long)blockIdx.x * kBX + threadIdx.x;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long y0 = (long long)by * kBY;
+    load_tile(tile, TW, TH, src, (long long)blockIdx.x * kBX - R, y0 - R, border);
+    for (int ty = threadIdx.y; ty < kBY; ty += kTY) {
+      const long long y = y0 + ty;
+      if (x >= dst.w || y >= dst.h) break;
+      for (int c = 0; c < cn; ++c) {
+        T w[K * K];
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+#pragma unroll
+          for (int i = 0; i < K; ++i)
+            w[j * K + i] = tile[((ty + j) * TW + threadIdx.x + i) * cn + c];
+        dst.row(y)[x * cn + c] = forgetful_median<K * K>(w);
+      }
+    }
+    __syncthreads();
+  }
+}
+
+// Order-preserving unsigned keys.
+__device__ __forceinline__ unsigned key_of(std::uint16_t v) {
+  return v;
+}
+__device__ __forceinline__ unsigned key_of(float v) {
+  const unsigned u = __float_as_uint(v);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+__device__ __forceinline__ float from_key(unsigned k, float) {
+  return __uint_as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k);
+}
+__device__ __forceinline__ std::uint16_t from_key(unsigned k, std::uint16_t) {
+  return std::uint16_t(k);
+}
+
+__global__ void median_hist_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                                      DevBorder<std::uint8_t> border, int kw, int kh) {
+  const long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const int rx = kw / 2, ry = kh / 2;
+  const int rank = (kw * kh) / 2;
+  for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < dst.h;
+       y += (long long)gridDim.y * blockDim.y) {
+    if (x >= dst.w) continue;
+    for (int c = 0; c < src.cn; ++c) {
+      unsigned hist[256];
+      for (int i = 0; i < 256; ++i) hist[i] = 0;
+      for (int j = -ry; j <= ry; ++j)
+        for (int i = -rx; i <= rx; ++i) ++hist[fetch(src, x + i, y + j, c, border)];
+      int acc = 0, v = 0;
+      for (; v < 255; ++v) {
+        acc += int(hist[v]);
+        if (acc > rank) break;
+      }
+      dst.row(y)[x * src.cn + c] = std::uint8_t(v);
+    }
+  }
+}
+
+template <class T, int BITS>
+__global__ void median_radix_kernel(DevView<T> src, DevView<T> dst, DevBorder<T> border, int kw,
+                                    int kh) {
+  const long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const int rx = kw / 2, ry = kh / 2;
+  for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < dst.h;
+       y += (long long)gridDim.y * blockDim.y) {
+    if (x >= dst.w) continue;
+    for (int c = 0; c < src.cn; ++c) {
+      int rank = (kw * kh) / 2;  // 0-based rank of the median
+      unsigned prefix = 0;       // the key's bits decided so far
+      for (int b = BITS - 1; b >= 0; --b) {
+        // Count window keys whose bits above b equal prefix and whose bit b is 0.
+        int count = 0;
+        for (int j = -ry; j <= ry; ++j)
+          for (int i = -rx; i <= rx; ++i) {
+            const unsigned k = key_of(fetch(src, x + i, y + j, c, border));
+            const unsigned hi = (b + 1 >= 32) ? 0u : (k >> (b + 1));
+            count += (hi == prefix && !((k >> b) & 1u)) ? 1 : 0;
+          }
+        if (rank < count) {
+          prefix = prefix << 1;
+        } else {
+          rank -= count;
+          prefix = (prefix << 1) | 1u;
+        }
+      }
+      dst.row(y)[x * src.cn + c] = from_key(prefix, T{});
+    }
+  }
+}
+
+template <class T>
+void launch_median(const ConstImageView& s, const ImageView& d, const MedianParams& p,
+                   cudaStream_t st) {
+  auto sv = dev_view<T>(s);
+  auto dv = dev_view<T>(d);
+  auto b = dev_border<T>(p.border);
+  const int cn = s.channels();
+  auto small = [&](auto kc) {
+    constexpr int K = decltype(kc)::value;
+    const std::size_t smem = std::size_t(kBX + K - 1) * (kBY + K - 1) * cn * sizeof(T);
+    const dim3 grid = grid_2d(d.width(), d.height(), kBX, kBY);
+    median_small_kernel<T, K>
+        <<<grid, dim3(kBX, kTY), smem, st>>>(sv, dv, b, blocks_y(d.height(), kBY));
+    PIXFLOW_CUDA_CHECK_LAUNCH("median");
+  };
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    // The packed fast path needs 4-byte aligned destination rows (word stores) and one
+    // channel; source alignment only selects its word-load tile path.
+    const bool dst_aligned =
+        reinterpret_cast<std::uintptr_t>(d.data()) % 4 == 0 && d.stride() % 4 == 0;
+    if (p.kw == 3 && p.kh == 3 && cn == 1 && dst_aligned) {
+      const bool src_aligned =
+          reinterpret_cast<std::uintptr_t>(s.data()) % 4 == 0 && s.stride() % 4 == 0;
+      namespace m3 = u8_3x3;
+      m3::median3_u8_kernel<<<grid_2d(d.width(), d.height(), m3::kBW, m3::kBH),
+                              dim3(m3::kTX, m3::kTY), 0, st>>>(sv, dv, b, src_aligned,
+                                                               blocks_y(d.height(), m3::kBH));
+      PIXFLOW_CUDA_CHECK_LAUNCH("median");
+      return;
+    }
+  }
+  if (p.kw == p.kh && p.kw == 1) return small(std::integral_constant<int, 1>{});
+  if (p.kw == p.kh && p.kw == 3) return small(std::integral_constant<int, 3>{});
+  if (p.kw == p.kh && p.kw == 5) return small(std::integral_constant<int, 5>{});
+  if (p.kw == p.kh && p.kw == 7) return small(std::integral_constant<int, 7>{});
+  const dim3 block(32, 4);
+  const dim3 grid = grid_2d(d.width(), d.height(), 32, 4);
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    median_hist_u8_kernel<<<grid, block, 0, st>>>(sv, dv, b, p.kw, p.kh);
+  } else if constexpr (std::is_same_v<T, std::uint16_t>) {
+    median_radix_kernel<T, 16><<<grid, block, 0, st>>>(sv, dv, b, p.kw, p.kh);
+  } else {
+    median_radix_kernel<T, 32><<<grid, block, 0, st>>>(sv, dv, b, p.kw, p.kh);
+  }
+  PIXFLOW_CUDA_CHECK_LAUNCH("median");
+}
+
+}  // namespace
+
+void median(const ConstImageView& src, const ImageView& dst, const MedianParams& p, void* stream) {
+  switch (src.depth()) {
+    case Depth::u8:
+      return launch_median<std::uint8_t>(src, dst, p, to_stream(stream));
+    case Depth::u16:
+      return launch_median<std::uint16_t>(src, dst, p, to_stream(stream));
+    case Depth::f32:
+      return launch_median<float>(src, dst, p, to_stream(stream));
+    default:
+      detail::fail(Status::unsupported, "median", "depth ", depth_name(src.depth()));
+  }
+}
+
+}  // namespace pixflow::cuda

@@ -1,0 +1,294 @@
+// Separable linear filters on CUDA: box (this file), gaussian and sobel/scharr, all through
+// the fused separable kernel of common/separable.cuh.
+#include <cstdint>
+
+#include "src/base/deriv_taps.hpp"
+#include "src/base/gaussian_taps.hpp"
+#include "src/core/check.hpp"
+#include "src/backends/cuda/common/separable.cuh"
+#include "src/backends/cuda/cuda_ops.hpp"
+#include "src/backends/cuda/u8_3x3.cuh"
+
+namespace pixflow::cuda {
+namespace {
+
+// The packed 3x3 path (u8_3x3.cuh) for one u8 channel; false when it does not apply (its word
+// stores need 4-byte aligned destination rows).
+bool try_linear3_u8(const ConstImageView& s, const ImageView& d, const Border& border,
+                    const u8_3x3::Linear3& k, cudaStream_t st) {
+  const bool dst_aligned =
+      reinterpret_cast<std::uintptr_t>(d.data()) % 4 == 0 && d.stride() % 4 == 0;
+  if (s.depth() != Depth::u8 || s.channels() != 1 || !dst_aligned) return false;
+  const bool src_aligned =
+      reinterpret_cast<std::uintptr_t>(s.data()) % 4 == 0 && s.stride() % 4 == 0;
+  namespace q = u8_3x3;
+  q::linear3_u8_kernel<<<grid_2d(d.width(), d.height(), q::kBW, q::kBH), dim3(q::kTX, q::kTY), 0,
+                         st>>>(dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d),
+                               dev_border<std::uint8_t>(border), k, src_aligned,
+                               blocks_y(d.height(), q::kBH));
+  PIXFLOW_CUDA_CHECK_LAUNCH("linear3");
+  return true;
+}
+
+// ---- box -------------------------------------------------------------------------------
+// Integers: exact window sums (u8 in 32 bits, u16 in 64), then round-half-even division by
+// n or saturation. f32: double sums, float(sum / n) — the reference's rule.
+template <class T>
+struct BoxAcc {
+  using type = long long;
+};
+template <>
+struct BoxAcc<std::uint8_t> {
+  using type = int;
+};
+template <>
+struct BoxAcc<float> {
+  using type = double;
+};
+
+template <class T>
+struct BoxPolicy {
+  using Acc = typename BoxAcc<T>::type;
+  // The reference sums each column over kh rows first, then across kw columns; the f32
+  // double sums must run in that order to round identically.
+  static constexpr bool kVerticalFirst = true;
+  long long n;
+  bool normalize;
+  __device__ Acc h_init() const { return Acc(0); }
+  __device__ Acc h(Acc a, T v, int) const { return a + Acc(v); }
+  __device__ Acc v_init() const { return Acc(0); }
+  __device__ Acc v(Acc a, Acc v, int) const { return a + v; }
+  __device__ T out(Acc a) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return normalize ? float(a / double(n)) : float(a);
+    } else {
+      return normalize ? T(detail::div_round_half_even((long long)a, n))
+                       : detail::saturate_cast<T>((std::int64_t)a);
+    }
+  }
+};
+
+template <class T>
+void launch_box(const ConstImageView& s, const ImageView& d, const BoxParams& p, cudaStream_t st) {
+  if (std::is_same_v<T, std::uint8_t> && p.kw == 3 && p.kh == 3 &&
+      try_linear3_u8(s, d, p.border, u8_3x3::Linear3{1, 1, 1, 1, p.normalize ? 0 : 1}, st))
+    return;
+  launch_separable(dev_view<T>(s), dev_view<T>(d), dev_border<T>(p.border),
+                   SepWindow{p.kw, p.kh, p.kw / 2, p.kh / 2},
+                   BoxPolicy<T>{(long long)p.kw * p.kh, p.normalize}, st);
+}
+
+// ---- sobel / scharr ----------------------------------------------------------------------
+// The reference's order: per window row j, h_j = sum_i tx[i] * p (in i order), then
+// v = sum_j ty[j] * h_j (in j order); integers exact in 32 bits (|taps| <= 20, 7 taps).
+// f32 uses explicitly rounded float operations (no FMA), then v * scale + delta in float.
+struct DerivTaps {
+  int x[detail::kMaxDerivTaps], y[detail::kMaxDerivTaps];
+  int nx, ny;
+};
+
+template <class T, class D>
+struct DerivPolicy {
+  using Acc = std::conditional_t<std::is_same_v<T, float>, float, int>;
+  static constexpr bool kVerticalFirst = false;
+  DerivTaps t;
+  double scale, delta;
+  bool plain;
+  __device__ Acc h_init() const { return Acc(0); }
+  __device__ Acc h(Acc a, T v, int i) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return __fadd_rn(a, __fmul_rn(float(t.x[i]), v));
+    } else {
+      return a + t.x[i] * int(v);
+    }
+  }
+  __device__ Acc v_init() const { return Acc(0); }
+  __device__ Acc v(Acc a, Acc hv, int j) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return __fadd_rn(a, __fmul_rn(float(t.y[j]), hv));
+    } else {
+      return a + t.y[j] * hv;
+    }
+  }
+  __device__ D out(Acc a) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return __fadd_rn(__fmul_rn(a, float(scale)), float(delta));
+    } else if constexpr (std::is_same_v<D, float>) {
+      return float(__dadd_rn(__dmul_rn(double(a), scale), delta));
+    } else {
+      return plain ? detail::saturate_cast<D>(std::int64_t(a))
+                   : detail::saturate_cast<D>(__dadd_rn(__dmul_rn(double(a), scale), delta));
+    }
+  }
+};
+
+template <class T, class D>
+void launch_deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, double scale,
+                  double delta, const Border& border, const char* op, cudaStream_t st) {
+  DerivPolicy<T, D> pol{t, scale, delta, scale == 1.0 && delta == 0.0};
+  launch_separable(dev_view<T>(s), dev_view<D>(d), dev_border<T>(border),
+                   SepWindow{t.nx, t.ny, t.nx / 2, t.ny / 2}, pol, st);
+  (void)op;
+}
+
+void run_deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, double scale,
+               double delta, const Border& border, const char* op, void* stream) {
+  const auto st = to_stream(stream);
+  // 3x3 u8 -> s16 with scale 1 and delta 0 (sobel k=3, scharr): the packed kernel, which
+  // stores four s16 at a time (8-byte aligned destination rows).
+  const bool dst_aligned8 =
+      reinterpret_cast<std::uintptr_t>(d.data()) % 8 == 0 && d.stride() % 8 == 0;
+  if (s.depth() == Depth::u8 && d.depth() == Depth::s16 && s.channels() == 1 && t.nx == 3 &&
+      t.ny == 3 && scale == 1.0 && delta == 0.0 && dst_aligned8) {
+    u8_3x3::Deriv3 k{};
+    for (int i = 0; i < 3; ++i) {
+      k.tx[i] = t.x[i];
+      k.ty[i] = t.y[i];
+      if (t.x[i] < 0) k.hoff += 255 * -t.x[i];
+    }
+    const bool src_aligned =
+        reinterpret_cast<std::uintptr_t>(s.data()) % 4 == 0 && s.stride() % 4 == 0;
+    namespace q = u8_3x3;
+    q::deriv3_u8_kernel<<<grid_2d(d.width(), d.height(), q::kBW, q::kBH), dim3(q::kTX, q::kTY), 0,
+                          st>>>(dev_view<std::uint8_t>(s), dev_view<std::int16_t>(d),
+                                dev_border<std::uint8_t>(border), k, src_aligned,
+                                blocks_y(d.height(), q::kBH));
+    PIXFLOW_CUDA_CHECK_LAUNCH(op);
+    return;
+  }
+  if (s.depth() == Depth::f32)
+    launch_deriv<float, float>(s, d, t, scale, delta, border, op, st);
+  else if (d.depth() == Depth::s16)
+    launch_deriv<std::uint8_t, std::int16_t>(s, d, t, scale, delta, border, op, st);
+  else
+    launch_deriv<std::uint8_t, float>(s, d, t, scale, delta, border, op, st);
+}
+
+// ---- gaussian ------------------------------------------------------------------------
+// The reference's fixed-point rule (src/ref/gaussian.cpp, docs/ops/gaussian.md): u8 — Q8
+// taps, 32-bit sums, (s + 2^15) >> 16; u16 — Q16 taps, 64-bit sums, (s + 2^31) >> 32; f32 —
+// float taps, rounded float multiply-adds in index order. Taps come from the shared header.
+template <class T>
+struct GaussAcc {
+  using type = int;
+};
+template <>
+struct GaussAcc<std::uint16_t> {
+  using type = long long;
+};
+template <>
+struct GaussAcc<float> {
+  using type = float;
+};
+
+template <class T>
+struct GaussPolicy {
+  using Acc = typename GaussAcc<T>::type;
+  static constexpr bool kVerticalFirst = false;
+  using Tap = std::conditional_t<std::is_same_v<T, float>, float, std::int32_t>;
+  Tap tx[detail::kGaussianMaxK], ty[detail::kGaussianMaxK];
+  int shift;
+  __device__ Acc h_init() const { return Acc(0); }
+  __device__ Acc h(Acc a, T v, int i) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return __fadd_rn(a, __fmul_rn(v, tx[i]));
+    } else {
+      return a + Acc(v) * Acc(tx[i]);
+    }
+  }
+  __device__ Acc v_init() const { return Acc(0); }
+  __device__ Acc v(Acc a, Acc hv, int j) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return __fadd_rn(a, __fmul_rn(hv, ty[j]));
+    } else {
+      return a + hv * Acc(ty[j]);
+    }
+  }
+  __device__ T out(Acc a) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return a;
+    } else {
+      const long long r = ((long long)a + (1ll << (shift - 1))) >> shift;
+      return detail::saturate_cast<T>(std::int64_t(r));
+    }
+  }
+};
+
+template <class T>
+void launch_gaussian(const ConstImageView& s, const ImageView& d, const GaussianParams& p,
+                     cudaStream_t st) {
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    if (p.kw == 3 && p.kh == 3) {
+      std::int32_t tx[3], ty[3];
+      detail::gaussian_taps_fixed(3, p.sigma, detail::kGaussianBitsU8, tx);
+      detail::gaussian_taps_fixed(3, p.sigma_y, detail::kGaussianBitsU8, ty);
+      const u8_3x3::Linear3 k{unsigned(tx[0]), unsigned(tx[1]), unsigned(ty[0]), unsigned(ty[1]),
+                              2};
+      if (tx[0] == tx[2] && ty[0] == ty[2] && try_linear3_u8(s, d, p.border, k, st)) return;
+    }
+  }
+  GaussPolicy<T> pol{};
+  if constexpr (std::is_same_v<T, float>) {
+    detail::gaussian_taps_float(p.kw, p.sigma, pol.tx);
+    detail::gaussian_taps_float(p.kh, p.sigma_y, pol.ty);
+    pol.shift = 0;
+  } else {
+    const int bits =
+        std::is_same_v<T, std::uint8_t> ? detail::kGaussianBitsU8 : detail::kGaussianBitsU16;
+    detail::gaussian_taps_fixed(p.kw, p.sigma, bits, pol.tx);
+    detail::gaussian_taps_fixed(p.kh, p.sigma_y, bits, pol.ty);
+    pol.shift = 2 * bits;
+  }
+  launch_separable(dev_view<T>(s), dev_view<T>(d), dev_border<T>(p.border),
+                   SepWindow{p.kw, p.kh, p.kw / 2, p.kh / 2}, pol, st);
+}
+
+}  // namespace
+
+void gaussian(const ConstImageView& src, const ImageView& dst, const GaussianParams& p,
+              void* stream) {
+  const auto st = to_stream(stream);
+  switch (src.depth()) {
+    case Depth::u8:
+      return launch_gaussian<std::uint8_t>(src, dst, p, st);
+    case Depth::u16:
+      return launch_gaussian<std::uint16_t>(src, dst, p, st);
+    case Depth::f32:
+      return launch_gaussian<float>(src, dst, p, st);
+    default:
+      detail::fail(Status::unsupported, "gaussian", "depth ", depth_name(src.depth()));
+  }
+}
+
+void sobel(const ConstImageView& src, const ImageView& dst, const SobelParams& p, void* stream) {
+  DerivTaps t{};
+  t.nx = detail::sobel_taps_len(p.k, p.dx);
+  t.ny = detail::sobel_taps_len(p.k, p.dy);
+  detail::sobel_taps(p.k, p.dx, t.x);
+  detail::sobel_taps(p.k, p.dy, t.y);
+  run_deriv(src, dst, t, p.scale, p.delta, p.border, "sobel", stream);
+}
+
+void scharr(const ConstImageView& src, const ImageView& dst, const ScharrParams& p, void* stream) {
+  DerivTaps t{};
+  t.nx = t.ny = 3;
+  detail::scharr_taps(p.dx, t.x);
+  detail::scharr_taps(p.dy, t.y);
+  run_deriv(src, dst, t, p.scale, p.delta, p.border, "scharr", stream);
+}
+
+void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, void* stream) {
+  const auto st = to_stream(stream);
+  switch (src.depth()) {
+    case Depth::u8:
+      return launch_box<std::uint8_t>(src, dst, p, st);
+    case Depth::u16:
+      return launch_box<std::uint16_t>(src, dst, p, st);
+    case Depth::f32:
+      return launch_box<float>(src, dst, p, st);
+    default:
+      detail::fail(Status::unsupported, "box", "depth ", depth_name(src.depth()));
+  }
+}
+
+}  // namespace pixflow::cuda

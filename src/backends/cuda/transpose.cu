@@ -1,0 +1,173 @@
+// transpose: 32x32 pixel tiles through padded shared memory; pixels move as opaque
+// byte groups of the format's pixel size, so one kernel serves every depth x channels.
+#include "src/core/check.hpp"
+#include "src/backends/cuda/check.cuh"
+#include "src/backends/cuda/common/image.cuh"
+#include "src/backends/cuda/cuda_ops.hpp"
+
+namespace pixflow::cuda {
+namespace {
+
+// A pixel as PB opaque bytes, aligned to AL (the sample size when the views allow it).
+template <int PB, int AL>
+struct alignas(AL) Px {
+  unsigned char b[PB];
+};
+
+constexpr int kTile = 32, kRows = 8;
+
+template <int PB, int AL>
+__global__ void transpose_kernel(const unsigned char* src, long long sstride, unsigned char* dst,
+                                 long long dstride, int w, int h, int rows_of_tiles) {
+  __shared__ Px<PB, AL> tile[kTile][kTile + 1];  // +1: no bank conflicts on the column read
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int x0 = blockIdx.x * kTile;
+  for (int by = blockIdx.y; by < rows_of_tiles; by += gridDim.y) {
+    const int y0 = by * kTile;
+    for (int j = ty; j < kTile; j += kRows) {
+      const int x = x0 + tx, y = y0 + j;
+      if (x < w && y < h)
+        tile[j][tx] = reinterpret_cast<const Px<PB, AL>*>(src + (long long)y * sstride)[x];
+    }
+    __syncthreads();
+    for (int j = ty; j < kTile; j += kRows) {
+      const int ox = y0 + tx, oy = x0 + j;  // dst is h wide, w tall
+      if (ox < h && oy < w)
+        reinterpret_cast<Px<PB, AL>*>(dst + (long long)oy * dstride)[ox] = tile[tx][j];
+    }
+    __syncthreads();
+  }
+}
+
+template <int PB, int AL>
+void launch_transpose(const ConstImageView& s, const ImageView& d, cudaStream_t st) {
+  const dim3 block(kTile, kRows);
+  const dim3 grid = grid_2d(s.width(), s.height(), kTile, kTile);
+  transpose_kernel<PB, AL>
+      <<<grid, block, 0, st>>>(reinterpret_cast<const unsigned char*>(s.data()), s.stride(),
+                               reinterpret_cast<unsigned char*>(d.data()), d.stride(),
+                               int(s.width()), int(s.height()), blocks_y(s.height(), kTile));
+  PIXFLOW_CUDA_CHECK_LAUNCH("transpose");
+}
+
+// u8 x 1 fast path: 64x64-byte tiles; each thread loads a 4x4 byte block as four words,
+// transposes it in registers with byte permutes, and the block writes whole words back
+// through shared memory (4 bytes per thread per access instead of 1). Needs 4-byte
+// aligned rows in both views; edge tiles fall back to bytes.
+__device__ __forceinline__ void transpose4x4(unsigned r0, unsigned r1, unsigned r2, unsigned r3,
+                                             unsigned (&c)[4]) {
+  const unsigned t0 = __byte_perm(r0, r1, 0x5140), t1 = __byte_perm(r2, r3, 0x5140);
+  const unsigned t2 = __byte_perm(r0, r1, 0x7362), t3 = __byte_perm(r2, r3, 0x7362);
+  c[0] = __byte_perm(t0, t1, 0x5410);
+  c[1] = __byte_perm(t0, t1, 0x7632);
+  c[2] = __byte_perm(t2, t3, 0x5410);
+  c[3] = __byte_perm(t2, t3, 0x7632);
+}
+
+__global__ void __launch_bounds__(256)
+    transpose_u8_kernel(const unsigned char* src, long long sstride, unsigned char* dst,
+                        long long dstride, int w, int h, int rows_of_tiles) {
+  __shared__ unsigned out[64][17];  // 64 output rows x 16 words (+1 against bank conflicts)
+  const int tx = threadIdx.x, ty = threadIdx.y;  // 16 x 16
+  const int x0 = blockIdx.x * 64;
+  for (int by = blockIdx.y; by < rows_of_tiles; by += gridDim.y) {
+    const int y0 = by * 64;
+    if (x0 + 64 <= w && y0 + 64 <= h) {
+      unsigned r[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        r[i] = reinterpret_cast<const unsigned*>(src + (long long)(y0 + 4 * ty + i) * sstride +
+                                                 x0)[tx];
+      unsigned c[4];
+      transpose4x4(r[0], r[1], r[2], r[3], c);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) out[4 * tx + j][ty] = c[j];  // output row x0+4tx+j, word ty
+      __syncthreads();
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        reinterpret_cast<unsigned*>(dst + (long long)(x0 + 4 * ty + i) * dstride + y0)[tx] =
+            out[4 * ty + i][tx];
+      __syncthreads();
+    } else {
+      const int tid = ty * 16 + tx;
+      for (int i = tid; i < 64 * 64; i += 256) {
+        const int yy = y0 + i / 64, xx = x0 + i % 64;
+        if (xx < w && yy < h) dst[(long long)xx * dstride + yy] = src[(long long)yy * sstride + xx];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void transpose(const ConstImageView& src, const ImageView& dst, void* stream) {
+  const int pb = int(src.format().pixel_bytes());
+  const int es = int(depth_bytes(src.depth()));
+  const auto st = to_stream(stream);
+  // Views may start at any byte and have any stride: use sample-aligned access only when
+  // both views allow it, byte access otherwise (slower, never a misaligned read).
+  const bool aligned = reinterpret_cast<std::uintptr_t>(src.data()) % es == 0 &&
+                       reinterpret_cast<std::uintptr_t>(dst.data()) % es == 0 &&
+                       src.stride() % es == 0 && dst.stride() % es == 0;
+  const bool words = reinterpret_cast<std::uintptr_t>(src.data()) % 4 == 0 &&
+                     reinterpret_cast<std::uintptr_t>(dst.data()) % 4 == 0 &&
+                     src.stride() % 4 == 0 && dst.stride() % 4 == 0;
+  if (pb == 1 && words) {
+    transpose_u8_kernel<<<grid_2d(src.width(), src.height(), 64, 64), dim3(16, 16), 0, st>>>(
+        reinterpret_cast<const unsigned char*>(src.data()), src.stride(),
+        reinterpret_cast<unsigned char*>(dst.data()), dst.stride(), int(src.width()),
+        int(src.height()), blocks_y(src.height(), 64));
+    PIXFLOW_CUDA_CHECK_LAUNCH("transpose");
+    return;
+  }
+  if (!aligned) {
+    switch (pb) {
+      case 1:
+        return launch_transpose<1, 1>(src, dst, st);
+      case 2:
+        return launch_transpose<2, 1>(src, dst, st);
+      case 3:
+        return launch_transpose<3, 1>(src, dst, st);
+      case 4:
+        return launch_transpose<4, 1>(src, dst, st);
+      case 6:
+        return launch_transpose<6, 1>(src, dst, st);
+      case 8:
+        return launch_transpose<8, 1>(src, dst, st);
+      case 12:
+        return launch_transpose<12, 1>(src, dst, st);
+      case 16:
+        return launch_transpose<16, 1>(src, dst, st);
+    }
+  } else if (es == 1) {
+    switch (pb) {
+      case 1:
+        return launch_transpose<1, 1>(src, dst, st);
+      case 3:
+        return launch_transpose<3, 1>(src, dst, st);
+      case 4:
+        return launch_transpose<4, 1>(src, dst, st);
+    }
+  } else if (es == 2) {
+    switch (pb) {
+      case 2:
+        return launch_transpose<2, 2>(src, dst, st);
+      case 6:
+        return launch_transpose<6, 2>(src, dst, st);
+      case 8:
+        return launch_transpose<8, 2>(src, dst, st);
+    }
+  } else {
+    switch (pb) {
+      case 4:
+        return launch_transpose<4, 4>(src, dst, st);
+      case 12:
+        return launch_transpose<12, 4>(src, dst, st);
+      case 16:
+        return launch_transpose<16, 4>(src, dst, st);
+    }
+  }
+  detail::fail(Status::unsupported, "transpose", "pixel size ", pb, " bytes on CUDA");
+}
+
+}  // namespace pixflow::cuda

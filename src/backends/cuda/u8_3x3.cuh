@@ -1,0 +1,305 @@
+// Fast 3x3 paths for 1-channel u8: median (median.cu) and dilate/erode (morphology.cu).
+//
+// Each thread computes 4 adjacent pixels of 8 consecutive rows. Pixels travel packed two per
+// 32-bit word in 16-bit lanes, so every min/max is one Hopper VIMNMX(3).U16x2 instruction
+// (__vminu4 is emulated in about 6 on sm_90). Per lane the 3x3 median is
+//   med3(max3(column lows), med3(column mids), min3(column highs))
+// of the three window columns sorted vertically. Column sorts are shared: the sorted middle
+// pair of rows serves two output rows, and the packed column words of a thread serve both of
+// its output words. Input comes from a shared tile of 32-bit words (136 x 66 bytes for a
+// 128 x 64 output block), loaded with word loads when the block lies inside the image.
+#pragma once
+
+#include <cstdint>
+
+#include "src/backends/cuda/common/image.cuh"
+
+namespace pixflow::cuda::u8_3x3 {
+// Internal linkage: this header is included by median.cu and morphology.cu.
+namespace {
+
+constexpr int kPX = 4;            // pixels per thread, horizontally
+constexpr int kRows = 8;          // rows per thread
+constexpr int kTX = 32, kTY = 8;  // threads per block
+constexpr int kBW = kTX * kPX;    // 128 output columns per block
+constexpr int kBH = kTY * kRows;  // 64 output rows per block
+constexpr int kTileW = kBW + 8;   // tile bytes per row: 4 left (1 used), 4 right (1 used)
+constexpr int kTileH = kBH + 2;
+constexpr int kTileWords = kTileW / 4;  // 34
+
+__device__ __forceinline__ unsigned vmin(unsigned a, unsigned b) {
+  return __vminu2(a, b);
+}
+__device__ __forceinline__ unsigned vmax(unsigned a, unsigned b) {
+  return __vmaxu2(a, b);
+}
+__device__ __forceinline__ unsigned vmin3(unsigned a, unsigned b, unsigned c) {
+  return __vimin3_u16x2(a, b, c);
+}
+__device__ __forceinline__ unsigned vmax3(unsigned a, unsigned b, unsigned c) {
+  return __vimax3_u16x2(a, b, c);
+}
+// Median of three per lane: the sum minus the largest and the smallest (lanes hold bytes,
+// so a sum of three never carries into the next lane).
+__device__ __forceinline__ unsigned vmed3(unsigned a, unsigned b, unsigned c) {
+  return a + b + c - vmax3(a, b, c) - vmin3(a, b, c);
+}
+
+struct Sorted3 {
+  unsigned lo, mid, hi;
+};
+
+// x inserted into the sorted pair p <= q, per lane.
+__device__ __forceinline__ Sorted3 insert(unsigned p, unsigned q, unsigned x) {
+  return {vmin(p, x), vmax(p, vmin(x, q)), vmax(q, x)};
+}
+
+// (lane1 of l, lane0 of r): the packed word between two neighbouring packed words.
+__device__ __forceinline__ unsigned between(unsigned l, unsigned r) {
+  return __byte_perm(l, r, 0x5432);
+}
+
+// The 3x3 median of the packed pixels whose window columns are L (left), C, R, each sorted.
+__device__ __forceinline__ unsigned median_of(const Sorted3& L, const Sorted3& C,
+                                              const Sorted3& R) {
+  return vmed3(vmax3(L.lo, C.lo, R.lo), vmed3(L.mid, C.mid, R.mid), vmin3(L.hi, C.hi, R.hi));
+}
+
+// Tile byte (r, i) is image pixel (bx0 - 4 + i, by0 - 1 + r); word loads when the whole
+// tile is inside an aligned image, the border rule byte by byte otherwise. Syncs at the end.
+__device__ __forceinline__ void load_tile_3x3(unsigned (&tile)[kTileH][kTileWords],
+                                              const DevView<std::uint8_t>& src,
+                                              const DevBorder<std::uint8_t>& border, long long bx0,
+                                              long long by0, bool src_aligned) {
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const bool inside = src_aligned && bx0 - 4 >= 0 && bx0 - 4 + kTileW <= src.w && by0 - 1 >= 0 &&
+                      by0 - 1 + kTileH <= src.h;
+  if (inside) {
+    // One flat loop over the 66 x 34 words: 8.8 loads per thread, all independent (a 2-D
+    // loop gave the two threads of each row's last words twice the loads; measured 117 ->
+    // 164 us at 8K, bench/NOTES.md). kTileWords is a constant: the division is a multiply.
+    for (int i = ty * kTX + tx; i < kTileH * kTileWords; i += kTX * kTY) {
+      const int r = i / kTileWords, wd = i - r * kTileWords;
+      tile[r][wd] = reinterpret_cast<const unsigned*>(src.row(by0 - 1 + r) + bx0 - 4)[wd];
+    }
+  } else {
+    auto* bytes = reinterpret_cast<unsigned char*>(&tile[0][0]);
+    for (int r = ty; r < kTileH; r += kTY)
+      for (int i = tx; i < kTileW; i += kTX)
+        bytes[r * kTileW + i] = fetch(src, bx0 - 4 + i, by0 - 1 + r, 0, border);
+  }
+  __syncthreads();
+}
+
+// Packed column words of one tile row for the thread whose first output column is x0:
+// lanes (x0-1, x0), (x0+1, x0+2), (x0+3, x0+4).
+__device__ __forceinline__ void columns(const unsigned* row, int tx, unsigned& p0, unsigned& p1,
+                                        unsigned& p2) {
+  const unsigned a = row[tx], b = row[tx + 1], c = row[tx + 2];  // bytes x0-4 .. x0+7
+  p0 = __byte_perm(__byte_perm(a, b, 0x0043), 0, 0x5140);
+  p1 = __byte_perm(b, 0, 0x5241);
+  p2 = __byte_perm(__byte_perm(b, c, 0x0043), 0, 0x5140);
+}
+
+// Stores the 4 packed output bytes of row y (clipped at the right edge).
+__device__ __forceinline__ void store4(const DevView<std::uint8_t>& dst, long long y, long long x0,
+                                       unsigned out) {
+  if (y >= dst.h) return;
+  std::uint8_t* d = dst.row(y) + x0;
+  if (x0 + 3 < dst.w) {
+    *reinterpret_cast<unsigned*>(d) = out;
+  } else {
+    for (int j = 0; j < 4 && x0 + j < dst.w; ++j) d[j] = std::uint8_t(out >> (8 * j));
+  }
+}
+
+// dilate (kMax) / erode 3x3: the column max (min) of three rows, then of three columns.
+template <bool kMax>
+__global__ void __launch_bounds__(kTX* kTY)
+    morph3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                     DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
+  __shared__ unsigned tile[kTileH][kTileWords];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const long long bx0 = (long long)blockIdx.x * kBW;
+  auto op3 = [](unsigned a, unsigned b, unsigned c) {
+    return kMax ? vmax3(a, b, c) : vmin3(a, b, c);
+  };
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kBH;
+    load_tile_3x3(tile, src, border, bx0, by0, src_aligned);
+    unsigned p0[kRows + 2], p1[kRows + 2], p2[kRows + 2];
+#pragma unroll
+    for (int r = 0; r < kRows + 2; ++r) columns(tile[ty * kRows + r], tx, p0[r], p1[r], p2[r]);
+    const long long x0 = bx0 + tx * kPX;
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) {
+      const unsigned c0 = op3(p0[i], p0[i + 1], p0[i + 2]);
+      const unsigned c1 = op3(p1[i], p1[i + 1], p1[i + 2]);
+      const unsigned c2 = op3(p2[i], p2[i + 1], p2[i + 2]);
+      const unsigned o0 = op3(c0, between(c0, c1), c1);  // pixels x0, x0+1
+      const unsigned o1 = op3(c1, between(c1, c2), c2);  // pixels x0+2, x0+3
+      store4(dst, by0 + ty * kRows + i, x0, __byte_perm(o0, o1, 0x6420));
+    }
+    __syncthreads();
+  }
+}
+
+// Linear 3x3 on u8 (box, Gaussian): horizontal sums packed in 16-bit lanes — Q8 taps that sum
+// to 256 keep every lane below 65536 (255 * 256), so one 32-bit multiply-add serves two pixels
+// — then the vertical pass per pixel in 32 bits. Integer results equal the reference's.
+struct Linear3 {
+  unsigned hx0, hx1;  // horizontal taps (outer, centre); box: 1, 1
+  unsigned vy0, vy1;  // vertical taps
+  int kind;           // 0: box mean (/9, half to even), 1: box sum (saturated), 2: Gaussian Q8
+};
+
+__device__ __forceinline__ unsigned lane_out(unsigned a, unsigned b, unsigned c, const Linear3& k) {
+  if (k.kind == 2) {
+    const unsigned v = k.vy0 * a + k.vy1 * b + k.vy0 * c;  // < 2^24
+    return (v + 32768u) >> 16;                             // <= 255 by construction
+  }
+  const unsigned s = a + b + c;  // <= 2295
+  if (k.kind == 1) return s > 255u ? 255u : s;
+  const unsigned q = s / 9u, r = s - 9u * q;
+  return q + (2u * r > 9u ? 1u : 0u);  // 9 is odd: no exact halves
+}
+
+__global__ void __launch_bounds__(kTX* kTY)
+    linear3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                      DevBorder<std::uint8_t> border, Linear3 k, bool src_aligned,
+                      int rows_of_blocks) {
+  __shared__ unsigned tile[kTileH][kTileWords];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const long long bx0 = (long long)blockIdx.x * kBW;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kBH;
+    load_tile_3x3(tile, src, border, bx0, by0, src_aligned);
+    unsigned h0[kRows + 2], h1[kRows + 2];  // packed row sums: pixels (x0, x0+1), (x0+2, x0+3)
+#pragma unroll
+    for (int r = 0; r < kRows + 2; ++r) {
+      unsigned p0, p1, p2;
+      columns(tile[ty * kRows + r], tx, p0, p1, p2);
+      h0[r] = k.hx0 * p0 + k.hx1 * between(p0, p1) + k.hx0 * p1;
+      h1[r] = k.hx0 * p1 + k.hx1 * between(p1, p2) + k.hx0 * p2;
+    }
+    const long long x0 = bx0 + tx * kPX;
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) {
+      const unsigned o0 = lane_out(h0[i] & 0xffffu, h0[i + 1] & 0xffffu, h0[i + 2] & 0xffffu, k);
+      const unsigned o1 = lane_out(h0[i] >> 16, h0[i + 1] >> 16, h0[i + 2] >> 16, k);
+      const unsigned o2 = lane_out(h1[i] & 0xffffu, h1[i + 1] & 0xffffu, h1[i + 2] & 0xffffu, k);
+      const unsigned o3 = lane_out(h1[i] >> 16, h1[i + 1] >> 16, h1[i + 2] >> 16, k);
+      store4(dst, by0 + ty * kRows + i, x0, o0 | (o1 << 8) | (o2 << 16) | (o3 << 24));
+    }
+    __syncthreads();
+  }
+}
+
+// 3x3 derivatives u8 -> s16 (sobel k=3, scharr) with scale 1 and delta 0. Taps may be
+// negative: a tap t < 0 multiplies (255 - p), so every packed lane stays in [0, 255 * sum|t|]
+// (<= 4080) and the row sum is offset by 255 * sum of the negative taps' magnitudes, which the
+// vertical pass (per pixel, 32-bit signed) removes. Integer results equal the reference's.
+struct Deriv3 {
+  int tx[3], ty[3];
+  int hoff;  // 255 * sum(|tx[i]| for tx[i] < 0)
+};
+
+__device__ __forceinline__ unsigned row_sum3(unsigned l, unsigned c, unsigned r, const Deriv3& k) {
+  const unsigned w[3] = {l, c, r};
+  unsigned h = 0;
+#pragma unroll
+  for (int i = 0; i < 3; ++i) {
+    const int t = k.tx[i];
+    if (t > 0) h += unsigned(t) * w[i];
+    if (t < 0) h += unsigned(-t) * (0x00ff00ffu - w[i]);
+  }
+  return h;
+}
+
+__device__ __forceinline__ int deriv_lane(unsigned a, unsigned b, unsigned c, const Deriv3& k) {
+  const int v =
+      k.ty[0] * (int(a) - k.hoff) + k.ty[1] * (int(b) - k.hoff) + k.ty[2] * (int(c) - k.hoff);
+  return v < -32768 ? -32768 : v > 32767 ? 32767 : v;
+}
+
+__global__ void __launch_bounds__(kTX* kTY)
+    deriv3_u8_kernel(DevView<std::uint8_t> src, DevView<std::int16_t> dst,
+                     DevBorder<std::uint8_t> border, Deriv3 k, bool src_aligned,
+                     int rows_of_blocks) {
+  __shared__ unsigned tile[kTileH][kTileWords];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const long long bx0 = (long long)blockIdx.x * kBW;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kBH;
+    load_tile_3x3(tile, src, border, bx0, by0, src_aligned);
+    unsigned h0[kRows + 2], h1[kRows + 2];  // offset row sums: pixels (x0, x0+1), (x0+2, x0+3)
+#pragma unroll
+    for (int r = 0; r < kRows + 2; ++r) {
+      unsigned p0, p1, p2;
+      columns(tile[ty * kRows + r], tx, p0, p1, p2);
+      h0[r] = row_sum3(p0, between(p0, p1), p1, k);
+      h1[r] = row_sum3(p1, between(p1, p2), p2, k);
+    }
+    const long long x0 = bx0 + tx * kPX;
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) {
+      const long long y = by0 + ty * kRows + i;
+      if (y >= dst.h) break;
+      const int o0 = deriv_lane(h0[i] & 0xffffu, h0[i + 1] & 0xffffu, h0[i + 2] & 0xffffu, k);
+      const int o1 = deriv_lane(h0[i] >> 16, h0[i + 1] >> 16, h0[i + 2] >> 16, k);
+      const int o2 = deriv_lane(h1[i] & 0xffffu, h1[i + 1] & 0xffffu, h1[i + 2] & 0xffffu, k);
+      const int o3 = deriv_lane(h1[i] >> 16, h1[i + 1] >> 16, h1[i + 2] >> 16, k);
+      std::int16_t* d = dst.row(y) + x0;
+      if (x0 + 3 < dst.w) {
+        *reinterpret_cast<uint2*>(d) = make_uint2((unsigned(o0) & 0xffffu) | (unsigned(o1) << 16),
+                                                  (unsigned(o2) & 0xffffu) | (unsigned(o3) << 16));
+      } else {
+        const int o[4] = {o0, o1, o2, o3};
+        for (int j = 0; j < 4 && x0 + j < dst.w; ++j) d[j] = std::int16_t(o[j]);
+      }
+    }
+    __syncthreads();
+  }
+}
+
+__global__ void __launch_bounds__(kTX* kTY)
+    median3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                      DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
+  __shared__ unsigned tile[kTileH][kTileWords];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const long long bx0 = (long long)blockIdx.x * kBW;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kBH;
+    load_tile_3x3(tile, src, border, bx0, by0, src_aligned);
+
+    // Packed column words of tile rows ty*8 .. ty*8+9 for this thread's columns.
+    unsigned p0[kRows + 2], p1[kRows + 2], p2[kRows + 2];
+#pragma unroll
+    for (int r = 0; r < kRows + 2; ++r) columns(tile[ty * kRows + r], tx, p0[r], p1[r], p2[r]);
+    const long long x0 = bx0 + tx * kPX;
+#pragma unroll
+    for (int i = 0; i < kRows; i += 2) {
+      // Rows i+1, i+2 are shared by outputs i (with row i) and i+1 (with row i+3).
+      const unsigned a0 = vmin(p0[i + 1], p0[i + 2]), b0 = vmax(p0[i + 1], p0[i + 2]);
+      const unsigned a1 = vmin(p1[i + 1], p1[i + 2]), b1 = vmax(p1[i + 1], p1[i + 2]);
+      const unsigned a2 = vmin(p2[i + 1], p2[i + 2]), b2 = vmax(p2[i + 1], p2[i + 2]);
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        const int extra = k == 0 ? i : i + 3;
+        const Sorted3 s0 = insert(a0, b0, p0[extra]);
+        const Sorted3 s1 = insert(a1, b1, p1[extra]);
+        const Sorted3 s2 = insert(a2, b2, p2[extra]);
+        const Sorted3 c0{between(s0.lo, s1.lo), between(s0.mid, s1.mid), between(s0.hi, s1.hi)};
+        const Sorted3 c1{between(s1.lo, s2.lo), between(s1.mid, s2.mid), between(s1.hi, s2.hi)};
+        const unsigned o0 = median_of(s0, c0, s1);  // pixels x0, x0+1
+        const unsigned o1 = median_of(s1, c1, s2);  // pixels x0+2, x0+3
+        const unsigned out = __byte_perm(o0, o1, 0x6420);
+        store4(dst, by0 + ty * kRows + i + k, x0, out);
+      }
+    }
+    __syncthreads();
+  }
+}
+
+}  // namespace
+}  // namespace pixflow::cuda::u8_3x3

@@ -1,0 +1,113 @@
+#include "src/core/dispatch.hpp"
+
+#include <algorithm>
+
+namespace pixflow::detail {
+
+// Defined in the file the build generates from the backends it compiles (CMakeLists.txt).
+void register_compiled_backends(ImplTable& table);
+
+const ImplTable& impl_table() {
+  static const ImplTable table = [] {
+    ImplTable t;
+    register_compiled_backends(t);
+    return t;
+  }();
+  return table;
+}
+
+std::vector<Backend> ImplTable::backends() const {
+  std::vector<Backend> out;
+  for (Backend b : {Backend::ref, Backend::cpu, Backend::cuda, Backend::opencl})
+    for (const auto& [key, entries] : impls_)
+      if (key.second == b) {
+        out.push_back(b);
+        break;
+      }
+  return out;
+}
+
+namespace {
+
+Backend backend_of(Location::Kind k) {
+  switch (k) {
+    case Location::Kind::host: return Backend::cpu;
+    case Location::Kind::cuda: return Backend::cuda;
+    case Location::Kind::opencl: return Backend::opencl;
+  }
+  return Backend::cpu;
+}
+
+const char* kind_name(Location::Kind k) {
+  switch (k) {
+    case Location::Kind::host: return "host";
+    case Location::Kind::cuda: return "cuda";
+    case Location::Kind::opencl: return "opencl";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Exec select_exec(std::string_view op, const Context& ctx, Location loc) {
+  Exec e;
+  e.location = loc;
+  e.threads = ctx.threads;
+  const Backend natural = backend_of(loc.kind);
+  switch (ctx.backend) {
+    case Backend::automatic:
+      e.backend = natural;
+      break;
+    case Backend::ref:
+    case Backend::cpu:
+      require(loc.is_host(), Status::invalid_argument, op, "backend ", backend_name(ctx.backend),
+              " needs host images (got ", to_string(loc), "); copy them explicitly");
+      e.backend = ctx.backend;
+      break;
+    case Backend::cuda:
+    case Backend::opencl:
+      require(natural == ctx.backend, Status::invalid_argument, op, "backend ",
+              backend_name(ctx.backend), " needs ", backend_name(ctx.backend), " images (got ",
+              to_string(loc), "); copy them explicitly");
+      e.backend = ctx.backend;
+      break;
+    default:
+      fail(Status::invalid_argument, op, "unknown backend ", int(ctx.backend));
+  }
+  if (!loc.is_host()) {
+    e.device = impl_table().device(loc.kind);
+    require(e.device != nullptr, Status::backend_unavailable, op, "the ", backend_name(e.backend),
+            " backend is not built");
+    const int n = e.device->count();
+    require(loc.device >= 0 && loc.device < n, Status::backend_unavailable, op, "no device ",
+            to_string(loc), " (", n, " ", e.device->name(), " devices visible)");
+  }
+  if (!ctx.queue.is_default() || ctx.queue.kind != Location::Kind::host) {
+    require(ctx.queue.kind == loc.kind, Status::invalid_argument, op, "the queue is a ",
+            kind_name(ctx.queue.kind), " queue but the images are on ", to_string(loc));
+    e.queue = ctx.queue.handle;
+  }
+  return e;
+}
+
+void fail_unsupported(std::string_view op, Backend b, Format f, bool backend_has_op) {
+  if (!impl_table().has(op, b) && impl_table().backends().end() ==
+                                      std::find(impl_table().backends().begin(),
+                                                impl_table().backends().end(), b))
+    fail(Status::backend_unavailable, op, "the ", backend_name(b), " backend is not built");
+  if (!backend_has_op)
+    fail(Status::unsupported, op, "no ", backend_name(b), " implementation");
+  fail(Status::unsupported, op, "the ", backend_name(b), " implementation does not take ",
+       to_string(f));
+}
+
+Image scratch_image(const Exec& exec, std::int64_t width, std::int64_t height, Format fmt) {
+  if (!exec.device) return Image(width, height, fmt, exec.location);
+  const std::int64_t stride = (width * std::int64_t(fmt.pixel_bytes()) + 63) / 64 * 64;
+  auto mem = exec.device->workspace(exec.location.device, std::size_t(stride * height) + 1,
+                                    exec.queue);
+  ImageView v(mem.get(), width, height, stride, fmt, exec.location);
+  return Image::wrap(std::move(mem), v);
+}
+
+}  // namespace pixflow::detail

@@ -1,0 +1,48 @@
+// validate -> dispatch. Every public op checks its images and parameters (src/core/check.hpp
+// and the op's schema), then calls `dispatch`, which picks the backend from the images'
+// location and Context::backend, checks the queue, makes the images' device current and
+// calls the implementation that backend registered (src/base/backend.hpp). A backend
+// without an implementation for the op or the format answers `unsupported`; nothing falls
+// back silently to another backend.
+#pragma once
+
+#include <string_view>
+
+#include "pixflow/ops.hpp"
+#include "src/base/backend.hpp"
+#include "src/base/error.hpp"
+
+namespace pixflow::detail {
+
+/// Backend, device interface and queue for a call whose images live at `loc`. Throws
+/// invalid_argument for a backend or queue that does not match the location and
+/// backend_unavailable for a backend or device that this build or machine lacks.
+Exec select_exec(std::string_view op, const Context& ctx, Location loc);
+
+[[noreturn]] void fail_unsupported(std::string_view op, Backend b, Format f, bool backend_has_op);
+
+/// Same, for a call that already selected its Exec (multi-pass ops: one selection, many
+/// launches).
+template <class... A>
+void run_on(std::string_view op, const Exec& exec, Format f, const A&... args) {
+  bool any = false;
+  auto fn = impl_table().find<const A&...>(op, exec.backend, f, &any);
+  if (!fn) fail_unsupported(op, exec.backend, f, any);
+  DeviceScope scope(exec.device, exec.location.device);
+  fn(exec, args...);
+}
+
+/// Runs op's implementation on the backend chosen for `where` (the call's first image),
+/// with that image's device current. Every implementation parameter is a const reference.
+template <class... A>
+void dispatch(std::string_view op, const Context& ctx, const ConstImageView& where,
+              const A&... args) {
+  const Exec exec = select_exec(op, ctx, where.location());
+  run_on(op, exec, where.format(), args...);
+}
+
+/// An image of `fmt` at the call's location for intermediate results: a stream-ordered
+/// workspace on devices (no host synchronisation), ordinary memory on the host.
+Image scratch_image(const Exec& exec, std::int64_t width, std::int64_t height, Format fmt);
+
+}  // namespace pixflow::detail

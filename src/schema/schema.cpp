@@ -1,0 +1,82 @@
+// The non-template parts of the schema: value parsers and range checks with the catalogue's
+// error messages.
+#include "src/schema/schema.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include "src/base/error.hpp"
+
+namespace pixflow::schema {
+
+using detail::cat;
+using detail::fail;
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
+  return s;
+}
+
+namespace {
+bool parse_double(const std::string& s, double& out) {
+  if (s.empty()) return false;
+  const char* b = s.data();
+  const char* e = b + s.size();
+  if (*b == '+') ++b;
+  auto [p, ec] = std::from_chars(b, e, out);
+  return ec == std::errc() && p == e && std::isfinite(out);
+}
+}  // namespace
+
+void check_integer(std::string_view op, const Param& p, long long v) {
+  if (p.odd)
+    detail::require(v >= p.lo && v <= p.hi && (v & 1), Status::invalid_argument, op, p.name,
+                    " must be odd and in [", p.lo, ", ", p.hi, "] (got ", v, ")");
+  else
+    detail::require(v >= p.lo && v <= p.hi, Status::invalid_argument, op, p.name, " must be in [",
+                    p.lo, ", ", p.hi, "] (got ", v, ")");
+}
+
+void check_number(std::string_view op, const Param& p, double v) {
+  detail::require(std::isfinite(v) && v >= p.lo && v <= p.hi, Status::invalid_argument, op,
+                  p.name, " must be in [", p.lo, ", ", p.hi, "] (got ", v, ")");
+}
+
+void check_border(std::string_view op, const Border& b) {
+  detail::require(std::isfinite(b.value), Status::invalid_argument, op,
+                  "border value must be finite (got ", b.value, ")");
+}
+
+long long parse_integer(std::string_view op, const Param& p, const std::string& text) {
+  double v = 0;
+  if (!parse_double(text, v) || v != std::floor(v) || v < p.lo || v > p.hi)
+    fail(Status::invalid_argument, op, p.name, " must be an integer in [", p.lo, ", ", p.hi,
+         "] (got '", text, "')");
+  const auto i = static_cast<long long>(v);
+  if (p.odd) check_integer(op, p, i);
+  return i;
+}
+
+double parse_number(std::string_view op, const Param& p, const std::string& text) {
+  double v = 0;
+  if (!parse_double(text, v) || v < p.lo || v > p.hi)
+    fail(Status::invalid_argument, op, p.name, " must be a number in [", p.lo, ", ", p.hi,
+         "] (got '", text, "')");
+  return v;
+}
+
+bool parse_boolean(std::string_view op, const Param& p, const std::string& text) {
+  if (text == "1" || text == "true" || text == "yes") return true;
+  if (text == "0" || text == "false" || text == "no") return false;
+  fail(Status::invalid_argument, op, p.name, " must be 0 or 1 (got '", text, "')");
+}
+
+std::size_t parse_choice(std::string_view op, const Param& p, const std::string& text) {
+  for (std::size_t i = 0; i < p.choices.size(); ++i)
+    if (p.choices[i] == text) return i;
+  fail(Status::invalid_argument, op, p.name, " must be one of ", join(p.choices), " (got '", text,
+       "')");
+}
+
+}  // namespace pixflow::schema
