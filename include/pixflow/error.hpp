@@ -24,8 +24,7 @@ const char* status_name(Status s) noexcept;
 /// file), the parameter and what was expected, e.g. "median: k must be odd (got 4)".
 class Error : public std::runtime_error {
  public:
-  Error(Status status, const std::string& message)
-      : std::runtime_error(message), status_(status) {}
+  Error(Status status, const std::string& message) : std::runtime_error(message), status_(status) {}
   Status status() const noexcept { return status_; }
 
  private:

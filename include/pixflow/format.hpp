@@ -13,11 +13,14 @@ enum class Depth : std::uint8_t { u8, u16, s16, s32, f32 };
 
 constexpr std::size_t depth_bytes(Depth d) {
   switch (d) {
-    case Depth::u8: return 1;
+    case Depth::u8:
+      return 1;
     case Depth::u16:
-    case Depth::s16: return 2;
+    case Depth::s16:
+      return 2;
     case Depth::s32:
-    case Depth::f32: return 4;
+    case Depth::f32:
+      return 4;
   }
   return 0;
 }
@@ -38,11 +41,27 @@ struct Format {
 std::string to_string(Format f);  // e.g. "u8x3"
 
 /// Maps a C++ sample type to its Depth.
-template <class T> struct DepthOf;
-template <> struct DepthOf<std::uint8_t> { static constexpr Depth value = Depth::u8; };
-template <> struct DepthOf<std::uint16_t> { static constexpr Depth value = Depth::u16; };
-template <> struct DepthOf<std::int16_t> { static constexpr Depth value = Depth::s16; };
-template <> struct DepthOf<std::int32_t> { static constexpr Depth value = Depth::s32; };
-template <> struct DepthOf<float> { static constexpr Depth value = Depth::f32; };
+template <class T>
+struct DepthOf;
+template <>
+struct DepthOf<std::uint8_t> {
+  static constexpr Depth value = Depth::u8;
+};
+template <>
+struct DepthOf<std::uint16_t> {
+  static constexpr Depth value = Depth::u16;
+};
+template <>
+struct DepthOf<std::int16_t> {
+  static constexpr Depth value = Depth::s16;
+};
+template <>
+struct DepthOf<std::int32_t> {
+  static constexpr Depth value = Depth::s32;
+};
+template <>
+struct DepthOf<float> {
+  static constexpr Depth value = Depth::f32;
+};
 
 }  // namespace pixflow

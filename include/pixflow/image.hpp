@@ -52,7 +52,10 @@ class ImageView {
   std::int64_t row_bytes() const { return width_ * std::int64_t(fmt_.pixel_bytes()); }
 
   std::byte* row_ptr(std::int64_t y) const { return data_ + y * stride_; }
-  template <class T> T* row(std::int64_t y) const { return reinterpret_cast<T*>(row_ptr(y)); }
+  template <class T>
+  T* row(std::int64_t y) const {
+    return reinterpret_cast<T*>(row_ptr(y));
+  }
 
   /// Sub-view of a rectangle; throws invalid_argument if it leaves the view.
   ImageView roi(std::int64_t x, std::int64_t y, std::int64_t w, std::int64_t h) const;
@@ -91,7 +94,8 @@ class ConstImageView {
   std::int64_t row_bytes() const { return width_ * std::int64_t(fmt_.pixel_bytes()); }
 
   const std::byte* row_ptr(std::int64_t y) const { return data_ + y * stride_; }
-  template <class T> const T* row(std::int64_t y) const {
+  template <class T>
+  const T* row(std::int64_t y) const {
     return reinterpret_cast<const T*>(row_ptr(y));
   }
   ConstImageView roi(std::int64_t x, std::int64_t y, std::int64_t w, std::int64_t h) const;
@@ -135,8 +139,12 @@ class Image {
   int channels() const { return view_.channels(); }
   Location location() const { return view_.location(); }
   bool empty() const { return view_.empty(); }
-  template <class T> T* row(std::int64_t y) { return view_.row<T>(y); }
-  template <class T> const T* row(std::int64_t y) const {
+  template <class T>
+  T* row(std::int64_t y) {
+    return view_.row<T>(y);
+  }
+  template <class T>
+  const T* row(std::int64_t y) const {
     return ConstImageView(view_).row<T>(y);
   }
 

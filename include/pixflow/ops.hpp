@@ -81,8 +81,7 @@ struct GaussianParams {
   int kw = 0, kh = 0;
   Border border = Border::reflect101();
 };
-void gaussian(ConstImageView src, ImageView dst, const GaussianParams& p,
-              const Context& ctx = {});
+void gaussian(ConstImageView src, ImageView dst, const GaussianParams& p, const Context& ctx = {});
 
 /// Recursive (IIR) Gaussian, Young–van Vliet 3rd order; cost independent of sigma
 /// (0.5 <= sigma <= 256). u8, f32. Error bound vs the exact Gaussian in docs/ops/gaussian.md.
@@ -122,8 +121,7 @@ struct Filter2dParams {
   double delta = 0.0;
   Border border = Border::reflect101();
 };
-void filter2d(ConstImageView src, ImageView dst, const Filter2dParams& p,
-              const Context& ctx = {});
+void filter2d(ConstImageView src, ImageView dst, const Filter2dParams& p, const Context& ctx = {});
 
 // ---- edge-preserving ------------------------------------------------------------------
 /// Epsilon filter: mean of the (2r+1)^2 window pixels p with |p - c| <= t (the centre c
@@ -175,8 +173,7 @@ void gray(ConstImageView src, ImageView dst, const GrayParams& p = {}, const Con
 /// even and saturated. Any depth, any channels; a and b of equal size and format.
 enum class ArithOp { add, sub, absdiff, mul };
 const char* arith_op_name(ArithOp op) noexcept;
-void arith(ConstImageView a, ConstImageView b, ImageView dst, ArithOp op,
-           const Context& ctx = {});
+void arith(ConstImageView a, ConstImageView b, ImageView dst, ArithOp op, const Context& ctx = {});
 void arith(ConstImageView a, double value, ImageView dst, ArithOp op, const Context& ctx = {});
 
 /// dst = saturate(round_half_even(abs?(x * scale + offset))) computed in double; dst

@@ -9,8 +9,11 @@
 
 namespace pixflow::detail {
 
-template <class Runner> void register_reference_ops(ImplTable& t, Backend b) {
-  auto add = [&]<auto F>(const char* op) { t.add(op, b, RowsImpl<F, Runner>::fn); };
+template <class Runner>
+void register_reference_ops(ImplTable& t, Backend b) {
+  auto add = [&]<auto F>(const char* op) {
+    t.add(op, b, RowsImpl<F, Runner>::fn);
+  };
   add.template operator()<&ref::median>("median");
   add.template operator()<&ref::morph_pass>("morph_pass");
   add.template operator()<&ref::box>("box");
@@ -23,8 +26,8 @@ template <class Runner> void register_reference_ops(ImplTable& t, Backend b) {
   add.template operator()<&ref::remap>("remap");
   add.template operator()<&ref::transpose>("transpose");
   add.template operator()<&ref::gray>("gray");
-  using ArithImage = void (*)(const ConstImageView&, const ConstImageView&, const ImageView&,
-                              ArithOp, Rows);
+  using ArithImage =
+      void (*)(const ConstImageView&, const ConstImageView&, const ImageView&, ArithOp, Rows);
   using ArithScalar = void (*)(const ConstImageView&, double, const ImageView&, ArithOp, Rows);
   for (const char* op : {"add", "sub", "absdiff", "mul"}) {
     add.template operator()<static_cast<ArithImage>(&ref::arith)>(op);
@@ -35,14 +38,15 @@ template <class Runner> void register_reference_ops(ImplTable& t, Backend b) {
   add.template operator()<&ref::dot>("dot");
   add.template operator()<&ref::matmul>("matmul");
   // The recursive Gaussian: rows into an f32 image, then bands of columns.
-  t.add("gaussian_iir", b,
-        +[](const Exec& e, const ConstImageView& src, const ImageView& dst,
-            const GaussianIirParams& p) {
-          Image tmp(src.width(), src.height(), {Depth::f32, src.channels()}, src.location());
-          const ImageView tv = tmp.view();
-          Runner::run(e, src.height(), [&](Rows r) { ref::gaussian_iir_h(src, tv, p, r); });
-          Runner::run(e, src.width(), [&](Rows c) { ref::gaussian_iir_v(tv, dst, p, c); });
-        });
+  t.add(
+      "gaussian_iir", b,
+      +[](const Exec& e, const ConstImageView& src, const ImageView& dst,
+          const GaussianIirParams& p) {
+        Image tmp(src.width(), src.height(), {Depth::f32, src.channels()}, src.location());
+        const ImageView tv = tmp.view();
+        Runner::run(e, src.height(), [&](Rows r) { ref::gaussian_iir_h(src, tv, p, r); });
+        Runner::run(e, src.width(), [&](Rows c) { ref::gaussian_iir_v(tv, dst, p, c); });
+      });
 }
 
 }  // namespace pixflow::detail

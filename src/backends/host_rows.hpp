@@ -15,14 +15,17 @@
 
 namespace pixflow::detail {
 
-template <class Sig> struct FnArgs;
-template <class... A> struct FnArgs<void (*)(A...)> {
+template <class Sig>
+struct FnArgs;
+template <class... A>
+struct FnArgs<void (*)(A...)> {
   using tuple = std::tuple<A...>;
   static constexpr std::size_t size = sizeof...(A);
 };
 
 /// Rows of the first ImageView among args (the destination).
-template <class... A> std::int64_t destination_rows(const A&... args) {
+template <class... A>
+std::int64_t destination_rows(const A&... args) {
   std::int64_t n = -1;
   auto pick = [&](const auto& x) {
     if constexpr (std::is_same_v<std::decay_t<decltype(x)>, ImageView>)
@@ -33,8 +36,7 @@ template <class... A> std::int64_t destination_rows(const A&... args) {
   return n;
 }
 
-template <auto F, class Runner,
-          class Idx = std::make_index_sequence<FnArgs<decltype(F)>::size - 1>>
+template <auto F, class Runner, class Idx = std::make_index_sequence<FnArgs<decltype(F)>::size - 1>>
 struct RowsImpl;
 template <auto F, class Runner, std::size_t... I>
 struct RowsImpl<F, Runner, std::index_sequence<I...>> {

@@ -114,7 +114,8 @@ class DeviceScope {
 };
 
 /// Implementations of one call shape: void(const Exec&, Args...).
-template <class... Args> using ImplFn = void (*)(const Exec&, Args...);
+template <class... Args>
+using ImplFn = void (*)(const Exec&, Args...);
 
 /// The table every backend registers into: (op, backend) -> implementations with their
 /// support, plus one DeviceApi per device kind.

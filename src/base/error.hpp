@@ -12,14 +12,16 @@
 namespace pixflow::detail {
 
 /// Concatenates anything streamable into one string.
-template <class... A> std::string cat(const A&... a) {
+template <class... A>
+std::string cat(const A&... a) {
   std::ostringstream s;
   (s << ... << a);
   return s.str();
 }
 
 /// Throws Error(status, "<op>: <message...>").
-template <class... A> [[noreturn]] void fail(Status status, std::string_view op, const A&... msg) {
+template <class... A>
+[[noreturn]] void fail(Status status, std::string_view op, const A&... msg) {
   throw Error(status, cat(op, ": ", msg...));
 }
 

@@ -12,15 +12,33 @@
 
 namespace pixflow::detail {
 
-template <Depth D> struct SampleOf;
-template <> struct SampleOf<Depth::u8> { using type = std::uint8_t; };
-template <> struct SampleOf<Depth::u16> { using type = std::uint16_t; };
-template <> struct SampleOf<Depth::s16> { using type = std::int16_t; };
-template <> struct SampleOf<Depth::s32> { using type = std::int32_t; };
-template <> struct SampleOf<Depth::f32> { using type = float; };
-template <Depth D> using sample_t = typename SampleOf<D>::type;
+template <Depth D>
+struct SampleOf;
+template <>
+struct SampleOf<Depth::u8> {
+  using type = std::uint8_t;
+};
+template <>
+struct SampleOf<Depth::u16> {
+  using type = std::uint16_t;
+};
+template <>
+struct SampleOf<Depth::s16> {
+  using type = std::int16_t;
+};
+template <>
+struct SampleOf<Depth::s32> {
+  using type = std::int32_t;
+};
+template <>
+struct SampleOf<Depth::f32> {
+  using type = float;
+};
+template <Depth D>
+using sample_t = typename SampleOf<D>::type;
 
-template <Depth... Ds, class F> decltype(auto) visit_depth(Depth d, F&& f) {
+template <Depth... Ds, class F>
+decltype(auto) visit_depth(Depth d, F&& f) {
   if constexpr (sizeof...(Ds) == 0) {
     return visit_depth<Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32>(
         d, static_cast<F&&>(f));

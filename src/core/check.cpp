@@ -2,8 +2,6 @@
 
 #include <cmath>
 
-#include "src/core/memory.hpp"
-
 namespace pixflow::detail {
 
 void check_view(std::string_view op, std::string_view name, const ConstImageView& v) {
@@ -12,18 +10,18 @@ void check_view(std::string_view op, std::string_view name, const ConstImageView
   require(v.data() != nullptr, Status::invalid_argument, op, name, " has no data");
   require(v.channels() >= 1 && v.channels() <= 4, Status::invalid_argument, op, name,
           " must have 1..4 channels (got ", v.channels(), ")");
-  require(v.stride() >= v.row_bytes(), Status::invalid_argument, op, name, " stride ",
-          v.stride(), " is smaller than a row (", v.row_bytes(), " bytes)");
+  require(v.stride() >= v.row_bytes(), Status::invalid_argument, op, name, " stride ", v.stride(),
+          " is smaller than a row (", v.row_bytes(), " bytes)");
 }
 
-static std::string list_depths(std::initializer_list<Depth> allowed) {
+static std::string list_depths(std::span<const Depth> allowed) {
   std::string s;
   for (Depth d : allowed) s += (s.empty() ? "" : ", ") + std::string(depth_name(d));
   return s;
 }
 
 void check_depth(std::string_view op, std::string_view name, const ConstImageView& v,
-                 std::initializer_list<Depth> allowed) {
+                 std::span<const Depth> allowed) {
   for (Depth d : allowed)
     if (v.depth() == d) return;
   fail(Status::unsupported, op, name, " depth must be one of ", list_depths(allowed), " (got ",
@@ -31,7 +29,8 @@ void check_depth(std::string_view op, std::string_view name, const ConstImageVie
 }
 
 void check_channels(std::string_view op, std::string_view name, const ConstImageView& v,
-                    std::initializer_list<int> allowed) {
+                    std::span<const int> allowed) {
+  if (allowed.size() == 4) return;  // 1..4: check_view's rule
   std::string s;
   for (int c : allowed) {
     if (v.channels() == c) return;
@@ -79,30 +78,8 @@ void check_range(std::string_view op, std::string_view name, double v, double lo
 }
 
 void check_border(std::string_view op, const Border& b) {
-  require(std::isfinite(b.value), Status::invalid_argument, op,
-          "border value must be finite (got ", b.value, ")");
-}
-
-Backend select_backend(std::string_view op, const Context& ctx, const ConstImageView& img) {
-  const Location loc = img.location();
-  switch (ctx.backend) {
-    case Backend::automatic:
-      if (loc.is_host()) return Backend::cpu;
-      if (loc.kind == Location::Kind::cuda) return Backend::cuda;
-      return Backend::opencl;
-    case Backend::ref:
-    case Backend::cpu:
-      require(loc.is_host(), Status::invalid_argument, op, "backend ", backend_name(ctx.backend),
-              " needs host images (got ", to_string(loc), "); copy them explicitly");
-      return ctx.backend;
-    case Backend::cuda:
-      require(loc.kind == Location::Kind::cuda, Status::invalid_argument, op,
-              "backend cuda needs cuda images (got ", to_string(loc), "); copy them explicitly");
-      return Backend::cuda;
-    case Backend::opencl:
-      fail(Status::backend_unavailable, op, "the OpenCL backend is not built yet");
-  }
-  fail(Status::internal, op, "unknown backend");
+  require(std::isfinite(b.value), Status::invalid_argument, op, "border value must be finite (got ",
+          b.value, ")");
 }
 
 }  // namespace pixflow::detail

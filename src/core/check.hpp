@@ -2,38 +2,33 @@
 // Error whose message starts with the op's name.
 #pragma once
 
-#include <sstream>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "pixflow/error.hpp"
 #include "pixflow/image.hpp"
 #include "pixflow/ops.hpp"
+#include "src/base/error.hpp"
+#include "src/schema/schema.hpp"
 
 namespace pixflow::detail {
-
-template <class... A> std::string cat(const A&... a) {
-  std::ostringstream s;
-  (s << ... << a);
-  return s.str();
-}
-
-/// Throws Error(status, "<op>: <message...>") unless cond holds.
-template <class... A>
-void require(bool cond, Status status, std::string_view op, const A&... msg) {
-  if (!cond) throw Error(status, cat(op, ": ", msg...));
-}
-template <class... A> [[noreturn]] void fail(Status status, std::string_view op, const A&... msg) {
-  throw Error(status, cat(op, ": ", msg...));
-}
 
 /// Checks a view: non-empty, stride >= row bytes, channels 1..4.
 void check_view(std::string_view op, std::string_view name, const ConstImageView& v);
 /// Checks that `v` has one of the listed depths.
 void check_depth(std::string_view op, std::string_view name, const ConstImageView& v,
-                 std::initializer_list<Depth> allowed);
+                 std::span<const Depth> allowed);
 void check_channels(std::string_view op, std::string_view name, const ConstImageView& v,
-                    std::initializer_list<int> allowed);
+                    std::span<const int> allowed);
+inline void check_depth(std::string_view op, std::string_view name, const ConstImageView& v,
+                        std::initializer_list<Depth> allowed) {
+  check_depth(op, name, v, std::span<const Depth>(allowed.begin(), allowed.size()));
+}
+inline void check_channels(std::string_view op, std::string_view name, const ConstImageView& v,
+                           std::initializer_list<int> allowed) {
+  check_channels(op, name, v, std::span<const int>(allowed.begin(), allowed.size()));
+}
 /// dst must have the given size and format.
 void check_dst(std::string_view op, const ConstImageView& dst, std::int64_t w, std::int64_t h,
                Format fmt);
@@ -48,9 +43,21 @@ void check_odd(std::string_view op, std::string_view name, int k, int max);
 void check_range(std::string_view op, std::string_view name, double v, double lo, double hi);
 void check_border(std::string_view op, const Border& b);
 
-/// The backend an op runs on, from the images' location and ctx.backend. Throws
-/// invalid_argument for a mismatch (e.g. Backend::cpu with cuda images) and
-/// backend_unavailable for a backend compiled out.
-Backend select_backend(std::string_view op, const Context& ctx, const ConstImageView& img);
+/// The checks of a one-source op from its schema: src (view, depths, channels), the
+/// parameters, dst (view, the schema's output shape), one location, no overlap
+/// (`in_place`: dst may be src itself).
+template <class P>
+void check_op(const schema::OpDef<P>& s, const ConstImageView& src, const ImageView& dst,
+              const P& p, bool in_place = false) {
+  const std::string& op = s.name();
+  check_view(op, "src", src);
+  check_depth(op, "src", src, s.depths());
+  check_channels(op, "src", src, s.channels());
+  s.validate(p);
+  const schema::Shape out = s.shape(src, p);
+  check_dst(op, dst, out.width, out.height, out.format);
+  check_same_location(op, src, dst);
+  check_no_overlap(op, src, dst, in_place);
+}
 
 }  // namespace pixflow::detail

@@ -31,18 +31,24 @@ namespace {
 
 Backend backend_of(Location::Kind k) {
   switch (k) {
-    case Location::Kind::host: return Backend::cpu;
-    case Location::Kind::cuda: return Backend::cuda;
-    case Location::Kind::opencl: return Backend::opencl;
+    case Location::Kind::host:
+      return Backend::cpu;
+    case Location::Kind::cuda:
+      return Backend::cuda;
+    case Location::Kind::opencl:
+      return Backend::opencl;
   }
   return Backend::cpu;
 }
 
 const char* kind_name(Location::Kind k) {
   switch (k) {
-    case Location::Kind::host: return "host";
-    case Location::Kind::cuda: return "cuda";
-    case Location::Kind::opencl: return "opencl";
+    case Location::Kind::host:
+      return "host";
+    case Location::Kind::cuda:
+      return "cuda";
+    case Location::Kind::opencl:
+      return "opencl";
   }
   return "?";
 }
@@ -91,12 +97,11 @@ Exec select_exec(std::string_view op, const Context& ctx, Location loc) {
 }
 
 void fail_unsupported(std::string_view op, Backend b, Format f, bool backend_has_op) {
-  if (!impl_table().has(op, b) && impl_table().backends().end() ==
-                                      std::find(impl_table().backends().begin(),
-                                                impl_table().backends().end(), b))
+  if (!impl_table().has(op, b) &&
+      impl_table().backends().end() ==
+          std::find(impl_table().backends().begin(), impl_table().backends().end(), b))
     fail(Status::backend_unavailable, op, "the ", backend_name(b), " backend is not built");
-  if (!backend_has_op)
-    fail(Status::unsupported, op, "no ", backend_name(b), " implementation");
+  if (!backend_has_op) fail(Status::unsupported, op, "no ", backend_name(b), " implementation");
   fail(Status::unsupported, op, "the ", backend_name(b), " implementation does not take ",
        to_string(f));
 }
@@ -104,8 +109,8 @@ void fail_unsupported(std::string_view op, Backend b, Format f, bool backend_has
 Image scratch_image(const Exec& exec, std::int64_t width, std::int64_t height, Format fmt) {
   if (!exec.device) return Image(width, height, fmt, exec.location);
   const std::int64_t stride = (width * std::int64_t(fmt.pixel_bytes()) + 63) / 64 * 64;
-  auto mem = exec.device->workspace(exec.location.device, std::size_t(stride * height) + 1,
-                                    exec.queue);
+  auto mem =
+      exec.device->workspace(exec.location.device, std::size_t(stride * height) + 1, exec.queue);
   ImageView v(mem.get(), width, height, stride, fmt, exec.location);
   return Image::wrap(std::move(mem), v);
 }

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <new>
 
-#include "src/core/check.hpp"
+#include "src/base/error.hpp"
 #include "src/core/memory.hpp"
 
 namespace pixflow {
@@ -62,9 +62,8 @@ Image::Image(std::int64_t width, std::int64_t height, Format fmt, Location loc) 
       if (!p)
         throw Error(Status::out_of_memory,
                     detail::cat("image: cannot allocate ", bytes, " bytes of host memory"));
-      storage_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* q) {
-        std::free(q);
-      });
+      storage_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(p),
+                                            [](std::byte* q) { std::free(q); });
     }
   } else if (bytes > 0) {
     storage_ = detail::device_alloc(loc, bytes);
@@ -73,11 +72,11 @@ Image::Image(std::int64_t width, std::int64_t height, Format fmt, Location loc) 
 }
 
 void copy(ConstImageView src, ImageView dst) {
-  detail::require(src.width() == dst.width() && src.height() == dst.height() &&
-                      src.format() == dst.format(),
-                  Status::invalid_argument, "copy", "dst must match src (", src.width(), "x",
-                  src.height(), " ", to_string(src.format()), "), got ", dst.width(), "x",
-                  dst.height(), " ", to_string(dst.format()));
+  detail::require(
+      src.width() == dst.width() && src.height() == dst.height() && src.format() == dst.format(),
+      Status::invalid_argument, "copy", "dst must match src (", src.width(), "x", src.height(), " ",
+      to_string(src.format()), "), got ", dst.width(), "x", dst.height(), " ",
+      to_string(dst.format()));
   if (src.empty()) return;
   if (src.location().is_host() && dst.location().is_host()) {
     for (std::int64_t y = 0; y < src.height(); ++y)
@@ -86,7 +85,7 @@ void copy(ConstImageView src, ImageView dst) {
   }
   detail::copy_2d(dst.data(), std::size_t(dst.stride()), dst.location(), src.data(),
                   std::size_t(src.stride()), src.location(), std::size_t(src.row_bytes()),
-                  std::size_t(src.height()), nullptr, true);
+                  std::size_t(src.height()), Queue{}, true);
 }
 
 Image clone(ConstImageView src) {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "pixflow/io.hpp"
-#include "src/core/check.hpp"
+#include "src/base/error.hpp"
 
 namespace pixflow::detail::io {
 

@@ -38,9 +38,20 @@ void check_integer(std::string_view op, const Param& p, long long v) {
                     p.lo, ", ", p.hi, "] (got ", v, ")");
 }
 
+namespace {
+// The range of a number as the messages say it: "in [lo, hi]", "finite and >= lo", "finite".
+std::string range_text(const Param& p) {
+  const bool lo = p.lo > -kUnbounded, hi = p.hi < kUnbounded;
+  if (lo && hi) return cat("in [", p.lo, ", ", p.hi, "]");
+  if (lo) return cat("finite and >= ", p.lo);
+  if (hi) return cat("finite and <= ", p.hi);
+  return "finite";
+}
+}  // namespace
+
 void check_number(std::string_view op, const Param& p, double v) {
-  detail::require(std::isfinite(v) && v >= p.lo && v <= p.hi, Status::invalid_argument, op,
-                  p.name, " must be in [", p.lo, ", ", p.hi, "] (got ", v, ")");
+  detail::require(std::isfinite(v) && v >= p.lo && v <= p.hi, Status::invalid_argument, op, p.name,
+                  " must be ", range_text(p), " (got ", v, ")");
 }
 
 void check_border(std::string_view op, const Border& b) {
@@ -61,8 +72,8 @@ long long parse_integer(std::string_view op, const Param& p, const std::string& 
 double parse_number(std::string_view op, const Param& p, const std::string& text) {
   double v = 0;
   if (!parse_double(text, v) || v < p.lo || v > p.hi)
-    fail(Status::invalid_argument, op, p.name, " must be a number in [", p.lo, ", ", p.hi,
-         "] (got '", text, "')");
+    fail(Status::invalid_argument, op, p.name, " must be a number, ", range_text(p), " (got '",
+         text, "')");
   return v;
 }
 

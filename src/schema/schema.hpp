@@ -35,6 +35,9 @@
 
 namespace pixflow::schema {
 
+/// A number range bound meaning "none" (any finite value).
+inline constexpr double kUnbounded = 1e300;
+
 enum class Kind { integer, number, boolean, choice, depth, border, image, text };
 enum class Odd { no, yes };
 
@@ -53,6 +56,7 @@ struct Param {
   std::string doc;
   double lo = 0, hi = 0;  ///< integer and number ranges (inclusive)
   bool odd = false;
+  bool required = false;
   std::vector<std::string> choices;  ///< choice and depth kinds
   std::vector<std::string> sets;     ///< a shorthand: the parameters it sets
   ImageRole role = ImageRole::like_src;
@@ -106,8 +110,9 @@ class Op {
   /// Benchmark parameter sets ("" = defaults), with the PERFORMANCE.md target at 8K u8.
   const std::vector<std::pair<std::string, std::string>>& bench() const { return bench_; }
   bool has_border() const { return has_border_; }
-  /// Backends must match the reference within this tolerance for depth d.
-  Tolerance tolerance(Depth d) const { return tolerance_ ? tolerance_(d) : Tolerance{}; }
+  /// The benchmark's check tolerance for depth d (docs/bench.md). Tests compare every
+  /// backend with the reference exactly: bit-identical results are the contract.
+  Tolerance bench_tolerance(Depth d) const { return tolerance_ ? tolerance_(d) : Tolerance{}; }
   /// Parses and checks a KEY=VALUE list (unknown keys, ranges, cross-field rules), throwing
   /// invalid_argument naming the op and the key; resolves image parameters through `images`.
   virtual std::unique_ptr<Bound> bind(const KeyValues& kv, const ImageSource& images) const = 0;
@@ -140,16 +145,23 @@ bool parse_boolean(std::string_view op, const Param& p, const std::string& text)
 std::size_t parse_choice(std::string_view op, const Param& p, const std::string& text);
 
 /// An op's declaration, typed on its parameter struct P.
-template <class P> class OpDef final : public Op {
+template <class P>
+class OpDef final : public Op {
  public:
-  using RunFn = std::function<void(const ConstImageView&, const ImageView&, const P&,
-                                   const Context&)>;
+  using RunFn =
+      std::function<void(const ConstImageView&, const ImageView&, const P&, const Context&)>;
   using Given = std::set<std::string>;
 
   OpDef(std::string name, std::string doc) {
     name_ = std::move(name);
     doc_ = std::move(doc);
   }
+  // The builder's setters below overload the getters of Op.
+  using Op::bench;
+  using Op::bench_tolerance;
+  using Op::channels;
+  using Op::depths;
+  using Op::examples;
 
   OpDef& depths(std::vector<Depth> d) {
     depths_ = std::move(d);
@@ -167,7 +179,7 @@ template <class P> class OpDef final : public Op {
     bench_ = std::move(b);
     return *this;
   }
-  OpDef& tolerance(std::function<Tolerance(Depth)> t) {
+  OpDef& bench_tolerance(std::function<Tolerance(Depth)> t) {
     tolerance_ = std::move(t);
     return *this;
   }
@@ -178,11 +190,12 @@ template <class P> class OpDef final : public Op {
                  Odd odd = Odd::no) {
     Param p{name, Kind::integer, std::to_string(P{}.*m), doc, double(lo), double(hi)};
     p.odd = odd == Odd::yes;
-    return field(p,
-                 [m, op = name_](P& v, const std::string& t, const Param& as) {
-                   v.*m = M(parse_integer(op, as, t));
-                 },
-                 [m, p](const P& v, std::string_view op) { check_integer(op, p, (long long)(v.*m)); });
+    return field(
+        p,
+        [m, op = name_](P& v, const std::string& t, const Param& as) {
+          v.*m = M(parse_integer(op, as, t));
+        },
+        [m, p](const P& v, std::string_view op) { check_integer(op, p, (long long)(v.*m)); });
   }
   /// A shorthand setting several integer fields at once ("k" sets kw and kh); its checks
   /// are those of the first field it sets.
@@ -198,18 +211,23 @@ template <class P> class OpDef final : public Op {
   template <class C, class M>
   OpDef& number(const char* name, M C::*m, double lo, double hi, const char* doc) {
     Param p{name, Kind::number, format_number(double(P{}.*m)), doc, lo, hi};
-    return field(p, [m, op = name_](P& v, const std::string& t, const Param& as) {
-                   v.*m = M(parse_number(op, as, t));
-                 },
-                 [m, p](const P& v, std::string_view op) { check_number(op, p, double(v.*m)); });
+    return field(
+        p,
+        [m, op = name_](P& v, const std::string& t, const Param& as) {
+          v.*m = M(parse_number(op, as, t));
+        },
+        [m, p](const P& v, std::string_view op) { check_number(op, p, double(v.*m)); });
   }
   /// A 0/1 field.
-  template <class C> OpDef& boolean(const char* name, bool C::*m, const char* doc) {
+  template <class C>
+  OpDef& boolean(const char* name, bool C::*m, const char* doc) {
     Param p{name, Kind::boolean, (P{}.*m) ? "1" : "0", doc};
-    return field(p, [m, op = name_](P& v, const std::string& t, const Param& as) {
-                   v.*m = parse_boolean(op, as, t);
-                 },
-                 nullptr);
+    return field(
+        p,
+        [m, op = name_](P& v, const std::string& t, const Param& as) {
+          v.*m = parse_boolean(op, as, t);
+        },
+        nullptr);
   }
   /// One of named values.
   template <class C, class E>
@@ -220,35 +238,39 @@ template <class P> class OpDef final : public Op {
       p.choices.push_back(n);
       if (e == P{}.*m) p.default_text = n;
     }
-    return field(p,
-                 [m, values, op = name_](P& v, const std::string& t, const Param& as) {
-                   v.*m = values[parse_choice(op, as, t)].second;
-                 },
-                 nullptr);
+    return field(
+        p,
+        [m, values, op = name_](P& v, const std::string& t, const Param& as) {
+          v.*m = values[parse_choice(op, as, t)].second;
+        },
+        nullptr);
   }
   /// A border field: adds `border` (one of the five modes) and `value` (the constant).
-  template <class C> OpDef& border(Border C::*m) {
+  template <class C>
+  OpDef& border(Border C::*m) {
     has_border_ = true;
     const Border def = P{}.*m;
     Param b{"border", Kind::border, border_name(def.type),
             "replicate, reflect, reflect101, wrap or constant"};
     b.choices = {"replicate", "reflect", "reflect101", "wrap", "constant"};
     Param v{"value", Kind::number, "0", "the constant border's value"};
-    v.lo = -1e300;
-    v.hi = 1e300;
-    field(b,
-          [m, op = name_](P& s, const std::string& t, const Param& as) {
-            (s.*m).type = BorderType(parse_choice(op, as, t));
-          },
-          [m](const P& s, std::string_view op) { check_border(op, s.*m); });
-    return field(v, [m, op = name_](P& s, const std::string& t, const Param& as) {
-                   (s.*m).value = parse_number(op, as, t);
-                 },
-                 nullptr);
+    v.lo = -kUnbounded;
+    v.hi = kUnbounded;
+    field(
+        b,
+        [m, op = name_](P& s, const std::string& t, const Param& as) {
+          (s.*m).type = BorderType(parse_choice(op, as, t));
+        },
+        [m](const P& s, std::string_view op) { check_border(op, s.*m); });
+    return field(
+        v,
+        [m, op = name_](P& s, const std::string& t, const Param& as) {
+          (s.*m).value = parse_number(op, as, t);
+        },
+        nullptr);
   }
   /// A parameter with its own parser (image files, kernels, ...): `parse(P&, text, images)`.
-  OpDef& custom(Param p,
-                std::function<void(P&, const std::string&, const ImageSource&)> parse,
+  OpDef& custom(Param p, std::function<void(P&, const std::string&, const ImageSource&)> parse,
                 std::function<void(const P&, std::string_view)> check = nullptr) {
     params_.push_back(std::move(p));
     fields_.push_back({nullptr, std::move(check), std::move(parse)});
@@ -282,6 +304,12 @@ template <class P> class OpDef final : public Op {
   OpDef& run(RunFn f) {
     run_ = std::move(f);
     return *this;
+  }
+
+  /// Output size and format of the op for `src` (parameters already validated).
+  Shape shape(const ConstImageView& src, const P& p) const {
+    if (output_) return output_(src, p);
+    return {src.width(), src.height(), src.format()};
   }
 
   /// The C++ API's parameter checks (ranges, odd sizes, borders, cross-field rules).
@@ -325,7 +353,8 @@ template <class P> class OpDef final : public Op {
 /// Joins a list for messages: "a, b, c".
 std::string join(const std::vector<std::string>& items);
 
-template <class P> std::string OpDef<P>::format_number(double v) {
+template <class P>
+std::string OpDef<P>::format_number(double v) {
   std::string s = std::to_string(v);
   while (s.find('.') != std::string::npos && (s.back() == '0' || s.back() == '.')) {
     const bool dot = s.back() == '.';
@@ -335,14 +364,12 @@ template <class P> std::string OpDef<P>::format_number(double v) {
   return s;
 }
 
-template <class P> class OpDef<P>::BoundOp final : public Bound {
+template <class P>
+class OpDef<P>::BoundOp final : public Bound {
  public:
-  BoundOp(const OpDef& def, P p, Given given) : def_(def), p_(std::move(p)), given_(std::move(given)) {}
-  Shape output(const ConstImageView& src) const override {
-    const P p = adapted(src);
-    if (def_.output_) return def_.output_(src, p);
-    return {src.width(), src.height(), src.format()};
-  }
+  BoundOp(const OpDef& def, P p, Given given)
+      : def_(def), p_(std::move(p)), given_(std::move(given)) {}
+  Shape output(const ConstImageView& src) const override { return def_.shape(src, adapted(src)); }
   void run(const ConstImageView& src, const ImageView& dst, const Context& ctx) const override {
     def_.run_(src, dst, adapted(src), ctx);
   }

@@ -5,11 +5,16 @@
 
 namespace {
 struct Bands {
-  template <class F> static void run(const pixflow::detail::Exec& e, std::int64_t n, F&& f) {
-    pixflow::cpu::ThreadPool::global().parallel_for(
-        n, e.threads, [&](std::int64_t b, std::int64_t end) { f(pixflow::detail::Rows{b, end}); });
+  template <class F>
+  static void run(const pixflow::detail::Exec& e, std::int64_t n, F&& f) {
+    pixflow::cpu::ThreadPool::global().parallel_for(n, e.threads,
+                                                    [&](std::int64_t b, std::int64_t end) {
+                                                      f(pixflow::detail::Rows{b, end});
+                                                    });
   }
 };
 }  // namespace
 
-PIXFLOW_REGISTER_IMPLS(cpu) { pixflow::detail::register_reference_ops<Bands>(table, pixflow::Backend::cpu); }
+PIXFLOW_REGISTER_IMPLS(cpu) {
+  pixflow::detail::register_reference_ops<Bands>(table, pixflow::Backend::cpu);
+}

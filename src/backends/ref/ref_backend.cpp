@@ -4,10 +4,13 @@
 
 namespace {
 struct Serial {
-  template <class F> static void run(const pixflow::detail::Exec&, std::int64_t n, F&& f) {
+  template <class F>
+  static void run(const pixflow::detail::Exec&, std::int64_t n, F&& f) {
     f(pixflow::detail::Rows{0, n});
   }
 };
 }  // namespace
 
-PIXFLOW_REGISTER_IMPLS(ref) { pixflow::detail::register_reference_ops<Serial>(table, pixflow::Backend::ref); }
+PIXFLOW_REGISTER_IMPLS(ref) {
+  pixflow::detail::register_reference_ops<Serial>(table, pixflow::Backend::ref);
+}

@@ -1,11 +1,7 @@
-// dot and matmul (API only, not in the CLI registry): validation and dispatch.
-// Rules: docs/ops/linalg.md.
+// dot and matmul (API only, not in the CLI registry): validation and dispatch. Not in the schema's
+// catalogue: two images in, no pipeline stage. Rules: docs/ops/linalg.md.
 #include "src/core/check.hpp"
-#include "src/core/run.hpp"
-#include "src/ref/ref.hpp"
-#if PIXFLOW_HAVE_CUDA
-#include "src/backends/cuda/cuda_ops.hpp"
-#endif
+#include "src/core/dispatch.hpp"
 
 namespace pixflow {
 
@@ -25,20 +21,7 @@ void dot(ConstImageView a, ConstImageView b, ImageView dst, const Context& ctx) 
   detail::check_same_location(op, a, dst);
   detail::check_no_overlap(op, a, dst);
   detail::check_no_overlap(op, b, dst);
-  const Backend be = detail::select_backend(op, ctx, a);
-  switch (be) {
-    case Backend::ref:
-    case Backend::cpu:
-      detail::run_host(be, ctx, dst.height(), [&](detail::Rows r) { ref::dot(a, b, dst, r); });
-      return;
-#if PIXFLOW_HAVE_CUDA
-    case Backend::cuda:
-      cuda::dot(a, b, dst, ctx.stream);
-      return;
-#endif
-    default:
-      detail::fail(Status::unsupported, op, "no ", backend_name(be), " implementation yet");
-  }
+  detail::dispatch(op, ctx, a, a, b, dst);
 }
 
 void matmul(ConstImageView a, ConstImageView b, ImageView c, const Context& ctx) {
@@ -61,20 +44,7 @@ void matmul(ConstImageView a, ConstImageView b, ImageView c, const Context& ctx)
   detail::check_same_location(op, a, c);
   detail::check_no_overlap(op, a, c);
   detail::check_no_overlap(op, b, c);
-  const Backend be = detail::select_backend(op, ctx, a);
-  switch (be) {
-    case Backend::ref:
-    case Backend::cpu:
-      detail::run_host(be, ctx, c.height(), [&](detail::Rows r) { ref::matmul(a, b, c, r); });
-      return;
-#if PIXFLOW_HAVE_CUDA
-    case Backend::cuda:
-      cuda::matmul(a, b, c, ctx.stream);
-      return;
-#endif
-    default:
-      detail::fail(Status::unsupported, op, "no ", backend_name(be), " implementation yet");
-  }
+  detail::dispatch(op, ctx, a, a, b, c);
 }
 
 }  // namespace pixflow

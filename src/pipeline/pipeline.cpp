@@ -1,0 +1,151 @@
+// The op registry, stage arguments and pipeline parsing.
+#include "pixflow/pipeline.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "src/base/error.hpp"
+#include "src/schema/schema.hpp"
+
+namespace pixflow {
+
+using detail::cat;
+
+namespace {
+
+[[noreturn]] void bad(const std::string& op, const std::string& msg) {
+  throw Error(Status::invalid_argument, op + ": " + msg);
+}
+
+}  // namespace
+
+const std::vector<OpInfo>& op_registry() {
+  static const std::vector<OpInfo> reg = [] {
+    std::vector<OpInfo> r;
+    for (const schema::Op* op : schema::catalogue()) {
+      OpInfo info{op->name(), op->doc(), {}};
+      for (const auto& p : op->params()) {
+        std::string def = p.required ? "(required)" : p.default_text;
+        for (const auto& q : op->params())  // set by a shorthand: "kw=k"
+          if (std::find(q.sets.begin(), q.sets.end(), p.name) != q.sets.end()) def = q.name;
+        info.params.push_back({p.name, def, p.doc});
+      }
+      r.push_back(std::move(info));
+    }
+    return r;
+  }();
+  return reg;
+}
+
+const OpInfo* find_op(std::string_view name) {
+  for (const auto& op : op_registry())
+    if (op.name == name) return &op;
+  return nullptr;
+}
+
+class Pipeline::Stage {
+ public:
+  explicit Stage(std::unique_ptr<schema::Bound> b) : bound_(std::move(b)) {}
+  Image run(ConstImageView src, const Context& ctx) const {
+    const schema::Shape s = bound_->output(src);
+    Image dst(s.width, s.height, s.format, src.location());
+    bound_->run(src, dst, ctx);
+    return dst;
+  }
+
+ private:
+  std::unique_ptr<schema::Bound> bound_;
+};
+
+namespace {
+
+std::string trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+std::vector<std::string> split_ws(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    std::size_t j = i;
+    while (j < s.size() && s[j] != ' ' && s[j] != '\t') ++j;
+    if (j > i) out.push_back(s.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
+Pipeline Pipeline::parse(std::string_view text, const IoLimits& limits) {
+  Pipeline p;
+  std::size_t start = 0;
+  int index = 0;
+  for (;;) {
+    const std::size_t bar = text.find('|', start);
+    const std::string stage = trim(
+        text.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start));
+    ++index;
+    if (stage.empty())
+      throw Error(Status::invalid_argument,
+                  cat("pipeline: stage ", index, " is empty (expected OP KEY=VALUE ...)"));
+    const auto words = split_ws(stage);
+    const schema::Op* info = schema::find(words[0]);
+    if (!info) {
+      std::string names;
+      for (const auto& op : op_registry()) names += (names.empty() ? "" : ", ") + op.name;
+      throw Error(Status::invalid_argument,
+                  cat("pipeline: unknown op '", words[0], "' (known: ", names, ")"));
+    }
+    std::map<std::string, std::string> kv;
+    for (std::size_t i = 1; i < words.size(); ++i) {
+      const auto eq = words[i].find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == words[i].size())
+        bad(info->name(), cat("expected KEY=VALUE, got '", words[i], "'"));
+      std::string key = words[i].substr(0, eq), value = words[i].substr(eq + 1);
+      const auto& params = info->params();
+      const bool known = std::any_of(params.begin(), params.end(),
+                                     [&](const schema::Param& pi) { return pi.name == key; });
+      if (!known) {
+        std::string keys;
+        for (const auto& pi : params) keys += (keys.empty() ? "" : ", ") + pi.name;
+        bad(info->name(), cat("unknown parameter '", key, "' (expected ",
+                              keys.empty() ? std::string("none") : keys, ")"));
+      }
+      if (kv.count(key)) bad(info->name(), cat("parameter '", key, "' given twice"));
+      kv[key] = value;
+    }
+    // Image parameters are files, read once at bind time so that a missing or corrupt file
+    // fails before any input is read.
+    const schema::ImageSource files = [&limits](const schema::Param&, const std::string& path) {
+      return std::make_shared<const Image>(read_image(path, limits));
+    };
+    p.stages_.push_back(std::make_shared<const Stage>(info->bind(kv, files)));
+    p.names_.push_back(info->name());
+    if (bar == std::string_view::npos) break;
+    start = bar + 1;
+  }
+  return p;
+}
+
+Image Pipeline::run(ConstImageView src, const Context& ctx) const {
+  Image cur;
+  ConstImageView in = src;
+  for (const auto& stage : stages_) {
+    Image next = stage->run(in, ctx);
+    cur = std::move(next);
+    in = cur.view();
+  }
+  if (stages_.empty()) {
+    cur = Image(src.width(), src.height(), src.format(), src.location());
+    copy(src, cur);
+  }
+  return cur;
+}
+
+}  // namespace pixflow
