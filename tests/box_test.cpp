@@ -16,7 +16,7 @@ struct Win {
 // Odd, even, 1-wide and larger-than-the-image windows.
 const Win kWindows[] = {{1, 1}, {3, 3}, {2, 4}, {5, 3}, {1, 7}, {6, 1}, {21, 21}};
 
-// The contract's tolerance vs OpenCV (DESIGN §3): integers ±1 when normalised (OpenCV
+// The contract's tolerance vs OpenCV (docs/contract.md §3): integers ±1 when normalised (OpenCV
 // scales by a rounded reciprocal), exact for the saturated sum; f32 1e-4 abs + 1e-5 rel.
 struct Tol {
   double abs, rel;

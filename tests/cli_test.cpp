@@ -1,5 +1,5 @@
 // The pixflow command-line tool, run as a separate process (PIXFLOW_CLI_PATH) in temporary
-// folders, with exit code, stdout and stderr captured separately (DESIGN §5, docs/cli.md).
+// folders, with exit code, stdout and stderr captured separately (docs/contract.md §5, docs/cli.md).
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>

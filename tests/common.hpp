@@ -78,7 +78,7 @@ void expect_error(const std::function<void()>& f, Status status,
 /// Sets every sample of the view to v (converted to the view's depth).
 void fill_constant(const ImageView& v, double value);
 
-/// Every border of DESIGN §2 (constant with a non-zero value).
+/// Every border of docs/contract.md §2 (constant with a non-zero value).
 std::vector<Border> all_borders();
 std::string describe(const Border& b);
 

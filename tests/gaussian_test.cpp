@@ -24,7 +24,7 @@ const GCase kCases[] = {{1.0, 0, 0, 0}, {2.5, 0, 0, 0}, {0, 0, 3, 3},     {0, 0,
                         {0, 0, 7, 7},   {0, 0, 9, 9},   {1.2, 0.7, 5, 3}, {0.8, 3.0, 0, 0},
                         {4.0, 0, 0, 0}, {1.5, 0, 1, 11}};
 
-// Tolerance vs cv::GaussianBlur. The contract (DESIGN §3) allows ±1 for u8/u16, but the
+// Tolerance vs cv::GaussianBlur. The contract (docs/contract.md §3) allows ±1 for u8/u16, but the
 // fixed-point rule is OpenCV 4.x's own (same taps, Q8/Q16, same rounding): measured
 // bit-exact against OpenCV 4.6 on every case below, so integers are asserted exact (a ±1
 // here would hide a changed tap rule). f32: 1e-4 absolute + relative, as the contract.

@@ -1,4 +1,4 @@
-// Border modes of every neighbourhood op (DESIGN §2).
+// Border modes of every neighbourhood op (docs/contract.md §2).
 #pragma once
 
 #include <string>

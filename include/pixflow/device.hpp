@@ -1,9 +1,17 @@
 // Devices, queues and explicit copies between locations.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "pixflow/image.hpp"
 
 namespace pixflow {
+
+/// Where an op runs. `automatic` follows the images (host -> cpu, cuda:N -> cuda);
+/// `ref` is the scalar reference (host images), the tests' oracle.
+enum class Backend { automatic, ref, cpu, cuda, opencl };
+const char* backend_name(Backend b) noexcept;
 
 /// A device backend's queue: a cudaStream_t for CUDA images (an OpenCL command queue for
 /// OpenCL images). The default-constructed queue is the default queue of whatever device
@@ -28,6 +36,10 @@ int device_count(Location::Kind kind) noexcept;
 int cuda_device_count() noexcept;
 /// True when pixflow was compiled with the CUDA backend.
 bool cuda_compiled() noexcept;
+/// The backends this build registered implementations for (ref, cpu, cuda, ...).
+std::vector<Backend> compiled_backends();
+/// One line about a device (name, memory, compute capability) for `pixflow info`.
+std::string describe_device(Location where);
 
 /// Copies between any two locations (host/host, host/device, device/device) on `queue`
 /// (of the device's kind; default = that device's default queue). Asynchronous for device

@@ -1,4 +1,4 @@
-// Image files: PNG, JPEG, TIFF, PGM/PPM, NPY (DESIGN §1), through libpng, libjpeg-turbo
+// Image files: PNG, JPEG, TIFF, PGM/PPM, NPY (docs/contract.md §1), through libpng, libjpeg-turbo
 // and libtiff. Decoders check header sizes against IoLimits with overflow-checked
 // arithmetic before any allocation.
 #pragma once

@@ -21,8 +21,6 @@
 
 namespace pixflow {
 
-enum class Backend { automatic, ref, cpu, cuda, opencl };
-const char* backend_name(Backend b) noexcept;
 
 /// Per-call options. `queue` is where device work is enqueued (default: the default
 /// queue of the images' device); `threads` caps the CPU backend's threads (0 = all cores).

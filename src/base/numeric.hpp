@@ -1,6 +1,6 @@
 // Numeric rules shared by every backend: rounding, saturation, border indexing.
-// Compiled by the host compiler and by nvcc (PIXFLOW_HD), so that the reference, the CPU
-// backend and the CUDA kernels use one definition of each rule.
+// Compiled by the host compiler and by nvcc (PIXFLOW_HD, src/base/qualifiers.hpp), so that
+// the reference, the CPU backend and the CUDA kernels use one definition of each rule.
 #pragma once
 
 #include <cmath>
@@ -9,12 +9,7 @@
 #include <type_traits>
 
 #include "pixflow/border.hpp"
-
-#if defined(__CUDACC__)
-#define PIXFLOW_HD __host__ __device__ __forceinline__
-#else
-#define PIXFLOW_HD inline
-#endif
+#include "src/base/qualifiers.hpp"
 
 namespace pixflow::detail {
 

@@ -58,6 +58,13 @@ bool cuda_compiled() noexcept {
   return detail::impl_table().device(Location::Kind::cuda) != nullptr;
 }
 
+std::vector<Backend> compiled_backends() { return detail::impl_table().backends(); }
+
+std::string describe_device(Location where) {
+  if (where.is_host()) return "host";
+  return detail::device_api("describe_device", where).describe(where.device);
+}
+
 void copy_async(ConstImageView src, ImageView dst, Queue queue) {
   detail::require(
       src.width() == dst.width() && src.height() == dst.height() && src.format() == dst.format(),

@@ -49,7 +49,7 @@ mode_t current_umask() {
   return 022;
 }
 
-/// Which formats hold which images (DESIGN §1): true when `fmt` can be written as
+/// Which formats hold which images (docs/contract.md §1): true when `fmt` can be written as
 /// `ff` (`ext` tells .pgm from .ppm).
 bool can_write(FileFormat ff, const std::string& ext, Format fmt) {
   const Depth d = fmt.depth;

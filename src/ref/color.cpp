@@ -9,7 +9,7 @@ namespace {
 // BT.601 luma in Q15 fixed point: the coefficients OpenCV 4.x's CPU cvtColor uses for u8
 // and u16 (R2Y = 9798, G2Y = 19235, B2Y = 3735, shift 15 in color_rgb.simd.hpp; they sum to
 // 32768). Verified bit-exact against OpenCV 4.6 on all 2^24 u8 triples. The Q14 set
-// (4899, 9617, 1868) of DESIGN §3 differs from cv::cvtColor on 0.26% of u8 inputs (by 1)
+// (4899, 9617, 1868) of DESIGN.md §3 (the project brief) differs from cv::cvtColor on 0.26% of u8 inputs (by 1)
 // and on 58% of u16 inputs (by up to 2): see docs/ops/color.md.
 constexpr std::uint32_t kR = 9798, kG = 19235, kB = 3735, kShift = 15, kHalf = 1 << 14;
 

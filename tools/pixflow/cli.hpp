@@ -1,4 +1,4 @@
-// Shared pieces of the pixflow command-line tool (DESIGN §5): exit codes, the usage-error
+// Shared pieces of the pixflow command-line tool (docs/contract.md §5): exit codes, the usage-error
 // type, and the entry points of the subcommands.
 #pragma once
 
@@ -9,7 +9,7 @@
 
 namespace pixflow::cli {
 
-/// Exit codes (DESIGN §5; docs/cli.md).
+/// Exit codes (docs/contract.md §5; docs/cli.md).
 enum Exit : int {
   kOk = 0,
   kFailed = 1,   ///< a failed operation: unreadable/corrupt file, limit hit, device error, ...

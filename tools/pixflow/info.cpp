@@ -42,7 +42,12 @@ void print_text(const std::vector<OpInfo>& ops) {
   std::cout << "pixflow " << PIXFLOW_VERSION << "\n"
             << "build:\n"
             << "  CUDA backend:  " << (cuda_compiled() ? "compiled" : "not compiled") << "\n"
-            << "  CUDA devices:  " << devices << "\n"
+            << "  CUDA devices:  " << devices << "\n";
+  for (int d = 0; d < devices; ++d)
+    std::cout << "    cuda:" << d << "  " << describe_device(Location::cuda(d)) << "\n";
+  std::string backends;
+  for (Backend b : compiled_backends()) backends += (backends.empty() ? "" : ", ") + std::string(backend_name(b));
+  std::cout << "  backends:      " << backends << "\n"
             << "  OpenCL:        not available yet\n"
             << "  CPU threads:   " << std::thread::hardware_concurrency() << "\n"
             << "  TIFF support:  " << (have_tiff() ? "yes" : "no") << "\n"

@@ -1,4 +1,4 @@
-// pixflow: the command-line tool (DESIGN §5). Parses the command line with CLI11 and maps
+// pixflow: the command-line tool (docs/contract.md §5). Parses the command line with CLI11 and maps
 // every failure to one stderr line and an exit code (0 ok, 1 failed operation, 2 bad
 // usage, 3 partial batch).
 #include <CLI/CLI.hpp>
@@ -37,8 +37,8 @@ int main(int argc, char** argv) {
   run_cmd
       ->add_option("--backend", run.backend,
                    "auto (CUDA if a GPU is present, else CPU), cpu, "
-                   "cuda or opencl")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl"}));
+                   "cuda, opencl, or ref (the scalar reference, for comparison)")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl", "ref"}));
   run_cmd->add_option("--device", run.device, "CUDA device number (default: 0; a batch uses all)");
   run_cmd->add_flag("--keep-going", run.keep_going,
                     "batch: try every item, report failures at the end, exit 3 if any failed");

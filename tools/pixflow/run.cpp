@@ -1,5 +1,5 @@
 // `pixflow run`: one image, or every image of a directory (batch), through a pipeline on
-// the CPU or on CUDA devices, with progress reporting and the exit codes of DESIGN §5.
+// the CPU or on CUDA devices, with progress reporting and the exit codes of docs/contract.md §5.
 #include <unistd.h>
 
 #include <algorithm>
@@ -97,6 +97,7 @@ Target resolve_target(const RunOptions& opt, bool batch) {
     throw UsageError("--device " + std::to_string(*opt.device) +
                      " is out of range (the CPU backend has device 0 only" +
                      (n == 0 ? std::string(", and no CUDA device was found)") : std::string(")")));
+  if (b == "ref") t.backend = Backend::ref;
   return t;
 }
 

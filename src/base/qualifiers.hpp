@@ -1,0 +1,21 @@
+// Function qualifiers for the rule code of src/base, so that one definition compiles as C++
+// (host: the reference and the CPU backend), as CUDA (host and device) and as OpenCL C
+// (embedded into OpenCL programs).
+//
+// PIXFLOW_HD  qualifies a rule function: `inline` for C++, `__host__ __device__
+//             __forceinline__` under nvcc, `inline` in OpenCL C (where functions of a program
+//             are device functions already).
+// PIXFLOW_OPENCL is 1 when compiled as OpenCL C. The rule headers still use templates and
+// namespaces; the OpenCL backend issue turns the rules it needs into the common subset.
+#pragma once
+
+#if defined(__OPENCL_VERSION__)
+#define PIXFLOW_HD inline
+#define PIXFLOW_OPENCL 1
+#elif defined(__CUDACC__)
+#define PIXFLOW_HD __host__ __device__ __forceinline__
+#define PIXFLOW_OPENCL 0
+#else
+#define PIXFLOW_HD inline
+#define PIXFLOW_OPENCL 0
+#endif
