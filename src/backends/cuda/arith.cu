@@ -3,11 +3,11 @@
 // handles 16 bytes of a row; rows are looped so any height fits the grid.
 #include <cstdint>
 
-#include "src/base/pointwise.hpp"
-#include "src/core/check.hpp"
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/cuda_ops.hpp"
+#include "src/base/pointwise.hpp"
+#include "src/core/check.hpp"
 
 namespace pixflow::cuda {
 namespace {

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstdint>
 
-#include "src/core/check.hpp"
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/cuda_ops.hpp"
+#include "src/core/check.hpp"
 
 namespace pixflow::cuda {
 namespace {

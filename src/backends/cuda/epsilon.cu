@@ -3,9 +3,9 @@
 // reference's rule and order.
 #include <cstdint>
 
-#include "src/core/check.hpp"
 #include "src/backends/cuda/common/window.cuh"
 #include "src/backends/cuda/cuda_ops.hpp"
+#include "src/core/check.hpp"
 
 namespace pixflow::cuda {
 namespace {

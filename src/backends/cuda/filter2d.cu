@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <cstring>
 
-#include "src/core/check.hpp"
 #include "src/backends/cuda/common/window.cuh"
 #include "src/backends/cuda/cuda_ops.hpp"
+#include "src/core/check.hpp"
 
 namespace pixflow::cuda {
 namespace {

@@ -5,10 +5,10 @@
 // s32 accumulates exactly in 128 bits (two 64-bit halves) and saturates.
 #include <cstdint>
 
-#include "src/core/check.hpp"
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/cuda_ops.hpp"
+#include "src/core/check.hpp"
 
 namespace pixflow::cuda {
 namespace {

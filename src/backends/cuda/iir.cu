@@ -8,11 +8,11 @@
 // (Nehab et al.) are the way to the target.
 #include <cstdint>
 
-#include "src/base/iir.hpp"
-#include "src/core/check.hpp"
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/cuda_ops.hpp"
+#include "src/base/iir.hpp"
+#include "src/core/check.hpp"
 
 namespace pixflow::cuda {
 namespace {

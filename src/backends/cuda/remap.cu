@@ -2,10 +2,10 @@
 // with explicitly rounded operations (no FMA), each tap through the border rule.
 #include <cstdint>
 
-#include "src/core/check.hpp"
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/cuda_ops.hpp"
+#include "src/core/check.hpp"
 
 namespace pixflow::cuda {
 namespace {

@@ -1,9 +1,9 @@
 // transpose: 32x32 pixel tiles through padded shared memory; pixels move as opaque
 // byte groups of the format's pixel size, so one kernel serves every depth x channels.
-#include "src/core/check.hpp"
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/cuda_ops.hpp"
+#include "src/core/check.hpp"
 
 namespace pixflow::cuda {
 namespace {
