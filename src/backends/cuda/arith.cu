@@ -3,16 +3,17 @@
 // handles 16 bytes of a row; rows are looped so any height fits the grid.
 #include <cstdint>
 
-#include "src/base/pointwise.hpp"
-#include "src/core/check.hpp"
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
-#include "src/backends/cuda/cuda_ops.hpp"
+#include "src/backends/cuda/common/launch.cuh"
+#include "src/base/backend.hpp"
+#include "src/base/pointwise.hpp"
+#include "src/base/visit_depth.hpp"
 
 namespace pixflow::cuda {
 namespace {
 
-constexpr int kBX = 256, kBY = 1;
+constexpr int kBX = kPointBX, kBY = kPointBY;  // launch.cuh
 // Each thread handles 16 bytes of a row (N samples): all N loads are issued before the
 // first store, so a thread keeps 16 bytes in flight instead of one sample (one sample per
 // thread left the u8 kernels latency-bound at ~5x the copy time; bench/NOTES.md).
@@ -168,73 +169,89 @@ dim3 grid_for(const ImageView& d, int per_thread) {
   return grid_2d((long long)d.width() * d.channels(), d.height(), kBX * per_thread, kBY);
 }
 
-template <class F>
-void for_depth(Depth d, const char* op, F f) {
-  switch (d) {
-    case Depth::u8:
-      return f(std::uint8_t{});
-    case Depth::u16:
-      return f(std::uint16_t{});
-    case Depth::s16:
-      return f(std::int16_t{});
-    case Depth::s32:
-      return f(std::int32_t{});
-    case Depth::f32:
-      return f(float{});
-  }
-  detail::fail(Status::unsupported, op, "depth");
-}
-
-}  // namespace
-
 void arith(const ConstImageView& a, const ConstImageView& b, const ImageView& dst, ArithOp op,
-           void* stream) {
-  for_depth(a.depth(), arith_op_name(op), [&](auto t) {
+           cudaStream_t stream) {
+  detail::visit_depth(a.depth(), [&](auto t) -> void {
     using T = decltype(t);
-    arith_kernel<T><<<grid_for(dst, kVec<T>), dim3(kBX, kBY), 0, to_stream(stream)>>>(
+    arith_kernel<T><<<grid_for(dst, kVec<T>), dim3(kBX, kBY), 0, stream>>>(
         dev_view<T>(a), dev_view<T>(b), dev_view<T>(dst), op, aligned16({a, b, dst}));
   });
   PIXFLOW_CUDA_CHECK_LAUNCH("arith");
 }
 
-void arith(const ConstImageView& a, double value, const ImageView& dst, ArithOp op, void* stream) {
-  for_depth(a.depth(), arith_op_name(op), [&](auto t) {
+void arith(const ConstImageView& a, double value, const ImageView& dst, ArithOp op,
+           cudaStream_t stream) {
+  detail::visit_depth(a.depth(), [&](auto t) -> void {
     using T = decltype(t);
-    arith_scalar_kernel<T><<<grid_for(dst, kVec<T>), dim3(kBX, kBY), 0, to_stream(stream)>>>(
+    arith_scalar_kernel<T><<<grid_for(dst, kVec<T>), dim3(kBX, kBY), 0, stream>>>(
         dev_view<T>(a), value, dev_view<T>(dst), op, aligned16({a, dst}));
   });
   PIXFLOW_CUDA_CHECK_LAUNCH("arith");
 }
 
 void convert(const ConstImageView& src, const ImageView& dst, const ConvertParams& p,
-             void* stream) {
-  for_depth(src.depth(), "convert", [&](auto s) {
+             cudaStream_t stream) {
+  detail::visit_depth(src.depth(), [&](auto s) -> void {
     using S = decltype(s);
-    for_depth(dst.depth(), "convert", [&](auto d) {
+    detail::visit_depth(dst.depth(), [&](auto d) -> void {
       using D = decltype(d);
-      convert_kernel<S, D><<<grid_for(dst, kVec<S> < kVec<D> ? kVec<S> : kVec<D>), dim3(kBX, kBY),
-                             0, to_stream(stream)>>>(dev_view<S>(src), dev_view<D>(dst), p.scale,
-                                                     p.offset, p.abs, aligned16({src, dst}));
+      convert_kernel<S, D>
+          <<<grid_for(dst, kVec<S> < kVec<D> ? kVec<S> : kVec<D>), dim3(kBX, kBY), 0, stream>>>(
+              dev_view<S>(src), dev_view<D>(dst), p.scale, p.offset, p.abs, aligned16({src, dst}));
     });
   });
   PIXFLOW_CUDA_CHECK_LAUNCH("convert");
 }
 
 void threshold(const ConstImageView& src, const ImageView& dst, const ThresholdParams& p,
-               void* stream) {
-  for_depth(src.depth(), "threshold", [&](auto t) {
+               cudaStream_t stream) {
+  detail::visit_depth(src.depth(), [&](auto t) -> void {
     using T = decltype(t);
     if constexpr (std::is_same_v<T, float>) {
-      threshold_f32_kernel<<<grid_for(dst, 4), dim3(kBX, kBY), 0, to_stream(stream)>>>(
+      threshold_f32_kernel<<<grid_for(dst, 4), dim3(kBX, kBY), 0, stream>>>(
           dev_view<float>(src), dev_view<float>(dst), p.type, detail::to_float_clamped(p.t),
           detail::to_float_clamped(p.maxval), aligned16({src, dst}));
     } else {
       const auto k = detail::int_threshold<T>(p.t, p.maxval);
-      threshold_int_kernel<T><<<grid_for(dst, kVec<T>), dim3(kBX, kBY), 0, to_stream(stream)>>>(
+      threshold_int_kernel<T><<<grid_for(dst, kVec<T>), dim3(kBX, kBY), 0, stream>>>(
           dev_view<T>(src), dev_view<T>(dst), p.type, k.it, k.tv, k.mv, aligned16({src, dst}));
     }
   });
   PIXFLOW_CUDA_CHECK_LAUNCH("threshold");
 }
 
+}  // namespace
 }  // namespace pixflow::cuda
+
+PIXFLOW_REGISTER_IMPLS(cuda_arith) {
+  using namespace pixflow;
+  using detail::Exec;
+  const detail::Support any = detail::Support::of(
+      {Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32}, {1, 2, 3, 4});
+  // Every op key takes an image or a scalar second operand; the ArithOp argument names the op.
+  for (const char* op : {"add", "sub", "absdiff", "mul"}) {
+    table.add(
+        op, Backend::cuda,
+        +[](const Exec& e, const ConstImageView& a, const ConstImageView& b, const ImageView& d,
+            const ArithOp& o) { cuda::arith(a, b, d, o, cuda::to_stream(e.queue)); },
+        any);
+    table.add(
+        op, Backend::cuda,
+        +[](const Exec& e, const ConstImageView& a, const double& v, const ImageView& d,
+            const ArithOp& o) { cuda::arith(a, v, d, o, cuda::to_stream(e.queue)); },
+        any);
+  }
+  // Any source depth to any destination depth (`p.to`, validated by core).
+  table.add(
+      "convert", Backend::cuda,
+      +[](const Exec& e, const ConstImageView& s, const ImageView& d, const ConvertParams& p) {
+        cuda::convert(s, d, p, cuda::to_stream(e.queue));
+      },
+      any);
+  table.add(
+      "threshold", Backend::cuda,
+      +[](const Exec& e, const ConstImageView& s, const ImageView& d, const ThresholdParams& p) {
+        cuda::threshold(s, d, p, cuda::to_stream(e.queue));
+      },
+      any);
+}

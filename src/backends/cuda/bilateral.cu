@@ -5,10 +5,11 @@
 #include <cmath>
 #include <cstdint>
 
-#include "src/core/check.hpp"
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
-#include "src/backends/cuda/cuda_ops.hpp"
+#include "src/backends/cuda/common/launch.cuh"
+#include "src/base/backend.hpp"
+#include "src/base/visit_depth.hpp"
 
 namespace pixflow::cuda {
 namespace {
@@ -102,23 +103,28 @@ template <class T>
 void launch_bilateral(const ConstImageView& s, const ImageView& d, const BilateralParams& p,
                       cudaStream_t st) {
   const BilateralTables tab = make_tables(p, s.channels());
-  bilateral_kernel<T><<<grid_2d(d.width(), d.height(), 32, 4), dim3(32, 4), 0, st>>>(
-      dev_view<T>(s), dev_view<T>(d), dev_border<T>(p.border), tab);
+  bilateral_kernel<T>
+      <<<grid_2d(d.width(), d.height(), kPixelBX, kPixelBY), dim3(kPixelBX, kPixelBY), 0, st>>>(
+          dev_view<T>(s), dev_view<T>(d), dev_border<T>(p.border), tab);
   PIXFLOW_CUDA_CHECK_LAUNCH("bilateral");
 }
 
-}  // namespace
-
 void bilateral(const ConstImageView& src, const ImageView& dst, const BilateralParams& p,
-               void* stream) {
-  switch (src.depth()) {
-    case Depth::u8:
-      return launch_bilateral<std::uint8_t>(src, dst, p, to_stream(stream));
-    case Depth::f32:
-      return launch_bilateral<float>(src, dst, p, to_stream(stream));
-    default:
-      detail::fail(Status::unsupported, "bilateral", "depth ", depth_name(src.depth()));
-  }
+               cudaStream_t st) {
+  detail::visit_depth<Depth::u8, Depth::f32>(
+      src.depth(), [&](auto t) -> void { launch_bilateral<decltype(t)>(src, dst, p, st); });
 }
 
+}  // namespace
 }  // namespace pixflow::cuda
+
+PIXFLOW_REGISTER_IMPLS(cuda_bilateral) {
+  using namespace pixflow;
+  // The kernel takes 1 to 4 channels (sums and the u8 colour table are sized for 4); core
+  // validates 1 or 3 (cv::bilateralFilter's set).
+  table.add(
+      "bilateral", Backend::cuda,
+      +[](const detail::Exec& e, const ConstImageView& s, const ImageView& d,
+          const BilateralParams& p) { cuda::bilateral(s, d, p, cuda::to_stream(e.queue)); },
+      detail::Support::of({Depth::u8, Depth::f32}, {1, 2, 3, 4}));
+}

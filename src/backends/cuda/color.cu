@@ -3,17 +3,18 @@
 // for f32.
 #include <cstdint>
 
-#include "src/core/check.hpp"
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
-#include "src/backends/cuda/cuda_ops.hpp"
+#include "src/backends/cuda/common/launch.cuh"
+#include "src/base/backend.hpp"
+#include "src/base/visit_depth.hpp"
 
 namespace pixflow::cuda {
 namespace {
 
 // Each thread converts kPx consecutive pixels, loading all of them before computing, so that
-// enough bytes are in flight (one pixel per thread was latency-bound).
-constexpr int kPx = 8;
+// enough bytes are in flight (one pixel per thread was latency-bound; launch.cuh).
+constexpr int kPx = kGrayPx;
 
 template <class T>
 __device__ __forceinline__ T gray_of(const T* q, bool bgr) {
@@ -52,27 +53,28 @@ __global__ void gray_kernel(DevView<T> src, DevView<T> dst, bool bgr) {
 template <class T>
 void launch_gray(const ConstImageView& s, const ImageView& d, const GrayParams& p,
                  cudaStream_t st) {
-  const dim3 grid = grid_2d(d.width(), d.height(), 128 * kPx, 1);
+  const dim3 grid = grid_2d(d.width(), d.height(), kGrayBX * kPx, 1), block(kGrayBX, 1);
   if (s.channels() == 3)
-    gray_kernel<T, 3><<<grid, dim3(128, 1), 0, st>>>(dev_view<T>(s), dev_view<T>(d), p.from_bgr);
+    gray_kernel<T, 3><<<grid, block, 0, st>>>(dev_view<T>(s), dev_view<T>(d), p.from_bgr);
   else
-    gray_kernel<T, 4><<<grid, dim3(128, 1), 0, st>>>(dev_view<T>(s), dev_view<T>(d), p.from_bgr);
+    gray_kernel<T, 4><<<grid, block, 0, st>>>(dev_view<T>(s), dev_view<T>(d), p.from_bgr);
   PIXFLOW_CUDA_CHECK_LAUNCH("gray");
 }
 
-}  // namespace
-
-void gray(const ConstImageView& src, const ImageView& dst, const GrayParams& p, void* stream) {
-  switch (src.depth()) {
-    case Depth::u8:
-      return launch_gray<std::uint8_t>(src, dst, p, to_stream(stream));
-    case Depth::u16:
-      return launch_gray<std::uint16_t>(src, dst, p, to_stream(stream));
-    case Depth::f32:
-      return launch_gray<float>(src, dst, p, to_stream(stream));
-    default:
-      detail::fail(Status::unsupported, "gray", "depth ", depth_name(src.depth()));
-  }
+void gray(const ConstImageView& src, const ImageView& dst, const GrayParams& p, cudaStream_t st) {
+  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(
+      src.depth(), [&](auto t) -> void { launch_gray<decltype(t)>(src, dst, p, st); });
 }
 
+}  // namespace
 }  // namespace pixflow::cuda
+
+PIXFLOW_REGISTER_IMPLS(cuda_color) {
+  using namespace pixflow;
+  table.add(
+      "gray", Backend::cuda,
+      +[](const detail::Exec& e, const ConstImageView& s, const ImageView& d, const GrayParams& p) {
+        cuda::gray(s, d, p, cuda::to_stream(e.queue));
+      },
+      detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {3, 4}));
+}

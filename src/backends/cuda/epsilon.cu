@@ -3,9 +3,9 @@
 // reference's rule and order.
 #include <cstdint>
 
-#include "src/core/check.hpp"
 #include "src/backends/cuda/common/window.cuh"
-#include "src/backends/cuda/cuda_ops.hpp"
+#include "src/base/backend.hpp"
+#include "src/base/visit_depth.hpp"
 
 namespace pixflow::cuda {
 namespace {
@@ -53,18 +53,20 @@ void launch_epsilon(const ConstImageView& s, const ImageView& d, const EpsilonPa
                 EpsilonPolicy<T>{k, p.t}, st);
 }
 
-}  // namespace
-
 void epsilon(const ConstImageView& src, const ImageView& dst, const EpsilonParams& p,
-             void* stream) {
-  switch (src.depth()) {
-    case Depth::u8:
-      return launch_epsilon<std::uint8_t>(src, dst, p, to_stream(stream));
-    case Depth::f32:
-      return launch_epsilon<float>(src, dst, p, to_stream(stream));
-    default:
-      detail::fail(Status::unsupported, "epsilon", "depth ", depth_name(src.depth()));
-  }
+             cudaStream_t st) {
+  detail::visit_depth<Depth::u8, Depth::f32>(
+      src.depth(), [&](auto t) -> void { launch_epsilon<decltype(t)>(src, dst, p, st); });
 }
 
+}  // namespace
 }  // namespace pixflow::cuda
+
+PIXFLOW_REGISTER_IMPLS(cuda_epsilon) {
+  using namespace pixflow;
+  table.add(
+      "epsilon", Backend::cuda,
+      +[](const detail::Exec& e, const ConstImageView& s, const ImageView& d,
+          const EpsilonParams& p) { cuda::epsilon(s, d, p, cuda::to_stream(e.queue)); },
+      detail::Support::of({Depth::u8, Depth::f32}, {1, 2, 3, 4}));
+}

@@ -3,9 +3,10 @@
 #include <cstdint>
 #include <cstring>
 
-#include "src/core/check.hpp"
+#include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/window.cuh"
-#include "src/backends/cuda/cuda_ops.hpp"
+#include "src/base/backend.hpp"
+#include "src/base/visit_depth.hpp"
 
 namespace pixflow::cuda {
 namespace {
@@ -45,18 +46,20 @@ void launch_filter2d(const ConstImageView& s, const ImageView& d, const Filter2d
                 p.kh / 2, pol, st);
 }
 
-}  // namespace
-
 void filter2d(const ConstImageView& src, const ImageView& dst, const Filter2dParams& p,
-              void* stream) {
-  switch (src.depth()) {
-    case Depth::u8:
-      return launch_filter2d<std::uint8_t>(src, dst, p, to_stream(stream));
-    case Depth::f32:
-      return launch_filter2d<float>(src, dst, p, to_stream(stream));
-    default:
-      detail::fail(Status::unsupported, "filter2d", "depth ", depth_name(src.depth()));
-  }
+              cudaStream_t st) {
+  detail::visit_depth<Depth::u8, Depth::f32>(
+      src.depth(), [&](auto t) -> void { launch_filter2d<decltype(t)>(src, dst, p, st); });
 }
 
+}  // namespace
 }  // namespace pixflow::cuda
+
+PIXFLOW_REGISTER_IMPLS(cuda_filter2d) {
+  using namespace pixflow;
+  table.add(
+      "filter2d", Backend::cuda,
+      +[](const detail::Exec& e, const ConstImageView& s, const ImageView& d,
+          const Filter2dParams& p) { cuda::filter2d(s, d, p, cuda::to_stream(e.queue)); },
+      detail::Support::of({Depth::u8, Depth::f32}, {1, 2, 3, 4}));
+}

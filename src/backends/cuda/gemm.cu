@@ -5,15 +5,18 @@
 // s32 accumulates exactly in 128 bits (two 64-bit halves) and saturates.
 #include <cstdint>
 
-#include "src/core/check.hpp"
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
-#include "src/backends/cuda/cuda_ops.hpp"
+#include "src/backends/cuda/common/launch.cuh"
+#include "src/base/backend.hpp"
+#include "src/base/visit_depth.hpp"
 
 namespace pixflow::cuda {
 namespace {
 
-constexpr int kTM = 64, kTN = 64, kTK = 16;
+constexpr int kTM = kGemmTM, kTN = kGemmTN, kTK = kGemmTK;  // launch.cuh
+static_assert(kGemmThreads == 256 && kTM == 64 && kTN == 64,
+              "the kernel maps 16 x 16 threads to 4 x 4 outputs each");
 
 template <class T>
 struct GemmAcc {
@@ -42,7 +45,7 @@ struct GemmAcc<std::int32_t> {
 };
 
 template <class T>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(kGemmThreads)
     gemm_kernel(DevView<T> a, DevView<T> b, DevView<T> c, int M, int N, int K, int rows_of_blocks) {
   using Acc = typename GemmAcc<T>::type;
   __shared__ T As[kTK][kTM + 1];
@@ -57,12 +60,12 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
       for (int j = 0; j < 4; ++j) acc[i][j] = Acc{};
     for (int k0 = 0; k0 < K; k0 += kTK) {
-      for (int i = threadIdx.x; i < kTK * kTM; i += 256) {
+      for (int i = threadIdx.x; i < kTK * kTM; i += kGemmThreads) {
         const int kk = i % kTK, mm = i / kTK;
         const int gm = m0 + mm, gk = k0 + kk;
         As[kk][mm] = (gm < M && gk < K) ? a.row(gm)[gk] : T(0);
       }
-      for (int i = threadIdx.x; i < kTK * kTN; i += 256) {
+      for (int i = threadIdx.x; i < kTK * kTN; i += kGemmThreads) {
         const int nn = i % kTN, kk = i / kTN;
         const int gn = n0 + nn, gk = k0 + kk;
         Bs[kk][nn] = (gn < N && gk < K) ? b.row(gk)[gn] : T(0);
@@ -118,29 +121,41 @@ __global__ void dot_kernel(DevView<float> a, DevView<float> b, DevView<float> d)
   }
 }
 
-}  // namespace
-
-void matmul(const ConstImageView& a, const ConstImageView& b, const ImageView& c, void* stream) {
+void matmul(const ConstImageView& a, const ConstImageView& b, const ImageView& c, cudaStream_t st) {
   const int M = int(a.height()), K = int(a.width()), N = int(b.width());
   const dim3 grid = grid_2d(N, M, kTN, kTM);
-  const auto st = to_stream(stream);
-  if (a.depth() == Depth::f32) {
-    gemm_kernel<float><<<grid, 256, 0, st>>>(dev_view<float>(a), dev_view<float>(b),
-                                             dev_view<float>(c), M, N, K, blocks_y(M, kTM));
-  } else if (a.depth() == Depth::s32) {
-    gemm_kernel<std::int32_t>
-        <<<grid, 256, 0, st>>>(dev_view<std::int32_t>(a), dev_view<std::int32_t>(b),
-                               dev_view<std::int32_t>(c), M, N, K, blocks_y(M, kTM));
-  } else {
-    detail::fail(Status::unsupported, "matmul", "depth ", depth_name(a.depth()));
-  }
+  detail::visit_depth<Depth::f32, Depth::s32>(a.depth(), [&](auto t) -> void {
+    using T = decltype(t);
+    gemm_kernel<T><<<grid, kGemmThreads, 0, st>>>(dev_view<T>(a), dev_view<T>(b), dev_view<T>(c), M,
+                                                  N, K, blocks_y(M, kTM));
+  });
   PIXFLOW_CUDA_CHECK_LAUNCH("matmul");
 }
 
-void dot(const ConstImageView& a, const ConstImageView& b, const ImageView& dst, void* stream) {
-  dot_kernel<<<grid_2d(dst.width(), dst.height(), 128, 2), dim3(128, 2), 0, to_stream(stream)>>>(
+void dot(const ConstImageView& a, const ConstImageView& b, const ImageView& dst, cudaStream_t st) {
+  dot_kernel<<<grid_2d(dst.width(), dst.height(), kDotBX, kDotBY), dim3(kDotBX, kDotBY), 0, st>>>(
       dev_view<float>(a), dev_view<float>(b), dev_view<float>(dst));
   PIXFLOW_CUDA_CHECK_LAUNCH("dot");
 }
 
+}  // namespace
 }  // namespace pixflow::cuda
+
+PIXFLOW_REGISTER_IMPLS(cuda_gemm) {
+  using namespace pixflow;
+  using detail::Exec;
+  // dot: f32 x 4 vectors per pixel -> f32 x 1.
+  table.add(
+      "dot", Backend::cuda,
+      +[](const Exec& e, const ConstImageView& a, const ConstImageView& b, const ImageView& d) {
+        cuda::dot(a, b, d, cuda::to_stream(e.queue));
+      },
+      detail::Support::of({Depth::f32}, {4}));
+  // matmul: one-channel f32 or s32 matrices (a and b of the same depth, validated by core).
+  table.add(
+      "matmul", Backend::cuda,
+      +[](const Exec& e, const ConstImageView& a, const ConstImageView& b, const ImageView& c) {
+        cuda::matmul(a, b, c, cuda::to_stream(e.queue));
+      },
+      detail::Support::of({Depth::f32, Depth::s32}, {1}));
+}

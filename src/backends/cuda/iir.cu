@@ -1,18 +1,20 @@
 // gaussian_iir on CUDA: the reference's double-precision recursion (src/base/iir.hpp) with
 // one thread per line — rows first into an f32 intermediate, then columns — so the result
 // equals the reference bit for bit. Scratch comes from cudaMallocAsync on the op's stream
-// (no host synchronisation; graph capture records it as memory nodes). The scratch of all
-// lines is interleaved (element i of line l at i * lines + l) so that its accesses are
-// coalesced, and rows are filtered as columns of a transposed copy. Parallelism is one
-// thread per line, so this is latency-bound (bench/NOTES.md): block-parallel recursions
-// (Nehab et al.) are the way to the target.
+// (cuda_ops.hpp's stream_alloc: no host synchronisation; graph capture records memory nodes). The
+// scratch of all lines is interleaved (element i of line l at i * lines + l) so that its accesses
+// are coalesced, and rows are filtered as columns of a transposed copy. Parallelism is one thread
+// per line, so this is latency-bound (bench/NOTES.md): block-parallel recursions (Nehab et al.) are
+// the way to the target.
 #include <cstdint>
 
-#include "src/base/iir.hpp"
-#include "src/core/check.hpp"
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
+#include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/cuda_ops.hpp"
+#include "src/base/backend.hpp"
+#include "src/base/iir.hpp"
+#include "src/base/visit_depth.hpp"
 
 namespace pixflow::cuda {
 namespace {
@@ -43,24 +45,12 @@ __global__ void iir_cols_kernel(DevView<S> in, DevView<D> out, detail::IirCoeffs
       });
 }
 
-// Stream-ordered scratch that is freed (on the stream) when it goes out of scope.
-struct AsyncBuffer {
-  void* p = nullptr;
-  cudaStream_t st;
-  AsyncBuffer(std::size_t bytes, cudaStream_t s) : st(s) {
-    PIXFLOW_CUDA_CHECK(cudaMallocAsync(&p, bytes ? bytes : 1, st));
-  }
-  ~AsyncBuffer() { (void)cudaFreeAsync(p, st); }
-  AsyncBuffer(const AsyncBuffer&) = delete;
-  AsyncBuffer& operator=(const AsyncBuffer&) = delete;
-};
-
 template <class S, class D>
 void launch_cols(const ConstImageView& in, const ImageView& out, const detail::IirCoeffs& k,
                  std::int64_t e, const GaussianIirParams& p, double cval, double* scratch,
                  cudaStream_t st) {
   const long long lines = in.width() * in.channels();
-  iir_cols_kernel<S, D><<<unsigned((lines + 127) / 128), 128, 0, st>>>(
+  iir_cols_kernel<S, D><<<unsigned((lines + kIirThreads - 1) / kIirThreads), kIirThreads, 0, st>>>(
       dev_view<S>(in), dev_view<D>(out), k, e, p.border.type, cval, scratch);
   PIXFLOW_CUDA_CHECK_LAUNCH("gaussian_iir");
 }
@@ -76,35 +66,38 @@ void launch_iir(const ConstImageView& s, const ImageView& d, const GaussianIirPa
   const Location loc = s.location();
   auto tight = [](std::int64_t width, Format f) { return std::int64_t(f.pixel_bytes()) * width; };
   const Format ft{Depth::f32, cn};
-  // srcT (h x w transposed, T), tmpT (f32, transposed), tmp (f32), and the recursion scratch.
-  AsyncBuffer src_t(std::size_t(tight(h, s.format()) * w), st);
-  AsyncBuffer tmp_t(std::size_t(tight(h, ft) * w), st);
-  AsyncBuffer tmp(std::size_t(tight(w, ft) * h), st);
+  // srcT (h x w transposed, T), tmpT (f32, transposed), tmp (f32), and the recursion scratch,
+  // with tight rows; freed on the stream when this function returns (after the launches).
+  const auto src_t = stream_alloc(std::size_t(tight(h, s.format()) * w), st);
+  const auto tmp_t = stream_alloc(std::size_t(tight(h, ft) * w), st);
+  const auto tmp = stream_alloc(std::size_t(tight(w, ft) * h), st);
   const std::size_t scratch_elems = std::max(std::size_t(w + 2 * e + 3) * std::size_t(h * cn),
                                              std::size_t(h + 2 * e + 3) * std::size_t(w * cn));
-  AsyncBuffer scratch(scratch_elems * sizeof(double), st);
-  ImageView vs_t(src_t.p, h, w, tight(h, s.format()), s.format(), loc);
-  ImageView vtmp_t(tmp_t.p, h, w, tight(h, ft), ft, loc);
-  ImageView vtmp(tmp.p, w, h, tight(w, ft), ft, loc);
-  auto* sc = static_cast<double*>(scratch.p);
+  const auto scratch = stream_alloc(scratch_elems * sizeof(double), st);
+  ImageView vs_t(src_t.get(), h, w, tight(h, s.format()), s.format(), loc);
+  ImageView vtmp_t(tmp_t.get(), h, w, tight(h, ft), ft, loc);
+  ImageView vtmp(tmp.get(), w, h, tight(w, ft), ft, loc);
+  auto* sc = reinterpret_cast<double*>(scratch.get());
   transpose(s, vs_t, st);
   launch_cols<T, float>(vs_t, vtmp_t, k, e, p, cval, sc, st);  // the rows of src
   transpose(vtmp_t, vtmp, st);
   launch_cols<float, T>(vtmp, d, k, e, p, cval, sc, st);  // the columns
 }
 
-}  // namespace
-
 void gaussian_iir(const ConstImageView& src, const ImageView& dst, const GaussianIirParams& p,
-                  void* stream) {
-  switch (src.depth()) {
-    case Depth::u8:
-      return launch_iir<std::uint8_t>(src, dst, p, to_stream(stream));
-    case Depth::f32:
-      return launch_iir<float>(src, dst, p, to_stream(stream));
-    default:
-      detail::fail(Status::unsupported, "gaussian_iir", "depth ", depth_name(src.depth()));
-  }
+                  cudaStream_t st) {
+  detail::visit_depth<Depth::u8, Depth::f32>(
+      src.depth(), [&](auto t) -> void { launch_iir<decltype(t)>(src, dst, p, st); });
 }
 
+}  // namespace
 }  // namespace pixflow::cuda
+
+PIXFLOW_REGISTER_IMPLS(cuda_iir) {
+  using namespace pixflow;
+  table.add(
+      "gaussian_iir", Backend::cuda,
+      +[](const detail::Exec& e, const ConstImageView& s, const ImageView& d,
+          const GaussianIirParams& p) { cuda::gaussian_iir(s, d, p, cuda::to_stream(e.queue)); },
+      detail::Support::of({Depth::u8, Depth::f32}, {1, 2, 3, 4}));
+}

@@ -6,17 +6,18 @@
 // on order-preserving integer keys (16 or 32 passes over the window). Both are exact.
 #include <cstdint>
 
-#include "src/core/check.hpp"
 #include "src/backends/cuda/check.cuh"
+#include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/tile.cuh"
-#include "src/backends/cuda/cuda_ops.hpp"
 #include "src/backends/cuda/u8_3x3.cuh"
+#include "src/base/backend.hpp"
+#include "src/base/visit_depth.hpp"
 
 namespace pixflow::cuda {
 namespace {
 
-// Threads 32 x 8; a block computes 32 x 32 outputs (each thread 4 rows).
-constexpr int kBX = 32, kBY = 32, kTY = 8;
+// The small windows run on the tile engine's shape (launch.cuh).
+constexpr int kBX = kTileBX, kBY = kTileBY, kTY = kTileTY;
 
 template <class T>
 __device__ __forceinline__ void cx(T& a, T& b) {
@@ -164,28 +165,16 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
         <<<grid, dim3(kBX, kTY), smem, st>>>(sv, dv, b, blocks_y(d.height(), kBY));
     PIXFLOW_CUDA_CHECK_LAUNCH("median");
   };
-  if constexpr (std::is_same_v<T, std::uint8_t>) {
-    // The packed fast path needs 4-byte aligned destination rows (word stores) and one
-    // channel; source alignment only selects its word-load tile path.
-    const bool dst_aligned =
-        reinterpret_cast<std::uintptr_t>(d.data()) % 4 == 0 && d.stride() % 4 == 0;
-    if (p.kw == 3 && p.kh == 3 && cn == 1 && dst_aligned) {
-      const bool src_aligned =
-          reinterpret_cast<std::uintptr_t>(s.data()) % 4 == 0 && s.stride() % 4 == 0;
-      namespace m3 = u8_3x3;
-      m3::median3_u8_kernel<<<grid_2d(d.width(), d.height(), m3::kBW, m3::kBH),
-                              dim3(m3::kTX, m3::kTY), 0, st>>>(sv, dv, b, src_aligned,
-                                                               blocks_y(d.height(), m3::kBH));
-      PIXFLOW_CUDA_CHECK_LAUNCH("median");
-      return;
-    }
-  }
+  // 3x3 on one u8 channel: the packed kernel (u8_3x3.cuh) when the destination allows it.
+  if (std::is_same_v<T, std::uint8_t> && p.kw == 3 && p.kh == 3 &&
+      u8_3x3::launch_3x3(u8_3x3::median3_u8_kernel, s, d, p.border, "median", st))
+    return;
   if (p.kw == p.kh && p.kw == 1) return small(std::integral_constant<int, 1>{});
   if (p.kw == p.kh && p.kw == 3) return small(std::integral_constant<int, 3>{});
   if (p.kw == p.kh && p.kw == 5) return small(std::integral_constant<int, 5>{});
   if (p.kw == p.kh && p.kw == 7) return small(std::integral_constant<int, 7>{});
-  const dim3 block(32, 4);
-  const dim3 grid = grid_2d(d.width(), d.height(), 32, 4);
+  const dim3 block(kPixelBX, kPixelBY);
+  const dim3 grid = grid_2d(d.width(), d.height(), kPixelBX, kPixelBY);
   if constexpr (std::is_same_v<T, std::uint8_t>) {
     median_hist_u8_kernel<<<grid, block, 0, st>>>(sv, dv, b, p.kw, p.kh);
   } else if constexpr (std::is_same_v<T, std::uint16_t>) {
@@ -196,19 +185,20 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
   PIXFLOW_CUDA_CHECK_LAUNCH("median");
 }
 
-}  // namespace
-
-void median(const ConstImageView& src, const ImageView& dst, const MedianParams& p, void* stream) {
-  switch (src.depth()) {
-    case Depth::u8:
-      return launch_median<std::uint8_t>(src, dst, p, to_stream(stream));
-    case Depth::u16:
-      return launch_median<std::uint16_t>(src, dst, p, to_stream(stream));
-    case Depth::f32:
-      return launch_median<float>(src, dst, p, to_stream(stream));
-    default:
-      detail::fail(Status::unsupported, "median", "depth ", depth_name(src.depth()));
-  }
+void median(const ConstImageView& src, const ImageView& dst, const MedianParams& p,
+            cudaStream_t st) {
+  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(
+      src.depth(), [&](auto t) -> void { launch_median<decltype(t)>(src, dst, p, st); });
 }
 
+}  // namespace
 }  // namespace pixflow::cuda
+
+PIXFLOW_REGISTER_IMPLS(cuda_median) {
+  using namespace pixflow;
+  table.add(
+      "median", Backend::cuda,
+      +[](const detail::Exec& e, const ConstImageView& s, const ImageView& d,
+          const MedianParams& p) { cuda::median(s, d, p, cuda::to_stream(e.queue)); },
+      detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 2, 3, 4}));
+}

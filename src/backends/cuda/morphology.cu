@@ -1,11 +1,14 @@
-// dilate / erode passes: the fused separable kernel with max / min (any size and anchor).
+// "morph_pass" (one dilate or erode) on CUDA: the fused separable kernel with max / min (any
+// size and anchor); 3x3 centred on one u8 channel through the packed kernel. Iterations and
+// the composites (open, close, ...) are built by core from this pass and "sub".
 #include <cfloat>
 #include <cstdint>
 
-#include "src/core/check.hpp"
 #include "src/backends/cuda/common/separable.cuh"
-#include "src/backends/cuda/cuda_ops.hpp"
 #include "src/backends/cuda/u8_3x3.cuh"
+#include "src/base/backend.hpp"
+#include "src/base/passes.hpp"
+#include "src/base/visit_depth.hpp"
 
 namespace pixflow::cuda {
 namespace {
@@ -53,47 +56,35 @@ struct MorphPolicy {
 template <class T, bool kMax>
 void launch_morph(const ConstImageView& s, const ImageView& d, const SepWindow& w,
                   const Border& border, cudaStream_t st) {
-  if constexpr (std::is_same_v<T, std::uint8_t>) {
-    // 3x3 on one u8 channel: the packed kernel (16x2 lanes, Hopper 3-input min/max), which
-    // needs 4-byte aligned destination rows for its word stores.
-    const bool dst_aligned =
-        reinterpret_cast<std::uintptr_t>(d.data()) % 4 == 0 && d.stride() % 4 == 0;
-    if (w.kw == 3 && w.kh == 3 && w.ax == 1 && w.ay == 1 && s.channels() == 1 && dst_aligned) {
-      namespace k = u8_3x3;
-      const bool src_aligned =
-          reinterpret_cast<std::uintptr_t>(s.data()) % 4 == 0 && s.stride() % 4 == 0;
-      k::morph3_u8_kernel<kMax>
-          <<<grid_2d(d.width(), d.height(), k::kBW, k::kBH), dim3(k::kTX, k::kTY), 0, st>>>(
-              dev_view<T>(s), dev_view<T>(d), dev_border<T>(border), src_aligned,
-              blocks_y(d.height(), k::kBH));
-      PIXFLOW_CUDA_CHECK_LAUNCH("morphology");
-      return;
-    }
-  }
+  // 3x3 centred on one u8 channel: the packed kernel (16x2 lanes, Hopper 3-input min/max)
+  // when the destination allows it.
+  if (std::is_same_v<T, std::uint8_t> && w.kw == 3 && w.kh == 3 && w.ax == 1 && w.ay == 1 &&
+      u8_3x3::launch_3x3(u8_3x3::morph3_u8_kernel<kMax>, s, d, border, "morphology", st))
+    return;
   launch_separable(dev_view<T>(s), dev_view<T>(d), dev_border<T>(border), w, MorphPolicy<T, kMax>{},
                    st);
 }
 
-}  // namespace
-
-void morph_pass(const ConstImageView& src, const ImageView& dst, MorphOp op, int kw, int kh, int ax,
-                int ay, const Border& border, void* stream) {
-  const bool mx = op == MorphOp::dilate;
-  const SepWindow w{kw, kh, ax, ay};
-  const auto st = to_stream(stream);
-  switch (src.depth()) {
-    case Depth::u8:
-      return mx ? launch_morph<std::uint8_t, true>(src, dst, w, border, st)
-                : launch_morph<std::uint8_t, false>(src, dst, w, border, st);
-    case Depth::u16:
-      return mx ? launch_morph<std::uint16_t, true>(src, dst, w, border, st)
-                : launch_morph<std::uint16_t, false>(src, dst, w, border, st);
-    case Depth::f32:
-      return mx ? launch_morph<float, true>(src, dst, w, border, st)
-                : launch_morph<float, false>(src, dst, w, border, st);
-    default:
-      detail::fail(Status::unsupported, morph_op_name(op), "depth ", depth_name(src.depth()));
-  }
+void morph_pass(const ConstImageView& src, const ImageView& dst, const detail::MorphPass& m,
+                cudaStream_t st) {
+  const SepWindow w{m.kw, m.kh, m.ax, m.ay};
+  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(src.depth(), [&](auto t) -> void {
+    using T = decltype(t);
+    if (m.op == MorphOp::dilate)
+      launch_morph<T, true>(src, dst, w, m.border, st);
+    else
+      launch_morph<T, false>(src, dst, w, m.border, st);
+  });
 }
 
+}  // namespace
 }  // namespace pixflow::cuda
+
+PIXFLOW_REGISTER_IMPLS(cuda_morphology) {
+  using namespace pixflow;
+  table.add(
+      "morph_pass", Backend::cuda,
+      +[](const detail::Exec& e, const ConstImageView& s, const ImageView& d,
+          const detail::MorphPass& m) { cuda::morph_pass(s, d, m, cuda::to_stream(e.queue)); },
+      detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 2, 3, 4}));
+}

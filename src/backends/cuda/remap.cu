@@ -2,10 +2,11 @@
 // with explicitly rounded operations (no FMA), each tap through the border rule.
 #include <cstdint>
 
-#include "src/core/check.hpp"
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
-#include "src/backends/cuda/cuda_ops.hpp"
+#include "src/backends/cuda/common/launch.cuh"
+#include "src/base/backend.hpp"
+#include "src/base/visit_depth.hpp"
 
 namespace pixflow::cuda {
 namespace {
@@ -60,27 +61,30 @@ __global__ void remap_kernel(DevView<T> src, DevView<float> mx, DevView<float> m
 template <class T>
 void launch_remap(const ConstImageView& s, const ConstImageView& mx, const ConstImageView& my,
                   const ImageView& d, const RemapParams& p, cudaStream_t st) {
-  remap_kernel<T><<<grid_2d(d.width(), d.height(), 32, 8), dim3(32, 8), 0, st>>>(
-      dev_view<T>(s), dev_view<float>(mx), dev_view<float>(my), dev_view<T>(d),
-      dev_border<T>(p.border), p.interp == Interp::linear, float(p.border.value));
+  remap_kernel<T>
+      <<<grid_2d(d.width(), d.height(), kRemapBX, kRemapBY), dim3(kRemapBX, kRemapBY), 0, st>>>(
+          dev_view<T>(s), dev_view<float>(mx), dev_view<float>(my), dev_view<T>(d),
+          dev_border<T>(p.border), p.interp == Interp::linear, float(p.border.value));
   PIXFLOW_CUDA_CHECK_LAUNCH("remap");
 }
 
-}  // namespace
-
 void remap(const ConstImageView& src, const ConstImageView& map_x, const ConstImageView& map_y,
-           const ImageView& dst, const RemapParams& p, void* stream) {
-  const auto st = to_stream(stream);
-  switch (src.depth()) {
-    case Depth::u8:
-      return launch_remap<std::uint8_t>(src, map_x, map_y, dst, p, st);
-    case Depth::u16:
-      return launch_remap<std::uint16_t>(src, map_x, map_y, dst, p, st);
-    case Depth::f32:
-      return launch_remap<float>(src, map_x, map_y, dst, p, st);
-    default:
-      detail::fail(Status::unsupported, "remap", "depth ", depth_name(src.depth()));
-  }
+           const ImageView& dst, const RemapParams& p, cudaStream_t st) {
+  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(src.depth(), [&](auto t) -> void {
+    launch_remap<decltype(t)>(src, map_x, map_y, dst, p, st);
+  });
 }
 
+}  // namespace
 }  // namespace pixflow::cuda
+
+PIXFLOW_REGISTER_IMPLS(cuda_remap) {
+  using namespace pixflow;
+  // Any channel count (one loop over channels); core validates 1, 3 or 4. Maps are f32 x 1.
+  table.add(
+      "remap", Backend::cuda,
+      +[](const detail::Exec& e, const ConstImageView& s, const ConstImageView& mx,
+          const ConstImageView& my, const ImageView& d,
+          const RemapParams& p) { cuda::remap(s, mx, my, d, p, cuda::to_stream(e.queue)); },
+      detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 2, 3, 4}));
+}

@@ -2,32 +2,20 @@
 // the fused separable kernel of common/separable.cuh.
 #include <cstdint>
 
+#include "src/backends/cuda/common/separable.cuh"
+#include "src/backends/cuda/u8_3x3.cuh"
+#include "src/base/backend.hpp"
 #include "src/base/deriv_taps.hpp"
 #include "src/base/gaussian_taps.hpp"
-#include "src/core/check.hpp"
-#include "src/backends/cuda/common/separable.cuh"
-#include "src/backends/cuda/cuda_ops.hpp"
-#include "src/backends/cuda/u8_3x3.cuh"
+#include "src/base/visit_depth.hpp"
 
 namespace pixflow::cuda {
 namespace {
 
-// The packed 3x3 path (u8_3x3.cuh) for one u8 channel; false when it does not apply (its word
-// stores need 4-byte aligned destination rows).
+// The packed 3x3 path (u8_3x3.cuh) for one u8 channel; false when it does not apply.
 bool try_linear3_u8(const ConstImageView& s, const ImageView& d, const Border& border,
                     const u8_3x3::Linear3& k, cudaStream_t st) {
-  const bool dst_aligned =
-      reinterpret_cast<std::uintptr_t>(d.data()) % 4 == 0 && d.stride() % 4 == 0;
-  if (s.depth() != Depth::u8 || s.channels() != 1 || !dst_aligned) return false;
-  const bool src_aligned =
-      reinterpret_cast<std::uintptr_t>(s.data()) % 4 == 0 && s.stride() % 4 == 0;
-  namespace q = u8_3x3;
-  q::linear3_u8_kernel<<<grid_2d(d.width(), d.height(), q::kBW, q::kBH), dim3(q::kTX, q::kTY), 0,
-                         st>>>(dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d),
-                               dev_border<std::uint8_t>(border), k, src_aligned,
-                               blocks_y(d.height(), q::kBH));
-  PIXFLOW_CUDA_CHECK_LAUNCH("linear3");
-  return true;
+  return u8_3x3::launch_3x3(u8_3x3::linear3_u8_kernel, s, d, border, "linear3", st, k);
 }
 
 // ---- box -------------------------------------------------------------------------------
@@ -132,29 +120,17 @@ void launch_deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& 
 }
 
 void run_deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, double scale,
-               double delta, const Border& border, const char* op, void* stream) {
-  const auto st = to_stream(stream);
+               double delta, const Border& border, const char* op, cudaStream_t st) {
   // 3x3 u8 -> s16 with scale 1 and delta 0 (sobel k=3, scharr): the packed kernel, which
   // stores four s16 at a time (8-byte aligned destination rows).
-  const bool dst_aligned8 =
-      reinterpret_cast<std::uintptr_t>(d.data()) % 8 == 0 && d.stride() % 8 == 0;
-  if (s.depth() == Depth::u8 && d.depth() == Depth::s16 && s.channels() == 1 && t.nx == 3 &&
-      t.ny == 3 && scale == 1.0 && delta == 0.0 && dst_aligned8) {
+  if (d.depth() == Depth::s16 && t.nx == 3 && t.ny == 3 && scale == 1.0 && delta == 0.0) {
     u8_3x3::Deriv3 k{};
     for (int i = 0; i < 3; ++i) {
       k.tx[i] = t.x[i];
       k.ty[i] = t.y[i];
       if (t.x[i] < 0) k.hoff += 255 * -t.x[i];
     }
-    const bool src_aligned =
-        reinterpret_cast<std::uintptr_t>(s.data()) % 4 == 0 && s.stride() % 4 == 0;
-    namespace q = u8_3x3;
-    q::deriv3_u8_kernel<<<grid_2d(d.width(), d.height(), q::kBW, q::kBH), dim3(q::kTX, q::kTY), 0,
-                          st>>>(dev_view<std::uint8_t>(s), dev_view<std::int16_t>(d),
-                                dev_border<std::uint8_t>(border), k, src_aligned,
-                                blocks_y(d.height(), q::kBH));
-    PIXFLOW_CUDA_CHECK_LAUNCH(op);
-    return;
+    if (u8_3x3::launch_3x3(u8_3x3::deriv3_u8_kernel, s, d, border, op, st, k)) return;
   }
   if (s.depth() == Depth::f32)
     launch_deriv<float, float>(s, d, t, scale, delta, border, op, st);
@@ -243,52 +219,68 @@ void launch_gaussian(const ConstImageView& s, const ImageView& d, const Gaussian
                    SepWindow{p.kw, p.kh, p.kw / 2, p.kh / 2}, pol, st);
 }
 
-}  // namespace
-
 void gaussian(const ConstImageView& src, const ImageView& dst, const GaussianParams& p,
-              void* stream) {
-  const auto st = to_stream(stream);
-  switch (src.depth()) {
-    case Depth::u8:
-      return launch_gaussian<std::uint8_t>(src, dst, p, st);
-    case Depth::u16:
-      return launch_gaussian<std::uint16_t>(src, dst, p, st);
-    case Depth::f32:
-      return launch_gaussian<float>(src, dst, p, st);
-    default:
-      detail::fail(Status::unsupported, "gaussian", "depth ", depth_name(src.depth()));
-  }
+              cudaStream_t st) {
+  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(
+      src.depth(), [&](auto t) -> void { launch_gaussian<decltype(t)>(src, dst, p, st); });
 }
 
-void sobel(const ConstImageView& src, const ImageView& dst, const SobelParams& p, void* stream) {
+void sobel(const ConstImageView& src, const ImageView& dst, const SobelParams& p, cudaStream_t st) {
   DerivTaps t{};
   t.nx = detail::sobel_taps_len(p.k, p.dx);
   t.ny = detail::sobel_taps_len(p.k, p.dy);
   detail::sobel_taps(p.k, p.dx, t.x);
   detail::sobel_taps(p.k, p.dy, t.y);
-  run_deriv(src, dst, t, p.scale, p.delta, p.border, "sobel", stream);
+  run_deriv(src, dst, t, p.scale, p.delta, p.border, "sobel", st);
 }
 
-void scharr(const ConstImageView& src, const ImageView& dst, const ScharrParams& p, void* stream) {
+void scharr(const ConstImageView& src, const ImageView& dst, const ScharrParams& p,
+            cudaStream_t st) {
   DerivTaps t{};
   t.nx = t.ny = 3;
   detail::scharr_taps(p.dx, t.x);
   detail::scharr_taps(p.dy, t.y);
-  run_deriv(src, dst, t, p.scale, p.delta, p.border, "scharr", stream);
+  run_deriv(src, dst, t, p.scale, p.delta, p.border, "scharr", st);
 }
 
-void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, void* stream) {
-  const auto st = to_stream(stream);
-  switch (src.depth()) {
-    case Depth::u8:
-      return launch_box<std::uint8_t>(src, dst, p, st);
-    case Depth::u16:
-      return launch_box<std::uint16_t>(src, dst, p, st);
-    case Depth::f32:
-      return launch_box<float>(src, dst, p, st);
-    default:
-      detail::fail(Status::unsupported, "box", "depth ", depth_name(src.depth()));
-  }
+void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, cudaStream_t st) {
+  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(
+      src.depth(), [&](auto t) -> void { launch_box<decltype(t)>(src, dst, p, st); });
 }
 
+}  // namespace
 }  // namespace pixflow::cuda
+
+PIXFLOW_REGISTER_IMPLS(cuda_separable) {
+  using namespace pixflow;
+  using detail::Exec;
+  using detail::Support;
+  const Support u8_u16_f32 = Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 2, 3, 4});
+  // Derivatives: u8 -> s16 or f32, f32 -> f32 (the destination depth is validated by core).
+  const Support u8_f32 = Support::of({Depth::u8, Depth::f32}, {1, 2, 3, 4});
+  table.add(
+      "box", Backend::cuda,
+      +[](const Exec& e, const ConstImageView& s, const ImageView& d, const BoxParams& p) {
+        cuda::box(s, d, p, cuda::to_stream(e.queue));
+      },
+      u8_u16_f32);
+  // `p` arrives resolved (kw, kh, sigma, sigma_y all set) by core.
+  table.add(
+      "gaussian", Backend::cuda,
+      +[](const Exec& e, const ConstImageView& s, const ImageView& d, const GaussianParams& p) {
+        cuda::gaussian(s, d, p, cuda::to_stream(e.queue));
+      },
+      u8_u16_f32);
+  table.add(
+      "sobel", Backend::cuda,
+      +[](const Exec& e, const ConstImageView& s, const ImageView& d, const SobelParams& p) {
+        cuda::sobel(s, d, p, cuda::to_stream(e.queue));
+      },
+      u8_f32);
+  table.add(
+      "scharr", Backend::cuda,
+      +[](const Exec& e, const ConstImageView& s, const ImageView& d, const ScharrParams& p) {
+        cuda::scharr(s, d, p, cuda::to_stream(e.queue));
+      },
+      u8_f32);
+}

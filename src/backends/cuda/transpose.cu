@@ -1,9 +1,11 @@
 // transpose: 32x32 pixel tiles through padded shared memory; pixels move as opaque
 // byte groups of the format's pixel size, so one kernel serves every depth x channels.
-#include "src/core/check.hpp"
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
+#include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/cuda_ops.hpp"
+#include "src/base/backend.hpp"
+#include "src/base/error.hpp"
 
 namespace pixflow::cuda {
 namespace {
@@ -14,7 +16,7 @@ struct alignas(AL) Px {
   unsigned char b[PB];
 };
 
-constexpr int kTile = 32, kRows = 8;
+constexpr int kTile = kTransposeTile, kRows = kTransposeRows;  // launch.cuh
 
 template <int PB, int AL>
 __global__ void transpose_kernel(const unsigned char* src, long long sstride, unsigned char* dst,
@@ -64,7 +66,10 @@ __device__ __forceinline__ void transpose4x4(unsigned r0, unsigned r1, unsigned 
   c[3] = __byte_perm(t2, t3, 0x7632);
 }
 
-__global__ void __launch_bounds__(256)
+static_assert(kTransposeU8Tile == 64 && kTransposeU8Threads == 16,
+              "transpose_u8_kernel is written for these");
+
+__global__ void __launch_bounds__(kTransposeU8Threads* kTransposeU8Threads)
     transpose_u8_kernel(const unsigned char* src, long long sstride, unsigned char* dst,
                         long long dstride, int w, int h, int rows_of_tiles) {
   __shared__ unsigned out[64][17];  // 64 output rows x 16 words (+1 against bank conflicts)
@@ -98,76 +103,53 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// PB-byte pixels with the widest access both views allow (AL: 1, or the sample size `al`).
+template <int PB>
+void launch_pixels(const ConstImageView& s, const ImageView& d, int al, cudaStream_t st) {
+  if constexpr (PB % 4 == 0)
+    if (al == 4) return launch_transpose<PB, 4>(s, d, st);
+  if constexpr (PB % 2 == 0)
+    if (al == 2) return launch_transpose<PB, 2>(s, d, st);
+  launch_transpose<PB, 1>(s, d, st);
+}
+
+// launch_pixels<PB> for the PB among PBs equal to pb; false when none is.
+template <int... PBs>
+bool launch_sizes(int pb, const ConstImageView& s, const ImageView& d, int al, cudaStream_t st) {
+  return ((pb == PBs ? (launch_pixels<PBs>(s, d, al, st), true) : false) || ...);
+}
+
 }  // namespace
 
-void transpose(const ConstImageView& src, const ImageView& dst, void* stream) {
+void transpose(const ConstImageView& src, const ImageView& dst, cudaStream_t st) {
   const int pb = int(src.format().pixel_bytes());
   const int es = int(depth_bytes(src.depth()));
-  const auto st = to_stream(stream);
-  // Views may start at any byte and have any stride: use sample-aligned access only when
-  // both views allow it, byte access otherwise (slower, never a misaligned read).
-  const bool aligned = reinterpret_cast<std::uintptr_t>(src.data()) % es == 0 &&
-                       reinterpret_cast<std::uintptr_t>(dst.data()) % es == 0 &&
-                       src.stride() % es == 0 && dst.stride() % es == 0;
-  const bool words = reinterpret_cast<std::uintptr_t>(src.data()) % 4 == 0 &&
-                     reinterpret_cast<std::uintptr_t>(dst.data()) % 4 == 0 &&
-                     src.stride() % 4 == 0 && dst.stride() % 4 == 0;
-  if (pb == 1 && words) {
-    transpose_u8_kernel<<<grid_2d(src.width(), src.height(), 64, 64), dim3(16, 16), 0, st>>>(
+  if (pb == 1 && rows_aligned(src, 4) && rows_aligned(dst, 4)) {
+    constexpr int T8 = kTransposeU8Tile, TH = kTransposeU8Threads;
+    transpose_u8_kernel<<<grid_2d(src.width(), src.height(), T8, T8), dim3(TH, TH), 0, st>>>(
         reinterpret_cast<const unsigned char*>(src.data()), src.stride(),
         reinterpret_cast<unsigned char*>(dst.data()), dst.stride(), int(src.width()),
-        int(src.height()), blocks_y(src.height(), 64));
+        int(src.height()), blocks_y(src.height(), T8));
     PIXFLOW_CUDA_CHECK_LAUNCH("transpose");
     return;
   }
-  if (!aligned) {
-    switch (pb) {
-      case 1:
-        return launch_transpose<1, 1>(src, dst, st);
-      case 2:
-        return launch_transpose<2, 1>(src, dst, st);
-      case 3:
-        return launch_transpose<3, 1>(src, dst, st);
-      case 4:
-        return launch_transpose<4, 1>(src, dst, st);
-      case 6:
-        return launch_transpose<6, 1>(src, dst, st);
-      case 8:
-        return launch_transpose<8, 1>(src, dst, st);
-      case 12:
-        return launch_transpose<12, 1>(src, dst, st);
-      case 16:
-        return launch_transpose<16, 1>(src, dst, st);
-    }
-  } else if (es == 1) {
-    switch (pb) {
-      case 1:
-        return launch_transpose<1, 1>(src, dst, st);
-      case 3:
-        return launch_transpose<3, 1>(src, dst, st);
-      case 4:
-        return launch_transpose<4, 1>(src, dst, st);
-    }
-  } else if (es == 2) {
-    switch (pb) {
-      case 2:
-        return launch_transpose<2, 2>(src, dst, st);
-      case 6:
-        return launch_transpose<6, 2>(src, dst, st);
-      case 8:
-        return launch_transpose<8, 2>(src, dst, st);
-    }
-  } else {
-    switch (pb) {
-      case 4:
-        return launch_transpose<4, 4>(src, dst, st);
-      case 12:
-        return launch_transpose<12, 4>(src, dst, st);
-      case 16:
-        return launch_transpose<16, 4>(src, dst, st);
-    }
-  }
-  detail::fail(Status::unsupported, "transpose", "pixel size ", pb, " bytes on CUDA");
+  // Views may start at any byte and have any stride: use sample-aligned access only when
+  // both views allow it, byte access otherwise (slower, never a misaligned read).
+  const int al = rows_aligned(src, es) && rows_aligned(dst, es) ? es : 1;
+  if (!launch_sizes<1, 2, 3, 4, 6, 8, 12, 16>(pb, src, dst, al, st))
+    detail::fail(Status::unsupported, "transpose", "pixel size ", pb, " bytes on CUDA");
 }
 
 }  // namespace pixflow::cuda
+
+PIXFLOW_REGISTER_IMPLS(cuda_transpose) {
+  using namespace pixflow;
+  // Pixels move as opaque groups of 1..16 bytes: every depth and channel count.
+  table.add(
+      "transpose", Backend::cuda,
+      +[](const detail::Exec& e, const ConstImageView& s, const ImageView& d) {
+        cuda::transpose(s, d, cuda::to_stream(e.queue));
+      },
+      detail::Support::of({Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32},
+                          {1, 2, 3, 4}));
+}

@@ -1,4 +1,5 @@
-// Fast 3x3 paths for 1-channel u8: median (median.cu) and dilate/erode (morphology.cu).
+// Fast 3x3 paths for 1-channel u8: median (median.cu), dilate/erode (morphology.cu), box and
+// Gaussian (linear3) and sobel/scharr (deriv3) (separable.cu); all launched by launch_3x3.
 //
 // Each thread computes 4 adjacent pixels of 8 consecutive rows. Pixels travel packed two per
 // 32-bit word in 16-bit lanes, so every min/max is one Hopper VIMNMX(3).U16x2 instruction
@@ -12,18 +13,20 @@
 
 #include <cstdint>
 
+#include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
+#include "src/backends/cuda/common/launch.cuh"
 
 namespace pixflow::cuda::u8_3x3 {
-// Internal linkage: this header is included by median.cu and morphology.cu.
+// Internal linkage: this header is included by median.cu, morphology.cu and separable.cu.
 namespace {
 
-constexpr int kPX = 4;            // pixels per thread, horizontally
-constexpr int kRows = 8;          // rows per thread
-constexpr int kTX = 32, kTY = 8;  // threads per block
-constexpr int kBW = kTX * kPX;    // 128 output columns per block
-constexpr int kBH = kTY * kRows;  // 64 output rows per block
-constexpr int kTileW = kBW + 8;   // tile bytes per row: 4 left (1 used), 4 right (1 used)
+constexpr int kPX = kPackedPX;                   // pixels per thread, horizontally
+constexpr int kRows = kPackedRows;               // rows per thread
+constexpr int kTX = kPackedTX, kTY = kPackedTY;  // threads per block (launch.cuh)
+constexpr int kBW = kTX * kPX;                   // 128 output columns per block
+constexpr int kBH = kTY * kRows;                 // 64 output rows per block
+constexpr int kTileW = kBW + 8;  // tile bytes per row: 4 left (1 used), 4 right (1 used)
 constexpr int kTileH = kBH + 2;
 constexpr int kTileWords = kTileW / 4;  // 34
 
@@ -166,8 +169,8 @@ __device__ __forceinline__ unsigned lane_out(unsigned a, unsigned b, unsigned c,
 
 __global__ void __launch_bounds__(kTX* kTY)
     linear3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
-                      DevBorder<std::uint8_t> border, Linear3 k, bool src_aligned,
-                      int rows_of_blocks) {
+                      DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks,
+                      Linear3 k) {
   __shared__ unsigned tile[kTileH][kTileWords];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
@@ -224,8 +227,8 @@ __device__ __forceinline__ int deriv_lane(unsigned a, unsigned b, unsigned c, co
 
 __global__ void __launch_bounds__(kTX* kTY)
     deriv3_u8_kernel(DevView<std::uint8_t> src, DevView<std::int16_t> dst,
-                     DevBorder<std::uint8_t> border, Deriv3 k, bool src_aligned,
-                     int rows_of_blocks) {
+                     DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks,
+                     Deriv3 k) {
   __shared__ unsigned tile[kTileH][kTileWords];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
@@ -299,6 +302,25 @@ __global__ void __launch_bounds__(kTX* kTY)
     }
     __syncthreads();
   }
+}
+
+// Launches one of the kernels above (all take (src, dst, border, src_aligned, rows_of_blocks,
+// extra...)) over one u8 channel, or returns false when the packed path does not apply: a
+// source that is not u8 x 1, or destination rows not aligned for the kernel's stores of four
+// outputs (4 bytes for u8, 8 for s16). Source alignment only selects the tile's word loads.
+template <class Out, class... Extra>
+bool launch_3x3(void (*kernel)(DevView<std::uint8_t>, DevView<Out>, DevBorder<std::uint8_t>, bool,
+                               int, Extra...),
+                const ConstImageView& s, const ImageView& d, const Border& border, const char* op,
+                cudaStream_t st, Extra... extra) {
+  if (s.depth() != Depth::u8 || s.channels() != 1 || !rows_aligned(d, 4 * sizeof(Out)))
+    return false;
+  kernel<<<grid_2d(d.width(), d.height(), kBW, kBH), dim3(kTX, kTY), 0, st>>>(
+      dev_view<std::uint8_t>(s), dev_view<Out>(d), dev_border<std::uint8_t>(border),
+      rows_aligned(s, 4), blocks_y(d.height(), kBH), extra...);
+  PIXFLOW_CUDA_CHECK_LAUNCH(op);
+  (void)op;
+  return true;
 }
 
 }  // namespace

@@ -13,13 +13,12 @@
 #pragma once
 
 #include "src/backends/cuda/check.cuh"
+#include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/tile.cuh"
 
 namespace pixflow::cuda {
 
-// Threads 32 x 8; a block computes 32 x 32 output pixels (each thread 4 rows), so the halo
-// costs little and every thread has several loads in flight.
-constexpr int kSepBX = 32, kSepBY = 32, kSepTY = 8;
+// Launch shape: kTileBX x kTileTY threads, kTileBX x kTileBY outputs per block (launch.cuh).
 
 struct SepWindow {
   int kw, kh, ax, ay;
@@ -28,7 +27,7 @@ struct SepWindow {
 // KW, KH > 0: the window size at compile time (the hot 3x3 and 5x5: loops unrolled);
 // 0: taken from `w` at run time.
 template <class T, class Out, class Policy, int KW, int KH>
-__global__ void __launch_bounds__(kSepBX* kSepTY)
+__global__ void __launch_bounds__(kTileBX* kTileTY)
     separable_kernel(DevView<T> src, DevView<Out> dst, DevBorder<T> border, SepWindow w, Policy pol,
                      int rows_of_blocks) {
   if constexpr (KW > 0) w.kw = KW;
@@ -36,21 +35,21 @@ __global__ void __launch_bounds__(kSepBX* kSepTY)
   using Acc = typename Policy::Acc;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int cn = src.cn;
-  const int TW = kSepBX + w.kw - 1, TH = kSepBY + w.kh - 1;
-  const int tile_e = TW * cn;     // samples per tile row
-  const int row_e = kSepBX * cn;  // samples per output row of the block
+  const int TW = kTileBX + w.kw - 1, TH = kTileBY + w.kh - 1;
+  const int tile_e = TW * cn;      // samples per tile row
+  const int row_e = kTileBX * cn;  // samples per output row of the block
   T* tile = reinterpret_cast<T*>(smem_raw);
   const std::size_t tile_bytes = (std::size_t(tile_e) * TH * sizeof(T) + 15) / 16 * 16;
   Acc* buf = reinterpret_cast<Acc*>(smem_raw + tile_bytes);
-  const long long bx0 = (long long)blockIdx.x * kSepBX;
+  const long long bx0 = (long long)blockIdx.x * kTileBX;
   const long long e_end = ((long long)dst.w - bx0) * cn;  // valid samples of an output row
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
-    const long long y0 = (long long)by * kSepBY;
+    const long long y0 = (long long)by * kTileBY;
     load_tile(tile, TW, TH, src, bx0 - w.ax, y0 - w.ay, border);
     if constexpr (Policy::kVerticalFirst) {
       // Column sums of every tile column for each output row, then across kw columns.
-      for (int ty = threadIdx.y; ty < kSepBY; ty += kSepTY)
-        for (int e = threadIdx.x; e < tile_e; e += kSepBX) {
+      for (int ty = threadIdx.y; ty < kTileBY; ty += kTileTY)
+        for (int e = threadIdx.x; e < tile_e; e += kTileBX) {
           const T* p = tile + ty * tile_e + e;
           Acc acc = pol.h_init();
           _Pragma("unroll") for (int k = 0; k < (KH > 0 ? KH : w.kh); ++k) acc =
@@ -58,11 +57,11 @@ __global__ void __launch_bounds__(kSepBX* kSepTY)
           buf[ty * tile_e + e] = acc;
         }
       __syncthreads();
-      for (int ty = threadIdx.y; ty < kSepBY; ty += kSepTY) {
+      for (int ty = threadIdx.y; ty < kTileBY; ty += kTileTY) {
         const long long y = y0 + ty;
         if (y >= dst.h) break;
         Out* out = dst.row(y) + bx0 * cn;
-        for (int e = threadIdx.x; e < row_e && e < e_end; e += kSepBX) {
+        for (int e = threadIdx.x; e < row_e && e < e_end; e += kTileBX) {
           const Acc* q = buf + ty * tile_e + e;
           Acc acc = pol.v_init();
           _Pragma("unroll") for (int k = 0; k < (KW > 0 ? KW : w.kw); ++k) acc =
@@ -72,8 +71,8 @@ __global__ void __launch_bounds__(kSepBX* kSepTY)
       }
     } else {
       // Row sums over kw for every tile row, then down kh rows.
-      for (int ty = threadIdx.y; ty < TH; ty += kSepTY)
-        for (int e = threadIdx.x; e < row_e; e += kSepBX) {
+      for (int ty = threadIdx.y; ty < TH; ty += kTileTY)
+        for (int e = threadIdx.x; e < row_e; e += kTileBX) {
           const T* p = tile + ty * tile_e + e;
           Acc acc = pol.h_init();
           _Pragma("unroll") for (int k = 0; k < (KW > 0 ? KW : w.kw); ++k) acc =
@@ -81,11 +80,11 @@ __global__ void __launch_bounds__(kSepBX* kSepTY)
           buf[ty * row_e + e] = acc;
         }
       __syncthreads();
-      for (int ty = threadIdx.y; ty < kSepBY; ty += kSepTY) {
+      for (int ty = threadIdx.y; ty < kTileBY; ty += kTileTY) {
         const long long y = y0 + ty;
         if (y >= dst.h) break;
         Out* out = dst.row(y) + bx0 * cn;
-        for (int e = threadIdx.x; e < row_e && e < e_end; e += kSepBX) {
+        for (int e = threadIdx.x; e < row_e && e < e_end; e += kTileBX) {
           const Acc* q = buf + ty * row_e + e;
           Acc acc = pol.v_init();
           _Pragma("unroll") for (int k = 0; k < (KH > 0 ? KH : w.kh); ++k) acc =
@@ -131,10 +130,10 @@ __global__ void separable_global_kernel(DevView<T> src, DevView<Out> dst, DevBor
 template <class T, class Acc>
 std::size_t separable_smem(const SepWindow& w, int cn, bool vertical_first) {
   const std::size_t tile =
-      (std::size_t(kSepBX + w.kw - 1) * (kSepBY + w.kh - 1) * cn * sizeof(T) + 15) / 16 * 16;
+      (std::size_t(kTileBX + w.kw - 1) * (kTileBY + w.kh - 1) * cn * sizeof(T) + 15) / 16 * 16;
   const std::size_t buf = vertical_first
-                              ? std::size_t(kSepBY) * (kSepBX + w.kw - 1) * cn * sizeof(Acc)
-                              : std::size_t(kSepBY + w.kh - 1) * kSepBX * cn * sizeof(Acc);
+                              ? std::size_t(kTileBY) * (kTileBX + w.kw - 1) * cn * sizeof(Acc)
+                              : std::size_t(kTileBY + w.kh - 1) * kTileBX * cn * sizeof(Acc);
   return tile + buf;
 }
 
@@ -147,8 +146,8 @@ void launch_separable(const DevView<T>& s, const DevView<Out>& d, const DevBorde
                       const SepWindow& w, const Policy& pol, cudaStream_t st) {
   const std::size_t smem = separable_smem<T, typename Policy::Acc>(w, s.cn, Policy::kVerticalFirst);
   if (smem <= kMaxSmem) {
-    const dim3 grid = grid_2d(d.w, d.h, kSepBX, kSepBY), block(kSepBX, kSepTY);
-    const int rows = blocks_y(d.h, kSepBY);
+    const dim3 grid = grid_2d(d.w, d.h, kTileBX, kTileBY), block(kTileBX, kTileTY);
+    const int rows = blocks_y(d.h, kTileBY);
     // Tiles over 48 KB (wide windows, 4 channels, double sums) need the opt-in.
     auto launch = [&](auto kernel) {
       if (smem > 48 * 1024)
@@ -164,7 +163,8 @@ void launch_separable(const DevView<T>& s, const DevView<Out>& d, const DevBorde
       launch(separable_kernel<T, Out, Policy, 0, 0>);
   } else {
     separable_global_kernel<T, Out, Policy>
-        <<<grid_2d(d.w, d.h, 32, 4), dim3(32, 4), 0, st>>>(s, d, b, w, pol);
+        <<<grid_2d(d.w, d.h, kPixelBX, kPixelBY), dim3(kPixelBX, kPixelBY), 0, st>>>(s, d, b, w,
+                                                                                     pol);
   }
   PIXFLOW_CUDA_CHECK_LAUNCH("separable");
 }

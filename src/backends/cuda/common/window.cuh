@@ -7,12 +7,12 @@
 #pragma once
 
 #include "src/backends/cuda/check.cuh"
+#include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/tile.cuh"
 
 namespace pixflow::cuda {
 
-// Threads 32 x 8; a block computes 32 x 32 outputs (each thread 4 rows).
-constexpr int kWinBX = 32, kWinBY = 32, kWinTY = 8;
+// Launch shape: kTileBX x kTileTY threads, kTileBX x kTileBY outputs per block (launch.cuh).
 
 template <class T>
 struct SmemWin {
@@ -41,12 +41,12 @@ __global__ void window_tile_kernel(DevView<T> src, DevView<Out> dst, DevBorder<T
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* tile = reinterpret_cast<T*>(smem_raw);
   const int cn = src.cn;
-  const int TW = kWinBX + kw - 1, TH = kWinBY + kh - 1;
-  const long long x = (long long)blockIdx.x * kWinBX + threadIdx.x;
+  const int TW = kTileBX + kw - 1, TH = kTileBY + kh - 1;
+  const long long x = (long long)blockIdx.x * kTileBX + threadIdx.x;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
-    const long long y0 = (long long)by * kWinBY;
-    load_tile(tile, TW, TH, src, (long long)blockIdx.x * kWinBX - ax, y0 - ay, border);
-    for (int ty = threadIdx.y; ty < kWinBY; ty += kWinTY) {
+    const long long y0 = (long long)by * kTileBY;
+    load_tile(tile, TW, TH, src, (long long)blockIdx.x * kTileBX - ax, y0 - ay, border);
+    for (int ty = threadIdx.y; ty < kTileBY; ty += kTileTY) {
       const long long y = y0 + ty;
       if (x >= dst.w || y >= dst.h) break;
       for (int c = 0; c < cn; ++c) {
@@ -76,14 +76,15 @@ __global__ void window_global_kernel(DevView<T> src, DevView<Out> dst, DevBorder
 template <class T, class Out, class Policy>
 void launch_window(const DevView<T>& s, const DevView<Out>& d, const DevBorder<T>& b, int kw,
                    int kh, int ax, int ay, const Policy& pol, cudaStream_t st) {
-  const std::size_t smem = std::size_t(kWinBX + kw - 1) * (kWinBY + kh - 1) * s.cn * sizeof(T);
+  const std::size_t smem = std::size_t(kTileBX + kw - 1) * (kTileBY + kh - 1) * s.cn * sizeof(T);
   if (smem <= 48 * 1024) {
     window_tile_kernel<T, Out, Policy>
-        <<<grid_2d(d.w, d.h, kWinBX, kWinBY), dim3(kWinBX, kWinTY), smem, st>>>(
-            s, d, b, kw, kh, ax, ay, pol, blocks_y(d.h, kWinBY));
+        <<<grid_2d(d.w, d.h, kTileBX, kTileBY), dim3(kTileBX, kTileTY), smem, st>>>(
+            s, d, b, kw, kh, ax, ay, pol, blocks_y(d.h, kTileBY));
   } else {
     window_global_kernel<T, Out, Policy>
-        <<<grid_2d(d.w, d.h, 32, 4), dim3(32, 4), 0, st>>>(s, d, b, ax, ay, pol);
+        <<<grid_2d(d.w, d.h, kPixelBX, kPixelBY), dim3(kPixelBX, kPixelBY), 0, st>>>(s, d, b, ax,
+                                                                                     ay, pol);
   }
   PIXFLOW_CUDA_CHECK_LAUNCH("window");
 }

@@ -1,0 +1,61 @@
+// Launch shapes (threads per block, outputs per block) of every CUDA engine, in one place.
+// Each was chosen by measurement on the H100; the step numbers refer to bench/NOTES.md
+// ("History: predictions and outcomes"), which gives the before/after timings. Changing one
+// changes speed, never results (every kernel loops over block rows, see grid_2d).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "pixflow/image.hpp"
+
+namespace pixflow::cuda {
+
+// Tile engines (common/separable.cuh, common/window.cuh, median's small windows): 32 x 8
+// threads computing 32 x 32 outputs (4 rows per thread), so the halo costs little and every
+// thread has several loads in flight (step 2: dilate 3x3 1055 -> 535 us). The loops are
+// written for 32 x 8 threads: launching 32 x 32 computed every output four times (step 7).
+constexpr int kTileBX = 32, kTileBY = 32, kTileTY = 8;
+
+// Per-pixel kernels reading global memory through the border rule (the engines' fallbacks
+// for windows whose tile does not fit, median's histogram / radix select, bilateral).
+constexpr int kPixelBX = 32, kPixelBY = 4;
+
+// Packed u8 3x3 kernels (u8_3x3.cuh): 32 x 8 threads, each 4 adjacent pixels of 8 rows, so
+// 128 x 64 outputs per block (step 4: median 3x3 116.5 us, dilate 3x3 89 us at 8K).
+constexpr int kPackedTX = 32, kPackedTY = 8;
+constexpr int kPackedPX = 4, kPackedRows = 8;
+
+// Point-wise ops (arith.cu): 256 x 1 threads, 16 bytes of a row per thread (step 1: add
+// 378 -> 69 us, at the copy floor).
+constexpr int kPointBX = 256, kPointBY = 1;
+
+// transpose (transpose.cu): 32 x 32 pixel tiles, 32 x 8 threads; u8 x 1: 64 x 64 byte tiles,
+// 16 x 16 threads moving 4 x 4 byte blocks (step 5: 118 -> 49.5 us).
+constexpr int kTransposeTile = 32, kTransposeRows = 8;
+constexpr int kTransposeU8Tile = 64, kTransposeU8Threads = 16;
+
+// gray (color.cu): 128 x 1 threads, 8 consecutive pixels each (one pixel per thread was
+// latency-bound).
+constexpr int kGrayBX = 128, kGrayPx = 8;
+
+// remap (remap.cu): 32 x 8 threads, one output pixel each.
+constexpr int kRemapBX = 32, kRemapBY = 8;
+
+// matmul (gemm.cu): 64 x 64 output tile, 16-deep K slices, 256 threads (4 x 4 outputs each).
+constexpr int kGemmTM = 64, kGemmTN = 64, kGemmTK = 16, kGemmThreads = 256;
+// dot (gemm.cu): 128 x 2 threads, one output each.
+constexpr int kDotBX = 128, kDotBY = 2;
+
+// gaussian_iir (iir.cu): 128 threads per block, one per line (latency-bound by construction,
+// step 11).
+constexpr int kIirThreads = 128;
+
+/// True when the view's start and every row start are aligned to `bytes`.
+inline bool rows_aligned(const ConstImageView& v, std::int64_t bytes) {
+  return reinterpret_cast<std::uintptr_t>(v.data()) % std::uintptr_t(bytes) == 0 &&
+         v.stride() % bytes == 0;
+}
+
+}  // namespace pixflow::cuda

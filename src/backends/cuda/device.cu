@@ -1,0 +1,149 @@
+// The CUDA device interface (src/base/backend.hpp's DeviceApi for cuda:N locations): device
+// memory, stream-ordered workspace, pinned host memory, copies, synchronisation and the
+// current device. Also the backend's error reporting (check.cuh) and stream-ordered scratch.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "pixflow/device.hpp"
+#include "src/backends/cuda/check.cuh"
+#include "src/backends/cuda/cuda_ops.hpp"
+#include "src/base/backend.hpp"
+#include "src/base/error.hpp"
+
+namespace pixflow::cuda {
+
+void throw_cuda_error(cudaError_t err, const char* what, const char* file, int line) {
+  const Status st =
+      err == cudaErrorMemoryAllocation ? Status::out_of_memory : Status::backend_error;
+  if (err == cudaErrorMemoryAllocation) (void)cudaGetLastError();  // not sticky: clear it
+  throw Error(st, detail::cat("cuda: ", what, " failed: ", cudaGetErrorName(err), " (",
+                              cudaGetErrorString(err), ") at ", file, ":", line));
+}
+
+bool debug_sync() {
+  static const bool on = [] {
+    const char* v = std::getenv("PIXFLOW_DEBUG_SYNC");
+    return v && std::strcmp(v, "0") != 0 && *v;
+  }();
+  return on;
+}
+
+namespace {
+
+// Makes `dev` current for a scope and restores the previous device.
+struct DeviceGuard {
+  int prev = 0;
+  explicit DeviceGuard(int dev) {
+    PIXFLOW_CUDA_CHECK(cudaGetDevice(&prev));
+    if (prev != dev) PIXFLOW_CUDA_CHECK(cudaSetDevice(dev));
+  }
+  ~DeviceGuard() { (void)cudaSetDevice(prev); }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+};
+
+int visible_devices() noexcept {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();  // no driver / no device: not an error for the caller
+    return 0;
+  }
+  return n;
+}
+
+class CudaDevice final : public detail::DeviceApi {
+ public:
+  Location::Kind kind() const noexcept override { return Location::Kind::cuda; }
+  const char* name() const noexcept override { return "cuda"; }
+  int count() const noexcept override { return visible_devices(); }
+
+  std::string describe(int device) const override {
+    cudaDeviceProp prop{};
+    PIXFLOW_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    char mem[32];
+    std::snprintf(mem, sizeof mem, "%.1f", double(prop.totalGlobalMem) / (1024.0 * 1024 * 1024));
+    return detail::cat("cuda:", device, " ", prop.name, ", ", prop.multiProcessorCount, " SMs, ",
+                       mem, " GiB, compute capability ", prop.major, ".", prop.minor);
+  }
+
+  std::shared_ptr<std::byte> allocate(int device, std::size_t bytes) const override {
+    DeviceGuard guard(device);
+    void* p = nullptr;
+    PIXFLOW_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+    return std::shared_ptr<std::byte>(static_cast<std::byte*>(p),
+                                      [](std::byte* q) { (void)cudaFree(q); });
+  }
+
+  std::shared_ptr<std::byte> workspace(int device, std::size_t bytes, void* queue) const override {
+    DeviceGuard guard(device);
+    return stream_alloc(bytes, static_cast<cudaStream_t>(queue));
+  }
+
+  std::shared_ptr<std::byte> pinned(std::size_t bytes) const override {
+    void* p = nullptr;
+    if (visible_devices() == 0) {  // a CUDA build on a machine without GPU: ordinary memory
+      p = std::malloc(bytes ? bytes : 1);
+      if (!p)
+        detail::fail(Status::out_of_memory, "pinned_image", "cannot allocate ", bytes, " bytes");
+      return std::shared_ptr<std::byte>(static_cast<std::byte*>(p),
+                                        [](std::byte* q) { std::free(q); });
+    }
+    PIXFLOW_CUDA_CHECK(cudaMallocHost(&p, bytes ? bytes : 1));
+    return std::shared_ptr<std::byte>(static_cast<std::byte*>(p),
+                                      [](std::byte* q) { (void)cudaFreeHost(q); });
+  }
+
+  void copy_2d(void* dst, std::size_t dst_stride, Location dst_loc, const void* src,
+               std::size_t src_stride, Location src_loc, std::size_t row_bytes, std::size_t rows,
+               void* queue, bool synchronous) const override {
+    auto kind_ok = [](Location l) { return l.is_host() || l.kind == Location::Kind::cuda; };
+    detail::require(kind_ok(dst_loc) && kind_ok(src_loc), Status::backend_unavailable, "copy",
+                    "cannot copy ", to_string(src_loc), " -> ", to_string(dst_loc), " with CUDA");
+    const Location dev = src_loc.is_host() ? dst_loc : src_loc;
+    DeviceGuard guard(dev.device);
+    const auto st = static_cast<cudaStream_t>(queue);
+    PIXFLOW_CUDA_CHECK(cudaMemcpy2DAsync(dst, dst_stride, src, src_stride, row_bytes, rows,
+                                         cudaMemcpyDefault, st));
+    if (synchronous) PIXFLOW_CUDA_CHECK(cudaStreamSynchronize(st));
+  }
+
+  void synchronize(int device, void* queue) const override {
+    DeviceGuard guard(device);
+    PIXFLOW_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(queue)));
+  }
+
+  int enter(int device) const override {
+    int prev = 0;
+    PIXFLOW_CUDA_CHECK(cudaGetDevice(&prev));
+    if (prev != device) PIXFLOW_CUDA_CHECK(cudaSetDevice(device));
+    return prev;
+  }
+  void leave(int previous) const noexcept override { (void)cudaSetDevice(previous); }
+};
+
+}  // namespace
+
+std::shared_ptr<std::byte> stream_alloc(std::size_t bytes, cudaStream_t stream) {
+  void* p = nullptr;
+  PIXFLOW_CUDA_CHECK(cudaMallocAsync(&p, bytes ? bytes : 1, stream));
+  return std::shared_ptr<std::byte>(static_cast<std::byte*>(p),
+                                    [stream](std::byte* q) { (void)cudaFreeAsync(q, stream); });
+}
+
+Image scratch_image(std::int64_t width, std::int64_t height, Format fmt, Location loc,
+                    cudaStream_t stream) {
+  const std::int64_t stride = (width * std::int64_t(fmt.pixel_bytes()) + 63) / 64 * 64;
+  DeviceGuard guard(loc.device);
+  std::shared_ptr<std::byte> owner = stream_alloc(std::size_t(stride * height) + 1, stream);
+  void* p = owner.get();
+  return Image::wrap(std::move(owner), ImageView(p, width, height, stride, fmt, loc));
+}
+
+}  // namespace pixflow::cuda
+
+PIXFLOW_REGISTER_IMPLS(cuda_device) {
+  table.add_device(std::make_unique<pixflow::cuda::CudaDevice>());
+}
