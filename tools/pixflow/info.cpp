@@ -44,7 +44,7 @@ void print_text(const std::vector<OpInfo>& ops) {
             << "  CUDA backend:  " << (cuda_compiled() ? "compiled" : "not compiled") << "\n"
             << "  CUDA devices:  " << devices << "\n";
   for (int d = 0; d < devices; ++d)
-    std::cout << "    cuda:" << d << "  " << describe_device(Location::cuda(d)) << "\n";
+    std::cout << "    " << describe_device(Location::cuda(d)) << "\n";
   std::string backends;
   for (Backend b : compiled_backends()) backends += (backends.empty() ? "" : ", ") + std::string(backend_name(b));
   std::cout << "  backends:      " << backends << "\n"
