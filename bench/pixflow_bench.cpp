@@ -600,6 +600,10 @@ Case schema_case(const sc::Op& op, const std::string& params, const std::string&
   if (const BenchRule* rule = bench_rule(op.name()))
     for (const auto& [d, extra] : rule->params_for)
       if (d == f.depth) parse_kv(extra, c.kv);
+  // Image parameters: a required one the entry does not name (remap's maps) gets a
+  // placeholder text; views_source resolves them all by role.
+  for (const sc::Param& p : op.params())
+    if (p.kind == sc::Kind::image && p.required && !c.kv.count(p.name)) c.kv[p.name] = p.name;
   c.params = kv_text(c.kv);
   for (const sc::Param& p : op.params()) {
     if (p.kind != sc::Kind::image || !c.kv.count(p.name)) continue;
