@@ -426,8 +426,8 @@ struct BenchRule {
   std::vector<std::pair<Depth, const char*>> params_for;
 };
 const std::vector<BenchRule> kBenchRules = {
-    {"scharr", {kU8, kF32}, {}},    // 1 channel only (the RGB case adds nothing to sobel's)
-    {"convert", {kU8, kRGB}, {}},   // u8 -> f32 only
+    {"scharr", {kU8, kF32}, {}},   // 1 channel only, as the committed results
+    {"convert", {kU8, kRGB}, {}},  // u8 -> f32 only
     {"epsilon", {}, {{Depth::f32, "t=0.0784313725490196"}}},  // t = 20/255 (exact double)
     {"bilateral", {}, {{Depth::f32, "sigma_color=0.3"}}},
     {"threshold", {}, {{Depth::f32, "t=0.5 maxval=1"}}},
@@ -536,9 +536,9 @@ std::vector<Format> bench_formats(const sc::Op& op) {
 
 /// An Image that does not own its pixels (the case's buffers outlive every call).
 std::shared_ptr<const Image> borrowed(const ConstImageView& v) {
-  return std::make_shared<const Image>(Image::wrap(
-      {}, ImageView(const_cast<std::byte*>(v.data()), v.width(), v.height(), v.stride(),
-                    v.format(), v.location())));
+  return std::make_shared<const Image>(
+      Image::wrap({}, ImageView(const_cast<std::byte*>(v.data()), v.width(), v.height(), v.stride(),
+                                v.format(), v.location())));
 }
 
 /// The schema's image parameters resolved to the images of a call: `with` (like_src) = src2,
@@ -1106,9 +1106,8 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const std
     const bool timed = std::isfinite(r.t.us) && r.status.rfind("n/a", 0) != 0;
     o << "    {\"case\": " << jstr(r.name) << ", \"op\": " << jstr(r.op)
       << ", \"variant\": " << jstr(r.variant) << ", \"params\": " << jstr(r.params)
-      << ", \"size\": " << jstr(r.size)
-      << ", \"format\": " << jstr(r.fmt) << ", \"out_format\": " << jstr(r.out_fmt)
-      << ", \"status\": " << jstr(r.status)
+      << ", \"size\": " << jstr(r.size) << ", \"format\": " << jstr(r.fmt)
+      << ", \"out_format\": " << jstr(r.out_fmt) << ", \"status\": " << jstr(r.status)
       << ", \"us\": " << jnum(timed && r.capture.empty() ? r.t.us : NAN)
       << ", \"capturable\": " << (r.capture.empty() ? "true" : "false")
       << ", \"capture_problem\": " << jstr(r.capture) << ", \"timing\": " << timing_json(r.t)
