@@ -8,6 +8,9 @@
 // the same way, and so are the peers (NPP, cuBLAS) in the same process. Then the output is
 // downloaded and compared with Backend::ref on the host: every pixel at 1080p, whole sampled rows
 // (the first and last rows included, >= 100k pixels) for the large sizes.
+//
+// The cases are those of the op schema (src/schema): every catalogue op's bench() entries, bound
+// through schema::Op::bind and timed as Bound::run (make_cases); dot and matmul by hand.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -34,8 +37,10 @@
 
 #include "bench/peers.hpp"
 #include "pixflow/pixflow.hpp"
+#include "src/schema/schema.hpp"
 
 namespace pb = pixflow_bench;
+namespace sc = pixflow::schema;
 using namespace pixflow;
 
 namespace {
@@ -345,9 +350,14 @@ struct Case {
   Format ofmt;
   bool two_inputs = false, maps = false;
   std::int64_t w2 = 0, h2 = 0;  ///< second input size (matmul B), else src's
-  OpFn fn;
+  /// Catalogue cases: the schema op and its KEY=VALUE list, bound to the case's images
+  /// (bind_views) for every call. Hand-written cases (dot, matmul): schema_op is null.
+  const sc::Op* schema_op = nullptr;
+  sc::KeyValues kv;
+  std::string params;  ///< kv as text, for the JSON
+  OpFn fn;             ///< one call on the images of a Views (both kinds of case)
   RefKind ref = RefKind::local;
-  int halo = 0;
+  int halo = 0;  ///< rows of source a destination row reads on either side (RefKind::local)
   Tol tol;
   pb::PeerCase peer;
   std::vector<float> kernel;  ///< filter2d taps kept alive for the peer
@@ -368,7 +378,7 @@ struct Case {
 };
 
 struct Row {
-  std::string name, op, variant, size, fmt, out_fmt;
+  std::string name, op, variant, params, size, fmt, out_fmt;
   std::string status = "not run";  ///< ok, n/a (...), FAILED (...), error (...)
   Timing t, copy;
   double copy_bytes = 0, in_bytes = 0, out_bytes = 0, out_pixels = 0;
@@ -397,17 +407,287 @@ pb::PeerImage peer_image(const ConstImageView& v) {
   return p;
 }
 
+// ---- the case list from the op schema ------------------------------------------------------
+//
+// Every schema::catalogue() op, every entry of op->bench(), in the formats below, at 1920x1080
+// and 8192x8192 (--quick: 1080p). Everything about a case comes from the schema (parameters,
+// output shape, halo, tolerance, target) except the few things it does not carry yet, kept in
+// the two tables below (kBenchRules, kVariantLabels) and proposed for the schema in
+// docs/bench.md. dot and matmul (API only, not in the catalogue) are written by hand.
+
+const Format kU8{Depth::u8, 1}, kRGB{Depth::u8, 3}, kF32{Depth::f32, 1}, kRGBF{Depth::f32, 3};
+
+/// What the schema does not say about an op's benchmark yet, keyed by op name.
+struct BenchRule {
+  const char* op;
+  std::vector<Format> formats;  ///< source formats; empty: the default ones (bench_formats)
+  /// Per source depth, KEY=VALUE pairs merged over every bench entry's parameters: the
+  /// entries are written for u8 data, and the f32 inputs are in [0, 1).
+  std::vector<std::pair<Depth, const char*>> params_for;
+};
+const std::vector<BenchRule> kBenchRules = {
+    {"scharr", {kU8, kF32}, {}},   // 1 channel only, as the committed results
+    {"convert", {kU8, kRGB}, {}},  // u8 -> f32 only
+    {"epsilon", {}, {{Depth::f32, "t=0.0784313725490196"}}},  // t = 20/255 (exact double)
+    {"bilateral", {}, {{Depth::f32, "sigma_color=0.3"}}},
+    {"threshold", {}, {{Depth::f32, "t=0.5 maxval=1"}}},
+};
+const BenchRule* bench_rule(const std::string& op) {
+  for (const BenchRule& r : kBenchRules)
+    if (op == r.op) return &r;
+  return nullptr;
+}
+
+/// The variant of a case's name ("3x3", "dx=1 k=3", ...) for a bench entry, as the committed
+/// results (bench/results/*.json) and compare.py know them. Used when the schema's bench entry
+/// carries no label (entry_label below); a "k=N" entry is "NxN"; any other entry not listed
+/// here is named by its parameter text.
+const std::map<std::pair<std::string, std::string>, std::string> kVariantLabels = {
+    {{"sobel", "dx=1 dy=0 k=3"}, "dx=1 k=3"},
+    {{"scharr", "dx=1 dy=0"}, "dx=1"},
+    {{"filter2d",
+      "kernel=-0.02,-0.02,-0.02,-0.02,-0.02;-0.02,-0.02,-0.02,-0.02,-0.02;-0.02,-0.02,1.48,-0.02,"
+      "-0.02;-0.02,-0.02,-0.02,-0.02,-0.02;-0.02,-0.02,-0.02,-0.02,-0.02"},
+     "5x5"},
+    {{"epsilon", "r=4 t=20"}, "r=4"},
+    {{"bilateral", "d=9 sigma_color=75 sigma_space=75"}, "d=9"},
+    {{"remap", "interp=linear"}, "linear"},
+    {{"add", "with=like_src"}, ""},
+    {{"sub", "with=like_src"}, ""},
+    {{"absdiff", "with=like_src"}, ""},
+    {{"mul", "with=like_src"}, ""},
+    {{"convert", "to=f32 scale=0.00392156862745098"}, "scale=1/255"},
+    {{"threshold", "t=127 maxval=255"}, "binary"},
+};
+
+// A bench entry is a pair {params, target} today; these also read a 3-element tuple
+// {params, target, label} or a struct with .params, .target_us and .label, should the schema
+// grow a label (docs/bench.md).
+template <class E>
+const std::string& entry_params(const E& e) {
+  if constexpr (requires { e.params; })
+    return e.params;
+  else
+    return std::get<0>(e);
+}
+template <class E>
+const std::string& entry_target(const E& e) {
+  if constexpr (requires { e.target_us; })
+    return e.target_us;
+  else
+    return std::get<1>(e);
+}
+template <class E>
+std::optional<std::string> entry_label(const E& e) {
+  if constexpr (requires { e.label; }) {
+    return e.label;
+  } else if constexpr (requires { std::tuple_size<E>::value; }) {
+    if constexpr (std::tuple_size<E>::value >= 3)
+      return std::get<2>(e);
+    else
+      return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+}
+
+std::string variant_label(const std::string& op, const std::string& params) {
+  if (auto it = kVariantLabels.find({op, params}); it != kVariantLabels.end()) return it->second;
+  static const std::regex square("k=([0-9]+)");
+  std::smatch m;
+  if (std::regex_match(params, m, square)) return m.str(1) + "x" + m.str(1);
+  return params;
+}
+
+/// "k=3 border=wrap" -> {k: 3, border: wrap}; later pairs replace earlier ones.
+void parse_kv(const std::string& text, sc::KeyValues& kv) {
+  std::istringstream in(text);
+  for (std::string tok; in >> tok;) {
+    const std::size_t eq = tok.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error(Status::invalid_argument, "bench: bad KEY=VALUE '" + tok + "' in '" + text + "'");
+    kv[tok.substr(0, eq)] = tok.substr(eq + 1);
+  }
+}
+std::string kv_text(const sc::KeyValues& kv) {
+  std::string s;
+  for (const auto& [k, v] : kv) s += (s.empty() ? "" : " ") + k + "=" + v;
+  return s;
+}
+
+/// The source formats an op is benchmarked in: its rule's, else u8x1, u8x3 and f32x1 (u8x3
+/// and f32x3 for an op that takes no 1-channel source, e.g. gray), those its depths and
+/// channel counts allow.
+bool takes_one_channel(const sc::Op& op) {
+  return std::count(op.channels().begin(), op.channels().end(), 1) > 0;
+}
+std::vector<Format> bench_formats(const sc::Op& op) {
+  const BenchRule* rule = bench_rule(op.name());
+  std::vector<Format> want = rule && !rule->formats.empty() ? rule->formats
+                             : takes_one_channel(op)        ? std::vector<Format>{kU8, kRGB, kF32}
+                                                            : std::vector<Format>{kRGB, kRGBF};
+  std::vector<Format> out;
+  for (Format f : want)
+    if (std::count(op.depths().begin(), op.depths().end(), f.depth) &&
+        std::count(op.channels().begin(), op.channels().end(), f.channels))
+      out.push_back(f);
+  return out;
+}
+
+/// An Image that does not own its pixels (the case's buffers outlive every call).
+std::shared_ptr<const Image> borrowed(const ConstImageView& v) {
+  return std::make_shared<const Image>(
+      Image::wrap({}, ImageView(const_cast<std::byte*>(v.data()), v.width(), v.height(), v.stride(),
+                                v.format(), v.location())));
+}
+
+/// The schema's image parameters resolved to the images of a call: `with` (like_src) = src2,
+/// map_x/map_y = mx/my. The parameter's text is a placeholder.
+sc::ImageSource views_source(const Views& v) {
+  return [v](const sc::Param& p, const std::string&) {
+    switch (p.role) {
+      case sc::ImageRole::like_src:
+        return borrowed(v.src2);
+      case sc::ImageRole::map_x:
+        return borrowed(v.mx);
+      case sc::ImageRole::map_y:
+        return borrowed(v.my);
+    }
+    throw Error(Status::internal, "bench: unknown image role of " + p.name);
+  };
+}
+
+std::unique_ptr<sc::Bound> bind_views(const Case& c, const Views& v) {
+  return c.schema_op->bind(c.kv, views_source(v));
+}
+
+/// The value of a number parameter as bound: the case's text, else the schema's default.
+std::optional<double> param_number(const sc::Op& op, const sc::KeyValues& kv,
+                                   const std::string& name) {
+  for (const sc::Param& p : op.params()) {
+    if (p.name != name) continue;
+    auto it = kv.find(name);
+    const std::string text = it != kv.end() ? it->second : p.default_text;
+    if (text.empty()) return std::nullopt;
+    return std::stod(text);
+  }
+  return std::nullopt;
+}
+
+/// A `kernel=ROWS` parameter's taps (rows ';', values ','), for the NPP peer.
+std::vector<float> kernel_taps(const std::string& text) {
+  std::vector<float> taps;
+  std::string t = text;
+  std::replace(t.begin(), t.end(), ';', ',');
+  std::istringstream in(t);
+  for (std::string v; std::getline(in, v, ',');) taps.push_back(std::stof(v));
+  return taps;
+}
+
+/// One case of a catalogue op: bench entry `params` (with the depth's rule merged over it) on
+/// a w x h source of format f.
+Case schema_case(const sc::Op& op, const std::string& params, const std::string& label,
+                 const std::string& target, bool target_here, std::int64_t w, std::int64_t h,
+                 Format f) {
+  Case c;
+  c.op = op.name();
+  c.variant = label;
+  c.w = c.w2 = w;
+  c.h = c.h2 = h;
+  c.fmt = f;
+  c.schema_op = &op;
+  parse_kv(params, c.kv);
+  if (const BenchRule* rule = bench_rule(op.name()))
+    for (const auto& [d, extra] : rule->params_for)
+      if (d == f.depth) parse_kv(extra, c.kv);
+  // Image parameters: a required one the entry does not name (remap's maps) gets a
+  // placeholder text; views_source resolves them all by role.
+  for (const sc::Param& p : op.params())
+    if (p.kind == sc::Kind::image && p.required && !c.kv.count(p.name)) c.kv[p.name] = p.name;
+  c.params = kv_text(c.kv);
+  for (const sc::Param& p : op.params()) {
+    if (p.kind != sc::Kind::image || !c.kv.count(p.name)) continue;
+    if (p.role == sc::ImageRole::like_src)
+      c.two_inputs = true;
+    else
+      c.maps = true;
+  }
+  c.fn = [&op, kv = c.kv](const Views& v, ImageView d, const Context& x) {
+    op.bind(kv, views_source(v))->run(v.src, d, x);
+  };
+
+  // Shape and halo from a binding to placeholder images (no pixels are touched): `with` of
+  // the source's size and format, the maps of the source's size (the output is the maps').
+  const auto placeholder = [](std::int64_t pw, std::int64_t ph, Format pf) {
+    return ConstImageView(nullptr, pw, ph, pw * std::int64_t(pf.pixel_bytes()), pf,
+                          Location::cuda(0));
+  };
+  Views shapes;
+  shapes.src = shapes.src2 = placeholder(w, h, f);
+  shapes.mx = shapes.my = placeholder(w, h, {Depth::f32, 1});
+  const auto bound = bind_views(c, shapes);
+  const sc::Shape out = bound->output(shapes.src);
+  c.ow = out.width;
+  c.oh = out.height;
+  c.ofmt = out.format;
+  const sc::Halo halo = bound->halo(f);
+  if (halo.x >= 0 && halo.y >= 0) {
+    c.ref = RefKind::local;
+    c.halo = halo.y;
+    c.peer.kw = 2 * halo.x + 1;
+    c.peer.kh = 2 * halo.y + 1;
+  } else if (c.maps) {
+    c.ref = RefKind::remap;
+  } else {
+    // No locality: a transposing op (a 7x5 source gives 5x7) checks by source columns,
+    // anything else (recursive filters) on the whole image.
+    const sc::Shape probe = bound->output(placeholder(7, 5, f));
+    c.ref = probe.width == 5 && probe.height == 7 ? RefKind::transpose : RefKind::full;
+  }
+  const sc::Tolerance tol = op.bench_tolerance(f.depth);
+  c.tol = Tol{tol.abs, tol.rel};
+  if (target_here) c.target = target;
+
+  // The NPP peer's parameters: kw/kh above, the rest by parameter name.
+  c.peer.op = c.op;
+  if (auto v = param_number(op, c.kv, "d")) c.peer.d = int(*v);
+  if (auto v = param_number(op, c.kv, "sigma_color")) c.peer.sigma_color = *v;
+  if (auto v = param_number(op, c.kv, "sigma_space")) c.peer.sigma_space = *v;
+  if (auto v = param_number(op, c.kv, "t")) c.peer.t = *v;
+  if (auto v = param_number(op, c.kv, "maxval")) c.peer.maxval = *v;
+  if (auto it = c.kv.find("kernel"); it != c.kv.end()) c.kernel = kernel_taps(it->second);
+  return c;
+}
+
 std::vector<Case> make_cases(bool quick) {
   std::vector<Case> cs;
-  const Format U8{Depth::u8, 1}, RGB{Depth::u8, 3}, F32{Depth::f32, 1}, RGBF{Depth::f32, 3};
-  const Format F32x4{Depth::f32, 4};
   std::vector<std::pair<std::int64_t, std::int64_t>> sizes = {{1920, 1080}};
   if (!quick) sizes.push_back({8192, 8192});
-  const Tol exact{}, pm1{1.0, 0};
-  const Tol f32tol{1e-5, 1e-5};  // float ops whose summation order is free (see docs/bench.md)
 
   for (auto [w, h] : sizes) {
     const bool big = w == 8192;
+    // Format-major within a size; ops that take 1 channel first, then the 3-channel-only
+    // ones (gray), so that the order is that of the committed results.
+    for (bool one_channel : {true, false}) {
+      for (Format f : {kU8, kRGB, kF32, kRGBF}) {
+        for (const sc::Op* op : sc::catalogue()) {
+          if (takes_one_channel(*op) != one_channel) continue;
+          const std::vector<Format> fs = bench_formats(*op);
+          if (std::find(fs.begin(), fs.end(), f) == fs.end()) continue;
+          // The PERFORMANCE.md targets are for 8K u8: the op's first u8 format (u8x1; gray:
+          // u8x3).
+          const bool target_here = big && f.depth == Depth::u8 && f == fs.front();
+          for (const auto& e : op->bench()) {
+            const std::string& params = entry_params(e);
+            const std::optional<std::string> label = entry_label(e);
+            cs.push_back(schema_case(*op, params,
+                                     label ? *label : variant_label(op->name(), params),
+                                     entry_target(e), target_here, w, h, f));
+          }
+        }
+      }
+    }
+
     auto base = [&](const std::string& op, const std::string& var, Format f, Format of) {
       Case c;
       c.op = op;
@@ -423,203 +703,9 @@ std::vector<Case> make_cases(bool quick) {
       c.peer.op = op;
       return c;
     };
-    auto target = [&](Case& c, const char* t) {
-      if (big && c.fmt == U8) c.target = t;
-    };
-    for (Format f : {U8, RGB, F32}) {
-      for (int k : {3, 5, 7}) {
-        Case c = base("median", std::to_string(k) + "x" + std::to_string(k), f, f);
-        MedianParams p;
-        p.kw = p.kh = k;
-        c.fn = [p](const Views& v, ImageView d, const Context& x) { median(v.src, d, p, x); };
-        c.halo = k / 2;
-        c.peer.kw = c.peer.kh = k;
-        target(c, k == 3 ? "60" : k == 5 ? "150" : "400");
-        cs.push_back(c);
-      }
-      for (MorphOp mo : {MorphOp::dilate, MorphOp::erode}) {
-        for (int k : {3, 5, 15}) {
-          Case c = base(morph_op_name(mo), std::to_string(k) + "x" + std::to_string(k), f, f);
-          MorphParams p;
-          p.kw = p.kh = k;
-          c.fn = [p, mo](const Views& v, ImageView d, const Context& x) {
-            morphology(v.src, d, mo, p, x);
-          };
-          c.halo = k / 2;
-          c.peer.kw = c.peer.kh = k;
-          target(c, k == 15 ? "65" : "55");
-          cs.push_back(c);
-        }
-      }
-      // The composites: two passes (and a subtraction for gradient/tophat/blackhat).
-      for (MorphOp mo :
-           {MorphOp::open, MorphOp::close, MorphOp::gradient, MorphOp::tophat, MorphOp::blackhat}) {
-        Case c = base(morph_op_name(mo), "3x3", f, f);
-        MorphParams p;
-        c.fn = [p, mo](const Views& v, ImageView d, const Context& x) {
-          morphology(v.src, d, mo, p, x);
-        };
-        c.halo = 2;
-        cs.push_back(c);
-      }
-      for (int k : {3, 9, 31}) {
-        Case c = base("box", std::to_string(k) + "x" + std::to_string(k), f, f);
-        BoxParams p;
-        p.kw = p.kh = k;
-        c.fn = [p](const Views& v, ImageView d, const Context& x) { box(v.src, d, p, x); };
-        c.halo = k / 2;
-        c.tol = f.depth == Depth::f32 ? f32tol : exact;
-        c.peer.kw = c.peer.kh = k;
-        target(c, "60");
-        cs.push_back(c);
-      }
-      for (double sigma : {0.0, 2.0, 8.0}) {
-        GaussianParams p;
-        p.sigma = sigma;
-        if (sigma == 0) p.kw = p.kh = 3;
-        // OpenCV's size from sigma: round(sigma * (u8 ? 3 : 4) * 2 + 1) | 1.
-        const int k =
-            sigma == 0 ? 3 : (int(std::lround(sigma * (f.depth == Depth::u8 ? 3 : 4) * 2 + 1)) | 1);
-        Case c = base("gaussian", sigma == 0 ? "3x3" : "sigma=" + fmt_double(sigma, 0), f, f);
-        c.fn = [p](const Views& v, ImageView d, const Context& x) { gaussian(v.src, d, p, x); };
-        c.halo = k / 2;
-        c.tol = f.depth == Depth::f32 ? f32tol : exact;
-        c.peer.kw = c.peer.kh = k;
-        if (sigma <= 2) target(c, sigma == 0 ? "55" : "65");
-        cs.push_back(c);
-      }
-      {
-        Case c = base("gaussian_iir", "sigma=8", f, f);
-        GaussianIirParams p;
-        p.sigma = 8;
-        c.fn = [p](const Views& v, ImageView d, const Context& x) { gaussian_iir(v.src, d, p, x); };
-        c.ref = RefKind::full;
-        // Not exact across backends (float recursion); ±1 on u8, 1e-4 relative on f32.
-        c.tol = f.depth == Depth::f32 ? Tol{1e-4, 1e-4} : pm1;
-        target(c, "100");
-        cs.push_back(c);
-      }
-      {
-        const Format of = f.depth == Depth::u8 ? Format{Depth::s16, f.channels} : f;
-        Case c = base("sobel", "dx=1 k=3", f, of);
-        SobelParams p;
-        p.to = of.depth;
-        c.fn = [p](const Views& v, ImageView d, const Context& x) { sobel(v.src, d, p, x); };
-        c.halo = 1;
-        c.tol = f.depth == Depth::f32 ? f32tol : exact;
-        target(c, "80");
-        cs.push_back(c);
-        if (f != RGB) {
-          Case s = base("scharr", "dx=1", f, of);
-          ScharrParams q;
-          q.to = of.depth;
-          s.fn = [q](const Views& v, ImageView d, const Context& x) { scharr(v.src, d, q, x); };
-          s.halo = 1;
-          s.tol = c.tol;
-          cs.push_back(s);
-        }
-      }
-      {
-        Case c = base("filter2d", "5x5", f, f);
-        // A sharpening-like kernel with negative taps, sum 1.
-        c.kernel.assign(25, -0.02f);
-        c.kernel[12] = 1.48f;
-        Filter2dParams p;
-        p.kernel = c.kernel;
-        p.kw = p.kh = 5;
-        c.fn = [p](const Views& v, ImageView d, const Context& x) { filter2d(v.src, d, p, x); };
-        c.halo = 2;
-        c.tol = f.depth == Depth::f32 ? f32tol : pm1;  // u8: ±1 (float sum, order free)
-        c.peer.kw = c.peer.kh = 5;
-        cs.push_back(c);
-      }
-      {
-        Case c = base("epsilon", "r=4", f, f);
-        EpsilonParams p;
-        p.r = 4;
-        p.t = f.depth == Depth::f32 ? 20.0 / 255.0 : 20.0;
-        c.fn = [p](const Views& v, ImageView d, const Context& x) { epsilon(v.src, d, p, x); };
-        c.halo = 4;
-        c.tol = f.depth == Depth::f32 ? f32tol : exact;
-        target(c, "150");
-        cs.push_back(c);
-      }
-      {
-        Case c = base("bilateral", "d=9", f, f);
-        BilateralParams p;
-        p.d = 9;
-        p.sigma_color = f.depth == Depth::f32 ? 0.3 : 75.0;
-        p.sigma_space = 75.0;
-        c.fn = [p](const Views& v, ImageView d, const Context& x) { bilateral(v.src, d, p, x); };
-        c.halo = 4;
-        c.tol = f.depth == Depth::f32 ? Tol{1e-4, 1e-4} : pm1;
-        c.peer.d = 9;
-        c.peer.sigma_color = p.sigma_color;
-        c.peer.sigma_space = p.sigma_space;
-        target(c, "1000");
-        cs.push_back(c);
-      }
-      {
-        Case c = base("remap", "linear", f, f);
-        c.maps = true;
-        RemapParams p;
-        c.fn = [p](const Views& v, ImageView d, const Context& x) {
-          remap(v.src, v.mx, v.my, d, p, x);
-        };
-        c.ref = RefKind::remap;
-        c.tol = f.depth == Depth::f32 ? f32tol : pm1;
-        target(c, "280");
-        cs.push_back(c);
-      }
-      {
-        Case c = base("transpose", "", f, f);
-        c.ow = h;
-        c.oh = w;
-        c.fn = [](const Views& v, ImageView d, const Context& x) { transpose(v.src, d, x); };
-        c.ref = RefKind::transpose;
-        target(c, "55");
-        cs.push_back(c);
-      }
-      for (ArithOp ao : {ArithOp::add, ArithOp::sub, ArithOp::absdiff, ArithOp::mul}) {
-        Case c = base(arith_op_name(ao), "", f, f);
-        c.two_inputs = true;
-        c.fn = [ao](const Views& v, ImageView d, const Context& x) {
-          arith(v.src, v.src2, d, ao, x);
-        };
-        cs.push_back(c);
-      }
-      if (f.depth == Depth::u8) {
-        Case c = base("convert", "scale=1/255", f, {Depth::f32, f.channels});
-        ConvertParams p;
-        p.to = Depth::f32;
-        p.scale = 1.0 / 255.0;
-        c.fn = [p](const Views& v, ImageView d, const Context& x) { convert(v.src, d, p, x); };
-        c.tol = Tol{0, 1.2e-7};  // the double result rounded to float: 1 ulp allowed
-        cs.push_back(c);
-      }
-      {
-        Case c = base("threshold", "binary", f, f);
-        ThresholdParams p;
-        if (f.depth == Depth::f32) {
-          p.t = 0.5;
-          p.maxval = 1.0;
-        }
-        c.fn = [p](const Views& v, ImageView d, const Context& x) { threshold(v.src, d, p, x); };
-        c.peer.t = p.t;
-        c.peer.maxval = p.maxval;
-        cs.push_back(c);
-      }
-    }
-    for (Format f : {RGB, RGBF}) {
-      Case c = base("gray", "from=rgb", f, {f.depth, 1});
-      c.fn = [](const Views& v, ImageView d, const Context& x) { gray(v.src, d, {}, x); };
-      c.tol = f.depth == Depth::f32 ? Tol{1e-6, 1e-6} : exact;
-      if (big && f == RGB) c.target = "100";
-      cs.push_back(c);
-    }
     {
       const std::int64_t dw = big ? 4096 : w, dh = big ? 4096 : h;
-      Case c = base("dot", "", F32x4, F32);
+      Case c = base("dot", "", {Depth::f32, 4}, kF32);
       c.w = c.ow = c.w2 = dw;
       c.h = c.oh = c.h2 = dh;
       c.two_inputs = true;
@@ -629,7 +715,7 @@ std::vector<Case> make_cases(bool quick) {
     }
     {
       const int n = big ? 4096 : 1024;
-      Case c = base("matmul", std::to_string(n) + "^3", F32, F32);
+      Case c = base("matmul", std::to_string(n) + "^3", kF32, kF32);
       c.w = c.h = c.ow = c.oh = c.w2 = c.h2 = n;
       c.two_inputs = true;
       c.fn = [](const Views& v, ImageView d, const Context& x) { matmul(v.src, v.src2, d, x); };
@@ -837,6 +923,7 @@ void run_case(Case& c, cudaStream_t s, Row& row) {
   row.name = c.name();
   row.op = c.op;
   row.variant = c.variant;
+  row.params = c.params;
   row.size = c.size();
   row.fmt = to_string(c.fmt);
   row.out_fmt = to_string(c.ofmt);
@@ -868,9 +955,14 @@ void run_case(Case& c, cudaStream_t s, Row& row) {
   ck(cudaMemset2DAsync(dst.data(), std::size_t(dst.stride()), 0xCD,
                        std::size_t(dst.view().row_bytes()), std::size_t(dst.height()), s),
      "cudaMemset2DAsync (poison)");
-  const Context ctx{Backend::automatic, s};
+  const Context ctx{Backend::automatic, Queue::cuda(s)};
+  // A catalogue case is bound once to the device images; the timed call is bound->run.
+  const std::unique_ptr<sc::Bound> bound = c.schema_op ? bind_views(c, dv) : nullptr;
   auto launch = [&] {
-    c.fn(dv, dst, ctx);
+    if (bound)
+      bound->run(dv.src, dst, ctx);
+    else
+      c.fn(dv, dst, ctx);
     ck(cudaGetLastError(), "kernel launch");
   };
 
@@ -1013,9 +1105,9 @@ void write_json(const std::string& path, const std::vector<Row>& rows, const std
     const Row& r = rows[i];
     const bool timed = std::isfinite(r.t.us) && r.status.rfind("n/a", 0) != 0;
     o << "    {\"case\": " << jstr(r.name) << ", \"op\": " << jstr(r.op)
-      << ", \"variant\": " << jstr(r.variant) << ", \"size\": " << jstr(r.size)
-      << ", \"format\": " << jstr(r.fmt) << ", \"out_format\": " << jstr(r.out_fmt)
-      << ", \"status\": " << jstr(r.status)
+      << ", \"variant\": " << jstr(r.variant) << ", \"params\": " << jstr(r.params)
+      << ", \"size\": " << jstr(r.size) << ", \"format\": " << jstr(r.fmt)
+      << ", \"out_format\": " << jstr(r.out_fmt) << ", \"status\": " << jstr(r.status)
       << ", \"us\": " << jnum(timed && r.capture.empty() ? r.t.us : NAN)
       << ", \"capturable\": " << (r.capture.empty() ? "true" : "false")
       << ", \"capture_problem\": " << jstr(r.capture) << ", \"timing\": " << timing_json(r.t)
@@ -1077,8 +1169,13 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<Case> cases;
-  for (Case& c : make_cases(g_opt.quick))
-    if (std::regex_search(c.name(), g_opt.filter)) cases.push_back(std::move(c));
+  try {
+    for (Case& c : make_cases(g_opt.quick))
+      if (std::regex_search(c.name(), g_opt.filter)) cases.push_back(std::move(c));
+  } catch (const std::exception& e) {  // a bench entry the schema itself rejects
+    std::fprintf(stderr, "pixflow-bench: cannot make the case list: %s\n", e.what());
+    return 2;
+  }
   if (list) {
     for (const Case& c : cases) std::printf("%s\n", c.name().c_str());
     return 0;
