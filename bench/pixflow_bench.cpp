@@ -411,93 +411,10 @@ pb::PeerImage peer_image(const ConstImageView& v) {
 //
 // Every schema::catalogue() op, every entry of op->bench(), in the formats below, at 1920x1080
 // and 8192x8192 (--quick: 1080p). Everything about a case comes from the schema (parameters,
-// output shape, halo, tolerance, target) except the few things it does not carry yet, kept in
-// the two tables below (kBenchRules, kVariantLabels) and proposed for the schema in
-// docs/bench.md. dot and matmul (API only, not in the catalogue) are written by hand.
+// output shape, halo, tolerance, target, label, formats, f32 parameters).
+// dot and matmul (API only, not in the catalogue) are written by hand.
 
 const Format kU8{Depth::u8, 1}, kRGB{Depth::u8, 3}, kF32{Depth::f32, 1}, kRGBF{Depth::f32, 3};
-
-/// What the schema does not say about an op's benchmark yet, keyed by op name.
-struct BenchRule {
-  const char* op;
-  std::vector<Format> formats;  ///< source formats; empty: the default ones (bench_formats)
-  /// Per source depth, KEY=VALUE pairs merged over every bench entry's parameters: the
-  /// entries are written for u8 data, and the f32 inputs are in [0, 1).
-  std::vector<std::pair<Depth, const char*>> params_for;
-};
-const std::vector<BenchRule> kBenchRules = {
-    {"scharr", {kU8, kF32}, {}},   // 1 channel only, as the committed results
-    {"convert", {kU8, kRGB}, {}},  // u8 -> f32 only
-    {"epsilon", {}, {{Depth::f32, "t=0.0784313725490196"}}},  // t = 20/255 (exact double)
-    {"bilateral", {}, {{Depth::f32, "sigma_color=0.3"}}},
-    {"threshold", {}, {{Depth::f32, "t=0.5 maxval=1"}}},
-};
-const BenchRule* bench_rule(const std::string& op) {
-  for (const BenchRule& r : kBenchRules)
-    if (op == r.op) return &r;
-  return nullptr;
-}
-
-/// The variant of a case's name ("3x3", "dx=1 k=3", ...) for a bench entry, as the committed
-/// results (bench/results/*.json) and compare.py know them. Used when the schema's bench entry
-/// carries no label (entry_label below); a "k=N" entry is "NxN"; any other entry not listed
-/// here is named by its parameter text.
-const std::map<std::pair<std::string, std::string>, std::string> kVariantLabels = {
-    {{"sobel", "dx=1 dy=0 k=3"}, "dx=1 k=3"},
-    {{"scharr", "dx=1 dy=0"}, "dx=1"},
-    {{"filter2d",
-      "kernel=-0.02,-0.02,-0.02,-0.02,-0.02;-0.02,-0.02,-0.02,-0.02,-0.02;-0.02,-0.02,1.48,-0.02,"
-      "-0.02;-0.02,-0.02,-0.02,-0.02,-0.02;-0.02,-0.02,-0.02,-0.02,-0.02"},
-     "5x5"},
-    {{"epsilon", "r=4 t=20"}, "r=4"},
-    {{"bilateral", "d=9 sigma_color=75 sigma_space=75"}, "d=9"},
-    {{"remap", "interp=linear"}, "linear"},
-    {{"add", "with=like_src"}, ""},
-    {{"sub", "with=like_src"}, ""},
-    {{"absdiff", "with=like_src"}, ""},
-    {{"mul", "with=like_src"}, ""},
-    {{"convert", "to=f32 scale=0.00392156862745098"}, "scale=1/255"},
-    {{"threshold", "t=127 maxval=255"}, "binary"},
-};
-
-// A bench entry is a pair {params, target} today; these also read a 3-element tuple
-// {params, target, label} or a struct with .params, .target_us and .label, should the schema
-// grow a label (docs/bench.md).
-template <class E>
-const std::string& entry_params(const E& e) {
-  if constexpr (requires { e.params; })
-    return e.params;
-  else
-    return std::get<0>(e);
-}
-template <class E>
-const std::string& entry_target(const E& e) {
-  if constexpr (requires { e.target_us; })
-    return e.target_us;
-  else
-    return std::get<1>(e);
-}
-template <class E>
-std::optional<std::string> entry_label(const E& e) {
-  if constexpr (requires { e.label; }) {
-    return e.label;
-  } else if constexpr (requires { std::tuple_size<E>::value; }) {
-    if constexpr (std::tuple_size<E>::value >= 3)
-      return std::get<2>(e);
-    else
-      return std::nullopt;
-  } else {
-    return std::nullopt;
-  }
-}
-
-std::string variant_label(const std::string& op, const std::string& params) {
-  if (auto it = kVariantLabels.find({op, params}); it != kVariantLabels.end()) return it->second;
-  static const std::regex square("k=([0-9]+)");
-  std::smatch m;
-  if (std::regex_match(params, m, square)) return m.str(1) + "x" + m.str(1);
-  return params;
-}
 
 /// "k=3 border=wrap" -> {k: 3, border: wrap}; later pairs replace earlier ones.
 void parse_kv(const std::string& text, sc::KeyValues& kv) {
@@ -515,15 +432,14 @@ std::string kv_text(const sc::KeyValues& kv) {
   return s;
 }
 
-/// The source formats an op is benchmarked in: its rule's, else u8x1, u8x3 and f32x1 (u8x3
+/// The source formats an op is benchmarked in: its schema's bench_formats(), else u8x1, u8x3 and f32x1 (u8x3
 /// and f32x3 for an op that takes no 1-channel source, e.g. gray), those its depths and
 /// channel counts allow.
 bool takes_one_channel(const sc::Op& op) {
   return std::count(op.channels().begin(), op.channels().end(), 1) > 0;
 }
 std::vector<Format> bench_formats(const sc::Op& op) {
-  const BenchRule* rule = bench_rule(op.name());
-  std::vector<Format> want = rule && !rule->formats.empty() ? rule->formats
+  std::vector<Format> want = !op.bench_formats().empty() ? op.bench_formats()
                              : takes_one_channel(op)        ? std::vector<Format>{kU8, kRGB, kF32}
                                                             : std::vector<Format>{kRGB, kRGBF};
   std::vector<Format> out;
@@ -597,9 +513,7 @@ Case schema_case(const sc::Op& op, const std::string& params, const std::string&
   c.fmt = f;
   c.schema_op = &op;
   parse_kv(params, c.kv);
-  if (const BenchRule* rule = bench_rule(op.name()))
-    for (const auto& [d, extra] : rule->params_for)
-      if (d == f.depth) parse_kv(extra, c.kv);
+  if (f.depth == Depth::f32) parse_kv(op.bench_f32_params(), c.kv);
   // Image parameters: a required one the entry does not name (remap's maps) gets a
   // placeholder text; views_source resolves them all by role.
   for (const sc::Param& p : op.params())
@@ -678,11 +592,7 @@ std::vector<Case> make_cases(bool quick) {
           // u8x3).
           const bool target_here = big && f.depth == Depth::u8 && f == fs.front();
           for (const auto& e : op->bench()) {
-            const std::string& params = entry_params(e);
-            const std::optional<std::string> label = entry_label(e);
-            cs.push_back(schema_case(*op, params,
-                                     label ? *label : variant_label(op->name(), params),
-                                     entry_target(e), target_here, w, h, f));
+            cs.push_back(schema_case(*op, e.params, e.label, e.target_us, target_here, w, h, f));
           }
         }
       }

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "src/base/pointwise.hpp"
+#include "src/base/visit_depth.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {
@@ -39,33 +40,11 @@ void rows_av(const ConstImageView& a, double v, const ImageView& dst, ArithOp op
 
 void arith(const ConstImageView& a, const ConstImageView& b, const ImageView& dst, ArithOp op,
            Rows rows) {
-  switch (a.depth()) {
-    case Depth::u8:
-      return rows_ab<std::uint8_t>(a, b, dst, op, rows);
-    case Depth::u16:
-      return rows_ab<std::uint16_t>(a, b, dst, op, rows);
-    case Depth::s16:
-      return rows_ab<std::int16_t>(a, b, dst, op, rows);
-    case Depth::s32:
-      return rows_ab<std::int32_t>(a, b, dst, op, rows);
-    case Depth::f32:
-      return rows_ab<float>(a, b, dst, op, rows);
-  }
+  detail::visit_depth(a.depth(), [&](auto t) { rows_ab<decltype(t)>(a, b, dst, op, rows); });
 }
 
 void arith(const ConstImageView& a, double value, const ImageView& dst, ArithOp op, Rows rows) {
-  switch (a.depth()) {
-    case Depth::u8:
-      return rows_av<std::uint8_t>(a, value, dst, op, rows);
-    case Depth::u16:
-      return rows_av<std::uint16_t>(a, value, dst, op, rows);
-    case Depth::s16:
-      return rows_av<std::int16_t>(a, value, dst, op, rows);
-    case Depth::s32:
-      return rows_av<std::int32_t>(a, value, dst, op, rows);
-    case Depth::f32:
-      return rows_av<float>(a, value, dst, op, rows);
-  }
+  detail::visit_depth(a.depth(), [&](auto t) { rows_av<decltype(t)>(a, value, dst, op, rows); });
 }
 
 }  // namespace pixflow::ref

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "src/base/numeric.hpp"
+#include "src/base/visit_depth.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {
@@ -49,16 +50,8 @@ void box_t(const ConstImageView& src, const ImageView& dst, const BoxParams& p, 
 }  // namespace
 
 void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, Rows rows) {
-  switch (src.depth()) {
-    case Depth::u8:
-      return box_t<std::uint8_t>(src, dst, p, rows);
-    case Depth::u16:
-      return box_t<std::uint16_t>(src, dst, p, rows);
-    case Depth::f32:
-      return box_t<float>(src, dst, p, rows);
-    default:
-      return;  // validated by src/core
-  }
+  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(
+      src.depth(), [&](auto t) { box_t<decltype(t)>(src, dst, p, rows); });
 }
 
 }  // namespace pixflow::ref

@@ -1,6 +1,7 @@
 // Reference for gray (RGB(A) -> 1-channel luma). The rule is docs/ops/color.md.
 #include <cstdint>
 
+#include "src/base/visit_depth.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {
@@ -9,8 +10,8 @@ namespace {
 // BT.601 luma in Q15 fixed point: the coefficients OpenCV 4.x's CPU cvtColor uses for u8
 // and u16 (R2Y = 9798, G2Y = 19235, B2Y = 3735, shift 15 in color_rgb.simd.hpp; they sum to
 // 32768). Verified bit-exact against OpenCV 4.6 on all 2^24 u8 triples. The Q14 set
-// (4899, 9617, 1868) of DESIGN.md §3 (the project brief) differs from cv::cvtColor on 0.26% of u8 inputs (by 1)
-// and on 58% of u16 inputs (by up to 2): see docs/ops/color.md.
+// (4899, 9617, 1868) of DESIGN.md §3 (the project brief) differs from cv::cvtColor on 0.26% of u8
+// inputs (by 1) and on 58% of u16 inputs (by up to 2): see docs/ops/color.md.
 constexpr std::uint32_t kR = 9798, kG = 19235, kB = 3735, kShift = 15, kHalf = 1 << 14;
 
 template <class T>
@@ -39,16 +40,8 @@ void gray_rows(const ConstImageView& src, const ImageView& dst, bool from_bgr, R
 }  // namespace
 
 void gray(const ConstImageView& src, const ImageView& dst, const GrayParams& p, Rows rows) {
-  switch (src.depth()) {
-    case Depth::u8:
-      return gray_rows<std::uint8_t>(src, dst, p.from_bgr, rows);
-    case Depth::u16:
-      return gray_rows<std::uint16_t>(src, dst, p.from_bgr, rows);
-    case Depth::f32:
-      return gray_rows<float>(src, dst, p.from_bgr, rows);
-    default:
-      return;  // rejected by src/core
-  }
+  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(
+      src.depth(), [&](auto t) { gray_rows<decltype(t)>(src, dst, p.from_bgr, rows); });
 }
 
 }  // namespace pixflow::ref

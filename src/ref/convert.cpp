@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "src/base/pointwise.hpp"
+#include "src/base/visit_depth.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {
@@ -26,35 +27,14 @@ void convert_rows(const ConstImageView& src, const ImageView& dst, const Convert
 template <class S>
 void convert_from(const ConstImageView& src, const ImageView& dst, const ConvertParams& p,
                   Rows rows) {
-  switch (dst.depth()) {
-    case Depth::u8:
-      return convert_rows<S, std::uint8_t>(src, dst, p, rows);
-    case Depth::u16:
-      return convert_rows<S, std::uint16_t>(src, dst, p, rows);
-    case Depth::s16:
-      return convert_rows<S, std::int16_t>(src, dst, p, rows);
-    case Depth::s32:
-      return convert_rows<S, std::int32_t>(src, dst, p, rows);
-    case Depth::f32:
-      return convert_rows<S, float>(src, dst, p, rows);
-  }
+  detail::visit_depth(dst.depth(),
+                      [&](auto t) { convert_rows<S, decltype(t)>(src, dst, p, rows); });
 }
 
 }  // namespace
 
 void convert(const ConstImageView& src, const ImageView& dst, const ConvertParams& p, Rows rows) {
-  switch (src.depth()) {
-    case Depth::u8:
-      return convert_from<std::uint8_t>(src, dst, p, rows);
-    case Depth::u16:
-      return convert_from<std::uint16_t>(src, dst, p, rows);
-    case Depth::s16:
-      return convert_from<std::int16_t>(src, dst, p, rows);
-    case Depth::s32:
-      return convert_from<std::int32_t>(src, dst, p, rows);
-    case Depth::f32:
-      return convert_from<float>(src, dst, p, rows);
-  }
+  detail::visit_depth(src.depth(), [&](auto t) { convert_from<decltype(t)>(src, dst, p, rows); });
 }
 
 }  // namespace pixflow::ref

@@ -4,6 +4,7 @@
 
 #include "src/base/iir.hpp"
 #include "src/base/numeric.hpp"
+#include "src/base/visit_depth.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {
@@ -60,26 +61,14 @@ void iir_v_t(const ConstImageView& tmp, const ImageView& dst, const GaussianIirP
 
 void gaussian_iir_h(const ConstImageView& src, const ImageView& tmp, const GaussianIirParams& p,
                     Rows rows) {
-  switch (src.depth()) {
-    case Depth::u8:
-      return iir_h_t<std::uint8_t>(src, tmp, p, rows);
-    case Depth::f32:
-      return iir_h_t<float>(src, tmp, p, rows);
-    default:
-      return;  // validated by src/core
-  }
+  detail::visit_depth<Depth::u8, Depth::f32>(
+      src.depth(), [&](auto t) { iir_h_t<decltype(t)>(src, tmp, p, rows); });
 }
 
 void gaussian_iir_v(const ConstImageView& tmp, const ImageView& dst, const GaussianIirParams& p,
                     Rows cols) {
-  switch (dst.depth()) {
-    case Depth::u8:
-      return iir_v_t<std::uint8_t>(tmp, dst, p, cols);
-    case Depth::f32:
-      return iir_v_t<float>(tmp, dst, p, cols);
-    default:
-      return;  // validated by src/core
-  }
+  detail::visit_depth<Depth::u8, Depth::f32>(
+      dst.depth(), [&](auto t) { iir_v_t<decltype(t)>(tmp, dst, p, cols); });
 }
 
 }  // namespace pixflow::ref

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "src/base/numeric.hpp"
+#include "src/base/visit_depth.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {
@@ -37,16 +38,8 @@ void median_t(const ConstImageView& src, const ImageView& dst, const MedianParam
 }  // namespace
 
 void median(const ConstImageView& src, const ImageView& dst, const MedianParams& p, Rows rows) {
-  switch (src.depth()) {
-    case Depth::u8:
-      return median_t<std::uint8_t>(src, dst, p, rows);
-    case Depth::u16:
-      return median_t<std::uint16_t>(src, dst, p, rows);
-    case Depth::f32:
-      return median_t<float>(src, dst, p, rows);
-    default:
-      return;  // validated by src/core
-  }
+  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(
+      src.depth(), [&](auto t) { median_t<decltype(t)>(src, dst, p, rows); });
 }
 
 }  // namespace pixflow::ref

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "src/base/numeric.hpp"
+#include "src/base/visit_depth.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {
@@ -70,17 +71,8 @@ void run(const ConstImageView& src, const ConstImageView& map_x, const ConstImag
 
 void remap(const ConstImageView& src, const ConstImageView& map_x, const ConstImageView& map_y,
            const ImageView& dst, const RemapParams& p, Rows rows) {
-  switch (src.depth()) {
-    case Depth::u8:
-      run<std::uint8_t>(src, map_x, map_y, dst, p, rows);
-      break;
-    case Depth::u16:
-      run<std::uint16_t>(src, map_x, map_y, dst, p, rows);
-      break;
-    default:
-      run<float>(src, map_x, map_y, dst, p, rows);
-      break;
-  }
+  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(
+      src.depth(), [&](auto t) { run<decltype(t)>(src, map_x, map_y, dst, p, rows); });
 }
 
 }  // namespace pixflow::ref

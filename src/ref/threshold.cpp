@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "src/base/pointwise.hpp"
+#include "src/base/visit_depth.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {
@@ -47,18 +48,7 @@ void threshold_rows(const ConstImageView& src, const ImageView& dst, const Thres
 
 void threshold(const ConstImageView& src, const ImageView& dst, const ThresholdParams& p,
                Rows rows) {
-  switch (src.depth()) {
-    case Depth::u8:
-      return threshold_rows<std::uint8_t>(src, dst, p, rows);
-    case Depth::u16:
-      return threshold_rows<std::uint16_t>(src, dst, p, rows);
-    case Depth::s16:
-      return threshold_rows<std::int16_t>(src, dst, p, rows);
-    case Depth::s32:
-      return threshold_rows<std::int32_t>(src, dst, p, rows);
-    case Depth::f32:
-      return threshold_rows<float>(src, dst, p, rows);
-  }
+  detail::visit_depth(src.depth(), [&](auto t) { threshold_rows<decltype(t)>(src, dst, p, rows); });
 }
 
 }  // namespace pixflow::ref

@@ -37,7 +37,7 @@ const OpDef<MedianParams>& median_op() {
           .border(&MedianParams::border)
           .halo(window_halo<MedianParams>)
           .examples({"k=3", "k=5", "kw=7 kh=3", "k=9 border=constant value=17"})
-          .bench({{"k=3", "60"}, {"k=5", "150"}, {"k=7", "400"}})
+          .bench({{"k=3", "60", "3x3"}, {"k=5", "150", "5x5"}, {"k=7", "400", "7x7"}})
           .run(&median);
   return def;
 }
@@ -64,9 +64,9 @@ OpDef<MorphParams> make_morph(MorphOp mop, const char* doc) {
       .run([mop](const ConstImageView& s, const ImageView& d, const MorphParams& p,
                  const Context& c) { morphology(s, d, mop, p, c); });
   if (passes == 1)
-    def.bench({{"k=3", "55"}, {"k=5", "55"}, {"k=15", "65"}});
+    def.bench({{"k=3", "55", "3x3"}, {"k=5", "55", "5x5"}, {"k=15", "65", "15x15"}});
   else
-    def.bench({{"k=3", ""}});
+    def.bench({{"k=3", "", "3x3"}});
   return def;
 }
 }  // namespace
@@ -101,7 +101,7 @@ const OpDef<BoxParams>& box_op() {
           .border(&BoxParams::border)
           .halo(window_halo<BoxParams>)
           .examples({"k=3", "k=9", "kw=4 kh=7 normalize=0", "k=31 border=wrap"})
-          .bench({{"k=3", "60"}, {"k=9", "60"}, {"k=31", "60"}})
+          .bench({{"k=3", "60", "3x3"}, {"k=9", "60", "9x9"}, {"k=31", "60", "31x31"}})
           .bench_tolerance([](Depth d) {
             return d == Depth::f32 ? Tolerance{1e-5, 1e-5} : Tolerance{};
           })
@@ -159,7 +159,7 @@ const OpDef<GaussianParams>& gaussian_op() {
             return Halo{r.kw / 2, r.kh / 2};
           })
           .examples({"k=3", "sigma=2", "sigma=1.5 sigma_y=3 border=replicate", "k=5 sigma=0"})
-          .bench({{"k=3", "55"}, {"sigma=2", "65"}, {"sigma=8", "120"}})
+          .bench({{"k=3 sigma=0", "55", "3x3"}, {"sigma=2", "65", "sigma=2"}, {"sigma=8", "120", "sigma=8"}})
           .bench_tolerance([](Depth d) {
             return d == Depth::f32 ? Tolerance{1e-5, 1e-5} : Tolerance{};
           })
@@ -177,7 +177,7 @@ const OpDef<GaussianIirParams>& gaussian_iir_op() {
           .border(&GaussianIirParams::border)
           .halo([](const GaussianIirParams&, Format f) { return whole_image(f); })
           .examples({"sigma=2", "sigma=8 border=reflect101", "sigma=0.5"})
-          .bench({{"sigma=8", "150"}})
+          .bench({{"sigma=8", "150", "sigma=8"}})
           // Float recursion in a free order: +-1 on u8, 1e-4 relative on f32
           // (docs/ops/gaussian.md).
           .bench_tolerance([](Depth d) {
@@ -250,7 +250,7 @@ const OpDef<SobelParams>& sobel_op() {
           })
           .examples({"dx=1 dy=0", "dx=0 dy=1 k=5", "dx=1 dy=1 k=7 scale=0.5 delta=3",
                      "dx=2 dy=0 k=1", "dx=1 dy=0 to=f32"})
-          .bench({{"dx=1 dy=0 k=3", "75"}})
+          .bench({{"dx=1 dy=0 k=3", "75", "dx=1 k=3"}})
           .bench_tolerance(derivative_tolerance)
           .run(&sobel);
   return def;
@@ -281,7 +281,8 @@ const OpDef<ScharrParams>& scharr_op() {
             return Halo{1, 1};
           })
           .examples({"dx=1 dy=0", "dx=0 dy=1 scale=2 delta=-1"})
-          .bench({{"dx=1 dy=0", "75"}})
+          .bench({{"dx=1 dy=0", "75", "dx=1"}})
+          .bench_formats({{Depth::u8, 1}, {Depth::f32, 1}})
           .bench_tolerance(derivative_tolerance)
           .run(&scharr);
   return def;
@@ -363,7 +364,7 @@ const OpDef<Filter2dParams>& filter2d_op() {
                      "kernel=1,2,3,4 border=wrap", "kernel=0.5;0.25;0.25 border=constant value=9"})
           .bench({{"kernel=-0.02,-0.02,-0.02,-0.02,-0.02;-0.02,-0.02,-0.02,-0.02,-0.02;-0.02,-0.02,"
                    "1.48,-0.02,-0.02;-0.02,-0.02,-0.02,-0.02,-0.02;-0.02,-0.02,-0.02,-0.02,-0.02",
-                   "120"}})
+                   "120", "5x5"}})
           .bench_tolerance([](Depth d) {
             return d == Depth::f32 ? Tolerance{1e-5, 1e-5} : Tolerance{1, 0};
           })
@@ -383,7 +384,8 @@ const OpDef<EpsilonParams>& epsilon_op() {
             return Halo{p.r, p.r};
           })
           .examples({"r=2 t=20", "r=4 t=10", "r=1 t=0 border=replicate", "r=3 t=1000"})
-          .bench({{"r=4 t=20", "150"}})
+          .bench({{"r=4 t=20", "150", "r=4"}})
+          .bench_f32_params("t=0.0784313725490196")  // 20/255
           .bench_tolerance([](Depth d) {
             return d == Depth::f32 ? Tolerance{1e-5, 1e-5} : Tolerance{};
           })
@@ -426,7 +428,8 @@ const OpDef<BilateralParams>& bilateral_op() {
             return Halo{r, r};
           })
           .examples({"d=5 sigma_color=30 sigma_space=5", "d=9", "d=0 sigma_space=2 border=wrap"})
-          .bench({{"d=9 sigma_color=75 sigma_space=75", "1000"}})
+          .bench({{"d=9 sigma_color=75 sigma_space=75", "1000", "d=9"}})
+          .bench_f32_params("sigma_color=0.3")
           .bench_tolerance([](Depth d) {
             return d == Depth::f32 ? Tolerance{1e-4, 1e-4} : Tolerance{1, 0};
           })

@@ -63,7 +63,7 @@ const OpDef<RemapStage>& remap_op() {
           })
           .examples({"interp=linear", "interp=nearest", "interp=linear border=replicate",
                      "interp=linear border=constant value=77"})
-          .bench({{"interp=linear", "280"}})
+          .bench({{"interp=linear", "280", "linear"}})
           .bench_tolerance([](Depth d) {
             return d == Depth::f32 ? Tolerance{1e-5, 1e-5} : Tolerance{1, 0};
           })
@@ -94,7 +94,7 @@ const OpDef<NoParams>& transpose_op() {
             return Halo{-1, -1};
           })
           .examples({""})
-          .bench({{"", "55"}})
+          .bench({{"", "55", ""}})
           .run([](const ConstImageView& s, const ImageView& d, const NoParams&, const Context& c) {
             transpose(s, d, c);
           });
@@ -114,7 +114,7 @@ const OpDef<GrayParams>& gray_op() {
             return Shape{src.width(), src.height(), {src.depth(), 1}};
           })
           .examples({"from=rgb", "from=bgr"})
-          .bench({{"from=rgb", "95"}})
+          .bench({{"from=rgb", "95", "from=rgb"}})
           .bench_tolerance([](Depth d) {
             return d == Depth::f32 ? Tolerance{1e-6, 1e-6} : Tolerance{};
           })
@@ -146,7 +146,7 @@ OpDef<ArithStage> make_arith(ArithOp aop, const char* doc) {
                 has_with ? "both" : "neither", ")");
       })
       .examples({"value=7", "value=-3.5", "with=like_src"})
-      .bench({{"with=like_src", ""}})
+      .bench({{"with=like_src", "", ""}})
       .run([aop, op](const ConstImageView& src, const ImageView& dst, const ArithStage& p,
                      const Context& ctx) {
         if (p.has_value) return arith(src, p.value, dst, aop, ctx);
@@ -205,7 +205,8 @@ const OpDef<ConvertParams>& convert_op() {
           })
           .examples({"to=u8", "to=f32 scale=0.00392156862745098", "to=s16 scale=-3 offset=7",
                      "to=u16 abs=1 scale=100 offset=-50"})
-          .bench({{"to=f32 scale=0.00392156862745098", ""}})
+          .bench({{"to=f32 scale=0.00392156862745098", "", "scale=1/255"}})
+          .bench_formats({{Depth::u8, 1}, {Depth::u8, 3}})
           .bench_tolerance([](Depth) {
             return Tolerance{0, 1.2e-7};
           })
@@ -236,7 +237,8 @@ const OpDef<ThresholdParams>& threshold_op() {
           })
           .examples({"t=100 maxval=200", "t=50.5 type=binary_inv", "type=trunc t=10",
                      "type=tozero t=-3", "type=tozero_inv t=1000"})
-          .bench({{"t=127 maxval=255", ""}})
+          .bench({{"t=127 maxval=255", "", "binary"}})
+          .bench_f32_params("t=0.5 maxval=1")
           .run(&threshold);
   return def;
 }

@@ -78,6 +78,13 @@ struct Shape {
   Format format;
 };
 
+/// One benchmark case of an op (bench/pixflow_bench.cpp runs it at 1080p and 8K).
+struct BenchCase {
+  std::string params;     ///< KEY=VALUE list, written for u8 data
+  std::string target_us;  ///< the PERFORMANCE.md target at 8K u8 (µs), "" if none
+  std::string label;      ///< the case's name in results ("3x3"); "" = none
+};
+
 /// Resolves image parameters (the pipeline loads files; tests make random images).
 using ImageSource = std::function<std::shared_ptr<const Image>(const Param&, const std::string&)>;
 
@@ -107,8 +114,12 @@ class Op {
   const std::vector<int>& channels() const { return channels_; }
   /// Parameter sets that tests and benchmarks run ("k=3", "k=5 border=wrap", ...).
   const std::vector<std::string>& examples() const { return examples_; }
-  /// Benchmark parameter sets ("" = defaults), with the PERFORMANCE.md target at 8K u8.
-  const std::vector<std::pair<std::string, std::string>>& bench() const { return bench_; }
+  /// Benchmark cases (parameters, the PERFORMANCE.md target at 8K u8, the result label).
+  const std::vector<BenchCase>& bench() const { return bench_; }
+  /// Source formats benchmarked (empty: u8x1, u8x3, f32x1 as the op's depths and channels
+  /// allow) and KEY=VALUE pairs merged over every case for f32 sources (data in [0, 1)).
+  const std::vector<Format>& bench_formats() const { return bench_formats_; }
+  const std::string& bench_f32_params() const { return bench_f32_; }
   bool has_border() const { return has_border_; }
   /// The benchmark's check tolerance for depth d (docs/bench.md). Tests compare every
   /// backend with the reference exactly: bit-identical results are the contract.
@@ -123,7 +134,9 @@ class Op {
   std::vector<Depth> depths_;
   std::vector<int> channels_{1, 2, 3, 4};
   std::vector<std::string> examples_;
-  std::vector<std::pair<std::string, std::string>> bench_;
+  std::vector<BenchCase> bench_;
+  std::vector<Format> bench_formats_;
+  std::string bench_f32_;
   std::function<Tolerance(Depth)> tolerance_;
   bool has_border_ = false;
 };
@@ -158,6 +171,8 @@ class OpDef final : public Op {
   }
   // The builder's setters below overload the getters of Op.
   using Op::bench;
+  using Op::bench_f32_params;
+  using Op::bench_formats;
   using Op::bench_tolerance;
   using Op::channels;
   using Op::depths;
@@ -175,8 +190,16 @@ class OpDef final : public Op {
     examples_ = std::move(e);
     return *this;
   }
-  OpDef& bench(std::vector<std::pair<std::string, std::string>> b) {
+  OpDef& bench(std::vector<BenchCase> b) {
     bench_ = std::move(b);
+    return *this;
+  }
+  OpDef& bench_formats(std::vector<Format> f) {
+    bench_formats_ = std::move(f);
+    return *this;
+  }
+  OpDef& bench_f32_params(std::string p) {
+    bench_f32_ = std::move(p);
     return *this;
   }
   OpDef& bench_tolerance(std::function<Tolerance(Depth)> t) {
