@@ -1,6 +1,7 @@
 #include "tests/common.hpp"
 
 #include "src/base/numeric.hpp"
+#include "src/schema/schema.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -264,8 +265,98 @@ std::string describe(const Border& b) {
   return s;
 }
 
+std::string border_params(const Border& b) {
+  std::ostringstream s;
+  s << "border=" << border_name(b.type);
+  if (b.type == BorderType::constant) s << " value=" << b.value;
+  return s.str();
+}
+
 std::vector<Size> awkward_sizes() {
   return {{1, 1}, {1, 9}, {9, 1}, {2, 2}, {17, 13}, {31, 7}, {64, 3}, {101, 67}};
+}
+
+std::map<std::string, std::string> split_params(const std::string& text) {
+  std::map<std::string, std::string> kv;
+  std::istringstream in(text);
+  std::string item;
+  while (in >> item) {
+    const std::size_t eq = item.find('=');
+    kv[item.substr(0, eq)] = eq == std::string::npos ? "" : item.substr(eq + 1);
+  }
+  return kv;
+}
+
+namespace {
+// Random images for a stage's image parameters (see backends_match_ref), in ROI views.
+schema::ImageSource random_images(const ConstImageView& src, std::mt19937_64& rng) {
+  const std::int64_t w = src.width(), h = src.height();
+  const Format fmt = src.format();
+  return [w, h, fmt, &rng](const schema::Param& p, const std::string&) {
+    std::shared_ptr<TestImage> t;
+    switch (p.role) {
+      case schema::ImageRole::like_src:
+        t = std::make_shared<TestImage>(random_image(w, h, fmt, rng));
+        break;
+      case schema::ImageRole::map_x:
+        t = std::make_shared<TestImage>(
+            random_image(w, h, {Depth::f32, 1}, rng, false, -3.0, double(w) + 3));
+        break;
+      case schema::ImageRole::map_y:
+        t = std::make_shared<TestImage>(
+            random_image(w, h, {Depth::f32, 1}, rng, false, -3.0, double(h) + 3));
+        break;
+    }
+    std::shared_ptr<std::byte> owner(t, t->backing.data());  // keeps the backing alive
+    return std::make_shared<const Image>(Image::wrap(owner, t->view));
+  };
+}
+
+bool has_nan(const ConstImageView& v) {
+  if (v.depth() != Depth::f32) return false;
+  for (std::int64_t y = 0; y < v.height(); ++y)
+    for (std::int64_t i = 0; i < v.width() * v.channels(); ++i)
+      if (std::isnan(v.row<float>(y)[i])) return true;
+  return false;
+}
+}  // namespace
+
+::testing::AssertionResult backends_match_ref(std::string_view op_name, const std::string& params,
+                                              const ConstImageView& src, std::mt19937_64& rng) {
+  const schema::Op* op = schema::find(op_name);
+  if (!op) return ::testing::AssertionFailure() << "no catalogue op " << op_name;
+  std::map<std::string, std::string> kv = split_params(params);
+  for (const schema::Param& p : op->params())
+    if (p.kind == schema::Kind::image && p.required && !kv.count(p.name)) kv[p.name] = "random";
+  const std::string what = "seed=" + std::to_string(run_seed()) + " " + std::string(op_name) + " " + params + " on " + std::to_string(src.width()) +
+                           "x" + std::to_string(src.height()) + " " + to_string(src.format());
+  std::string stage = "ref";
+  try {
+    const auto bound = op->bind(kv, random_images(src, rng));
+    const schema::Shape out = bound->output(src);
+    TestImage want = make_dst(out.width, out.height, out.format, rng);
+    bound->run(src, want, Context{Backend::ref});
+    if (has_nan(want))
+      return ::testing::AssertionFailure() << what << ": the reference left poison (NaN)";
+    for (Backend be : test_backends()) {
+      stage = backend_name(be);
+      TestImage dsrc = to_backend(be, src, rng);
+      TestImage got = make_dst_on(be, out.width, out.height, out.format, rng);
+      bound->run(dsrc, got, Context{be});
+      const std::string diff = compare(to_host(got), want);
+      if (!diff.empty())
+        return ::testing::AssertionFailure() << what << ": " << stage << " differs from ref: " << diff;
+    }
+  } catch (const Error& e) {
+    return ::testing::AssertionFailure() << what << ": " << stage << " threw " << e.what();
+  }
+  return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult backends_match_ref(std::string_view op, const std::string& params,
+                                              Format fmt, Size s, std::mt19937_64& rng) {
+  TestImage src = random_image(s.w, s.h, fmt, rng);
+  return backends_match_ref(op, params, src.view, rng);
 }
 
 #if PIXFLOW_HAVE_OPENCV

@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pixflow/pixflow.hpp"
@@ -81,12 +83,31 @@ void fill_constant(const ImageView& v, double value);
 /// Every border of docs/contract.md §2 (constant with a non-zero value).
 std::vector<Border> all_borders();
 std::string describe(const Border& b);
+/// A border as stage parameters: "border=wrap", "border=constant value=77".
+std::string border_params(const Border& b);
 
 /// Awkward sizes every op is swept over: 1x1, 1xN, Nx1, 17x13, ...
 struct Size {
   std::int64_t w, h;
 };
 std::vector<Size> awkward_sizes();
+
+/// Splits a stage's "KEY=VALUE KEY=VALUE" text (values hold no spaces) into a map.
+std::map<std::string, std::string> split_params(const std::string& text);
+
+/// The shared backend-versus-reference check, driven by the op schema (src/schema): binds
+/// `params` for catalogue op `op` (required image parameters not in `params` are added;
+/// image parameters are random images of their role: like_src = src's size and format,
+/// map_x/map_y = 1-channel f32 coordinates of src's size over [-3, w+3] / [-3, h+3]), runs
+/// it on host `src` with Backend::ref and with every backend of test_backends() (source at
+/// the backend's location in an ROI view, poisoned destination) and expects bit-identical
+/// results, f32 included. The reference's f32 output must hold no NaN (the poison).
+/// Use inside PIXFLOW_TRACE: ASSERT_TRUE(backends_match_ref("median", "k=5", src, rng)).
+::testing::AssertionResult backends_match_ref(std::string_view op, const std::string& params,
+                                              const ConstImageView& src, std::mt19937_64& rng);
+/// Same on a random source of `fmt` and size `s`.
+::testing::AssertionResult backends_match_ref(std::string_view op, const std::string& params,
+                                              Format fmt, Size s, std::mt19937_64& rng);
 
 #if PIXFLOW_HAVE_OPENCV
 /// Wraps a host view as a cv::Mat (no copy).

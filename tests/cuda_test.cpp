@@ -1,5 +1,5 @@
 // CUDA-specific behaviour: graph capture of op sequences, out-of-memory as a clean error,
-// images taller than one grid dimension, stream argument. The per-op sweeps against the
+// images taller than one grid dimension, queue argument (Queue::cuda(stream)). The per-op sweeps against the
 // reference live in each op's test file (test_backends() includes cuda when a GPU exists).
 #include "tests/common.hpp"
 
@@ -29,7 +29,7 @@ TEST(CudaBackend, OpsCaptureIntoOneGraphAndReplayCorrectly) {
   copy(host.view, src);
   cudaStream_t stream;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
-  Context ctx{Backend::automatic, stream};
+  Context ctx{Backend::automatic, Queue::cuda(stream)};
   // Capture: median -> open -> box -> transpose, all on `stream`. A host sync or a plain
   // cudaMalloc inside an op would make capture fail.
   ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);

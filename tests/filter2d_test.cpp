@@ -228,7 +228,7 @@ TEST(Filter2d, BadInputGivesStatusAndNamesOpAndParameter) {
   std::string tall = "1";
   for (int i = 0; i < 15; ++i) tall += ";1";
   const std::pair<std::string, std::string> strings[] = {
-      {"filter2d", "kernel is required"},
+      {"filter2d", "kernel=ROWS is required"},
       {"filter2d kernel=1,2;3", "rows must have equal length"},
       {"filter2d kernel=1,,2", "value 2 of row 1"},
       {"filter2d kernel=a", "value 1 of row 1"},
@@ -238,8 +238,8 @@ TEST(Filter2d, BadInputGivesStatusAndNamesOpAndParameter) {
       {"filter2d kernel=nan", "not a finite number"},
       {"filter2d kernel=1e400", "not a finite number"},
       {"filter2d kernel=1x", "not a finite number"},
-      {"filter2d kernel=" + sixteen, "at most 15x15"},
-      {"filter2d kernel=" + tall, "at most 15x15"},
+      {"filter2d kernel=" + sixteen, "kernel is larger than 15x15"},
+      {"filter2d kernel=" + tall, "kernel is larger than 15x15"},
       {"filter2d kernel=1 delta=x", "delta"},
   };
   for (const auto& [text, needle] : strings) {

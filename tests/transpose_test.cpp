@@ -26,22 +26,13 @@ TEST(Transpose, RefMatchesDefinition) {
       }
 }
 
+// Long rows and columns and 1920x1080 (tests/schema_test.cpp sweeps the awkward sizes).
 TEST(Transpose, EveryBackendMatchesRef) {
   auto rng = make_rng(0x7002);
-  for (Backend be : test_backends())
-    for (Depth d : kDepths)
-      for (int ch : {1, 3, 4})
-        for (Size s : std::vector<Size>{{1, 1}, {1, 40}, {40, 1}, {17, 13}, {1920, 1080}}) {
-          PIXFLOW_TRACE(testing::Message() << backend_name(be) << " " << depth_name(d) << "x" << ch
-                                           << " " << s.w << "x" << s.h);
-          auto host = random_image(s.w, s.h, {d, ch}, rng);
-          auto want = make_dst(s.h, s.w, {d, ch}, rng);
-          transpose(host, want, {Backend::ref});
-          auto src = to_backend(be, host, rng);
-          auto got = make_dst_on(be, s.h, s.w, {d, ch}, rng);
-          transpose(src, got, {be});
-          ASSERT_EQ(compare(to_host(got), want), "");
-        }
+  for (Depth d : kDepths)
+    for (int ch : {1, 3, 4})
+      for (Size s : std::vector<Size>{{1, 40}, {40, 1}, {1920, 1080}})
+        ASSERT_TRUE(backends_match_ref("transpose", "", {d, ch}, s, rng));
 }
 
 #if PIXFLOW_HAVE_OPENCV
