@@ -432,16 +432,16 @@ std::string kv_text(const sc::KeyValues& kv) {
   return s;
 }
 
-/// The source formats an op is benchmarked in: its schema's bench_formats(), else u8x1, u8x3 and f32x1 (u8x3
-/// and f32x3 for an op that takes no 1-channel source, e.g. gray), those its depths and
+/// The source formats an op is benchmarked in: its schema's bench_formats(), else u8x1, u8x3 and
+/// f32x1 (u8x3 and f32x3 for an op that takes no 1-channel source, e.g. gray), those its depths and
 /// channel counts allow.
 bool takes_one_channel(const sc::Op& op) {
   return std::count(op.channels().begin(), op.channels().end(), 1) > 0;
 }
 std::vector<Format> bench_formats(const sc::Op& op) {
   std::vector<Format> want = !op.bench_formats().empty() ? op.bench_formats()
-                             : takes_one_channel(op)        ? std::vector<Format>{kU8, kRGB, kF32}
-                                                            : std::vector<Format>{kRGB, kRGBF};
+                             : takes_one_channel(op)     ? std::vector<Format>{kU8, kRGB, kF32}
+                                                         : std::vector<Format>{kRGB, kRGBF};
   std::vector<Format> out;
   for (Format f : want)
     if (std::count(op.depths().begin(), op.depths().end(), f.depth) &&

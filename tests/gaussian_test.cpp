@@ -240,7 +240,7 @@ TEST(Gaussian, BadInputTableGivesStatusAndNamesOpAndParameter) {
       {[&] {
          gaussian(u8, d8, params({1.0, 0, 3, 257}, {}));
        },
-       Status::invalid_argument, "gaussian: kh must be in [0, 255] (got 257)"},
+       Status::invalid_argument, "gaussian: kh must be 0 (from sigma) or odd and in [1, 255] (got 257)"},
       {[&] {
          gaussian(u8, d8, params({-1.0, 0, 3, 3}, {}));
        },

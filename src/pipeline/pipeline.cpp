@@ -108,15 +108,7 @@ Pipeline Pipeline::parse(std::string_view text, const IoLimits& limits) {
       if (eq == std::string::npos || eq == 0 || eq + 1 == words[i].size())
         bad(info->name(), cat("expected KEY=VALUE, got '", words[i], "'"));
       std::string key = words[i].substr(0, eq), value = words[i].substr(eq + 1);
-      const auto& params = info->params();
-      const bool known = std::any_of(params.begin(), params.end(),
-                                     [&](const schema::Param& pi) { return pi.name == key; });
-      if (!known) {
-        std::string keys;
-        for (const auto& pi : params) keys += (keys.empty() ? "" : ", ") + pi.name;
-        bad(info->name(), cat("unknown parameter '", key, "' (expected ",
-                              keys.empty() ? std::string("none") : keys, ")"));
-      }
+      schema::check_known_key(info->name(), info->params(), key);
       if (kv.count(key)) bad(info->name(), cat("parameter '", key, "' given twice"));
       kv[key] = value;
     }

@@ -141,15 +141,11 @@ const OpDef<GaussianParams>& gaussian_op() {
           .shorthand("k", {"kw", "kh"},
                      "window size, 0 (from sigma, as OpenCV) or odd in [1, 255]; sets kw and kh")
           .integer("kw", &GaussianParams::kw, 0, detail::kGaussianMaxK,
-                   "window width, 0 or odd in [1, 255]")
+                   "window width, 0 or odd in [1, 255]", Odd::or_zero, "from sigma")
           .integer("kh", &GaussianParams::kh, 0, detail::kGaussianMaxK,
-                   "window height, 0 or odd in [1, 255]")
+                   "window height, 0 or odd in [1, 255]", Odd::or_zero, "from sigma")
           .border(&GaussianParams::border)
           .check([](const GaussianParams& p) {
-            for (auto [name, k] : {std::pair{"kw", p.kw}, std::pair{"kh", p.kh}})
-              require(k == 0 || (k & 1), Status::invalid_argument, "gaussian", name,
-                      " must be 0 (from sigma) or odd and in [1, ", detail::kGaussianMaxK,
-                      "] (got ", k, ")");
             // A window from sigma is smallest for u8 (3 sigma): check that one here; the op
             // checks the source's own depth when it runs.
             (void)resolve_gaussian(p, Depth::u8);
@@ -159,7 +155,9 @@ const OpDef<GaussianParams>& gaussian_op() {
             return Halo{r.kw / 2, r.kh / 2};
           })
           .examples({"k=3", "sigma=2", "sigma=1.5 sigma_y=3 border=replicate", "k=5 sigma=0"})
-          .bench({{"k=3 sigma=0", "55", "3x3"}, {"sigma=2", "65", "sigma=2"}, {"sigma=8", "120", "sigma=8"}})
+          .bench({{"k=3 sigma=0", "55", "3x3"},
+                  {"sigma=2", "65", "sigma=2"},
+                  {"sigma=8", "120", "sigma=8"}})
           .bench_tolerance([](Depth d) {
             return d == Depth::f32 ? Tolerance{1e-5, 1e-5} : Tolerance{};
           })

@@ -17,7 +17,9 @@ template <class P>
 std::function<void(P&, const std::string&, const ImageSource&)> image_param(
     const char* op, std::shared_ptr<const Image> P::*m, Param info) {
   return [op, m, info](P& p, const std::string& text, const ImageSource& images) {
-    if (text.empty()) return;  // the op's check says which is required
+    require(!text.empty() || !info.required, Status::invalid_argument, op, info.name,
+            "=FILE is required");
+    if (text.empty()) return;  // optional (arith's with): the op's key rule says which
     require(bool(images), Status::invalid_argument, op, info.name, "=FILE cannot be loaded here");
     p.*m = images(info, text);
   };
@@ -139,9 +141,9 @@ OpDef<ArithStage> make_arith(ArithOp aop, const char* doc) {
                 p.value = parse_number(op, value, text);
                 p.has_value = true;
               })
-      .check_given([op](const ArithStage& p, const std::set<std::string>&) {
-        const bool has_with = p.with != nullptr;
-        require(has_with != p.has_value, Status::invalid_argument, op,
+      .check_keys([op](const std::set<std::string>& given) {
+        const bool has_with = given.count("with"), has_value = given.count("value");
+        require(has_with != has_value, Status::invalid_argument, op,
                 "exactly one of with=FILE and value=V is required (got ",
                 has_with ? "both" : "neither", ")");
       })

@@ -29,8 +29,23 @@ bool parse_double(const std::string& s, double& out) {
 }
 }  // namespace
 
+void check_known_key(std::string_view op, const std::vector<Param>& params,
+                     const std::string& key) {
+  std::vector<std::string> names;
+  for (const auto& p : params) {
+    if (p.name == key) return;
+    names.push_back(p.name);
+  }
+  fail(Status::invalid_argument, op, "unknown parameter '", key, "' (expected ",
+       names.empty() ? std::string("none") : join(names), ")");
+}
+
 void check_integer(std::string_view op, const Param& p, long long v) {
-  if (p.odd)
+  if (p.odd && p.zero_ok)
+    detail::require(v == 0 || (v >= 1 && v <= p.hi && (v & 1)), Status::invalid_argument, op,
+                    p.name, " must be 0 (", p.zero_means, ") or odd and in [1, ", p.hi, "] (got ",
+                    v, ")");
+  else if (p.odd)
     detail::require(v >= p.lo && v <= p.hi && (v & 1), Status::invalid_argument, op, p.name,
                     " must be odd and in [", p.lo, ", ", p.hi, "] (got ", v, ")");
   else

@@ -39,7 +39,11 @@ namespace pixflow::schema {
 inline constexpr double kUnbounded = 1e300;
 
 enum class Kind { integer, number, boolean, choice, depth, border, image, text };
-enum class Odd { no, yes };
+enum class Odd {
+  no,
+  yes,     ///< odd only
+  or_zero  ///< 0 (meaning "derive it", see Param::zero_means) or odd
+};
 
 /// What a test or benchmark must supply for an image parameter.
 enum class ImageRole {
@@ -56,6 +60,8 @@ struct Param {
   std::string doc;
   double lo = 0, hi = 0;  ///< integer and number ranges (inclusive)
   bool odd = false;
+  bool zero_ok = false;    ///< with odd: 0 is allowed too
+  std::string zero_means;  ///< what 0 means ("from sigma"), for messages
   bool required = false;
   std::vector<std::string> choices;  ///< choice and depth kinds
   std::vector<std::string> sets;     ///< a shorthand: the parameters it sets
@@ -210,9 +216,11 @@ class OpDef final : public Op {
   /// An integer field in [lo, hi] (odd only with Odd::yes).
   template <class C, class M>
   OpDef& integer(const char* name, M C::*m, long long lo, long long hi, const char* doc,
-                 Odd odd = Odd::no) {
+                 Odd odd = Odd::no, const char* zero_means = "") {
     Param p{name, Kind::integer, std::to_string(P{}.*m), doc, double(lo), double(hi)};
-    p.odd = odd == Odd::yes;
+    p.odd = odd != Odd::no;
+    p.zero_ok = odd == Odd::or_zero;
+    p.zero_means = zero_means;
     return field(
         p,
         [m, op = name_](P& v, const std::string& t, const Param& as) {
@@ -305,7 +313,13 @@ class OpDef final : public Op {
     check_ = std::move(f);
     return *this;
   }
-  /// Rules that need to know which keys a stage gave (bind only).
+  /// Rules on which keys a stage gave, checked by bind before any image parameter is read
+  /// (so that a bad stage fails before it touches a file).
+  OpDef& check_keys(std::function<void(const Given&)> f) {
+    check_keys_ = std::move(f);
+    return *this;
+  }
+  /// Rules that need the bound image parameters (bind only, after they are read).
   OpDef& check_given(std::function<void(const P&, const Given&)> f) {
     check_given_ = std::move(f);
     return *this;
@@ -366,6 +380,7 @@ class OpDef final : public Op {
   std::vector<Field> fields_;
   std::vector<std::size_t> shorthands_;
   std::function<void(const P&)> check_;
+  std::function<void(const Given&)> check_keys_;
   std::function<void(const P&, const Given&)> check_given_;
   std::function<void(P&, const ConstImageView&, const Given&)> adapt_;
   std::function<Halo(const P&, Format)> halo_;
@@ -375,6 +390,8 @@ class OpDef final : public Op {
 
 /// Joins a list for messages: "a, b, c".
 std::string join(const std::vector<std::string>& items);
+/// Throws invalid_argument unless `key` is one of `params`, listing them.
+void check_known_key(std::string_view op, const std::vector<Param>& params, const std::string& key);
 
 template <class P>
 std::string OpDef<P>::format_number(double v) {
@@ -413,29 +430,38 @@ template <class P>
 std::unique_ptr<Bound> OpDef<P>::bind(const KeyValues& kv, const ImageSource& images) const {
   P p{};
   Given given;
-  for (const auto& [key, value] : kv) given.insert(key);
-  // Shorthands first, so that an explicit field given beside them wins.
+  for (const auto& [key, value] : kv) {
+    check_known_key(name_, params_, key);
+    given.insert(key);
+  }
+  // Shorthands first, so that an explicit field given beside them wins; errors name the key
+  // the user typed, with the range of the field it sets.
   for (std::size_t s : shorthands_) {
     auto it = kv.find(params_[s].name);
     if (it == kv.end()) continue;
-    for (const auto& target : params_[s].sets) {
-      for (std::size_t i = 0; i < params_.size(); ++i) {
-        if (params_[i].name != target) continue;
-        Param as = params_[i];
-        as.name = params_[s].name;  // errors name the key the user typed
-        fields_[i].parse(p, it->second, as);
-      }
-    }
+    for (const auto& target : params_[s].sets)
+      for (std::size_t i = 0; i < params_.size(); ++i)
+        if (params_[i].name == target) {
+          Param as = params_[i];
+          as.name = params_[s].name;
+          fields_[i].parse(p, it->second, as);
+        }
   }
+  // Then plain values, then the key rules, and only then image parameters (files).
   for (std::size_t i = 0; i < params_.size(); ++i) {
-    if (!params_[i].sets.empty()) continue;
+    if (!params_[i].sets.empty() || params_[i].kind == Kind::image) continue;
     auto it = kv.find(params_[i].name);
     const Field& f = fields_[i];
-    if (f.parse_custom) {
+    if (f.parse_custom)
       f.parse_custom(p, it == kv.end() ? std::string() : it->second, images);
-      continue;
-    }
-    if (it != kv.end()) f.parse(p, it->second, params_[i]);
+    else if (it != kv.end())
+      f.parse(p, it->second, params_[i]);
+  }
+  if (check_keys_) check_keys_(given);
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    if (params_[i].kind != Kind::image) continue;
+    auto it = kv.find(params_[i].name);
+    fields_[i].parse_custom(p, it == kv.end() ? std::string() : it->second, images);
   }
   validate(p);
   if (check_given_) check_given_(p, given);
