@@ -4,39 +4,37 @@
 // through, so the entries carry no Support restriction.
 #pragma once
 
-#include "src/backends/host_rows.hpp"
+#include "src/backends/adapt.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::detail {
 
 template <class Runner>
 void register_reference_ops(ImplTable& t, Backend b) {
-  auto add = [&]<auto F>(const char* op) {
-    t.add(op, b, RowsImpl<F, Runner>::fn);
-  };
-  add.template operator()<&ref::median>("median");
-  add.template operator()<&ref::morph_pass>("morph_pass");
-  add.template operator()<&ref::box>("box");
-  add.template operator()<&ref::gaussian>("gaussian");
-  add.template operator()<&ref::sobel>("sobel");
-  add.template operator()<&ref::scharr>("scharr");
-  add.template operator()<&ref::filter2d>("filter2d");
-  add.template operator()<&ref::epsilon>("epsilon");
-  add.template operator()<&ref::bilateral>("bilateral");
-  add.template operator()<&ref::remap>("remap");
-  add.template operator()<&ref::transpose>("transpose");
-  add.template operator()<&ref::gray>("gray");
+  using Tail = RowBands<Runner>;
   using ArithImage =
       void (*)(const ConstImageView&, const ConstImageView&, const ImageView&, ArithOp, Rows);
   using ArithScalar = void (*)(const ConstImageView&, double, const ImageView&, ArithOp, Rows);
+  add_impl<&ref::median, Tail>(t, "median", b);
+  add_impl<&ref::morph_pass, Tail>(t, "morph_pass", b);
+  add_impl<&ref::box, Tail>(t, "box", b);
+  add_impl<&ref::gaussian, Tail>(t, "gaussian", b);
+  add_impl<&ref::sobel, Tail>(t, "sobel", b);
+  add_impl<&ref::scharr, Tail>(t, "scharr", b);
+  add_impl<&ref::filter2d, Tail>(t, "filter2d", b);
+  add_impl<&ref::epsilon, Tail>(t, "epsilon", b);
+  add_impl<&ref::bilateral, Tail>(t, "bilateral", b);
+  add_impl<&ref::remap, Tail>(t, "remap", b);
+  add_impl<&ref::transpose, Tail>(t, "transpose", b);
+  add_impl<&ref::gray, Tail>(t, "gray", b);
   for (const char* op : {"add", "sub", "absdiff", "mul"}) {
-    add.template operator()<static_cast<ArithImage>(&ref::arith)>(op);
-    add.template operator()<static_cast<ArithScalar>(&ref::arith)>(op);
+    add_impl<static_cast<ArithImage>(&ref::arith), Tail>(t, op, b);
+    add_impl<static_cast<ArithScalar>(&ref::arith), Tail>(t, op, b);
   }
-  add.template operator()<&ref::convert>("convert");
-  add.template operator()<&ref::threshold>("threshold");
-  add.template operator()<&ref::dot>("dot");
-  add.template operator()<&ref::matmul>("matmul");
+  add_impl<&ref::convert, Tail>(t, "convert", b);
+  add_impl<&ref::threshold, Tail>(t, "threshold", b);
+  add_impl<&ref::dot, Tail>(t, "dot", b);
+  add_impl<&ref::matmul, Tail>(t, "matmul", b);
   // The recursive Gaussian: rows into an f32 image, then bands of columns.
   t.add(
       "gaussian_iir", b,

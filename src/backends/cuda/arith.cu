@@ -6,6 +6,7 @@
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
+#include "src/backends/cuda/common/register.cuh"
 #include "src/base/backend.hpp"
 #include "src/base/pointwise.hpp"
 #include "src/base/visit_depth.hpp"
@@ -225,33 +226,17 @@ void threshold(const ConstImageView& src, const ImageView& dst, const ThresholdP
 
 PIXFLOW_REGISTER_IMPLS(cuda_arith) {
   using namespace pixflow;
-  using detail::Exec;
-  const detail::Support any = detail::Support::of(
-      {Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32}, {1, 2, 3, 4});
+  using ArithImage = void (*)(const ConstImageView&, const ConstImageView&, const ImageView&,
+                              ArithOp, cudaStream_t);
+  using ArithScalar =
+      void (*)(const ConstImageView&, double, const ImageView&, ArithOp, cudaStream_t);
+  const auto any = cuda::depths({Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32});
   // Every op key takes an image or a scalar second operand; the ArithOp argument names the op.
   for (const char* op : {"add", "sub", "absdiff", "mul"}) {
-    table.add(
-        op, Backend::cuda,
-        +[](const Exec& e, const ConstImageView& a, const ConstImageView& b, const ImageView& d,
-            const ArithOp& o) { cuda::arith(a, b, d, o, cuda::to_stream(e.queue)); },
-        any);
-    table.add(
-        op, Backend::cuda,
-        +[](const Exec& e, const ConstImageView& a, const double& v, const ImageView& d,
-            const ArithOp& o) { cuda::arith(a, v, d, o, cuda::to_stream(e.queue)); },
-        any);
+    cuda::add<static_cast<ArithImage>(&cuda::arith)>(table, op, any);
+    cuda::add<static_cast<ArithScalar>(&cuda::arith)>(table, op, any);
   }
   // Any source depth to any destination depth (`p.to`, validated by core).
-  table.add(
-      "convert", Backend::cuda,
-      +[](const Exec& e, const ConstImageView& s, const ImageView& d, const ConvertParams& p) {
-        cuda::convert(s, d, p, cuda::to_stream(e.queue));
-      },
-      any);
-  table.add(
-      "threshold", Backend::cuda,
-      +[](const Exec& e, const ConstImageView& s, const ImageView& d, const ThresholdParams& p) {
-        cuda::threshold(s, d, p, cuda::to_stream(e.queue));
-      },
-      any);
+  cuda::add<&cuda::convert>(table, "convert", any);
+  cuda::add<&cuda::threshold>(table, "threshold", any);
 }

@@ -8,6 +8,7 @@
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
+#include "src/backends/cuda/common/register.cuh"
 #include "src/base/backend.hpp"
 #include "src/base/visit_depth.hpp"
 
@@ -122,9 +123,5 @@ PIXFLOW_REGISTER_IMPLS(cuda_bilateral) {
   using namespace pixflow;
   // The kernel takes 1 to 4 channels (sums and the u8 colour table are sized for 4); core
   // validates 1 or 3 (cv::bilateralFilter's set).
-  table.add(
-      "bilateral", Backend::cuda,
-      +[](const detail::Exec& e, const ConstImageView& s, const ImageView& d,
-          const BilateralParams& p) { cuda::bilateral(s, d, p, cuda::to_stream(e.queue)); },
-      detail::Support::of({Depth::u8, Depth::f32}, {1, 2, 3, 4}));
+  cuda::add<&cuda::bilateral>(table, "bilateral", cuda::depths({Depth::u8, Depth::f32}));
 }

@@ -6,6 +6,7 @@
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
+#include "src/backends/cuda/common/register.cuh"
 #include "src/base/backend.hpp"
 #include "src/base/visit_depth.hpp"
 
@@ -71,10 +72,6 @@ void gray(const ConstImageView& src, const ImageView& dst, const GrayParams& p, 
 
 PIXFLOW_REGISTER_IMPLS(cuda_color) {
   using namespace pixflow;
-  table.add(
-      "gray", Backend::cuda,
-      +[](const detail::Exec& e, const ConstImageView& s, const ImageView& d, const GrayParams& p) {
-        cuda::gray(s, d, p, cuda::to_stream(e.queue));
-      },
-      detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {3, 4}));
+  cuda::add<&cuda::gray>(table, "gray",
+                         detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {3, 4}));
 }

@@ -3,6 +3,7 @@
 // reference's rule and order.
 #include <cstdint>
 
+#include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/window.cuh"
 #include "src/base/backend.hpp"
 #include "src/base/visit_depth.hpp"
@@ -64,9 +65,5 @@ void epsilon(const ConstImageView& src, const ImageView& dst, const EpsilonParam
 
 PIXFLOW_REGISTER_IMPLS(cuda_epsilon) {
   using namespace pixflow;
-  table.add(
-      "epsilon", Backend::cuda,
-      +[](const detail::Exec& e, const ConstImageView& s, const ImageView& d,
-          const EpsilonParams& p) { cuda::epsilon(s, d, p, cuda::to_stream(e.queue)); },
-      detail::Support::of({Depth::u8, Depth::f32}, {1, 2, 3, 4}));
+  cuda::add<&cuda::epsilon>(table, "epsilon", cuda::depths({Depth::u8, Depth::f32}));
 }

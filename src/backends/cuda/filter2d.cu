@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "src/backends/cuda/common/launch.cuh"
+#include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/window.cuh"
 #include "src/base/backend.hpp"
 #include "src/base/visit_depth.hpp"
@@ -57,9 +58,5 @@ void filter2d(const ConstImageView& src, const ImageView& dst, const Filter2dPar
 
 PIXFLOW_REGISTER_IMPLS(cuda_filter2d) {
   using namespace pixflow;
-  table.add(
-      "filter2d", Backend::cuda,
-      +[](const detail::Exec& e, const ConstImageView& s, const ImageView& d,
-          const Filter2dParams& p) { cuda::filter2d(s, d, p, cuda::to_stream(e.queue)); },
-      detail::Support::of({Depth::u8, Depth::f32}, {1, 2, 3, 4}));
+  cuda::add<&cuda::filter2d>(table, "filter2d", cuda::depths({Depth::u8, Depth::f32}));
 }

@@ -8,6 +8,7 @@
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
+#include "src/backends/cuda/common/register.cuh"
 #include "src/base/backend.hpp"
 #include "src/base/visit_depth.hpp"
 
@@ -143,19 +144,8 @@ void dot(const ConstImageView& a, const ConstImageView& b, const ImageView& dst,
 
 PIXFLOW_REGISTER_IMPLS(cuda_gemm) {
   using namespace pixflow;
-  using detail::Exec;
   // dot: f32 x 4 vectors per pixel -> f32 x 1.
-  table.add(
-      "dot", Backend::cuda,
-      +[](const Exec& e, const ConstImageView& a, const ConstImageView& b, const ImageView& d) {
-        cuda::dot(a, b, d, cuda::to_stream(e.queue));
-      },
-      detail::Support::of({Depth::f32}, {4}));
+  cuda::add<&cuda::dot>(table, "dot", detail::Support::of({Depth::f32}, {4}));
   // matmul: one-channel f32 or s32 matrices (a and b of the same depth, validated by core).
-  table.add(
-      "matmul", Backend::cuda,
-      +[](const Exec& e, const ConstImageView& a, const ConstImageView& b, const ImageView& c) {
-        cuda::matmul(a, b, c, cuda::to_stream(e.queue));
-      },
-      detail::Support::of({Depth::f32, Depth::s32}, {1}));
+  cuda::add<&cuda::matmul>(table, "matmul", detail::Support::of({Depth::f32, Depth::s32}, {1}));
 }

@@ -11,6 +11,7 @@
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
+#include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/cuda_ops.hpp"
 #include "src/base/backend.hpp"
 #include "src/base/iir.hpp"
@@ -95,9 +96,5 @@ void gaussian_iir(const ConstImageView& src, const ImageView& dst, const Gaussia
 
 PIXFLOW_REGISTER_IMPLS(cuda_iir) {
   using namespace pixflow;
-  table.add(
-      "gaussian_iir", Backend::cuda,
-      +[](const detail::Exec& e, const ConstImageView& s, const ImageView& d,
-          const GaussianIirParams& p) { cuda::gaussian_iir(s, d, p, cuda::to_stream(e.queue)); },
-      detail::Support::of({Depth::u8, Depth::f32}, {1, 2, 3, 4}));
+  cuda::add<&cuda::gaussian_iir>(table, "gaussian_iir", cuda::depths({Depth::u8, Depth::f32}));
 }

@@ -8,6 +8,7 @@
 
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/launch.cuh"
+#include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/tile.cuh"
 #include "src/backends/cuda/u8_3x3.cuh"
 #include "src/base/backend.hpp"
@@ -196,9 +197,5 @@ void median(const ConstImageView& src, const ImageView& dst, const MedianParams&
 
 PIXFLOW_REGISTER_IMPLS(cuda_median) {
   using namespace pixflow;
-  table.add(
-      "median", Backend::cuda,
-      +[](const detail::Exec& e, const ConstImageView& s, const ImageView& d,
-          const MedianParams& p) { cuda::median(s, d, p, cuda::to_stream(e.queue)); },
-      detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 2, 3, 4}));
+  cuda::add<&cuda::median>(table, "median", cuda::depths({Depth::u8, Depth::u16, Depth::f32}));
 }

@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cstdint>
 
+#include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/separable.cuh"
 #include "src/backends/cuda/u8_3x3.cuh"
 #include "src/base/backend.hpp"
@@ -82,9 +83,6 @@ void morph_pass(const ConstImageView& src, const ImageView& dst, const detail::M
 
 PIXFLOW_REGISTER_IMPLS(cuda_morphology) {
   using namespace pixflow;
-  table.add(
-      "morph_pass", Backend::cuda,
-      +[](const detail::Exec& e, const ConstImageView& s, const ImageView& d,
-          const detail::MorphPass& m) { cuda::morph_pass(s, d, m, cuda::to_stream(e.queue)); },
-      detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 2, 3, 4}));
+  cuda::add<&cuda::morph_pass>(table, "morph_pass",
+                               cuda::depths({Depth::u8, Depth::u16, Depth::f32}));
 }

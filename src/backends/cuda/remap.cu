@@ -5,6 +5,7 @@
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
+#include "src/backends/cuda/common/register.cuh"
 #include "src/base/backend.hpp"
 #include "src/base/visit_depth.hpp"
 
@@ -81,10 +82,5 @@ void remap(const ConstImageView& src, const ConstImageView& map_x, const ConstIm
 PIXFLOW_REGISTER_IMPLS(cuda_remap) {
   using namespace pixflow;
   // Any channel count (one loop over channels); core validates 1, 3 or 4. Maps are f32 x 1.
-  table.add(
-      "remap", Backend::cuda,
-      +[](const detail::Exec& e, const ConstImageView& s, const ConstImageView& mx,
-          const ConstImageView& my, const ImageView& d,
-          const RemapParams& p) { cuda::remap(s, mx, my, d, p, cuda::to_stream(e.queue)); },
-      detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 2, 3, 4}));
+  cuda::add<&cuda::remap>(table, "remap", cuda::depths({Depth::u8, Depth::u16, Depth::f32}));
 }

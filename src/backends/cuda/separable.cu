@@ -2,6 +2,7 @@
 // the fused separable kernel of common/separable.cuh.
 #include <cstdint>
 
+#include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/separable.cuh"
 #include "src/backends/cuda/u8_3x3.cuh"
 #include "src/base/backend.hpp"
@@ -253,34 +254,11 @@ void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, cu
 
 PIXFLOW_REGISTER_IMPLS(cuda_separable) {
   using namespace pixflow;
-  using detail::Exec;
-  using detail::Support;
-  const Support u8_u16_f32 = Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 2, 3, 4});
-  // Derivatives: u8 -> s16 or f32, f32 -> f32 (the destination depth is validated by core).
-  const Support u8_f32 = Support::of({Depth::u8, Depth::f32}, {1, 2, 3, 4});
-  table.add(
-      "box", Backend::cuda,
-      +[](const Exec& e, const ConstImageView& s, const ImageView& d, const BoxParams& p) {
-        cuda::box(s, d, p, cuda::to_stream(e.queue));
-      },
-      u8_u16_f32);
+  const auto u8_u16_f32 = cuda::depths({Depth::u8, Depth::u16, Depth::f32});
+  cuda::add<&cuda::box>(table, "box", u8_u16_f32);
   // `p` arrives resolved (kw, kh, sigma, sigma_y all set) by core.
-  table.add(
-      "gaussian", Backend::cuda,
-      +[](const Exec& e, const ConstImageView& s, const ImageView& d, const GaussianParams& p) {
-        cuda::gaussian(s, d, p, cuda::to_stream(e.queue));
-      },
-      u8_u16_f32);
-  table.add(
-      "sobel", Backend::cuda,
-      +[](const Exec& e, const ConstImageView& s, const ImageView& d, const SobelParams& p) {
-        cuda::sobel(s, d, p, cuda::to_stream(e.queue));
-      },
-      u8_f32);
-  table.add(
-      "scharr", Backend::cuda,
-      +[](const Exec& e, const ConstImageView& s, const ImageView& d, const ScharrParams& p) {
-        cuda::scharr(s, d, p, cuda::to_stream(e.queue));
-      },
-      u8_f32);
+  cuda::add<&cuda::gaussian>(table, "gaussian", u8_u16_f32);
+  // Derivatives: u8 -> s16 or f32, f32 -> f32 (the destination depth is validated by core).
+  cuda::add<&cuda::sobel>(table, "sobel", cuda::depths({Depth::u8, Depth::f32}));
+  cuda::add<&cuda::scharr>(table, "scharr", cuda::depths({Depth::u8, Depth::f32}));
 }

@@ -3,6 +3,7 @@
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
+#include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/cuda_ops.hpp"
 #include "src/base/backend.hpp"
 #include "src/base/error.hpp"
@@ -145,11 +146,7 @@ void transpose(const ConstImageView& src, const ImageView& dst, cudaStream_t st)
 PIXFLOW_REGISTER_IMPLS(cuda_transpose) {
   using namespace pixflow;
   // Pixels move as opaque groups of 1..16 bytes: every depth and channel count.
-  table.add(
-      "transpose", Backend::cuda,
-      +[](const detail::Exec& e, const ConstImageView& s, const ImageView& d) {
-        cuda::transpose(s, d, cuda::to_stream(e.queue));
-      },
-      detail::Support::of({Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32},
-                          {1, 2, 3, 4}));
+  cuda::add<&cuda::transpose>(
+      table, "transpose",
+      cuda::depths({Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32}));
 }
