@@ -322,6 +322,20 @@ TEST(CliInfo, MarkdownPrintsOneTableRowPerOp) {
   }
 }
 
+// The README's op table is generated from the schema (scripts/update-readme-ops.sh): it must
+// be exactly what `pixflow info --markdown` prints now.
+TEST(CliInfo, ReadmeOpTableIsTheOutputOfInfoMarkdown) {
+  const auto r = run_cli({"info", "--markdown"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  const std::string readme = slurp(fs::path(PIXFLOW_SOURCE_DIR) / "README.md");
+  const std::string begin = "<!-- ops:begin -->\n", end = "<!-- ops:end -->";
+  const auto a = readme.find(begin), b = readme.find(end);
+  ASSERT_NE(a, std::string::npos) << "README.md has no " << begin;
+  ASSERT_NE(b, std::string::npos) << "README.md has no " << end;
+  EXPECT_EQ(readme.substr(a + begin.size(), b - a - begin.size()), r.out)
+      << "README.md's op table is stale: run scripts/update-readme-ops.sh";
+}
+
 // ---- usage errors --------------------------------------------------------------------------
 
 struct UsageCase {

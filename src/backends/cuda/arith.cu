@@ -221,20 +221,22 @@ void threshold(const ConstImageView& src, const ImageView& dst, const ThresholdP
   PIXFLOW_CUDA_CHECK_LAUNCH("threshold");
 }
 
+// The two call shapes of arith as named pointers (template arguments for the registration).
+constexpr void (*arith_image)(const ConstImageView&, const ConstImageView&, const ImageView&,
+                              ArithOp, cudaStream_t) = &arith;
+constexpr void (*arith_scalar)(const ConstImageView&, double, const ImageView&, ArithOp,
+                               cudaStream_t) = &arith;
+
 }  // namespace
 }  // namespace pixflow::cuda
 
 PIXFLOW_REGISTER_IMPLS(cuda_arith) {
   using namespace pixflow;
-  using ArithImage = void (*)(const ConstImageView&, const ConstImageView&, const ImageView&,
-                              ArithOp, cudaStream_t);
-  using ArithScalar =
-      void (*)(const ConstImageView&, double, const ImageView&, ArithOp, cudaStream_t);
   const auto any = cuda::depths({Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32});
   // Every op key takes an image or a scalar second operand; the ArithOp argument names the op.
   for (const char* op : {"add", "sub", "absdiff", "mul"}) {
-    cuda::add<static_cast<ArithImage>(&cuda::arith)>(table, op, any);
-    cuda::add<static_cast<ArithScalar>(&cuda::arith)>(table, op, any);
+    cuda::add<cuda::arith_image>(table, op, any);
+    cuda::add<cuda::arith_scalar>(table, op, any);
   }
   // Any source depth to any destination depth (`p.to`, validated by core).
   cuda::add<&cuda::convert>(table, "convert", any);
