@@ -17,11 +17,6 @@ namespace pixflow::cuda {
 /// last reference goes. No host synchronisation; graph capture records memory nodes.
 std::shared_ptr<std::byte> stream_alloc(std::size_t bytes, cudaStream_t stream);
 
-/// A device image on `loc` (rows padded to 64 bytes) from stream_alloc: scratch for
-/// multi-pass ops.
-Image scratch_image(std::int64_t width, std::int64_t height, Format fmt, Location loc,
-                    cudaStream_t stream);
-
 /// transpose.cu's entry point; also the transposition passes of gaussian_iir (iir.cu).
 void transpose(const ConstImageView& src, const ImageView& dst, cudaStream_t stream);
 

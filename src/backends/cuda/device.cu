@@ -1,6 +1,7 @@
 // The CUDA device interface (src/base/backend.hpp's DeviceApi for cuda:N locations): device
 // memory, stream-ordered workspace, pinned host memory, copies, synchronisation and the
-// current device. Also the backend's error reporting (check.cuh) and stream-ordered scratch.
+// current device. Also the backend's error reporting (check.cuh) and stream-ordered allocation
+// (stream_alloc).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -33,17 +34,23 @@ bool debug_sync() {
 
 namespace {
 
-// Makes `dev` current for a scope and restores the previous device.
-struct DeviceGuard {
-  int prev = 0;
-  explicit DeviceGuard(int dev) {
-    PIXFLOW_CUDA_CHECK(cudaGetDevice(&prev));
-    if (prev != dev) PIXFLOW_CUDA_CHECK(cudaSetDevice(dev));
-  }
-  ~DeviceGuard() { (void)cudaSetDevice(prev); }
-  DeviceGuard(const DeviceGuard&) = delete;
-  DeviceGuard& operator=(const DeviceGuard&) = delete;
-};
+// Runs f with `device` current and restores the previous one, without throwing: for the
+// deleters, which may run on any thread with any device current (cudaFreeAsync on the null
+// stream orders the free on the *current* device's stream, so it must be the owner's).
+template <class F>
+void on_device_noexcept(int device, F&& f) noexcept {
+  int prev = device;
+  (void)cudaGetDevice(&prev);
+  if (prev != device) (void)cudaSetDevice(device);
+  f();
+  if (prev != device) (void)cudaSetDevice(prev);
+}
+
+int current_device() {
+  int d = 0;
+  PIXFLOW_CUDA_CHECK(cudaGetDevice(&d));
+  return d;
+}
 
 int visible_devices() noexcept {
   int n = 0;
@@ -70,15 +77,16 @@ class CudaDevice final : public detail::DeviceApi {
   }
 
   std::shared_ptr<std::byte> allocate(int device, std::size_t bytes) const override {
-    DeviceGuard guard(device);
+    detail::DeviceScope scope(this, device);
     void* p = nullptr;
     PIXFLOW_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
-    return std::shared_ptr<std::byte>(static_cast<std::byte*>(p),
-                                      [](std::byte* q) { (void)cudaFree(q); });
+    return std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [device](std::byte* q) {
+      on_device_noexcept(device, [q] { (void)cudaFree(q); });
+    });
   }
 
   std::shared_ptr<std::byte> workspace(int device, std::size_t bytes, void* queue) const override {
-    DeviceGuard guard(device);
+    detail::DeviceScope scope(this, device);
     return stream_alloc(bytes, static_cast<cudaStream_t>(queue));
   }
 
@@ -103,7 +111,7 @@ class CudaDevice final : public detail::DeviceApi {
     detail::require(kind_ok(dst_loc) && kind_ok(src_loc), Status::backend_unavailable, "copy",
                     "cannot copy ", to_string(src_loc), " -> ", to_string(dst_loc), " with CUDA");
     const Location dev = src_loc.is_host() ? dst_loc : src_loc;
-    DeviceGuard guard(dev.device);
+    detail::DeviceScope scope(this, dev.device);
     const auto st = static_cast<cudaStream_t>(queue);
     PIXFLOW_CUDA_CHECK(cudaMemcpy2DAsync(dst, dst_stride, src, src_stride, row_bytes, rows,
                                          cudaMemcpyDefault, st));
@@ -111,7 +119,7 @@ class CudaDevice final : public detail::DeviceApi {
   }
 
   void synchronize(int device, void* queue) const override {
-    DeviceGuard guard(device);
+    detail::DeviceScope scope(this, device);
     PIXFLOW_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(queue)));
   }
 
@@ -127,19 +135,12 @@ class CudaDevice final : public detail::DeviceApi {
 }  // namespace
 
 std::shared_ptr<std::byte> stream_alloc(std::size_t bytes, cudaStream_t stream) {
+  const int device = current_device();
   void* p = nullptr;
   PIXFLOW_CUDA_CHECK(cudaMallocAsync(&p, bytes ? bytes : 1, stream));
-  return std::shared_ptr<std::byte>(static_cast<std::byte*>(p),
-                                    [stream](std::byte* q) { (void)cudaFreeAsync(q, stream); });
-}
-
-Image scratch_image(std::int64_t width, std::int64_t height, Format fmt, Location loc,
-                    cudaStream_t stream) {
-  const std::int64_t stride = (width * std::int64_t(fmt.pixel_bytes()) + 63) / 64 * 64;
-  DeviceGuard guard(loc.device);
-  std::shared_ptr<std::byte> owner = stream_alloc(std::size_t(stride * height) + 1, stream);
-  void* p = owner.get();
-  return Image::wrap(std::move(owner), ImageView(p, width, height, stride, fmt, loc));
+  return std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [stream, device](std::byte* q) {
+    on_device_noexcept(device, [q, stream] { (void)cudaFreeAsync(q, stream); });
+  });
 }
 
 }  // namespace pixflow::cuda
