@@ -110,12 +110,6 @@ void launch_bilateral(const ConstImageView& s, const ImageView& d, const Bilater
   PIXFLOW_CUDA_CHECK_LAUNCH("bilateral");
 }
 
-void bilateral(const ConstImageView& src, const ImageView& dst, const BilateralParams& p,
-               cudaStream_t st) {
-  detail::visit_depth<Depth::u8, Depth::f32>(
-      src.depth(), [&](auto t) -> void { launch_bilateral<decltype(t)>(src, dst, p, st); });
-}
-
 }  // namespace
 }  // namespace pixflow::cuda
 
@@ -123,5 +117,6 @@ PIXFLOW_REGISTER_IMPLS(cuda_bilateral) {
   using namespace pixflow;
   // The kernel takes 1 to 4 channels (sums and the u8 colour table are sized for 4); core
   // validates 1 or 3 (cv::bilateralFilter's set).
-  cuda::add<&cuda::bilateral>(table, "bilateral", cuda::depths({Depth::u8, Depth::f32}));
+  cuda::add_depths<Depth::u8, Depth::f32>(
+      table, "bilateral", [](auto t) { return &cuda::launch_bilateral<decltype(t)>; });
 }

@@ -62,16 +62,11 @@ void launch_gray(const ConstImageView& s, const ImageView& d, const GrayParams& 
   PIXFLOW_CUDA_CHECK_LAUNCH("gray");
 }
 
-void gray(const ConstImageView& src, const ImageView& dst, const GrayParams& p, cudaStream_t st) {
-  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(
-      src.depth(), [&](auto t) -> void { launch_gray<decltype(t)>(src, dst, p, st); });
-}
-
 }  // namespace
 }  // namespace pixflow::cuda
 
 PIXFLOW_REGISTER_IMPLS(cuda_color) {
   using namespace pixflow;
-  cuda::add<&cuda::gray>(table, "gray",
-                         detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {3, 4}));
+  cuda::add_depths<Depth::u8, Depth::u16, Depth::f32>(
+      table, "gray", [](auto t) { return &cuda::launch_gray<decltype(t)>; }, {3, 4});
 }

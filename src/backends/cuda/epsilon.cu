@@ -54,16 +54,11 @@ void launch_epsilon(const ConstImageView& s, const ImageView& d, const EpsilonPa
                 EpsilonPolicy<T>{k, p.t}, st);
 }
 
-void epsilon(const ConstImageView& src, const ImageView& dst, const EpsilonParams& p,
-             cudaStream_t st) {
-  detail::visit_depth<Depth::u8, Depth::f32>(
-      src.depth(), [&](auto t) -> void { launch_epsilon<decltype(t)>(src, dst, p, st); });
-}
-
 }  // namespace
 }  // namespace pixflow::cuda
 
 PIXFLOW_REGISTER_IMPLS(cuda_epsilon) {
   using namespace pixflow;
-  cuda::add<&cuda::epsilon>(table, "epsilon", cuda::depths({Depth::u8, Depth::f32}));
+  cuda::add_depths<Depth::u8, Depth::f32>(
+      table, "epsilon", [](auto t) { return &cuda::launch_epsilon<decltype(t)>; });
 }

@@ -47,16 +47,11 @@ void launch_filter2d(const ConstImageView& s, const ImageView& d, const Filter2d
                 p.kh / 2, pol, st);
 }
 
-void filter2d(const ConstImageView& src, const ImageView& dst, const Filter2dParams& p,
-              cudaStream_t st) {
-  detail::visit_depth<Depth::u8, Depth::f32>(
-      src.depth(), [&](auto t) -> void { launch_filter2d<decltype(t)>(src, dst, p, st); });
-}
-
 }  // namespace
 }  // namespace pixflow::cuda
 
 PIXFLOW_REGISTER_IMPLS(cuda_filter2d) {
   using namespace pixflow;
-  cuda::add<&cuda::filter2d>(table, "filter2d", cuda::depths({Depth::u8, Depth::f32}));
+  cuda::add_depths<Depth::u8, Depth::f32>(
+      table, "filter2d", [](auto t) { return &cuda::launch_filter2d<decltype(t)>; });
 }

@@ -85,16 +85,11 @@ void launch_iir(const ConstImageView& s, const ImageView& d, const GaussianIirPa
   launch_cols<float, T>(vtmp, d, k, e, p, cval, sc, st);  // the columns
 }
 
-void gaussian_iir(const ConstImageView& src, const ImageView& dst, const GaussianIirParams& p,
-                  cudaStream_t st) {
-  detail::visit_depth<Depth::u8, Depth::f32>(
-      src.depth(), [&](auto t) -> void { launch_iir<decltype(t)>(src, dst, p, st); });
-}
-
 }  // namespace
 }  // namespace pixflow::cuda
 
 PIXFLOW_REGISTER_IMPLS(cuda_iir) {
   using namespace pixflow;
-  cuda::add<&cuda::gaussian_iir>(table, "gaussian_iir", cuda::depths({Depth::u8, Depth::f32}));
+  cuda::add_depths<Depth::u8, Depth::f32>(table, "gaussian_iir",
+                                          [](auto t) { return &cuda::launch_iir<decltype(t)>; });
 }

@@ -186,16 +186,11 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
   PIXFLOW_CUDA_CHECK_LAUNCH("median");
 }
 
-void median(const ConstImageView& src, const ImageView& dst, const MedianParams& p,
-            cudaStream_t st) {
-  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(
-      src.depth(), [&](auto t) -> void { launch_median<decltype(t)>(src, dst, p, st); });
-}
-
 }  // namespace
 }  // namespace pixflow::cuda
 
 PIXFLOW_REGISTER_IMPLS(cuda_median) {
   using namespace pixflow;
-  cuda::add<&cuda::median>(table, "median", cuda::depths({Depth::u8, Depth::u16, Depth::f32}));
+  cuda::add_depths<Depth::u8, Depth::u16, Depth::f32>(
+      table, "median", [](auto t) { return &cuda::launch_median<decltype(t)>; });
 }

@@ -6,15 +6,16 @@
 
 namespace pixflow {
 
-void median(ConstImageView src, ImageView dst, const MedianParams& p, const Context& ctx) {
-  detail::check_op(schema::median_op(), src, dst, p);
-  detail::dispatch("median", ctx, src, src, dst, p);
-}
+// The public function of a one-source op: the schema's checks, then the backend's
+// implementation registered under the op's name.
+#define PIXFLOW_ONE_SOURCE_OP(name, Params)                                           \
+  void name(ConstImageView src, ImageView dst, const Params& p, const Context& ctx) { \
+    detail::check_op(schema::name##_op(), src, dst, p);                               \
+    detail::dispatch(#name, ctx, src, src, dst, p);                                   \
+  }
 
-void box(ConstImageView src, ImageView dst, const BoxParams& p, const Context& ctx) {
-  detail::check_op(schema::box_op(), src, dst, p);
-  detail::dispatch("box", ctx, src, src, dst, p);
-}
+PIXFLOW_ONE_SOURCE_OP(median, MedianParams)
+PIXFLOW_ONE_SOURCE_OP(box, BoxParams)
 
 void gaussian(ConstImageView src, ImageView dst, const GaussianParams& p, const Context& ctx) {
   detail::check_op(schema::gaussian_op(), src, dst, p);
@@ -23,35 +24,13 @@ void gaussian(ConstImageView src, ImageView dst, const GaussianParams& p, const 
   detail::dispatch("gaussian", ctx, src, src, dst, r);
 }
 
-void gaussian_iir(ConstImageView src, ImageView dst, const GaussianIirParams& p,
-                  const Context& ctx) {
-  detail::check_op(schema::gaussian_iir_op(), src, dst, p);
-  detail::dispatch("gaussian_iir", ctx, src, src, dst, p);
-}
+PIXFLOW_ONE_SOURCE_OP(gaussian_iir, GaussianIirParams)
+PIXFLOW_ONE_SOURCE_OP(sobel, SobelParams)
+PIXFLOW_ONE_SOURCE_OP(scharr, ScharrParams)
+PIXFLOW_ONE_SOURCE_OP(filter2d, Filter2dParams)
+PIXFLOW_ONE_SOURCE_OP(epsilon, EpsilonParams)
+PIXFLOW_ONE_SOURCE_OP(bilateral, BilateralParams)
 
-void sobel(ConstImageView src, ImageView dst, const SobelParams& p, const Context& ctx) {
-  detail::check_op(schema::sobel_op(), src, dst, p);
-  detail::dispatch("sobel", ctx, src, src, dst, p);
-}
-
-void scharr(ConstImageView src, ImageView dst, const ScharrParams& p, const Context& ctx) {
-  detail::check_op(schema::scharr_op(), src, dst, p);
-  detail::dispatch("scharr", ctx, src, src, dst, p);
-}
-
-void filter2d(ConstImageView src, ImageView dst, const Filter2dParams& p, const Context& ctx) {
-  detail::check_op(schema::filter2d_op(), src, dst, p);
-  detail::dispatch("filter2d", ctx, src, src, dst, p);
-}
-
-void epsilon(ConstImageView src, ImageView dst, const EpsilonParams& p, const Context& ctx) {
-  detail::check_op(schema::epsilon_op(), src, dst, p);
-  detail::dispatch("epsilon", ctx, src, src, dst, p);
-}
-
-void bilateral(ConstImageView src, ImageView dst, const BilateralParams& p, const Context& ctx) {
-  detail::check_op(schema::bilateral_op(), src, dst, p);
-  detail::dispatch("bilateral", ctx, src, src, dst, p);
-}
+#undef PIXFLOW_ONE_SOURCE_OP
 
 }  // namespace pixflow

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "src/backends/adapt.hpp"
+#include "src/base/visit_depth.hpp"
 
 namespace pixflow::cuda {
 
@@ -20,6 +21,15 @@ struct StreamTail {
 template <auto F>
 void add(detail::ImplTable& t, const char* op, detail::Support s) {
   detail::add_impl<F, StreamTail>(t, op, Backend::cuda, s);
+}
+
+/// One entry per depth: `make(T{})` gives the implementation for samples of type T (a
+/// captureless lambda returning e.g. &launch_median<T>), registered for that depth and the
+/// channel counts `channels`. The table then picks the kernel by the source's format.
+template <Depth... Ds, class Make>
+void add_depths(detail::ImplTable& t, const char* op, Make,
+                std::initializer_list<int> channels = {1, 2, 3, 4}) {
+  (add<Make{}(detail::sample_t<Ds>{})>(t, op, detail::Support::of({Ds}, channels)), ...);
 }
 
 /// Formats of the kernels that take any channel count 1..4.
