@@ -415,15 +415,20 @@ Format good_format(const schema::Op& op) {
   return {op.depths().front(), op.channels().front()};
 }
 
+// Whether a pipeline stage of the op names a file (a required image key).
+bool needs_image_file(const schema::Op& op) {
+  for (const schema::Param& p : op.params())
+    if (p.kind == schema::Kind::image && p.required) return true;
+  return false;
+}
+
 class SchemaBadInput : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SchemaBadInput, ParsingRefusesEveryOutOfSchemaValueNamingOpAndKey) {
   const schema::Op* op = schema::find(GetParam());
   ASSERT_NE(op, nullptr);
   const std::string& n = op->name();
-  bool has_required_image = false;
-  for (const schema::Param& p : op->params())
-    has_required_image |= p.kind == schema::Kind::image && p.required;
+  const bool has_required_image = needs_image_file(*op);
   int cases = 0;
   for (const ParseCase& c : parse_cases(*op)) {
     auto kv = c.kv;
@@ -499,9 +504,7 @@ TEST_P(SchemaBadInput, RunRefusesUnusableImagesNamingOpAndSrcOrDst) {
   const schema::Op* op = schema::find(GetParam());
   ASSERT_NE(op, nullptr);
   const std::string& n = op->name();
-  bool has_required_image = false;
-  for (const schema::Param& p : op->params())
-    has_required_image |= p.kind == schema::Kind::image && p.required;
+  const bool has_required_image = needs_image_file(*op);
   const std::string stage = op->name() + " " + op->examples().front();
   auto rng = make_rng(salt_of("bad " + n));
   int cases = 0;
