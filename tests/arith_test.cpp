@@ -247,19 +247,16 @@ TEST(Arith, MetamorphicIdentitiesHold) {
     }
 }
 
+// Depths, dst, empty and overlapping images of the scalar form, value parsing: SchemaBadInput
+// (tests/schema_test.cpp). Here: the second operand, the scalar, the op and the image form's
+// overlaps.
 TEST(Arith, BadInputTableGivesStatusAndNamesOpAndParameter) {
   Image a(8, 5, {Depth::u8, 3}), b(8, 5, {Depth::u8, 3}), d(8, 5, {Depth::u8, 3});
-  Image b_small(7, 5, {Depth::u8, 3}), b_fmt(8, 5, {Depth::u16, 3}), d_fmt(8, 5, {Depth::u8, 1});
+  Image b_small(7, 5, {Depth::u8, 3}), b_fmt(8, 5, {Depth::u16, 3});
   Image big(9, 5, {Depth::u8, 3});
   const ImageView shifted = big.view().roi(1, 0, 8, 5);  // overlaps big's first 8 columns
   const ImageView first = big.view().roi(0, 0, 8, 5);
-  struct Case {
-    const char* what;
-    std::function<void()> f;
-    Status st;
-    std::vector<std::string> words;
-  };
-  const Case cases[] = {
+  const BadCase cases[] = {
       {"b size",
        [&] { arith(a, b_small, d, ArithOp::add); },
        Status::invalid_argument,
@@ -268,10 +265,6 @@ TEST(Arith, BadInputTableGivesStatusAndNamesOpAndParameter) {
        [&] { arith(a, b_fmt, d, ArithOp::sub); },
        Status::invalid_argument,
        {"sub:", "b must", "u16x3"}},
-      {"dst format",
-       [&] { arith(a, b, d_fmt, ArithOp::mul); },
-       Status::invalid_argument,
-       {"mul:", "dst must be 8x5 u8x3"}},
       {"nan value",
        [&] { arith(a, std::nan(""), d, ArithOp::absdiff); },
        Status::invalid_argument,
@@ -289,15 +282,8 @@ TEST(Arith, BadInputTableGivesStatusAndNamesOpAndParameter) {
        [&] { arith(a, first, shifted, ArithOp::add); },
        Status::invalid_argument,
        {"add:", "overlap"}},
-      {"empty a",
-       [&] { arith(ConstImageView{}, 1.0, d, ArithOp::add); },
-       Status::invalid_argument,
-       {"add:", "a"}},
   };
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.what);
-    expect_error(c.f, c.st, c.words);
-  }
+  expect_errors(cases);
 }
 
 TEST(Arith, CliStageNeedsExactlyOneOfWithAndValue) {
@@ -311,8 +297,6 @@ TEST(Arith, CliStageNeedsExactlyOneOfWithAndValue) {
                {"add:", "with", "value", "neither"});
   expect_error([] { Pipeline::parse("sub with=x.png value=3"); }, Status::invalid_argument,
                {"sub:", "both"});
-  expect_error([] { Pipeline::parse("absdiff value=abc"); }, Status::invalid_argument,
-               {"absdiff:", "value"});
 }
 
 TEST(Arith, CliWithFileMustMatchTheInputAtRunTime) {

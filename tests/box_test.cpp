@@ -161,38 +161,6 @@ TEST(Box, EveryBackendMatchesRef) {
   ASSERT_TRUE(backends_match_ref("box", "k=5 border=reflect101", {Depth::u8, 3}, {1920, 1080}, rng));
 }
 
-TEST(Box, BadInputTableGivesStatusAndNamesOpAndParameter) {
-  Image u8(8, 6, {Depth::u8, 1}), d8(8, 6, {Depth::u8, 1}), s16(8, 6, {Depth::s16, 1}),
-      ds16(8, 6, {Depth::s16, 1}), wrongfmt(8, 6, {Depth::u8, 3});
-  struct Case {
-    std::function<void()> f;
-    Status st;
-    std::string needle;
-  } cases[] = {
-      {[&] {
-         box(u8, d8, {0, 3});
-       },
-       Status::invalid_argument, "box: kw must be in [1, 255] (got 0)"},
-      {[&] {
-         box(u8, d8, {3, 300});
-       },
-       Status::invalid_argument, "box: kh must be in [1, 255]"},
-      {[&] { box(s16, ds16, {}); }, Status::unsupported, "box: src depth"},
-      {[&] { box(u8, wrongfmt, {}); }, Status::invalid_argument, "box: dst must be"},
-      {[&] { box(u8, u8, {}); }, Status::invalid_argument, "box: dst overlaps"},
-      {[&] {
-         box(u8, d8, {3, 3, true, Border::constant(NAN)});
-       },
-       Status::invalid_argument, "box: border value"},
-      {[&] { Pipeline::parse("box k=0"); }, Status::invalid_argument, "box: k"},
-      {[&] { Pipeline::parse("box normalize=2"); }, Status::invalid_argument, "box: normalize"},
-  };
-  for (std::size_t i = 0; i < std::size(cases); ++i) {
-    SCOPED_TRACE(i);
-    expect_error(cases[i].f, cases[i].st, {cases[i].needle});
-  }
-}
-
 TEST(Box, PipelineStageMatchesDirectCall) {
   auto rng = make_rng(0xb0c6);
   auto src = random_image(30, 20, {Depth::f32, 1}, rng);

@@ -233,6 +233,13 @@ void expect_error(const std::function<void()>& f, Status status,
   }
 }
 
+void expect_errors(std::span<const BadCase> cases) {
+  for (const BadCase& c : cases) {
+    SCOPED_TRACE(c.what);
+    expect_error(c.f, c.status, c.needles);
+  }
+}
+
 void fill_constant(const ImageView& v, double value) {
   for (std::int64_t y = 0; y < v.height(); ++y)
     for (std::int64_t i = 0; i < v.width() * v.channels(); ++i) switch (v.depth()) {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,6 +77,17 @@ double sample(const ConstImageView& v, std::int64_t x, std::int64_t y, int c);
 /// (the shared check of the bad-input tables).
 void expect_error(const std::function<void()>& f, Status status,
                   const std::vector<std::string>& needles);
+
+/// One entry of a bad-input table: what it is (the trace), the call, the expected status
+/// and the texts its message must contain.
+struct BadCase {
+  std::string what;
+  std::function<void()> f;
+  Status status;
+  std::vector<std::string> needles;
+};
+/// Runs expect_error on every case, each under a trace of its `what`.
+void expect_errors(std::span<const BadCase> cases);
 
 /// Sets every sample of the view to v (converted to the view's depth).
 void fill_constant(const ImageView& v, double value);

@@ -155,13 +155,7 @@ TEST(Linalg, BadInputTableGivesStatusAndNamesOpAndParameter) {
   Image big(5, 8, {Depth::f32, 1});
   const ImageView c_in_b = big.view().roi(0, 0, 5, 3);
   const ConstImageView b_over = big.view().roi(0, 2, 5, 4);
-  struct Case {
-    const char* what;
-    std::function<void()> f;
-    Status st;
-    std::vector<std::string> words;
-  };
-  const Case cases[] = {
+  const BadCase cases[] = {
       {"dot 3 channels", [&] { dot(a3, b4, d1); }, Status::unsupported, {"dot:", "a", "channels"}},
       {"dot u8", [&] { dot(u4, b4, d1); }, Status::unsupported, {"dot:", "a depth"}},
       {"dot size",
@@ -190,10 +184,7 @@ TEST(Linalg, BadInputTableGivesStatusAndNamesOpAndParameter) {
        Status::invalid_argument,
        {"matmul:", "overlap"}},
   };
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.what);
-    expect_error(c.f, c.st, c.words);
-  }
+  expect_errors(cases);
 }
 
 }  // namespace

@@ -128,60 +128,6 @@ TEST(Median, RectWindowEqualsTransposedRectWindow) {
       }
 }
 
-TEST(Median, BadInputTableGivesStatusAndNamesOpAndParameter) {
-  Image u8(8, 6, {Depth::u8, 1}), d8(8, 6, {Depth::u8, 1}), s16(8, 6, {Depth::s16, 1}),
-      ds16(8, 6, {Depth::s16, 1}), small(7, 6, {Depth::u8, 1}), u16(8, 6, {Depth::u16, 1});
-  struct Case {
-    std::function<void()> f;
-    Status st;
-    std::string needle;
-  } cases[] = {
-      {[&] {
-         median(u8, d8, {4, 3});
-       },
-       Status::invalid_argument, "median: kw must be odd and in [1, 255] (got 4)"},
-      {[&] {
-         median(u8, d8, {3, 0});
-       },
-       Status::invalid_argument, "median: kh must be odd"},
-      {[&] {
-         median(u8, d8, {257, 3});
-       },
-       Status::invalid_argument, "median: kw"},
-      {[&] {
-         median(u8, d8, {-1, 3});
-       },
-       Status::invalid_argument, "median: kw"},
-      {[&] {
-         median(s16, ds16, {3, 3});
-       },
-       Status::unsupported, "median: src depth"},
-      {[&] {
-         median(u8, small, {3, 3});
-       },
-       Status::invalid_argument, "median: dst must be"},
-      {[&] {
-         median(u8, u16, {3, 3});
-       },
-       Status::invalid_argument, "median: dst must be"},
-      {[&] {
-         median(u8, u8, {3, 3});
-       },
-       Status::invalid_argument, "median: dst overlaps"},
-      {[&] {
-         median(u8, d8, {3, 3, Border::constant(NAN)});
-       },
-       Status::invalid_argument, "median: border value"},
-      {[&] { Pipeline::parse("median k=4"); }, Status::invalid_argument, "median: k must be odd"},
-      {[&] { Pipeline::parse("median kw=3 kh=6"); }, Status::invalid_argument, "median: kh"},
-      {[&] { Pipeline::parse("median k=999"); }, Status::invalid_argument, "median: k"},
-  };
-  for (std::size_t i = 0; i < std::size(cases); ++i) {
-    SCOPED_TRACE(i);
-    expect_error(cases[i].f, cases[i].st, {cases[i].needle});
-  }
-}
-
 TEST(Median, PipelineStageMatchesDirectCall) {
   auto rng = make_rng(0x3ed6);
   auto src = random_image(30, 20, {Depth::u8, 3}, rng);

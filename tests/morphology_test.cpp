@@ -240,51 +240,6 @@ TEST(Morphology, EveryBackendMatchesRef) {
                                  rng));
 }
 
-TEST(Morphology, BadInputTableGivesStatusAndNamesOpAndParameter) {
-  Image u8(8, 6, {Depth::u8, 1}), d8(8, 6, {Depth::u8, 1}), s16(8, 6, {Depth::s16, 1}),
-      ds16(8, 6, {Depth::s16, 1}), small(8, 5, {Depth::u8, 1});
-  struct Case {
-    std::function<void()> f;
-    Status st;
-    std::string needle;
-  } cases[] = {
-      {[&] {
-         dilate(u8, d8, {0, 3});
-       },
-       Status::invalid_argument, "dilate: kw must be in [1, 255] (got 0)"},
-      {[&] {
-         erode(u8, d8, {3, 256});
-       },
-       Status::invalid_argument, "erode: kh must be in [1, 255]"},
-      {[&] {
-         morphology(u8, d8, MorphOp::open, {3, 3, 0});
-       },
-       Status::invalid_argument, "open: iterations must be in [1, 100] (got 0)"},
-      {[&] {
-         morphology(u8, d8, MorphOp::close, {3, 3, 101});
-       },
-       Status::invalid_argument, "close: iterations"},
-      {[&] { morphology(s16, ds16, MorphOp::gradient, {}); }, Status::unsupported,
-       "gradient: src depth"},
-      {[&] { morphology(u8, small, MorphOp::tophat, {}); }, Status::invalid_argument,
-       "tophat: dst must be"},
-      {[&] { morphology(u8, u8, MorphOp::blackhat, {}); }, Status::invalid_argument,
-       "blackhat: dst overlaps"},
-      {[&] {
-         dilate(u8, d8, {3, 3, 1, Border::constant(INFINITY)});
-       },
-       Status::invalid_argument, "dilate: border value"},
-      {[&] { Pipeline::parse("erode k=0"); }, Status::invalid_argument, "erode: k"},
-      {[&] { Pipeline::parse("open iterations=200"); }, Status::invalid_argument,
-       "open: iterations"},
-      {[&] { Pipeline::parse("tophat border=mirror"); }, Status::invalid_argument, "border"},
-  };
-  for (std::size_t i = 0; i < std::size(cases); ++i) {
-    SCOPED_TRACE(i);
-    expect_error(cases[i].f, cases[i].st, {cases[i].needle});
-  }
-}
-
 TEST(Morphology, PipelineStagesMatchDirectCalls) {
   auto rng = make_rng(0x40e7);
   auto src = random_image(30, 20, {Depth::u16, 3}, rng);
