@@ -203,7 +203,9 @@ void natural_to(P& p, const ConstImageView& src, const std::set<std::string>& gi
 }
 template <class P>
 Shape derivative_shape(const ConstImageView& src, const P& p) {
-  require(src.depth() == Depth::u8 || p.to == Depth::f32, Status::unsupported,
+  // Only a source depth the op takes is checked here: the shape is asked for before the
+  // op's own checks (a pipeline allocates the destination first), which name a bad depth.
+  require(src.depth() != Depth::f32 || p.to == Depth::f32, Status::unsupported,
           std::is_same_v<P, SobelParams> ? "sobel" : "scharr",
           "to must be f32 for an f32 source (got ", depth_name(p.to), ")");
   return {src.width(), src.height(), {p.to, src.channels()}};
