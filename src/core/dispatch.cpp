@@ -97,9 +97,8 @@ Exec select_exec(std::string_view op, const Context& ctx, Location loc) {
 }
 
 void fail_unsupported(std::string_view op, Backend b, Format f, bool backend_has_op) {
-  if (!impl_table().has(op, b) &&
-      impl_table().backends().end() ==
-          std::find(impl_table().backends().begin(), impl_table().backends().end(), b))
+  const std::vector<Backend> built = impl_table().backends();
+  if (std::find(built.begin(), built.end(), b) == built.end())
     fail(Status::backend_unavailable, op, "the ", backend_name(b), " backend is not built");
   if (!backend_has_op) fail(Status::unsupported, op, "no ", backend_name(b), " implementation");
   fail(Status::unsupported, op, "the ", backend_name(b), " implementation does not take ",
