@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <tuple>
 #include <type_traits>
 
 #include "pixflow/format.hpp"
@@ -12,30 +13,15 @@
 
 namespace pixflow::detail {
 
+/// The sample type of depth D: the inverse of format.hpp's DepthOf, in Depth's order.
 template <Depth D>
-struct SampleOf;
-template <>
-struct SampleOf<Depth::u8> {
-  using type = std::uint8_t;
-};
-template <>
-struct SampleOf<Depth::u16> {
-  using type = std::uint16_t;
-};
-template <>
-struct SampleOf<Depth::s16> {
-  using type = std::int16_t;
-};
-template <>
-struct SampleOf<Depth::s32> {
-  using type = std::int32_t;
-};
-template <>
-struct SampleOf<Depth::f32> {
-  using type = float;
-};
-template <Depth D>
-using sample_t = typename SampleOf<D>::type;
+using sample_t = std::tuple_element_t<
+    std::size_t(D), std::tuple<std::uint8_t, std::uint16_t, std::int16_t, std::int32_t, float>>;
+static_assert(DepthOf<sample_t<Depth::u8>>::value == Depth::u8 &&
+              DepthOf<sample_t<Depth::u16>>::value == Depth::u16 &&
+              DepthOf<sample_t<Depth::s16>>::value == Depth::s16 &&
+              DepthOf<sample_t<Depth::s32>>::value == Depth::s32 &&
+              DepthOf<sample_t<Depth::f32>>::value == Depth::f32);
 
 template <Depth... Ds, class F>
 decltype(auto) visit_depth(Depth d, F&& f) {

@@ -186,11 +186,9 @@ const OpDef<GaussianIirParams>& gaussian_iir_op() {
 }
 
 namespace {
-void check_derivative_common(const char* op, double scale, double delta, Depth to) {
-  require(std::isfinite(scale), Status::invalid_argument, op, "scale must be finite (got ", scale,
-          ")");
-  require(std::isfinite(delta), Status::invalid_argument, op, "delta must be finite (got ", delta,
-          ")");
+// The C++ API's `to` (a Depth field: any value reaches it); the pipeline's choice parser
+// already limits it to these two.
+void check_derivative_to(const char* op, Depth to) {
   require(to == Depth::s16 || to == Depth::f32, Status::unsupported, op,
           "to must be s16 or f32 (got ", depth_name(to), ")");
 }
@@ -215,21 +213,28 @@ const std::vector<std::pair<std::string, Depth>> kDerivDepths{{"s16", Depth::s16
 Tolerance derivative_tolerance(Depth d) {
   return d == Depth::f32 ? Tolerance{1e-5, 1e-5} : Tolerance{};
 }
+
+// What sobel and scharr share after their order (and aperture) parameters.
+template <class P>
+OpDef<P>& derivative_tail(OpDef<P>& d) {
+  return d.number("scale", &P::scale, -kUnbounded, kUnbounded, "factor applied to the derivative")
+      .number("delta", &P::delta, -kUnbounded, kUnbounded, "added after scaling")
+      .choice("to", &P::to, kDerivDepths,
+              "destination depth: s16 or f32 (default: s16 for u8, f32 for f32)")
+      .border(&P::border)
+      .adapt(natural_to<P>)
+      .output(derivative_shape<P>)
+      .bench_tolerance(derivative_tolerance);
+}
 }  // namespace
 
 const OpDef<SobelParams>& sobel_op() {
   static const auto def =
-      OpDef<SobelParams>("sobel", "Sobel derivative (u8 -> s16 or f32, f32 -> f32)")
-          .depths(kU8F32)
-          .integer("dx", &SobelParams::dx, 0, 6, "derivative order in x")
-          .integer("dy", &SobelParams::dy, 0, 6, "derivative order in y")
-          .integer("k", &SobelParams::k, 1, 7, "aperture: 1, 3, 5 or 7")
-          .number("scale", &SobelParams::scale, -kUnbounded, kUnbounded,
-                  "factor applied to the derivative")
-          .number("delta", &SobelParams::delta, -kUnbounded, kUnbounded, "added after scaling")
-          .choice("to", &SobelParams::to, kDerivDepths,
-                  "destination depth: s16 or f32 (default: s16 for u8, f32 for f32)")
-          .border(&SobelParams::border)
+      derivative_tail(OpDef<SobelParams>("sobel", "Sobel derivative (u8 -> s16 or f32, f32 -> f32)")
+                          .depths(kU8F32)
+                          .integer("dx", &SobelParams::dx, 0, 6, "derivative order in x")
+                          .integer("dy", &SobelParams::dy, 0, 6, "derivative order in y")
+                          .integer("k", &SobelParams::k, 1, 7, "aperture: 1, 3, 5 or 7"))
           .check([](const SobelParams& p) {
             constexpr const char* op = "sobel";
             require(p.k == 1 || p.k == 3 || p.k == 5 || p.k == 7, Status::invalid_argument, op,
@@ -241,49 +246,38 @@ const OpDef<SobelParams>& sobel_op() {
                     max_order, "] for k=", p.k, " (got ", p.dx, ")");
             require(p.dy <= max_order, Status::invalid_argument, op, "dy must be in [0, ",
                     max_order, "] for k=", p.k, " (got ", p.dy, ")");
-            check_derivative_common(op, p.scale, p.delta, p.to);
+            check_derivative_to(op, p.to);
           })
-          .adapt(natural_to<SobelParams>)
-          .output(derivative_shape<SobelParams>)
           .halo([](const SobelParams& p, Format) {
             return Halo{std::max(1, p.k / 2), std::max(1, p.k / 2)};
           })
           .examples({"dx=1 dy=0", "dx=0 dy=1 k=5", "dx=1 dy=1 k=7 scale=0.5 delta=3",
                      "dx=2 dy=0 k=1", "dx=1 dy=0 to=f32"})
           .bench({{"dx=1 dy=0 k=3", "75", "dx=1 k=3"}})
-          .bench_tolerance(derivative_tolerance)
           .run(&sobel);
   return def;
 }
 
 const OpDef<ScharrParams>& scharr_op() {
   static const auto def =
-      OpDef<ScharrParams>("scharr",
-                          "Scharr 3x3 derivative, dx + dy == 1 (u8 -> s16 or f32, f32 -> f32)")
-          .depths(kU8F32)
-          .integer("dx", &ScharrParams::dx, 0, 1, "derivative order in x")
-          .integer("dy", &ScharrParams::dy, 0, 1, "derivative order in y")
-          .number("scale", &ScharrParams::scale, -kUnbounded, kUnbounded,
-                  "factor applied to the derivative")
-          .number("delta", &ScharrParams::delta, -kUnbounded, kUnbounded, "added after scaling")
-          .choice("to", &ScharrParams::to, kDerivDepths,
-                  "destination depth: s16 or f32 (default: s16 for u8, f32 for f32)")
-          .border(&ScharrParams::border)
+      derivative_tail(
+          OpDef<ScharrParams>("scharr",
+                              "Scharr 3x3 derivative, dx + dy == 1 (u8 -> s16 or f32, f32 -> f32)")
+              .depths(kU8F32)
+              .integer("dx", &ScharrParams::dx, 0, 1, "derivative order in x")
+              .integer("dy", &ScharrParams::dy, 0, 1, "derivative order in y"))
           .check([](const ScharrParams& p) {
             require(p.dx >= 0 && p.dy >= 0 && p.dx + p.dy == 1, Status::invalid_argument, "scharr",
                     "dx and dy must be 0 or 1 with dx + dy == 1 (got dx=", p.dx, ", dy=", p.dy,
                     ")");
-            check_derivative_common("scharr", p.scale, p.delta, p.to);
+            check_derivative_to("scharr", p.to);
           })
-          .adapt(natural_to<ScharrParams>)
-          .output(derivative_shape<ScharrParams>)
           .halo([](const ScharrParams&, Format) {
             return Halo{1, 1};
           })
           .examples({"dx=1 dy=0", "dx=0 dy=1 scale=2 delta=-1"})
           .bench({{"dx=1 dy=0", "75", "dx=1"}})
           .bench_formats({{Depth::u8, 1}, {Depth::f32, 1}})
-          .bench_tolerance(derivative_tolerance)
           .run(&scharr);
   return def;
 }
