@@ -215,12 +215,12 @@ TEST(Gaussian, EveryBackendMatchesRef) {
              {GCase{1.0, 0, 0, 0}, GCase{0, 0, 5, 5}, GCase{1.2, 0.7, 5, 3}, GCase{4.0, 0, 0, 0}})
           for (const Border& b : all_borders()) {
             std::ostringstream p;
-            p << "sigma=" << g.sigma << " sigma_y=" << g.sigma_y << " kw=" << g.kw
-              << " kh=" << g.kh << " " << border_params(b);
+            p << "sigma=" << g.sigma << " sigma_y=" << g.sigma_y << " kw=" << g.kw << " kh=" << g.kh
+              << " " << border_params(b);
             ASSERT_TRUE(backends_match_ref("gaussian", p.str(), {d, ch}, s, rng));
           }
-  ASSERT_TRUE(
-      backends_match_ref("gaussian", "sigma=1 border=reflect101", {Depth::u8, 3}, {1920, 1080}, rng));
+  ASSERT_TRUE(backends_match_ref("gaussian", "sigma=1 border=reflect101", {Depth::u8, 3},
+                                 {1920, 1080}, rng));
 }
 
 // Ranges, depths, dst and overlap: SchemaBadInput (tests/schema_test.cpp). Here: the window
@@ -230,19 +230,44 @@ TEST(Gaussian, WindowFromSigmaNeedsAPositiveSigmaAndAWindowOfAtMost255) {
       df32(8, 6, {Depth::f32, 1});
   const BadCase cases[] = {
       {"kw 0 sigma 0",
-       [&] { gaussian(u8, d8, params({0, 0, 0, 3}, {})); },
+       [&] {
+         gaussian(u8, d8, params({0, 0, 0, 3}, {}));
+       },
        Status::invalid_argument,
        {"gaussian: sigma must be > 0 when kw is 0"}},
       {"f32 sigma 42",
-       [&] { gaussian(f32, df32, params({42, 0, 0, 0}, {})); },
+       [&] {
+         gaussian(f32, df32, params({42, 0, 0, 0}, {}));
+       },
        Status::invalid_argument,
-       {"gaussian: sigma 42 gives a window of 337"}},
-      {"cli sigma=0", [&] { Pipeline::parse("gaussian sigma=0"); }, Status::invalid_argument,
+       {"gaussian: sigma must be in [0, 31.75] (got 42)"}},
+      {"u8 sigma 31.76",
+       [&] {
+         gaussian(u8, d8, params({31.76, 0, 0, 0}, {}));
+       },
+       Status::invalid_argument,
+       {"gaussian: sigma must be in [0, 31.75] (got 31.76)"}},
+      {"cli sigma=0",
+       [&] { Pipeline::parse("gaussian sigma=0"); },
+       Status::invalid_argument,
        {"gaussian: sigma must be > 0 when kw is 0"}},
-      {"cli sigma=60", [&] { Pipeline::parse("gaussian sigma=60"); }, Status::invalid_argument,
-       {"gaussian: sigma 60 gives a window"}},
+      {"cli sigma=60",
+       [&] { Pipeline::parse("gaussian sigma=60"); },
+       Status::invalid_argument,
+       {"gaussian: sigma must be a number, in [0, 31.75] (got '60')"}},
   };
   expect_errors(cases);
+}
+
+// The documented range holds on every depth: its top gives the largest window (255 for u16
+// and f32, 8 sigma + 1) and runs, matching the reference on every backend.
+TEST(Gaussian, TopOfTheSigmaRangeRunsOnEveryDepth) {
+  auto rng = make_rng(0x6a07);
+  for (Depth d : {Depth::u8, Depth::u16, Depth::f32})
+    for (const char* b : {"border=reflect101", "border=constant value=3"})
+      ASSERT_TRUE(
+          backends_match_ref("gaussian", std::string("sigma=31.75 ") + b, {d, 1}, {300, 7}, rng))
+          << depth_name(d);
 }
 
 TEST(Gaussian, PipelineStageMatchesDirectCall) {

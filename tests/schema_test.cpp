@@ -69,9 +69,8 @@ TEST_P(SchemaBackends, EveryBackendMatchesRefExactlyOnEveryExampleDepthChannelBo
           if (ch == 2) continue;
           for (Size s : awkward_sizes()) {
             if (expensive(op->name()) && s.w * s.h > 4096) continue;
-            PIXFLOW_TRACE(testing::Message() << op->name() << " " << params << " "
-                                             << depth_name(d) << "x" << ch << " " << s.w << "x"
-                                             << s.h);
+            PIXFLOW_TRACE(testing::Message() << op->name() << " " << params << " " << depth_name(d)
+                                             << "x" << ch << " " << s.w << "x" << s.h);
             ASSERT_TRUE(backends_match_ref(op->name(), params, {d, ch}, s, rng));
             ++cases;
           }
@@ -147,10 +146,16 @@ TEST(Schema, DispatchRefusesAQueueOfTheWrongKindNamingTheOp) {
     const schema::Shape out = bound->output(src);
     Image dst(out.width, out.height, out.format);
     for (Backend b : {Backend::automatic, Backend::cpu, Backend::ref})
-      expect_error([&] { bound->run(src, dst, Context{b, Queue::cuda(nullptr)}); },
-                   Status::invalid_argument, {op->name() + ":", "queue"});
-    expect_error([&] { bound->run(src, dst, Context{Backend::automatic, Queue::opencl(&src)}); },
-                 Status::invalid_argument, {op->name() + ":", "queue"});
+      expect_error(
+          [&] {
+            bound->run(src, dst, Context{b, Queue::cuda(nullptr)});
+          },
+          Status::invalid_argument, {op->name() + ":", "queue"});
+    expect_error(
+        [&] {
+          bound->run(src, dst, Context{Backend::automatic, Queue::opencl(&src)});
+        },
+        Status::invalid_argument, {op->name() + ":", "queue"});
   }
 }
 
@@ -168,8 +173,11 @@ TEST(Schema, OpOnANonExistentDeviceIsBackendUnavailableNeverACrash) {
     const schema::Shape out = bound->output(src);
     ImageView dst(fake_dst, out.width, out.height, 64, out.format, Location::cuda(7));
     expect_error([&] { bound->run(src, dst, Context{}); }, Status::backend_unavailable, {"cuda"});
-    expect_error([&] { bound->run(src, dst, Context{Backend::automatic, Queue::cuda(nullptr)}); },
-                 Status::backend_unavailable, {"cuda"});
+    expect_error(
+        [&] {
+          bound->run(src, dst, Context{Backend::automatic, Queue::cuda(nullptr)});
+        },
+        Status::backend_unavailable, {"cuda"});
   }
 }
 
@@ -190,11 +198,11 @@ TEST(Schema, PipelineStageEqualsDirectCallForEveryOpsFirstExample) {
     for (const schema::Param& p : op->params()) {
       if (p.kind != schema::Kind::image || !(p.required || kv.count(p.name))) continue;
       const double hi = p.role == schema::ImageRole::map_y ? 20.0 : 26.0;
-      auto img = std::make_shared<Image>(
-          clone(random_image(23, 17, p.role == schema::ImageRole::like_src ? f : Format{Depth::f32, 1},
-                             rng, true, p.role == schema::ImageRole::like_src ? 0 : -3,
-                             p.role == schema::ImageRole::like_src ? 0 : hi)
-                    .view));
+      auto img = std::make_shared<Image>(clone(
+          random_image(23, 17, p.role == schema::ImageRole::like_src ? f : Format{Depth::f32, 1},
+                       rng, true, p.role == schema::ImageRole::like_src ? 0 : -3,
+                       p.role == schema::ImageRole::like_src ? 0 : hi)
+              .view));
       const std::string path = (dir / (op->name() + "_" + p.name + ".npy")).string();
       write_image(path, *img);
       files[p.name] = img;
@@ -208,9 +216,8 @@ TEST(Schema, PipelineStageEqualsDirectCallForEveryOpsFirstExample) {
       ADD_FAILURE() << text << ": " << e.what();
       continue;
     }
-    auto bound = op->bind(kv, [&](const schema::Param& p, const std::string&) {
-      return files.at(p.name);
-    });
+    auto bound =
+        op->bind(kv, [&](const schema::Param& p, const std::string&) { return files.at(p.name); });
     const schema::Shape out = bound->output(src);
     auto want = make_dst(out.width, out.height, out.format, rng);
     bound->run(src, want, Context{});
@@ -292,8 +299,8 @@ schema::Param as_checked(const schema::Op& op, const schema::Param& p) {
 // Constant images for the image keys (bind never reads them on a refused value).
 schema::ImageSource constant_images() {
   return [](const schema::Param& p, const std::string&) {
-    Image m(9, 7, p.role == schema::ImageRole::like_src ? Format{Depth::u8, 1}
-                                                        : Format{Depth::f32, 1});
+    Image m(9, 7,
+            p.role == schema::ImageRole::like_src ? Format{Depth::u8, 1} : Format{Depth::f32, 1});
     fill_constant(m, 1);
     return std::make_shared<const Image>(std::move(m));
   };
@@ -335,15 +342,17 @@ std::vector<ParseCase> parse_cases(const schema::Op& op) {
       case schema::Kind::integer: {
         const std::string r = "[" + num(p.lo) + ", " + num(p.hi) + "]";
         for (const std::string& v : {num(p.lo - 1), num(p.hi + 1), std::string("abc"),
-                                    std::string("2.5"), std::string("1e400")})
+                                     std::string("2.5"), std::string("1e400")})
           add(k, v, k + " must be an integer in " + r + " (got '" + v + "')");
+        add(k, "nan", k + " must be an integer in " + r + " (got 'nan': not a number)");
         if (p.odd) {
           long long even = p.lo <= 0 ? 2 : (long long)p.lo + ((long long)p.lo & 1);
           EXPECT_LE(double(even), p.hi) << n << " " << k;
           const std::string v = std::to_string(even);
           if (p.zero_ok)
-            add(k, v, k + " must be 0 (" + p.zero_means + ") or odd and in [1, " + num(p.hi) +
-                          "] (got " + v + ")");
+            add(k, v,
+                k + " must be 0 (" + p.zero_means + ") or odd and in [1, " + num(p.hi) + "] (got " +
+                    v + ")");
           else
             add(k, v, k + " must be odd and in " + r + " (got " + v + ")");
         }
@@ -353,10 +362,18 @@ std::vector<ParseCase> parse_cases(const schema::Op& op) {
         std::vector<std::string> values{"nan", "inf", "-inf", "abc", "1e400"};
         if (p.lo > -schema::kUnbounded) values.push_back(num(p.lo - 1));
         if (p.hi < schema::kUnbounded) values.push_back(num(p.hi + 1));
+        // Non-finite values are named as such ("not a number", "infinite").
+        auto what = [](const std::string& v) {
+          return v == "nan"                           ? std::string(": not a number")
+                 : v.find("inf") != std::string::npos ? std::string(": infinite")
+                                                      : std::string();
+        };
         for (const std::string& v : values)
-          add(k, v, k + " must be a number, " + number_range(p) + " (got '" + v + "')");
+          add(k, v,
+              k + " must be a number, " + number_range(p) + " (got '" + v + "'" + what(v) + ")");
         if (k == "value" && op.has_border())  // the constant border's value
-          add(k, "nan", "value must be a number, finite (got 'nan')", {{"border", "constant"}});
+          add(k, "nan", "value must be a number, finite (got 'nan': not a number)",
+              {{"border", "constant"}});
         break;
       }
       case schema::Kind::boolean:
@@ -392,10 +409,10 @@ std::unique_ptr<schema::Bound> bind_first_example(const schema::Op& op, const Co
   return op.bind(kv, [&rng, w, h, f](const schema::Param& p, const std::string&) {
     const bool like = p.role == schema::ImageRole::like_src;
     const double hi = p.role == schema::ImageRole::map_y ? double(h) : double(w);
-    return std::make_shared<const Image>(clone(
-        random_image(w, h, like ? f : Format{Depth::f32, 1}, rng, true, like ? 0 : -3,
-                     like ? 0 : hi + 3)
-            .view));
+    return std::make_shared<const Image>(
+        clone(random_image(w, h, like ? f : Format{Depth::f32, 1}, rng, true, like ? 0 : -3,
+                           like ? 0 : hi + 3)
+                  .view));
   });
 }
 
@@ -570,12 +587,14 @@ TEST_P(SchemaBadInput, RunRefusesUnusableImagesNamingOpAndSrcOrDst) {
                                                            {out.width, out.height - 1},
                                                            {out.width, out.height},
                                                            {out.width, out.height}};
-    const Format formats[] = {out.format, out.format, {other, out.format.channels},
+    const Format formats[] = {out.format,
+                              out.format,
+                              {other, out.format.channels},
                               {out.format.depth, out.format.channels % 4 + 1}};
     for (int i = 0; i < 4; ++i) {
       Image dst(sizes[i].first, sizes[i].second, formats[i]);
-      PIXFLOW_TRACE(n + " dst " + std::to_string(dst.width()) + "x" +
-                    std::to_string(dst.height()) + " " + to_string(dst.format()));
+      PIXFLOW_TRACE(n + " dst " + std::to_string(dst.width()) + "x" + std::to_string(dst.height()) +
+                    " " + to_string(dst.format()));
       expect_message([&] { bound->run(src, dst, Context{}); }, Status::invalid_argument,
                      n + ": dst must be " + shape + " (got " + std::to_string(dst.width()) + "x" +
                          std::to_string(dst.height()) + " " + to_string(dst.format()) + ")");
@@ -585,8 +604,8 @@ TEST_P(SchemaBadInput, RunRefusesUnusableImagesNamingOpAndSrcOrDst) {
   {
     PIXFLOW_TRACE(n + " empty src / dst");
     Image dst(out.width, out.height, out.format);
-    expect_message([&] { bound->run(ConstImageView{}, dst, Context{}); },
-                   Status::invalid_argument, n + ": src must not be empty (got 0x0)");
+    expect_message([&] { bound->run(ConstImageView{}, dst, Context{}); }, Status::invalid_argument,
+                   n + ": src must not be empty (got 0x0)");
     expect_message([&] { bound->run(src, ImageView{}, Context{}); }, Status::invalid_argument,
                    n + ": dst must not be empty (got 0x0)");
     cases += 2;

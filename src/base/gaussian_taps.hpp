@@ -11,6 +11,10 @@
 namespace pixflow::detail {
 
 constexpr int kGaussianMaxK = 255;
+/// The largest sigma whose window from sigma fits kGaussianMaxK on every depth: the window
+/// is rint(8 sigma + 1) | 1 for u16 and f32 (6 sigma + 1 for u8), so 8 sigma + 1 <= 255.
+/// Larger blurs: gaussian_iir (any sigma, O(1) per pixel).
+constexpr double kGaussianMaxSigma = (kGaussianMaxK - 1) / 8.0;  // 31.75
 /// Fraction bits of the fixed-point taps: Q8 for u8 (as OpenCV's bit-exact u8 path),
 /// Q16 for u16.
 constexpr int kGaussianBitsU8 = 8;

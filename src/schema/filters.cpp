@@ -135,9 +135,13 @@ const OpDef<GaussianParams>& gaussian_op() {
   static const auto def =
       OpDef<GaussianParams>("gaussian", "separable Gaussian blur (u8, u16 fixed point; f32)")
           .depths(kU8U16F32)
-          .number("sigma", &GaussianParams::sigma, 0, 100,
-                  "standard deviation in x, in [0, 100] (0: from the window size)")
-          .number("sigma_y", &GaussianParams::sigma_y, 0, 100, "standard deviation in y (0: sigma)")
+          // The sigma range is the one whose window fits on every depth (one range for the
+          // docs, the CLI and the C++ API; larger blurs are gaussian_iir's).
+          .number("sigma", &GaussianParams::sigma, 0, detail::kGaussianMaxSigma,
+                  "standard deviation in x, in [0, 31.75] (0: from the window size; window "
+                  "<= 255 on every depth; larger: gaussian_iir)")
+          .number("sigma_y", &GaussianParams::sigma_y, 0, detail::kGaussianMaxSigma,
+                  "standard deviation in y, in [0, 31.75] (0: sigma)")
           .shorthand("k", {"kw", "kh"},
                      "window size, 0 (from sigma, as OpenCV) or odd in [1, 255]; sets kw and kh")
           .integer("kw", &GaussianParams::kw, 0, detail::kGaussianMaxK,

@@ -19,13 +19,22 @@ std::string join(const std::vector<std::string>& items) {
 }
 
 namespace {
+// Parses the whole text as a number; NaN and infinities parse (so that the message can say
+// what they are) and are refused by the callers.
 bool parse_double(const std::string& s, double& out) {
   if (s.empty()) return false;
   const char* b = s.data();
   const char* e = b + s.size();
   if (*b == '+') ++b;
   auto [p, ec] = std::from_chars(b, e, out);
-  return ec == std::errc() && p == e && std::isfinite(out);
+  return ec == std::errc() && p == e;
+}
+
+// " (got 'nan': not a number)": what a non-finite value is, in words.
+std::string got_text(const std::string& text, double v) {
+  if (std::isnan(v)) return cat(" (got '", text, "': not a number)");
+  if (std::isinf(v)) return cat(" (got '", text, "': infinite)");
+  return cat(" (got '", text, "')");
 }
 }  // namespace
 
@@ -65,6 +74,9 @@ std::string range_text(const Param& p) {
 }  // namespace
 
 void check_number(std::string_view op, const Param& p, double v) {
+  if (std::isnan(v))
+    fail(Status::invalid_argument, op, p.name, " must be ", range_text(p),
+         " (got NaN: not a number)");
   detail::require(std::isfinite(v) && v >= p.lo && v <= p.hi, Status::invalid_argument, op, p.name,
                   " must be ", range_text(p), " (got ", v, ")");
 }
@@ -76,9 +88,10 @@ void check_border(std::string_view op, const Border& b) {
 
 long long parse_integer(std::string_view op, const Param& p, const std::string& text) {
   double v = 0;
-  if (!parse_double(text, v) || v != std::floor(v) || v < p.lo || v > p.hi)
-    fail(Status::invalid_argument, op, p.name, " must be an integer in [", p.lo, ", ", p.hi,
-         "] (got '", text, "')");
+  const bool parsed = parse_double(text, v);
+  if (!parsed || !std::isfinite(v) || v != std::floor(v) || v < p.lo || v > p.hi)
+    fail(Status::invalid_argument, op, p.name, " must be an integer in [", p.lo, ", ", p.hi, "]",
+         parsed ? got_text(text, v) : cat(" (got '", text, "')"));
   const auto i = static_cast<long long>(v);
   if (p.odd) check_integer(op, p, i);
   return i;
@@ -86,9 +99,10 @@ long long parse_integer(std::string_view op, const Param& p, const std::string& 
 
 double parse_number(std::string_view op, const Param& p, const std::string& text) {
   double v = 0;
-  if (!parse_double(text, v) || v < p.lo || v > p.hi)
-    fail(Status::invalid_argument, op, p.name, " must be a number, ", range_text(p), " (got '",
-         text, "')");
+  const bool parsed = parse_double(text, v);
+  if (!parsed || !std::isfinite(v) || v < p.lo || v > p.hi)
+    fail(Status::invalid_argument, op, p.name, " must be a number, ", range_text(p),
+         parsed ? got_text(text, v) : cat(" (got '", text, "')"));
   return v;
 }
 
