@@ -1,11 +1,16 @@
 // The pixflow command-line tool, run as a separate process (PIXFLOW_CLI_PATH) in temporary
-// folders, with exit code, stdout and stderr captured separately (docs/contract.md §5, docs/cli.md).
+// folders, with exit code, stdout and stderr captured separately (docs/contract.md §5,
+// docs/cli.md).
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -61,45 +66,74 @@ class TempDir {
   fs::path path_;
 };
 
-/// Runs `pixflow ARGS...` with extra environment variables; stdout and stderr go to files
-/// (so neither pipe can fill up) and are read back separately.
-CliResult run_cli(const std::vector<std::string>& args,
-                  const std::map<std::string, std::string>& env = {}) {
-  TempDir io;
-  const std::string out_path = io / "stdout", err_path = io / "stderr";
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<std::string> argv_s = {PIXFLOW_CLI_PATH};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_s;
-  for (char** e = environ; *e; ++e) {
-    const std::string kv = *e;
-    const std::string key = kv.substr(0, kv.find('='));
-    if (!env.count(key)) env_s.push_back(kv);
+/// `pixflow ARGS...` started with extra environment variables; stdout and stderr go to files
+/// (so neither pipe can fill up) and are read back separately by wait().
+class CliProcess {
+ public:
+  explicit CliProcess(const std::vector<std::string>& args,
+                      const std::map<std::string, std::string>& env = {}) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<std::string> argv_s = {PIXFLOW_CLI_PATH};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> env_s;
+    for (char** e = environ; *e; ++e) {
+      const std::string kv = *e;
+      const std::string key = kv.substr(0, kv.find('='));
+      if (!env.count(key)) env_s.push_back(kv);
+    }
+    for (const auto& [k, v] : env) env_s.push_back(k + "=" + v);
+    std::vector<char*> envp;
+    for (auto& e : env_s) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    spawn_rc_ = posix_spawn(&pid_, argv[0], &fa, nullptr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&fa);
   }
-  for (const auto& [k, v] : env) env_s.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& e : env_s) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  pid_t pid = 0;
-  CliResult r;
-  const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) {
-    r.err = std::string("posix_spawn failed: ") + std::strerror(rc);
+  ~CliProcess() {
+    if (spawn_rc_ == 0 && !waited_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  CliProcess(const CliProcess&) = delete;
+  CliProcess& operator=(const CliProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  /// Waits for the exit; `usage` (if given) receives the child's resource usage.
+  CliResult wait(struct rusage* usage = nullptr) {
+    CliResult r;
+    if (spawn_rc_ != 0) {
+      r.err = std::string("posix_spawn failed: ") + std::strerror(spawn_rc_);
+      return r;
+    }
+    int status = 0;
+    struct rusage ru {};
+    wait4(pid_, &status, 0, &ru);
+    waited_ = true;
+    if (usage) *usage = ru;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(out_path_);
+    r.err = slurp(err_path_);
     return r;
   }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(out_path);
-  r.err = slurp(err_path);
-  return r;
+
+ private:
+  TempDir io_;
+  std::string out_path_ = io_ / "stdout", err_path_ = io_ / "stderr";
+  pid_t pid_ = 0;
+  int spawn_rc_ = -1;
+  bool waited_ = false;
+};
+
+/// Runs `pixflow ARGS...` to its end.
+CliResult run_cli(const std::vector<std::string>& args,
+                  const std::map<std::string, std::string>& env = {}) {
+  return CliProcess(args, env).wait();
 }
 
 std::string describe(const std::vector<std::string>& args) {
@@ -465,10 +499,6 @@ TEST(CliRun, FailedRunExits1AndLeavesNoOutputAndNoTempFile) {
   TempDir t;
   write_corrupt_png(t / "corrupt.png");
   write_pnm(t / "big.pgm", random_u8(17, 13, 1, 0xc6));
-  {
-    auto rng = make_rng(0xc7);
-    write_npy(t / "float.npy", random_image(7, 5, {Depth::f32, 1}, rng, true).view);
-  }
   struct Case {
     std::vector<std::string> args;
     std::map<std::string, std::string> env;
@@ -479,8 +509,6 @@ TEST(CliRun, FailedRunExits1AndLeavesNoOutputAndNoTempFile) {
       {{"run", "transpose", t / "corrupt.png", "-o", t / "o1.png"}, {}, "o1.png", "corrupt.png"},
       // missing input
       {{"run", "transpose", t / "missing.png", "-o", t / "o2.png"}, {}, "o2.png", "missing.png"},
-      // an f32 result cannot be written as PNG: the writer fails, nothing is left behind
-      {{"run", "transpose", t / "float.npy", "-o", t / "o3.png"}, {}, "o3.png", ""},
       // decoder limits from the environment and from the command line
       {{"run", "transpose", t / "big.pgm", "-o", t / "o4.pgm"},
        {{"PIXFLOW_MAX_SIDE", "16"}},
@@ -668,6 +696,307 @@ TEST(CliDemo, WritesItsFivePngsFromTheBundledPhoto) {
   for (const char* f :
        {"original.png", "noisy.png", "denoised.png", "edges.png", "contact_sheet.png"})
     EXPECT_NE(r.out.find(f), std::string::npos) << f << " not reported\n" << r.out;
+}
+
+// ---- nothing lost, nothing left behind -------------------------------------------------------
+
+/// The header of an NPY of H x W x C u8/s16 samples and nothing after it: read_image fails on
+/// it ("truncated"), so a command that answers from the header alone did not decode.
+void write_npy_header_only(const std::string& path, std::int64_t w, std::int64_t h, Depth d) {
+  std::string header = "{'descr': '" + std::string(d == Depth::s16 ? "<i2" : "|u1") +
+                       "', 'fortran_order': False, 'shape': (" + std::to_string(h) + ", " +
+                       std::to_string(w) + "), }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::ofstream f(path, std::ios::binary);
+  f.write("\x93NUMPY\x01\x00", 8);
+  const char len_le[2] = {char(header.size() & 0xff), char(header.size() >> 8)};
+  f.write(len_le, 2);
+  f << header;
+}
+
+TEST(CliSafety, AnOutputThatIsAnInputIsRefusedWithExit2AndTheInputIsKept) {
+  TempDir t;
+  const std::string a = t / "a.pgm", b = t / "b.pgm";
+  write_pnm(a, random_u8(12, 7, 1, 0xd1));
+  write_pnm(b, random_u8(12, 7, 1, 0xd2));
+  fs::create_directory(t / "x");
+  fs::create_hard_link(a, t / "hard.pgm");
+  fs::create_symlink(a, t / "soft.pgm");
+  const std::string bytes_a = slurp(a), bytes_b = slurp(b);
+  const std::vector<std::vector<std::string>> cases = {
+      {"run", "median k=3", a, "-o", a},
+      {"run", "median k=3", a, "-o", t / "x/../a.pgm"},
+      {"run", "median k=3", a, "-o", t.path().string()},  // the input's own folder
+      {"run", "median k=3", a, "-o", t / "hard.pgm"},     // a hard link of the input
+      {"run", "median k=3", a, "-o", t / "soft.pgm"},     // a symlink to the input
+      {"run", "add with=" + b, a, "-o", b},               // an operand file
+  };
+  const std::set<std::string> before = names_in(t.path());
+  for (const auto& args : cases) {
+    SCOPED_TRACE(describe(args));
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << show(r);
+    EXPECT_EQ(lines_of(r.err).size(), 1u) << show(r);
+    EXPECT_NE(r.err.find("would be overwritten (use --overwrite-input"), std::string::npos)
+        << show(r);
+    EXPECT_EQ(slurp(a), bytes_a);
+    EXPECT_EQ(slurp(b), bytes_b);
+    EXPECT_EQ(names_in(t.path()), before);
+  }
+  // Asked for: the result replaces the input, atomically, after the input was read.
+  const Image want = transposed(read_image(a));
+  const auto r = run_cli({"run", "transpose", a, "-o", a, "--overwrite-input"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  EXPECT_EQ(compare(read_image(a), want), "");
+  EXPECT_EQ(names_in(t.path()), before);
+}
+
+TEST(CliSafety, BatchRefusesOutputsThatAreInputsUnlessAsked) {
+  BatchDir b;
+  fs::remove(b.in + "/b_corrupt.png");
+  fs::create_directory(b.out);
+  fs::create_hard_link(b.in + "/a.pgm", b.out + "/a.pgm");  // out/a.pgm is in/a.pgm
+  const std::string bytes = slurp(b.in + "/a.pgm");
+  auto r = run_cli({"run", "transpose", b.in, "-o", b.out});
+  EXPECT_EQ(r.code, 2) << show(r);
+  EXPECT_NE(r.err.find("--overwrite-input"), std::string::npos) << show(r);
+  EXPECT_EQ(slurp(b.in + "/a.pgm"), bytes);
+  EXPECT_EQ(names_in(b.out), (std::set<std::string>{"a.pgm"}));  // nothing was run
+  r = run_cli({"run", "transpose", b.in, "-o", b.in});
+  EXPECT_EQ(r.code, 2) << show(r);
+  // In place, asked for: every item is read before its own output replaces it.
+  const Image want_a = transposed(read_image(b.in + "/a.pgm")),
+              want_c = transposed(read_image(b.in + "/c.ppm"));
+  r = run_cli({"run", "transpose", b.in, "-o", b.in, "--overwrite-input"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  EXPECT_EQ(compare(read_image(b.in + "/a.pgm"), want_a), "");
+  EXPECT_EQ(compare(read_image(b.in + "/c.ppm"), want_c), "");
+  EXPECT_EQ(names_in(b.in), (std::set<std::string>{"a.pgm", "c.ppm", "notes.txt", "sub"}));
+}
+
+TEST(CliSafety, NoClobberKeepsExistingOutputs) {
+  BatchDir b;
+  fs::remove(b.in + "/b_corrupt.png");
+  fs::create_directory(b.out);
+  std::ofstream(b.out + "/a.pgm") << "kept";
+  auto r = run_cli({"run", "transpose", b.in, "-o", b.out, "--no-clobber", "--progress=json"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  EXPECT_EQ(slurp(b.out + "/a.pgm"), "kept");
+  EXPECT_EQ(compare(read_image(b.out + "/c.ppm"), transposed(read_image(b.in + "/c.ppm"))), "");
+  EXPECT_NE(r.out.find("\"status\":\"skipped\""), std::string::npos) << show(r);
+  // One file: nothing is read, the output is kept, exit 0 with a note.
+  write_npy_header_only(b.t / "trunc.npy", 50, 40, Depth::u8);
+  r = run_cli({"run", "transpose", b.t / "trunc.npy", "-o", b.out + "/a.pgm", "--no-clobber"});
+  EXPECT_EQ(r.code, 0) << show(r);
+  EXPECT_NE(r.err.find("--no-clobber"), std::string::npos) << show(r);
+  EXPECT_EQ(slurp(b.out + "/a.pgm"), "kept");
+}
+
+// Output problems are found from INPUT's header, before the pixels are decoded: the input
+// here is an NPY header without its data, which read_image would refuse as truncated.
+TEST(CliSafety, OutputProblemsAreFoundBeforeDecoding) {
+  TempDir t;
+  const std::string in = t / "big.npy", in16 = t / "big16.npy";
+  write_npy_header_only(in, 8000, 8000, Depth::u8);
+  write_npy_header_only(in16, 8000, 8000, Depth::s16);
+  fs::create_directory(t / "out");
+  std::ofstream(t / "file") << "a file, not a folder";
+  struct Case {
+    std::vector<std::string> args;
+    int code;
+    std::string says;
+  };
+  std::vector<Case> cases = {
+      {{"run", "convert to=s16", in, "-o", t / "out/o.png"}, 2, "PNG cannot hold s16"},
+      {{"run", "median k=3", in16, "-o", t / "out/o.png"}, 1, "median: src depth"},
+      {{"run", "convert to=f32", in, "-o", t / "out/o.jpg"}, 2, "JPEG cannot hold"},
+      {{"run", "median k=3", in, "-o", t / "missing/o.png"}, 2, "does not exist"},
+      {{"run", "median k=3", in, "-o", t / "file/o.png"}, 2, "is not a folder"},
+      {{"run", "median k=3", in, "-o", t / "out" / (std::string(252, 'n') + ".png")},
+       2,
+       "is 256 bytes"},
+      {{"run", "median k=3", t / "out", "-o", t / "file"}, 2, "must be a directory too"},
+      {{"run", "median k=3", in, "-o", t / "newdir/"}, 2, "is not an existing folder"},
+      {{"run", "median k=3", in, "-o", t / "out/*.png"}, 2, "looks like a pattern"},
+  };
+  if (geteuid() != 0) {  // root writes into read-only folders: nothing to check there
+    fs::create_directory(t / "ro");
+    fs::permissions(t / "ro", fs::perms::owner_read | fs::perms::owner_exec);
+    cases.push_back({{"run", "median k=3", in, "-o", t / "ro/o.png"}, 2, "is not writable"});
+  }
+  for (const auto& c : cases) {
+    SCOPED_TRACE(describe(c.args));
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = run_cli(c.args);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(r.code, c.code) << show(r);
+    EXPECT_EQ(lines_of(r.err).size(), 1u) << show(r);
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << show(r);
+    EXPECT_EQ(r.err.find("truncated"), std::string::npos) << "it decoded:\n" << show(r);
+    EXPECT_LT(s, 5.0) << "an early check took " << s << " s";
+    EXPECT_EQ(names_in(t / "out"), std::set<std::string>{});
+  }
+}
+
+TEST(CliSafety, ALongestValidOutputNameWorks) {
+  TempDir t;
+  const std::string in = t / "in.pgm";
+  write_pnm(in, random_u8(5, 4, 1, 0xd3));
+  const std::string name = std::string(251, 'n') + ".pgm";  // 255 bytes, NAME_MAX
+  const auto r = run_cli({"run", "transpose", in, "-o", t / name});
+  ASSERT_EQ(r.code, 0) << show(r);
+  EXPECT_EQ(names_in(t.path()), (std::set<std::string>{"in.pgm", name}));
+}
+
+TEST(CliSafety, DeviceLimitAndEnvironmentProblemsAreUsageErrors) {
+  TempDir t;
+  const std::string in = t / "in.pgm";
+  write_pnm(in, random_u8(5, 4, 1, 0xd4));
+  const int n = cuda_device_count();
+  auto r = run_cli({"run", "transpose", in, "-o", t / "o.pgm", "--device", std::to_string(n + 1)});
+  EXPECT_EQ(r.code, 2) << show(r);
+  r = run_cli({"run", "transpose", in, "-o", t / "o.pgm"}, {{"PIXFLOW_MAX_SIDE", "abc"}});
+  EXPECT_EQ(r.code, 2) << show(r);
+  EXPECT_NE(r.err.find("PIXFLOW_MAX_SIDE"), std::string::npos) << show(r);
+  // A limit's message names what set it: the flag, the variable, or the default.
+  r = run_cli({"run", "transpose", in, "-o", t / "o.pgm", "--max-side", "3"});
+  EXPECT_EQ(r.code, 1) << show(r);
+  EXPECT_NE(r.err.find("--max-side"), std::string::npos) << show(r);
+  r = run_cli({"run", "transpose", in, "-o", t / "o.pgm"}, {{"PIXFLOW_MAX_PIXELS", "10"}});
+  EXPECT_EQ(r.code, 1) << show(r);
+  EXPECT_NE(r.err.find("PIXFLOW_MAX_PIXELS"), std::string::npos) << show(r);
+  EXPECT_FALSE(fs::exists(t / "o.pgm"));
+}
+
+/// True when every byte sequence of s is well-formed UTF-8.
+bool valid_utf8(const std::string& s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = c < 0x80         ? 1
+                          : (c >> 5) == 6  ? 2
+                          : (c >> 4) == 14 ? 3
+                          : (c >> 3) == 30 ? 4
+                                           : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (std::size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
+    i += n;
+  }
+  return true;
+}
+
+TEST(CliSafety, OddFileNamesKeepLinesAndJsonIntact) {
+  BatchDir b;
+  write_corrupt_png(b.in + "/new\nline.png");
+  write_corrupt_png(b.in + "/latin\xe9.png");
+  const auto r =
+      run_cli({"run", "transpose", b.in, "-o", b.out, "--keep-going", "--progress=json"});
+  EXPECT_EQ(r.code, 3) << show(r);
+  const auto out = lines_of(r.out);
+  ASSERT_EQ(out.size(), 5u) << show(r);
+  for (const auto& line : out) {
+    std::map<std::string, JsonValue> obj;
+    EXPECT_TRUE(parse_flat_json(line, obj)) << line;
+    EXPECT_TRUE(valid_utf8(line)) << line;
+  }
+  // The summary: a header line and one line per failed item, names escaped, no path twice.
+  const auto err = lines_of(r.err);
+  ASSERT_EQ(err.size(), 4u) << show(r);
+  EXPECT_EQ(err[0], "pixflow: 3 of 5 items failed:");
+  EXPECT_TRUE(valid_utf8(r.err));
+  EXPECT_NE(r.err.find("new\\nline.png"), std::string::npos) << show(r);
+  EXPECT_NE(r.err.find("latin\\xe9.png"), std::string::npos) << show(r);
+  for (std::size_t i = 1; i < err.size(); ++i) {
+    const std::size_t first = err[i].find(b.in), second = err[i].find(b.in, first + 1);
+    EXPECT_EQ(second, std::string::npos) << "path printed twice: " << err[i];
+  }
+}
+
+// Ctrl-C in a batch: the items in flight finish, no new one starts, the count of written items
+// is reported, exit 128 + SIGINT, and nothing half-written is left.
+TEST(CliSafety, SigintStopsABatchCleanly) {
+  TempDir t;
+  const std::string in = t / "in", out = t / "out";
+  fs::create_directories(in);
+  for (int i = 0; i < 40; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "/%02d.pgm", i);
+    write_pnm(in + name, random_u8(700, 500, 1, 0xd5 + std::uint64_t(i)));
+  }
+  CliProcess p({"run", "median k=15", in, "-o", out, "--backend", "cpu"});
+  // Wait for the first output, then interrupt.
+  for (int i = 0; i < 3000 && !(fs::exists(out) && !fs::is_empty(out)); ++i) usleep(2000);
+  kill(p.pid(), SIGINT);
+  const auto r = p.wait();
+  EXPECT_EQ(r.code, 128 + SIGINT) << show(r);
+  const auto names = names_in(out);
+  EXPECT_LT(names.size(), 40u) << "the batch did not stop";
+  for (const auto& n : names) EXPECT_NE(n[0], '.') << "temporary file left: " << n;
+  EXPECT_NE(
+      r.err.find("interrupted by SIGINT: " + std::to_string(names.size()) + " of 40 items written"),
+      std::string::npos)
+      << show(r);
+  for (const auto& n : names) EXPECT_NO_THROW((void)read_image(out + "/" + n)) << n;
+}
+
+// SIGKILL at any moment of a write leaves the old output or the new one and nothing else.
+TEST(CliSafety, SigkillDuringAWriteLeavesNoTemporaryFile) {
+  TempDir t;
+  const std::string in = t / "in.npy";
+  {
+    auto rng = make_rng(0xd6);
+    write_npy(in, random_image(3000, 2000, {Depth::u8, 3}, rng).view);
+  }
+  fs::create_directory(t / "out");
+  std::mt19937_64 rng(0xd7);
+  for (int round = 0; round < 6; ++round) {
+    CliProcess p({"run", "transpose", in, "-o", t / "out/o.png", "--backend", "cpu"});
+    usleep(useconds_t(50000 + rng() % 250000));
+    kill(p.pid(), SIGKILL);
+    (void)p.wait();
+    const auto names = names_in(t / "out");
+    EXPECT_TRUE(names.empty() || names == std::set<std::string>{"o.png"}) << "round " << round;
+    if (!names.empty()) EXPECT_NO_THROW((void)read_image(t / "out/o.png"));
+  }
+}
+
+// Peak memory of a run (docs/cli.md, "Memory"): the decoded input, the result and one
+// intermediate image, plus a fixed amount for the program and the codecs.
+TEST(CliSafety, PeakMemoryOfARunIsBoundedByThreeImages) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer's shadow memory and quarantine inflate the peak";
+#endif
+  TempDir t;
+  const std::string in = t / "in.npy";
+  const std::int64_t w = 4000, h = 3000;  // u8x3: 36 MB decoded
+  {
+    auto rng = make_rng(0xd8);
+    write_npy(in, random_image(w, h, {Depth::u8, 3}, rng).view);
+  }
+  CliProcess p({"run", "median k=3 | gaussian sigma=1 | box k=3 | transpose", in, "-o", t / "o.npy",
+                "--backend", "cpu"});
+  struct rusage ru {};
+  const auto r = p.wait(&ru);
+  ASSERT_EQ(r.code, 0) << show(r);
+  const double image_mb = double(w * h * 3) / (1 << 20);
+  const double peak_mb = double(ru.ru_maxrss) / 1024;  // ru_maxrss is in KiB on Linux
+  const double fixed_mb = 40;                          // program, libraries, thread stacks
+  EXPECT_LE(peak_mb, 3 * image_mb + fixed_mb)
+      << "peak " << peak_mb << " MB for an image of " << image_mb << " MB";
+  RecordProperty("peak_mb", std::to_string(peak_mb));
+}
+
+TEST(CliSafety, OperandFilesAreDecodedOnceAndShared) {
+  TempDir t;
+  const std::string f = t / "op.pgm";
+  write_pnm(f, random_u8(20, 10, 1, 0xd9));
+  std::string text = "add with=" + f;
+  for (int i = 0; i < 99; ++i) text += " | add with=" + (i % 2 ? f : t / "x/../op.pgm");
+  fs::create_directory(t / "x");
+  const Pipeline p = Pipeline::parse(text);
+  EXPECT_EQ(p.size(), 100u);
+  EXPECT_EQ(p.operand_files(), std::vector<std::string>{f});
 }
 
 }  // namespace

@@ -27,6 +27,12 @@ struct OpInfo {
 const std::vector<OpInfo>& op_registry();
 const OpInfo* find_op(std::string_view name);
 
+/// Size and format of an image, without its pixels.
+struct ImageShape {
+  std::int64_t width = 0, height = 0;
+  Format format;
+};
+
 /// A parsed, bound pipeline. parse() throws invalid_argument for any syntax error,
 /// unknown op or key, or out-of-range parameter: nothing runs with a bad pipeline.
 class Pipeline {
@@ -34,14 +40,23 @@ class Pipeline {
   static Pipeline parse(std::string_view text, const IoLimits& limits = {});
   /// Runs every stage; the result lives where `src` lives.
   Image run(ConstImageView src, const Context& ctx = {}) const;
+  /// The result's size and format for a source of `src`'s size and format, without running
+  /// anything or reading pixels: every stage's output rule and its depth and channel checks,
+  /// so a source a stage cannot take throws here as run() would (unsupported). Checks that
+  /// need the pixels or the operands' sizes still happen in run().
+  ImageShape plan(const ImageShape& src) const;
   std::size_t size() const { return stages_.size(); }
   const std::vector<std::string>& names() const { return names_; }
+  /// The files read for image parameters (with=, map_x=, ...), as written in the pipeline,
+  /// each once. A file named by several stages is decoded once and shared.
+  const std::vector<std::string>& operand_files() const { return files_; }
 
   class Stage;  // a bound stage (src/pipeline/pipeline.cpp)
 
  private:
   std::vector<std::shared_ptr<const Stage>> stages_;
   std::vector<std::string> names_;
+  std::vector<std::string> files_;
 };
 
 }  // namespace pixflow

@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
+#include <map>
 
 #include "src/base/error.hpp"
+#include "src/core/check.hpp"
 #include "src/schema/schema.hpp"
 
 namespace pixflow {
@@ -46,15 +49,26 @@ const OpInfo* find_op(std::string_view name) {
 
 class Pipeline::Stage {
  public:
-  explicit Stage(std::unique_ptr<schema::Bound> b) : bound_(std::move(b)) {}
+  Stage(const schema::Op& op, std::unique_ptr<schema::Bound> b) : op_(op), bound_(std::move(b)) {}
   Image run(ConstImageView src, const Context& ctx) const {
     const schema::Shape s = bound_->output(src);
     Image dst(s.width, s.height, s.format, src.location());
     bound_->run(src, dst, ctx);
     return dst;
   }
+  /// The source checks of detail::check_op that need no pixels, then the output rule (which
+  /// reads only the view's size and format: a view without data stands for the source).
+  ImageShape plan(const ImageShape& in) const {
+    const ConstImageView v(nullptr, in.width, in.height, in.width * in.format.pixel_bytes(),
+                           in.format);
+    detail::check_depth(op_.name(), "src", v, op_.depths());
+    detail::check_channels(op_.name(), "src", v, op_.channels());
+    const schema::Shape s = bound_->output(v);
+    return {s.width, s.height, s.format};
+  }
 
  private:
+  const schema::Op& op_;
   std::unique_ptr<schema::Bound> bound_;
 };
 
@@ -84,6 +98,9 @@ std::vector<std::string> split_ws(const std::string& s) {
 
 Pipeline Pipeline::parse(std::string_view text, const IoLimits& limits) {
   Pipeline p;
+  // Operands by file identity (the canonical path when it exists), decoded once: a thousand
+  // `add with=F` stages hold one image, not a thousand.
+  std::map<std::string, std::shared_ptr<const Image>> decoded;
   std::size_t start = 0;
   int index = 0;
   for (;;) {
@@ -114,15 +131,29 @@ Pipeline Pipeline::parse(std::string_view text, const IoLimits& limits) {
     }
     // Image parameters are files, read once at bind time so that a missing or corrupt file
     // fails before any input is read.
-    const schema::ImageSource files = [&limits](const schema::Param&, const std::string& path) {
-      return std::make_shared<const Image>(read_image(path, limits));
+    const schema::ImageSource files = [&](const schema::Param&, const std::string& path) {
+      std::error_code ec;
+      std::string key = std::filesystem::canonical(path, ec).string();
+      if (ec) key = path;
+      auto& img = decoded[key];
+      if (!img) {
+        img = std::make_shared<const Image>(read_image(path, limits));
+        p.files_.push_back(path);
+      }
+      return img;
     };
-    p.stages_.push_back(std::make_shared<const Stage>(info->bind(kv, files)));
+    p.stages_.push_back(std::make_shared<const Stage>(*info, info->bind(kv, files)));
     p.names_.push_back(info->name());
     if (bar == std::string_view::npos) break;
     start = bar + 1;
   }
   return p;
+}
+
+ImageShape Pipeline::plan(const ImageShape& src) const {
+  ImageShape s = src;
+  for (const auto& stage : stages_) s = stage->plan(s);
+  return s;
 }
 
 Image Pipeline::run(ConstImageView src, const Context& ctx) const {

@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace pixflow::cli {
 
@@ -23,14 +25,34 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// One stderr line: "pixflow: <message>" with any newline of the message flattened.
+/// One stderr line: "pixflow: <message>", the message passed through escape_text.
 void print_error(const std::string& message);
+
+/// Text for one terminal line: control characters as \n, \r, \t or \xNN and every byte
+/// that is not part of well-formed UTF-8 as \xNN (a file name with a newline or in Latin-1
+/// cannot break a line or a terminal). Other text is unchanged.
+std::string escape_text(std::string_view s);
+/// A JSON string literal that is valid UTF-8: quotes, backslashes and control characters
+/// escaped; bytes that are not well-formed UTF-8 become U+FFFD (the item's `index` still
+/// identifies it).
+std::string json_string(std::string_view s);
+
+/// SIGINT and SIGTERM (tools/pixflow/signals.cpp). A single run: the first signal removes the
+/// pending temporary files (pixflow::remove_pending_temporaries) and ends the process as the
+/// signal would. A batch (`batch`): the first signal only asks the batch to stop (items in
+/// flight finish and are written, no new one starts; see stop_signal()); a second one ends
+/// the process as in a single run.
+void install_signal_handlers(bool batch);
+/// The signal that asked a batch to stop, or 0.
+int stop_signal();
 
 struct RunOptions {
   std::string pipeline, input, output;
-  std::string backend = "auto";  ///< auto | cpu | cuda | opencl
+  std::string backend = "auto";  ///< auto | cpu | cuda | opencl | ref
   std::optional<int> device;     ///< --device N
   bool keep_going = false;
+  bool overwrite_input = false;   ///< allow an output that is an input or an operand file
+  bool no_clobber = false;        ///< keep existing outputs (skip those items)
   std::string progress = "auto";  ///< auto | bar | json | none
   std::optional<std::int64_t> max_side, max_pixels, max_bytes;
 };
@@ -42,9 +64,12 @@ struct InfoOptions {
 };
 int info_command(const InfoOptions& opt);
 
+/// The bytes of data/astronaut.png, embedded at build time (tools/pixflow/demo_image.cpp).
+std::span<const std::byte> demo_image_png();
+
 struct DemoOptions {
   std::string output_dir = "demo";
-  std::string input;  ///< empty: the bundled data/astronaut.png
+  std::string input;  ///< empty: the embedded data/astronaut.png
   std::uint64_t seed = 20240601;
 };
 int demo_command(const DemoOptions& opt);

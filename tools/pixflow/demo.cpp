@@ -111,13 +111,15 @@ Image contact_sheet(const std::vector<const Image*>& panels) {
 }  // namespace
 
 int demo_command(const DemoOptions& opt) {
-  const std::string input =
-      opt.input.empty() ? std::string(PIXFLOW_SOURCE_DIR) + "/data/astronaut.png" : opt.input;
   const fs::path dir(opt.output_dir);
 
   Image original, noisy, denoised, edges, sheet;
   std::printf("pixflow demo (CPU backend, %u threads)\n", std::thread::hardware_concurrency());
-  step("read " + input, time_ms([&] { original = read_image(input); }));
+  if (opt.input.empty())
+    step("decode the embedded astronaut.png",
+         time_ms([&] { original = decode_image(demo_image_png(), "astronaut.png (embedded)"); }));
+  else
+    step("read " + opt.input, time_ms([&] { original = read_image(opt.input); }));
   if (original.depth() != Depth::u8 ||
       !(original.channels() == 1 || original.channels() == 3 || original.channels() == 4))
     throw Error(Status::unsupported, "demo: the input must be u8 with 1, 3 or 4 channels (got " +

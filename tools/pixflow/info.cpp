@@ -46,7 +46,8 @@ void print_text(const std::vector<OpInfo>& ops) {
   for (int d = 0; d < devices; ++d)
     std::cout << "    " << describe_device(Location::cuda(d)) << "\n";
   std::string backends;
-  for (Backend b : compiled_backends()) backends += (backends.empty() ? "" : ", ") + std::string(backend_name(b));
+  for (Backend b : compiled_backends())
+    backends += (backends.empty() ? "" : ", ") + std::string(backend_name(b));
   std::cout << "  backends:      " << backends << "\n"
             << "  OpenCL:        not available yet\n"
             << "  CPU threads:   " << std::thread::hardware_concurrency() << "\n"

@@ -13,10 +13,7 @@
 namespace pixflow::cli {
 
 void print_error(const std::string& message) {
-  std::string line = message;
-  for (char& c : line)
-    if (c == '\n' || c == '\r') c = ' ';
-  std::cerr << "pixflow: " << line << std::endl;
+  std::cerr << "pixflow: " << escape_text(message) << std::endl;
 }
 
 }  // namespace pixflow::cli
@@ -42,6 +39,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--device", run.device, "CUDA device number (default: 0; a batch uses all)");
   run_cmd->add_flag("--keep-going", run.keep_going,
                     "batch: try every item, report failures at the end, exit 3 if any failed");
+  run_cmd->add_flag("--overwrite-input", run.overwrite_input,
+                    "allow OUTPUT to be INPUT (or a with=/map file); it is replaced atomically "
+                    "after everything is read");
+  run_cmd->add_flag("--no-clobber", run.no_clobber,
+                    "keep outputs that exist (their items are skipped, before any decoding)");
   run_cmd
       ->add_option("--progress", run.progress,
                    "auto (a bar when stderr is a terminal), bar, json (one line per item "

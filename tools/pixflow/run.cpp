@@ -1,16 +1,23 @@
 // `pixflow run`: one image, or every image of a directory (batch), through a pipeline on
 // the CPU or on CUDA devices, with progress reporting and the exit codes of docs/contract.md §5.
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <new>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -28,16 +35,24 @@ namespace {
 // ---- options -----------------------------------------------------------------------------
 
 IoLimits limits_from(const RunOptions& opt) {
-  IoLimits l = IoLimits::from_env();
-  auto set = [](const std::optional<std::int64_t>& v, const char* name, std::int64_t& dst) {
+  IoLimits l;
+  try {
+    l = IoLimits::from_env();
+  } catch (const Error& e) {  // a malformed PIXFLOW_MAX_* is bad usage, as a bad --max-*
+    if (e.status() == Status::invalid_argument) throw UsageError(e.what());
+    throw;
+  }
+  auto set = [](const std::optional<std::int64_t>& v, const char* flag, std::int64_t& dst,
+                std::string& from) {
     if (!v) return;
     if (*v <= 0)
-      throw UsageError(std::string(name) + " must be > 0 (got " + std::to_string(*v) + ")");
+      throw UsageError(std::string(flag) + " must be > 0 (got " + std::to_string(*v) + ")");
     dst = *v;
+    from = flag;  // a limit_exceeded message names the flag that set the limit
   };
-  set(opt.max_side, "--max-side", l.max_side);
-  set(opt.max_pixels, "--max-pixels", l.max_pixels);
-  set(opt.max_bytes, "--max-bytes", l.max_bytes);
+  set(opt.max_side, "--max-side", l.max_side, l.max_side_from);
+  set(opt.max_pixels, "--max-pixels", l.max_pixels, l.max_pixels_from);
+  set(opt.max_bytes, "--max-bytes", l.max_bytes, l.max_bytes_from);
   return l;
 }
 
@@ -101,6 +116,105 @@ Target resolve_target(const RunOptions& opt, bool batch) {
   return t;
 }
 
+// ---- what a run may touch -------------------------------------------------------------------
+
+/// A file's identity (device, inode), following symlinks: two paths name one file when their
+/// ids are equal, whatever their spelling (`./x/../a.png`), and hard links share one.
+struct FileId {
+  dev_t dev;
+  ino_t ino;
+  auto operator<=>(const FileId&) const = default;
+};
+
+std::optional<FileId> file_id(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileId{st.st_dev, st.st_ino};
+}
+
+/// The files a run reads (INPUT, or every batch item, and every operand file), so that no
+/// output replaces one of them unless --overwrite-input says so.
+class Inputs {
+ public:
+  void add(const std::string& path, std::string role) {
+    if (const auto id = file_id(path)) roles_.emplace(*id, std::move(role));
+  }
+  /// Throws UsageError when `out` exists and is one of the inputs.
+  void check_output(const std::string& out) const {
+    const auto id = file_id(out);
+    if (!id) return;
+    const auto it = roles_.find(*id);
+    if (it == roles_.end()) return;
+    throw UsageError("OUTPUT '" + out + "' is " + it->second +
+                     ", which would be overwritten (use --overwrite-input to allow it)");
+  }
+
+ private:
+  std::map<FileId, std::string> roles_;
+};
+
+Inputs inputs_of(const Pipeline& pipeline) {
+  Inputs in;
+  for (const std::string& f : pipeline.operand_files())
+    in.add(f, "the operand file '" + f + "' of the pipeline");
+  return in;
+}
+
+/// The nearest folder of `p` that exists ("." for a bare name).
+fs::path existing_folder(fs::path p) {
+  std::error_code ec;
+  while (!p.empty() && !fs::exists(p, ec)) p = p.parent_path();
+  return p.empty() ? fs::path(".") : p;
+}
+
+/// A folder that the run will write into (or create under) is a folder and writable.
+void check_writable_folder(const fs::path& dir, const std::string& what) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw UsageError(what + " '" + dir.string() + "' is not a folder");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw UsageError(what + " '" + dir.string() + "' is not writable (" + std::strerror(errno) +
+                     ")");
+}
+
+/// The file name fits the file system of its folder (NAME_MAX bytes, usually 255).
+void check_name_length(const fs::path& out) {
+  const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  long max = ::pathconf(existing_folder(dir).c_str(), _PC_NAME_MAX);
+  if (max <= 0) max = NAME_MAX;
+  const std::size_t len = out.filename().native().size();
+  if (len > std::size_t(max))
+    throw UsageError("OUTPUT name '" + out.filename().string() + "' is " + std::to_string(len) +
+                     " bytes; its file system takes at most " + std::to_string(max));
+}
+
+/// A single OUTPUT file, before anything is decoded: its folder exists and is writable, its
+/// name fits.
+void check_output_file(const fs::path& out) {
+  const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::exists(dir, ec))
+    throw UsageError("the folder of OUTPUT '" + out.string() + "' does not exist");
+  check_writable_folder(dir, "the folder of OUTPUT");
+  check_name_length(out);
+}
+
+/// The result's depth and channels for INPUT, from its header alone, against what OUTPUT's
+/// format can hold. A file that cannot be read or a stage that cannot take the source is a
+/// failed operation (pixflow::Error, exit 1) found before decoding; a format that cannot
+/// hold the result is bad usage (`usage`), or an Error naming the output in a batch.
+void check_result_fits(const Pipeline& pipeline, const std::string& in, const std::string& out,
+                       const IoLimits& limits, bool usage) {
+  const ImageHeader h = read_image_header(in, limits);
+  const ImageShape r = pipeline.plan({h.width, h.height, h.format});
+  try {
+    check_write_format(out, r.format);
+  } catch (const Error& e) {
+    if (usage) throw UsageError(e.what());
+    throw;
+  }
+}
+
 // ---- one item ------------------------------------------------------------------------------
 
 void process(const Pipeline& pipeline, const std::string& in, const std::string& out, Location loc,
@@ -112,14 +226,17 @@ void process(const Pipeline& pipeline, const std::string& in, const std::string&
   if (loc.is_host()) {
     result = pipeline.run(src, ctx);
   } else {
-    // Explicit upload, run on the device, explicit download (no hidden copies).
+    // Explicit upload, run on the device, explicit download (no hidden copies). The host
+    // source is released once uploaded: host memory holds one image at a time.
     Image d_src(src.width(), src.height(), src.format(), loc);
     copy(src, d_src);
+    src = Image();
     Image d_dst = pipeline.run(d_src, ctx);
+    d_src = Image();
     result = Image(d_dst.width(), d_dst.height(), d_dst.format());
     copy(d_dst, result);
   }
-  write_image(out, result);  // atomic: temp file + rename
+  write_image(out, result);  // atomic: nothing is left behind on failure or signal
 }
 
 // ---- progress ------------------------------------------------------------------------------
@@ -127,41 +244,22 @@ void process(const Pipeline& pipeline, const std::string& in, const std::string&
 struct ItemResult {
   std::size_t index = 0;
   std::string input, output;
-  bool ok = true;
+  enum class State { ok, error, skipped } state = State::ok;
   std::string error;
   double ms = 0;
+  bool ok() const { return state != State::error; }
 };
 
-std::string json_string(const std::string& s) {
-  std::string o = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        o += "\\\"";
-        break;
-      case '\\':
-        o += "\\\\";
-        break;
-      case '\n':
-        o += "\\n";
-        break;
-      case '\r':
-        o += "\\r";
-        break;
-      case '\t':
-        o += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          o += buf;
-        } else {
-          o += char(c);
-        }
-    }
+const char* state_name(ItemResult::State s) {
+  switch (s) {
+    case ItemResult::State::ok:
+      return "ok";
+    case ItemResult::State::error:
+      return "error";
+    case ItemResult::State::skipped:
+      return "skipped";
   }
-  return o + "\"";
+  return "?";
 }
 
 enum class ProgressMode { none, bar, json };
@@ -183,18 +281,18 @@ class Reporter {
   void done(const ItemResult& r) {
     std::lock_guard<std::mutex> lock(m_);
     ++done_;
-    if (!r.ok) ++failed_;
+    if (!r.ok()) ++failed_;
     if (mode_ == ProgressMode::json) {
       std::ostringstream s;
       s.setf(std::ios::fixed);
       s.precision(3);
       s << "{\"index\":" << r.index << ",\"total\":" << total_
         << ",\"input\":" << json_string(r.input) << ",\"output\":" << json_string(r.output)
-        << ",\"status\":\"" << (r.ok ? "ok" : "error") << "\",\"error\":" << json_string(r.error)
+        << ",\"status\":\"" << state_name(r.state) << "\",\"error\":" << json_string(r.error)
         << ",\"ms\":" << r.ms << "}\n";
       std::cout << s.str() << std::flush;
     } else if (mode_ == ProgressMode::bar) {
-      draw(fs::path(r.input).filename().string());
+      draw(escape_text(fs::path(r.input).filename().string()));
     }
   }
 
@@ -244,33 +342,48 @@ std::vector<fs::path> list_images(const fs::path& dir) {
   return files;
 }
 
+/// "path: message", or the message alone when it already names the path (the library's
+/// messages do: "read_image: in/b.png: ...").
+std::string with_path(const std::string& path, const std::string& message) {
+  return message.find(path) != std::string::npos ? message : path + ": " + message;
+}
+
 ItemResult run_item(const Pipeline& pipeline, std::size_t index, const std::string& in,
-                    const std::string& out, Location loc, Backend backend, const IoLimits& limits) {
+                    const std::string& out, Location loc, Backend backend, const IoLimits& limits,
+                    bool no_clobber) {
   ItemResult r;
   r.index = index;
   r.input = in;
   r.output = out;
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    process(pipeline, in, out, loc, backend, limits);
+    std::error_code ec;
+    if (no_clobber && fs::exists(fs::symlink_status(out, ec))) {
+      r.state = ItemResult::State::skipped;
+    } else {
+      check_name_length(out);
+      check_result_fits(pipeline, in, out, limits, false);  // before decoding
+      process(pipeline, in, out, loc, backend, limits);
+    }
   } catch (const std::bad_alloc&) {
-    r.ok = false;
+    r.state = ItemResult::State::error;
     r.error = "out of host memory";
   } catch (const std::exception& e) {  // pixflow::Error and anything else: this item failed
-    r.ok = false;
+    r.state = ItemResult::State::error;
     r.error = e.what();
-    for (char& c : r.error)
-      if (c == '\n' || c == '\r') c = ' ';
   }
   r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }
 
-int run_batch(const RunOptions& opt, const Pipeline& pipeline, const Target& target,
-              const IoLimits& limits) {
-  const fs::path in_dir(opt.input), out_dir(opt.output);
+std::string signal_name(int sig) {
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal " + std::to_string(sig);
+}
+
+int run_batch(const RunOptions& opt, const std::vector<fs::path>& files, const Pipeline& pipeline,
+              const Target& target, const IoLimits& limits) {
+  const fs::path out_dir(opt.output);
   std::error_code ec;
-  const std::vector<fs::path> files = list_images(in_dir);
   fs::create_directories(out_dir, ec);
   if (ec)
     throw Error(Status::io_error,
@@ -280,24 +393,27 @@ int run_batch(const RunOptions& opt, const Pipeline& pipeline, const Target& tar
     return kOk;
   }
 
+  install_signal_handlers(true);
   Reporter reporter(progress_mode(opt.progress, true), files.size());
-  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> next{0}, written{0}, skipped{0};
   std::atomic<bool> stop{false};
   std::mutex m;
   std::vector<ItemResult> failures;  // in completion order
 
   auto worker = [&](int w) {
     const Location loc = target.location(w);
-    while (!stop.load()) {
+    while (!stop.load() && stop_signal() == 0) {
       const std::size_t i = next.fetch_add(1);
       if (i >= files.size()) break;
       const std::string in = files[i].string();
       const std::string out = (out_dir / files[i].filename()).string();
-      ItemResult r = run_item(pipeline, i, in, out, loc, target.backend, limits);
-      if (!r.ok) {
+      ItemResult r = run_item(pipeline, i, in, out, loc, target.backend, limits, opt.no_clobber);
+      if (!r.ok()) {
         std::lock_guard<std::mutex> lock(m);
         failures.push_back(r);
         if (!opt.keep_going) stop = true;
+      } else {
+        ++(r.state == ItemResult::State::skipped ? skipped : written);
       }
       reporter.done(r);
     }
@@ -312,36 +428,62 @@ int run_batch(const RunOptions& opt, const Pipeline& pipeline, const Target& tar
   }
   reporter.finish();
 
+  if (const int sig = stop_signal()) {
+    std::string line = "interrupted by " + signal_name(sig) + ": " + std::to_string(written) +
+                       " of " + std::to_string(files.size()) + " items written";
+    if (skipped) line += ", " + std::to_string(skipped) + " skipped (--no-clobber)";
+    if (!failures.empty()) line += ", " + std::to_string(failures.size()) + " failed";
+    print_error(line + "; the rest were not started");
+    return 128 + sig;
+  }
   if (failures.empty()) return kOk;
   if (!opt.keep_going) {
-    print_error(failures.front().input + ": " + failures.front().error);
+    print_error(with_path(failures.front().input, failures.front().error));
     return kFailed;
   }
   std::sort(failures.begin(), failures.end(),
             [](const ItemResult& a, const ItemResult& b) { return a.index < b.index; });
   std::cerr << "pixflow: " << failures.size() << " of " << files.size() << " items failed:\n";
-  for (const auto& f : failures) std::cerr << "  " << f.input << ": " << f.error << "\n";
+  for (const auto& f : failures)
+    std::cerr << "  " << escape_text(with_path(f.input, f.error)) << "\n";
   std::cerr << std::flush;
   return kPartial;
 }
 
-// Usage checks of the paths, before anything is read or a device is touched.
-void check_batch_paths(const RunOptions& opt) {
+// Usage checks of a batch, before anything is read or a device is touched: OUTPUT is (or can
+// become) a writable folder, and no output would replace an input or an operand file.
+void check_batch_paths(const RunOptions& opt, const std::vector<fs::path>& files,
+                       const Pipeline& pipeline) {
   const fs::path in_dir(opt.input), out_dir(opt.output);
   std::error_code ec;
   if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec))
     throw UsageError("INPUT '" + opt.input + "' is a directory, so OUTPUT '" + opt.output +
                      "' must be a directory too (it is a file)");
+  if (opt.overwrite_input) return;
   if (fs::exists(out_dir, ec) && fs::equivalent(in_dir, out_dir, ec))
     throw UsageError("OUTPUT directory '" + opt.output +
-                     "' is the INPUT directory (its files "
-                     "would be overwritten); choose another");
+                     "' is the INPUT directory (its files would be overwritten); choose another "
+                     "or use --overwrite-input");
+  Inputs inputs = inputs_of(pipeline);
+  for (const fs::path& f : files) inputs.add(f.string(), "the batch input '" + f.string() + "'");
+  for (const fs::path& f : files) inputs.check_output((out_dir / f.filename()).string());
 }
 
 fs::path single_output(const RunOptions& opt) {
   fs::path out(opt.output);
   std::error_code ec;
   if (fs::is_directory(out, ec)) out /= fs::path(opt.input).filename();  // like cp FILE DIR
+  // Say what OUTPUT looks like rather than "unknown extension ''".
+  if (opt.output.find_first_of("*?[") != std::string::npos)
+    throw UsageError("OUTPUT '" + opt.output +
+                     "' looks like a pattern; pixflow does not expand patterns: name one file, "
+                     "or a folder for a batch");
+  if (out.extension().empty())
+    throw UsageError(
+        "OUTPUT '" + opt.output + "' has no file extension" +
+        (opt.output.back() == '/' ? std::string(" and is not an existing folder") : std::string()) +
+        ": name a file ending in .png, .jpg, .tif, .pgm, .ppm, .pnm or .npy, or an "
+        "existing folder");
   try {
     (void)format_from_path(out.string());  // an unknown extension is bad usage, found early
   } catch (const Error& e) {
@@ -353,17 +495,18 @@ fs::path single_output(const RunOptions& opt) {
 
 int run_single(const RunOptions& opt, const fs::path& out, const Pipeline& pipeline,
                const Target& target, const IoLimits& limits) {
+  install_signal_handlers(false);
   const ProgressMode mode = progress_mode(opt.progress, false);
   if (mode == ProgressMode::none) {  // errors propagate as they are (one line, exit 1)
     process(pipeline, opt.input, out.string(), target.location(0), target.backend, limits);
     return kOk;
   }
   Reporter reporter(mode, 1);
-  ItemResult r =
-      run_item(pipeline, 0, opt.input, out.string(), target.location(0), target.backend, limits);
+  ItemResult r = run_item(pipeline, 0, opt.input, out.string(), target.location(0), target.backend,
+                          limits, false);
   reporter.done(r);
   reporter.finish();
-  if (r.ok) return kOk;
+  if (r.ok()) return kOk;
   print_error(r.error);
   return kFailed;
 }
@@ -376,14 +519,31 @@ int run_command(const RunOptions& opt) {
   std::error_code ec;
   const bool batch = fs::is_directory(opt.input, ec);
   const Target target = resolve_target(opt, batch);
-  fs::path out;
-  if (batch)
-    check_batch_paths(opt);
-  else
-    out = single_output(opt);
+  if (batch) {
+    std::vector<fs::path> files = list_images(opt.input);
+    check_batch_paths(opt, files, pipeline);
+    // The nearest existing folder of OUTPUT is where it will be created (or it is OUTPUT).
+    check_writable_folder(existing_folder(opt.output), "OUTPUT folder");
+    if (target.unavailable) throw *target.unavailable;
+    return run_batch(opt, files, pipeline, target, limits);
+  }
+
+  const fs::path out = single_output(opt);
+  check_output_file(out);
+  if (opt.no_clobber && fs::exists(fs::symlink_status(out, ec))) {
+    print_error("note: kept '" + out.string() + "', which exists (--no-clobber)");
+    return kOk;
+  }
+  if (!opt.overwrite_input) {
+    Inputs inputs = inputs_of(pipeline);
+    inputs.add(opt.input, "INPUT");
+    inputs.check_output(out.string());
+  }
+  // The header of INPUT against OUTPUT's format: a result the format cannot hold is found
+  // before decoding (exit 2), as is an input a stage cannot take (exit 1).
+  check_result_fits(pipeline, opt.input, out.string(), limits, true);
   if (target.unavailable) throw *target.unavailable;
-  return batch ? run_batch(opt, pipeline, target, limits)
-               : run_single(opt, out, pipeline, target, limits);
+  return run_single(opt, out, pipeline, target, limits);
 }
 
 }  // namespace pixflow::cli
