@@ -1,14 +1,19 @@
 // File I/O: round trips for every format x depth x channels, cross-checks with OpenCV's
 // codecs, hand-made NPY/PNG/TIFF/JPEG files for the cases OpenCV cannot write, truncated and
-// corrupted files, size limits (API and environment), header probes, and atomic writes.
-// Suites are named Io* so that `make test-asan` runs them under AddressSanitizer + UBSan.
+// corrupted files, size limits (API and environment), header probes, and atomic writes
+// (O_TMPFILE and the named fallback, SIGKILL, symlinks, modes). Suites are named Io* so
+// that `make test-asan` runs them under AddressSanitizer + UBSan.
+#include <fcntl.h>
 #include <png.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "src/io/codecs.hpp"
 #include "tests/common.hpp"
 
 #if PIXFLOW_HAVE_OPENCV
@@ -1129,7 +1135,8 @@ TEST(IoWrite, FailuresAreIoErrorsAndLeaveNoFileBehind) {
   auto img = random_image(64, 64, {Depth::u8, 3}, rng);
   // A missing folder; a "folder" that is a regular file.
   const std::string missing = dir.file("no/such/dir/x.png");
-  expect_error([&] { write_image(missing, img); }, Status::io_error, {missing, "temporary"});
+  expect_error([&] { write_image(missing, img); }, Status::io_error,
+               {missing, "cannot open its folder", "No such file or directory"});
   write_bytes(dir.file("plain"), "x");
   const std::string under_file = dir.file("plain/x.png");
   expect_error([&] { write_image(under_file, img); }, Status::io_error, {under_file});
@@ -1173,8 +1180,13 @@ TEST(IoWrite, FailuresAreIoErrorsAndLeaveNoFileBehind) {
     signal(SIGXFSZ, old_handler);
     EXPECT_NE(msg.find(path), std::string::npos) << "no io_error naming the file: '" << msg << "'";
     EXPECT_EQ(read_bytes(path), "old contents");
-    for (const auto& e : dir.entries()) EXPECT_FALSE(e.ends_with(".tmp")) << e;
   }
+  std::vector<std::string> want = {"plain", "target.png", "ro"};
+  want.insert(want.end(), names.begin(), names.end());
+  std::sort(want.begin(), want.end());
+  auto got = dir.entries();
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, want) << "a temporary file was left";
 }
 
 TEST(IoWrite, OverwritesAtomicallyWithTheUsualModeAndAnyStride) {
@@ -1548,6 +1560,279 @@ TEST(IoLimits, DecompressionBombIsRefusedByDefaultBeforeAllocating) {
   const long grown_mb = (max_rss_kb() - rss0) / 1024;
   std::printf("[   INFO   ] peak RSS grew by %ld MB while refusing it\n", grown_mb);
   EXPECT_LT(grown_mb, 64) << "the refusal came after a large allocation";
+}
+
+// ---- atomic writes -------------------------------------------------------------------------
+
+std::vector<std::string> sorted_entries(const std::string& folder) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(folder)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// While alive, write_image uses the named-temporary fallback (as without O_TMPFILE).
+struct NamedTemporaries {
+  explicit NamedTemporaries(bool on) { detail::io::force_named_temporaries(on); }
+  ~NamedTemporaries() { detail::io::force_named_temporaries(false); }
+};
+
+bool tmpfile_supported(const std::string& folder) {
+#ifdef O_TMPFILE
+  const int fd = open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  close(fd);
+  return true;
+#else
+  (void)folder;
+  return false;
+#endif
+}
+
+const char* mode_name(bool named) {
+  return named ? "named temporary" : "O_TMPFILE";
+}
+
+TEST(IoWrite, TheFolderHoldsExactlyTheOutputsAfterWritesThatSucceedOrFail) {
+  auto rng = make_rng(0x1601);
+  auto img = random_image(64, 48, {Depth::u8, 3}, rng);
+  auto noisy = random_image(256, 256, {Depth::u8, 3}, rng);
+  for (bool named : {false, true}) {
+    PIXFLOW_TRACE(mode_name(named));
+    NamedTemporaries mode(named);
+    TempDir dir;
+    std::vector<std::string> names = {"a.png", "b.jpg", "c.ppm", "d.npy"};
+    if (have_tiff()) names.push_back("e.tif");
+    std::sort(names.begin(), names.end());
+    for (int round = 0; round < 2; ++round)  // new files, then replacing them
+      for (const auto& n : names) write_image(dir.file(n), img);
+    EXPECT_EQ(sorted_entries(dir.path), names);
+    // Failures before any file: a format that cannot hold the image, a bad quality.
+    expect_error(
+        [&] {
+          write_image(dir.file("f.png"), random_image(4, 4, {Depth::f32, 1}, rng));
+        },
+        Status::unsupported, {"PNG"});
+    expect_error([&] { write_image(dir.file("b.jpg"), img, {0}); }, Status::invalid_argument,
+                 {"jpeg_quality"});
+    EXPECT_EQ(sorted_entries(dir.path), names);
+    // Failures half-way (file size limit, as a full disk): the old files stay as they were.
+    for (const auto& n : names) {
+      PIXFLOW_TRACE(n);
+      const Bytes before = read_bytes(dir.file(n));
+      auto old_handler = signal(SIGXFSZ, SIG_IGN);
+      rlimit old{};
+      getrlimit(RLIMIT_FSIZE, &old);
+      rlimit small = old;
+      small.rlim_cur = 4096;
+      setrlimit(RLIMIT_FSIZE, &small);
+      const std::string msg = error_of([&] { write_image(dir.file(n), noisy); });
+      setrlimit(RLIMIT_FSIZE, &old);
+      signal(SIGXFSZ, old_handler);
+      EXPECT_TRUE(msg.starts_with("io_error: write_image: " + dir.file(n))) << msg;
+      EXPECT_EQ(read_bytes(dir.file(n)), before);
+      EXPECT_EQ(sorted_entries(dir.path), names);
+    }
+    // Replacing a folder fails at the rename (the data is written first).
+    fs::create_directory(dir.file("g.png"));
+    expect_error([&] { write_image(dir.file("g.png"), img); }, Status::io_error, {"g.png"});
+    names.push_back("g.png");
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(sorted_entries(dir.path), names);
+    EXPECT_TRUE(fs::is_empty(dir.file("g.png")));
+  }
+}
+
+TEST(IoWrite, EveryValidNameWorksUpToNameMax) {
+  auto rng = make_rng(0x1602);
+  auto img = random_image(9, 7, {Depth::u16, 3}, rng);
+  for (bool named : {false, true}) {
+    PIXFLOW_TRACE(mode_name(named));
+    NamedTemporaries mode(named);
+    TempDir dir;
+    // 255 bytes is NAME_MAX on Linux file systems; before, names of 244-255 bytes failed
+    // because the temporary name was longer than the output's.
+    for (std::size_t len :
+         {std::size_t(240), std::size_t(244), std::size_t(250), std::size_t(255)}) {
+      PIXFLOW_TRACE(len);
+      const std::string name = std::string(len - 4, 'n') + ".png";
+      write_image(dir.file(name), img);
+      write_image(dir.file(name), img);  // and replacing it
+      ASSERT_EQ(compare(read_image(dir.file(name)), img), "");
+      fs::remove(dir.file(name));
+    }
+    const std::string too_long = dir.file(std::string(252, 'n') + ".png");
+    expect_error([&] { write_image(too_long, img); }, Status::io_error, {"File name too long"});
+    EXPECT_TRUE(dir.entries().empty());
+  }
+}
+
+TEST(IoWrite, ReplacingAFileKeepsItsPermissionBits) {
+  auto rng = make_rng(0x1603);
+  auto img = random_image(9, 7, {Depth::u8, 1}, rng);
+  const mode_t mask = umask(022);
+  for (bool named : {false, true}) {
+    PIXFLOW_TRACE(mode_name(named));
+    NamedTemporaries mode(named);
+    TempDir dir;
+    for (const char* name : {"m.png", "m.tif", "m.pgm"}) {
+      if (std::string(name) == "m.tif" && !have_tiff()) continue;
+      PIXFLOW_TRACE(name);
+      const std::string path = dir.file(name);
+      write_image(path, img);
+      EXPECT_EQ(fs::status(path).permissions() & fs::perms::all, fs::perms(0644))
+          << "a new file: 0666 & ~umask";
+      for (unsigned m : {0640u, 0600u, 0444u, 0755u}) {
+        ASSERT_EQ(chmod(path.c_str(), m), 0);
+        write_image(path, img);
+        EXPECT_EQ(unsigned(fs::status(path).permissions() & fs::perms::all), m);
+      }
+    }
+  }
+  umask(mask);
+}
+
+TEST(IoWrite, WritingThroughASymlinkReplacesItsTargetAndKeepsTheLink) {
+  auto rng = make_rng(0x1604);
+  auto a = random_image(9, 7, {Depth::u8, 3}, rng);
+  auto b = random_image(5, 3, {Depth::u8, 3}, rng);
+  for (bool named : {false, true}) {
+    PIXFLOW_TRACE(mode_name(named));
+    NamedTemporaries mode(named);
+    TempDir dir;
+    fs::create_directory(dir.file("real"));
+    write_image(dir.file("real/target.png"), a);
+    ASSERT_EQ(chmod(dir.file("real/target.png").c_str(), 0640), 0);
+    // A relative link, and a link to that link (absolute).
+    fs::create_symlink("real/target.png", dir.file("link.png"));
+    fs::create_symlink(dir.file("link.png"), dir.file("link2.png"));
+    for (const char* via : {"link.png", "link2.png"}) {
+      PIXFLOW_TRACE(via);
+      write_image(dir.file(via), b);
+      EXPECT_TRUE(fs::is_symlink(dir.file("link.png")));
+      EXPECT_TRUE(fs::is_symlink(dir.file("link2.png")));
+      EXPECT_EQ(fs::read_symlink(dir.file("link.png")), fs::path("real/target.png"));
+      ASSERT_EQ(compare(read_image(dir.file("real/target.png")), b), "");
+      EXPECT_EQ(unsigned(fs::status(dir.file("real/target.png")).permissions() & fs::perms::all),
+                0640u);
+      EXPECT_EQ(sorted_entries(dir.path),
+                (std::vector<std::string>{"link.png", "link2.png", "real"}));
+      EXPECT_EQ(sorted_entries(dir.file("real")), std::vector<std::string>{"target.png"});
+      std::swap(a, b);
+    }
+    // A dangling link: its target is created, in the target's folder.
+    fs::create_symlink("real/new.png", dir.file("dangling.png"));
+    write_image(dir.file("dangling.png"), a);
+    EXPECT_TRUE(fs::is_symlink(dir.file("dangling.png")));
+    ASSERT_EQ(compare(read_image(dir.file("real/new.png")), a), "");
+    EXPECT_EQ(sorted_entries(dir.file("real")),
+              (std::vector<std::string>{"new.png", "target.png"}));
+    // A loop is an error, and leaves nothing.
+    fs::create_symlink("loop2.png", dir.file("loop1.png"));
+    fs::create_symlink("loop1.png", dir.file("loop2.png"));
+    expect_error([&] { write_image(dir.file("loop1.png"), a); }, Status::io_error,
+                 {"symbolic links"});
+    EXPECT_EQ(sorted_entries(dir.path),
+              (std::vector<std::string>{"dangling.png", "link.png", "link2.png", "loop1.png",
+                                        "loop2.png", "real"}));
+  }
+}
+
+/// Forks a child that writes `img` to `path` over and over (after `setup`), lets it run for
+/// `delay_ms`, then sends it `sig` and reaps it.
+void write_in_child_then_kill(const std::string& path, const ConstImageView& img, int delay_ms,
+                              int sig, const std::function<void()>& setup) {
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    try {
+      setup();
+      for (;;) write_image(path, img);
+    } catch (...) {
+    }
+    _exit(3);
+  }
+  usleep(useconds_t(delay_ms) * 1000);
+  kill(pid, sig);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
+      << "the writer failed on its own (status " << status << ")";
+}
+
+/// An image that is cheap to make and takes a noticeable time (about 0.4 s here) to
+/// encode as PNG, so that kills land at every stage of a write.
+Image slow_png_image() {
+  Image img(2000, 2000, {Depth::u16, 3});
+  for (std::int64_t y = 0; y < img.height(); ++y) {
+    auto* row = img.row<std::uint16_t>(y);
+    for (std::int64_t i = 0; i < img.width() * 3; ++i) row[i] = std::uint16_t(i * 7 + y * 13);
+  }
+  return img;
+}
+
+TEST(IoWrite, SigkillDuringWritesLeavesNoTemporaryFile) {
+  TempDir dir;
+  if (!tmpfile_supported(dir.path.string()))
+    GTEST_SKIP() << "O_TMPFILE is not supported here: a named temporary survives SIGKILL";
+  const Image img = slow_png_image();
+  const std::string out = dir.file("out.png");
+  const auto t0 = std::chrono::steady_clock::now();
+  write_image(out, img);
+  const int write_ms = int(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count());
+  fs::remove(out);
+  std::printf("[   INFO   ] one write takes %d ms\n", write_ms);
+  auto rng = make_rng(0x1605);
+  const int kills = 6;
+  int with_output = 0;
+  for (int i = 0; i < kills; ++i) {
+    // Anywhere from early in the first write to well into a later one.
+    const int delay = int(rng() % unsigned(std::max(1, std::min(3 * write_ms, 1500)))) + 5;
+    PIXFLOW_TRACE(testing::Message() << "kill " << i << " after " << delay << " ms");
+    write_in_child_then_kill(out, img, delay, SIGKILL, [] {});
+    const auto names = sorted_entries(dir.path);
+    EXPECT_TRUE(names.empty() || names == std::vector<std::string>{"out.png"})
+        << "left: " << ::testing::PrintToString(names);
+    if (!names.empty()) {
+      ++with_output;
+      EXPECT_EQ(read_image_header(out),
+                (ImageHeader{2000, 2000, {Depth::u16, 3}, FileFormat::png}));
+    }
+  }
+  // Kills before the first write completed test a new output; later ones, a replacement.
+  std::printf("[   INFO   ] %d of %d kills came after a complete write\n", with_output, kills);
+  if (fs::exists(out)) {
+    ASSERT_EQ(compare(read_image(out), img), "") << "a partial output";
+  }
+}
+
+/// For the SIGTERM test: what a CLI's handler does.
+extern "C" void remove_and_exit(int) {
+  remove_pending_temporaries();
+  _exit(0);
+}
+
+TEST(IoWrite, ASignalHandlerRemovesNamedTemporaries) {
+  TempDir dir;
+  const Image img = slow_png_image();
+  const std::string out = dir.file("out.png");
+  auto rng = make_rng(0x1606);
+  for (int i = 0; i < 5; ++i) {
+    const int delay = int(rng() % 1200) + 5;
+    PIXFLOW_TRACE(testing::Message() << "SIGTERM " << i << " after " << delay << " ms");
+    write_in_child_then_kill(out, img, delay, SIGTERM, [] {
+      detail::io::force_named_temporaries(true);
+      struct sigaction sa {};
+      sa.sa_handler = remove_and_exit;
+      sigaction(SIGTERM, &sa, nullptr);
+    });
+    const auto names = sorted_entries(dir.path);
+    EXPECT_TRUE(names.empty() || names == std::vector<std::string>{"out.png"})
+        << "left: " << ::testing::PrintToString(names);
+  }
 }
 
 }  // namespace

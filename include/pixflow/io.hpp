@@ -88,10 +88,34 @@ struct WriteOptions {
 /// program can check its outputs before it reads any input.
 void check_write_format(const std::string& path, Format fmt);
 
-/// Writes `img` (host) in the format of the path's extension, atomically: a temporary file
-/// in the same folder, renamed over `path` on success, removed on failure. Throws
-/// check_write_format's errors, invalid_argument for a device or empty image or a bad
-/// jpeg_quality, io_error (naming the path) for failures of the file system.
+/// Writes `img` (host) in the format of the path's extension, atomically: readers see the
+/// old file or the complete new one, never a partial one, and nothing is left behind.
+/// - On Linux the image is encoded into an unnamed file (O_TMPFILE) in the destination's
+///   folder, then linked in under its name; if the destination exists, the unnamed file is
+///   linked to a short temporary name (.pixflow-XXXXXX) and renamed over it, so such a
+///   name exists only for the microseconds between the link and the rename. A process
+///   killed at any other moment (even by SIGKILL) leaves no file behind.
+/// - Where O_TMPFILE is not available (older kernels, some file systems, other systems) the
+///   image is encoded into a named temporary file .pixflow-XXXXXX in the destination's
+///   folder and renamed over it; the temporary name has a fixed length, so every valid
+///   output name (up to NAME_MAX bytes) works. Such a file survives SIGKILL; a CLI removes
+///   it on SIGINT/SIGTERM with remove_pending_temporaries().
+/// - Replacing an existing file keeps its permission bits (rwx for user, group, others; a
+///   new file gets 0666 & ~umask); the owner, hard links and extended attributes are not
+///   carried over (the result is a new file).
+/// - A symlink is followed: the write goes to the link's final target, in the target's
+///   folder, and the link stays a link (a dangling link's target is created).
+/// - On any failure (encoder error, full disk, unwritable folder) neither the output nor a
+///   temporary file is left, and an existing file is untouched. No fsync is done: the
+///   result is atomic for readers, not durable across a power cut.
+/// Throws check_write_format's errors, invalid_argument for a device or empty image or a
+/// bad jpeg_quality, io_error (naming the path) for failures of the file system.
 void write_image(const std::string& path, ConstImageView img, const WriteOptions& opt = {});
+
+/// Removes the named temporary files of writes in progress (the fallback where O_TMPFILE
+/// is not available, and the moment before the rename over an existing file). Async-
+/// signal-safe: it reads a fixed, lock-free table and only calls unlinkat(2), so a CLI's
+/// SIGINT/SIGTERM handler may call it before it exits. Those writes then fail (io_error).
+void remove_pending_temporaries() noexcept;
 
 }  // namespace pixflow

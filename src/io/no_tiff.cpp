@@ -14,7 +14,7 @@ ImageHeader read_tiff(const std::string& path, std::FILE*, const IoLimits&, Imag
   read_fail(Status::unsupported, path, "TIFF: pixflow was built without libtiff");
 }
 
-void write_tiff(const std::string& path, const std::string&, ConstImageView) {
+void write_tiff(const std::string& path, int, ConstImageView) {
   write_fail(Status::unsupported, path, "TIFF: pixflow was built without libtiff");
 }
 

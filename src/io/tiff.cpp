@@ -6,6 +6,7 @@
 // libtiff's global handlers, so concurrent reads do not interfere. Reads go through client
 // procedures on the file's descriptor that notice a short read, so that a truncated file
 // says where it ends.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <tiffio.h>
 #include <unistd.h>
@@ -234,13 +235,19 @@ ImageHeader read_tiff(const std::string& path, std::FILE* f, const IoLimits& lim
   return header;
 }
 
-void write_tiff(const std::string& path, const std::string& tmp_path, ConstImageView img) {
-  TiffErrors errors{tmp_path, {}};
+void write_tiff(const std::string& path, int fd, ConstImageView img) {
+  TiffErrors errors{path, {}};
   Options opts(errors, 0);
-  TiffPtr t(TIFFOpenExt(tmp_path.c_str(), "w", opts.opts));
-  if (!t)
+  // libtiff closes the descriptor it was given (TIFFClose): give it a duplicate.
+  const int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (copy < 0)
+    write_fail(Status::io_error, path, "cannot open the new file: ", std::strerror(errno));
+  TiffPtr t(TIFFFdOpenExt(copy, path.c_str(), "w", opts.opts));
+  if (!t) {
+    ::close(copy);  // on failure libtiff leaves it open
     write_fail(Status::io_error, path,
                "libtiff: ", errors.first.empty() ? "cannot open" : errors.first);
+  }
   TIFF* tif = t.get();
   const int ch = img.channels();
   std::uint16_t sf = SAMPLEFORMAT_UINT;
