@@ -1,12 +1,19 @@
 // File I/O: round trips for every format x depth x channels, cross-checks with OpenCV's
 // codecs, hand-made NPY/PNG/TIFF/JPEG files for the cases OpenCV cannot write, truncated and
-// corrupted files, size limits (API and environment), and atomic writes. Suites are named
-// Io* so that `make test-asan` runs them under AddressSanitizer + UBSan.
+// corrupted files, size limits (API and environment), header probes, and atomic writes
+// (O_TMPFILE and the named fallback, SIGKILL, symlinks, modes). Suites are named Io* so
+// that `make test-asan` runs them under AddressSanitizer + UBSan.
+#include <fcntl.h>
+#include <png.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "src/io/codecs.hpp"
 #include "tests/common.hpp"
 
 #if PIXFLOW_HAVE_OPENCV
@@ -989,8 +997,11 @@ TEST(IoLimits, EnvironmentVariablesSetTheLimitsAndBadValuesAreInvalidArgument) {
   {
     const IoLimits d = IoLimits::from_env();
     EXPECT_EQ(d.max_side, std::int64_t(1) << 20);
-    EXPECT_EQ(d.max_pixels, std::int64_t(1) << 28);
-    EXPECT_EQ(d.max_bytes, std::int64_t(2) << 30);
+    EXPECT_EQ(d.max_pixels, std::int64_t(1) << 27);
+    EXPECT_EQ(d.max_bytes, std::int64_t(1) << 30);
+    EXPECT_EQ(d.max_side_from, "default");
+    EXPECT_EQ(d.max_pixels_from, "default");
+    EXPECT_EQ(d.max_bytes_from, "default");
   }
   for (const char* var : {"PIXFLOW_MAX_SIDE", "PIXFLOW_MAX_PIXELS", "PIXFLOW_MAX_BYTES"}) {
     PIXFLOW_TRACE(var);
@@ -1002,6 +1013,14 @@ TEST(IoLimits, EnvironmentVariablesSetTheLimitsAndBadValuesAreInvalidArgument) {
                 : v == "PIXFLOW_MAX_PIXELS" ? l.max_pixels
                                             : l.max_bytes,
                 1234);
+      // The origin of the overridden limit is the variable; the others stay "default".
+      EXPECT_EQ(v == "PIXFLOW_MAX_SIDE"     ? l.max_side_from
+                : v == "PIXFLOW_MAX_PIXELS" ? l.max_pixels_from
+                                            : l.max_bytes_from,
+                v);
+      EXPECT_EQ(int(l.max_side_from == "default") + int(l.max_pixels_from == "default") +
+                    int(l.max_bytes_from == "default"),
+                2);
     }
     for (const char* bad : {"", "abc", "0", "-5", "12x", "99999999999999999999999", " 7"}) {
       ScopedEnv e(var, bad);
@@ -1013,7 +1032,53 @@ TEST(IoLimits, EnvironmentVariablesSetTheLimitsAndBadValuesAreInvalidArgument) {
   write_image(dir.file("e.png"), random_image(17, 13, {Depth::u8, 1}, rng));
   ScopedEnv e("PIXFLOW_MAX_PIXELS", "100");
   expect_error([&] { read_image(dir.file("e.png")); }, Status::limit_exceeded,
-               {"max_pixels = 100", "PIXFLOW_MAX_PIXELS"});
+               {"size 17x13 (221 pixels) exceeds the limit max_pixels = 100 (set by "
+                "PIXFLOW_MAX_PIXELS)"});
+}
+
+TEST(IoLimits, MessagesNameWhatSetTheLimit) {
+  TempDir dir;
+  auto rng = make_rng(0x1104);
+  const std::string path = dir.file("o.png");
+  write_image(path, random_image(17, 13, {Depth::u16, 4}, rng));
+  // Nobody set it: the message says how to raise it.
+  IoLimits l;
+  l.max_side = 16;
+  l.max_side_from = "--max-side";
+  expect_error([&] { read_image(path, l); }, Status::limit_exceeded,
+               {path + ": width 17 exceeds the limit max_side = 16 (set by --max-side)"});
+  // A value the program chose without naming it.
+  l = {};
+  l.max_side = 12;
+  expect_error([&] { read_image(path, l); }, Status::limit_exceeded,
+               {"width 17 exceeds the limit max_side = 12 (set by the calling program)"});
+  l = {};
+  l.max_bytes = 1000;
+  l.max_bytes_from = "PIXFLOW_MAX_BYTES";
+  expect_error([&] { read_image(path, l); }, Status::limit_exceeded,
+               {"decoded size of 17x13 u16x4 (1768 bytes) exceeds the limit max_bytes = 1000 "
+                "(set by PIXFLOW_MAX_BYTES)"});
+  // The defaults: a PNG header claiming 2^20 + 1 pixels a side.
+  const std::string wide = dir.file("wide.png");
+  Bytes head = "\x89PNG\r\n\x1a\n", ihdr;
+  put32be(ihdr, (1u << 20) + 1);
+  put32be(ihdr, 1);
+  ihdr += Bytes("\x08\x00\x00\x00\x00", 5);
+  png_chunk(head, "IHDR", ihdr);
+  write_bytes(wide, head);
+  expect_error([&] { read_image(wide, IoLimits{}); }, Status::limit_exceeded,
+               {"width 1048577 exceeds the limit max_side = 1048576 (the default; raise it with "
+                "--max-side or PIXFLOW_MAX_SIDE)"});
+  // 12000 x 12000 = 144 Mpixel: over the default max_pixels (2^27), which names itself.
+  Bytes head2 = "\x89PNG\r\n\x1a\n", ihdr2;
+  put32be(ihdr2, 12000);
+  put32be(ihdr2, 12000);
+  ihdr2 += Bytes("\x08\x00\x00\x00\x00", 5);
+  png_chunk(head2, "IHDR", ihdr2);
+  write_bytes(wide, head2);
+  expect_error([&] { read_image(wide, IoLimits{}); }, Status::limit_exceeded,
+               {"size 12000x12000 (144000000 pixels) exceeds the limit max_pixels = 134217728 "
+                "(the default; raise it with --max-pixels or PIXFLOW_MAX_PIXELS)"});
 }
 
 // ---- writes --------------------------------------------------------------------------------
@@ -1070,7 +1135,8 @@ TEST(IoWrite, FailuresAreIoErrorsAndLeaveNoFileBehind) {
   auto img = random_image(64, 64, {Depth::u8, 3}, rng);
   // A missing folder; a "folder" that is a regular file.
   const std::string missing = dir.file("no/such/dir/x.png");
-  expect_error([&] { write_image(missing, img); }, Status::io_error, {missing, "temporary"});
+  expect_error([&] { write_image(missing, img); }, Status::io_error,
+               {missing, "cannot open its folder", "No such file or directory"});
   write_bytes(dir.file("plain"), "x");
   const std::string under_file = dir.file("plain/x.png");
   expect_error([&] { write_image(under_file, img); }, Status::io_error, {under_file});
@@ -1114,8 +1180,13 @@ TEST(IoWrite, FailuresAreIoErrorsAndLeaveNoFileBehind) {
     signal(SIGXFSZ, old_handler);
     EXPECT_NE(msg.find(path), std::string::npos) << "no io_error naming the file: '" << msg << "'";
     EXPECT_EQ(read_bytes(path), "old contents");
-    for (const auto& e : dir.entries()) EXPECT_FALSE(e.ends_with(".tmp")) << e;
   }
+  std::vector<std::string> want = {"plain", "target.png", "ro"};
+  want.insert(want.end(), names.begin(), names.end());
+  std::sort(want.begin(), want.end());
+  auto got = dir.entries();
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, want) << "a temporary file was left";
 }
 
 TEST(IoWrite, OverwritesAtomicallyWithTheUsualModeAndAnyStride) {
@@ -1149,6 +1220,619 @@ TEST(IoRead, FormatComesFromTheSignatureNotTheExtension) {
   write_image(dir.file("y.ppm"), src);
   fs::rename(dir.file("y.ppm"), dir.file("y"));
   ASSERT_EQ(compare(read_image(dir.file("y")), src), "");
+}
+
+// ---- header probe --------------------------------------------------------------------------
+
+/// The header read_image's result implies.
+ImageHeader header_of(const Image& img, FileFormat ff) {
+  return {img.width(), img.height(), img.format(), ff};
+}
+
+FileFormat file_format_of(const std::string& name) {
+  if (name.ends_with(".png")) return FileFormat::png;
+  if (name.ends_with(".jpg")) return FileFormat::jpeg;
+  if (name.ends_with(".tif")) return FileFormat::tiff;
+  if (name.ends_with(".npy")) return FileFormat::npy;
+  return FileFormat::pnm;
+}
+
+/// Runs f and returns "<status>: <message>" of the pixflow::Error it throws ("" if none).
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return std::string(status_name(e.status())) + ": " + e.what();
+  }
+  return "";
+}
+
+TEST(IoHeader, EqualsTheDecodedImagesHeaderForEveryCodecAndLayout) {
+  TempDir dir;
+  auto rng = make_rng(0x1401);
+  std::vector<std::pair<std::string, Bytes>> files = sample_files(dir);
+  // Layouts whose decoded format differs from the file's: palette (with and without tRNS),
+  // gray+alpha, low bit depths, 16-bit, interlaced.
+  struct P {
+    int bit_depth, ct;
+    bool trns, interlace;
+  };
+  for (P c : {P{1, 0, false, false}, P{4, 0, false, true}, P{16, 0, false, false},
+              P{8, 4, false, false}, P{16, 4, false, true}, P{16, 6, false, false},
+              P{8, 3, false, false}, P{8, 3, true, false}, P{2, 3, true, true}}) {
+    const std::uint32_t w = 13, h = 7;
+    const unsigned maxv = (1u << c.bit_depth) - 1, npal = c.ct == 3 ? std::min(maxv + 1, 16u) : 0;
+    std::vector<unsigned> samples(std::size_t(w * h * png_channels(c.ct)));
+    for (auto& v : samples) v = unsigned(rng() % (c.ct == 3 ? npal : maxv + 1));
+    Bytes plte, trns;
+    for (unsigned i = 0; i < npal * 3; ++i) plte += char(rng() & 0xff);
+    if (c.trns) trns = Bytes(npal / 2, '\x80');
+    files.emplace_back("p" + std::to_string(c.bit_depth) + "_" + std::to_string(c.ct) +
+                           (c.trns ? "t" : "") + (c.interlace ? "i" : "") + ".png",
+                       make_png(w, h, c.bit_depth, c.ct, samples, c.interlace, plte, trns));
+  }
+  // More NPY dtypes and shapes, PNM kinds, TIFF layouts.
+  for (Format f : {Format{Depth::s32, 2}, Format{Depth::u16, 4}, Format{Depth::f32, 1}}) {
+    Image src = tight_random(6, 5, f, rng);
+    const std::string shape =
+        f.channels == 1 ? "(5, 6)" : "(5, 6, " + std::to_string(f.channels) + ")";
+    const std::string descr = f.depth == Depth::s32 ? "<i4" : f.depth == Depth::u16 ? ">u2" : "<f4";
+    files.emplace_back(
+        "n" + std::to_string(files.size()) + ".npy",
+        make_npy(2, "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }",
+                 image_bytes(src, descr[0] == '>')));
+  }
+  files.emplace_back("p3.ppm", Bytes("P3\n2 1\n65535\n1 2 3 4 5 6\n"));
+  if (have_tiff())
+    for (Format f : {Format{Depth::s16, 1}, Format{Depth::f32, 4}}) {
+      TiffSpec spec;
+      spec.bps = std::uint16_t(8 * depth_bytes(f.depth));
+      spec.sample_format = f.depth == Depth::s16 ? 2 : 3;
+      spec.photometric = f.channels == 1 ? 1 : 2;
+      spec.tiled = f.channels == 4;
+      files.emplace_back("t" + std::to_string(files.size()) + ".tif",
+                         make_tiff(tight_random(19, 11, f, rng), spec));
+    }
+  for (const auto& [name, bytes] : files) {
+    PIXFLOW_TRACE(name);
+    const std::string path = dir.file(name);
+    write_bytes(path, bytes);
+    const Image img = read_image(path);
+    EXPECT_EQ(read_image_header(path), header_of(img, file_format_of(name)))
+        << "read_image gives " << img.width() << "x" << img.height() << " "
+        << to_string(img.format());
+  }
+}
+
+TEST(IoHeader, ReportsTheSameErrorsAsReadImage) {
+  TempDir dir;
+  auto rng = make_rng(0x1402);
+  std::vector<std::pair<std::string, Bytes>> files;
+  auto add = [&](const std::string& name, const Bytes& bytes) { files.emplace_back(name, bytes); };
+  // CMYK JPEG (unsupported), a P7 file, an NPY in Fortran order, a TIFF with planes,
+  // a corrupt PNG header (bad CRC), text, an empty file.
+  Bytes cmyk = "\xff\xd8";
+  cmyk += Bytes("\xff\xc0\x00\x14\x08\x00\x10\x00\x10\x04", 10);
+  for (int c = 1; c <= 4; ++c) cmyk += char(c), cmyk += '\x11', cmyk += '\0';
+  cmyk += Bytes("\xff\xda\x00\x0e\x04", 5);
+  for (int c = 1; c <= 4; ++c) cmyk += char(c), cmyk += '\0';
+  cmyk += Bytes("\x00\x3f\x00\xff\xd9", 5);
+  add("cmyk.jpg", cmyk);
+  add("p7.pam", "P7\nWIDTH 1\n");
+  add("f.npy",
+      make_npy(1, "{'descr': '<u2', 'fortran_order': True, 'shape': (2, 3), }", Bytes(12, 0)));
+  Bytes png = make_png(3, 2, 8, 0, std::vector<unsigned>(6, 1), false);
+  png[29] ^= 1;  // IHDR CRC
+  add("crc.png", png);
+  add("text.png", "not an image");
+  add("empty.png", "");
+  if (have_tiff()) {
+    TiffSpec planar;
+    planar.planar = 2, planar.photometric = 2;
+    add("planar.tif", make_tiff(tight_random(8, 5, {Depth::u8, 3}, rng), planar));
+  }
+  for (const auto& [name, bytes] : files) {
+    PIXFLOW_TRACE(name);
+    const std::string path = dir.file(name);
+    write_bytes(path, bytes);
+    const std::string want = error_of([&] { read_image(path); });
+    EXPECT_NE(want, "");
+    EXPECT_EQ(error_of([&] { read_image_header(path); }), want);
+  }
+  // Limits: the same check, the same message, for every codec.
+  for (const auto& [name, bytes] : sample_files(dir)) {
+    PIXFLOW_TRACE(name);
+    const std::string path = dir.file(name);
+    write_bytes(path, bytes);
+    // Every sample file is at least 5 x 3.
+    for (IoLimits l : {IoLimits{4, 1 << 20, 1 << 30}, IoLimits{1 << 20, 14, 1 << 30},
+                       IoLimits{1 << 20, 1 << 20, 14}}) {
+      const std::string want = error_of([&] { read_image(path, l); });
+      EXPECT_TRUE(want.starts_with("limit_exceeded: ")) << want;
+      EXPECT_EQ(error_of([&] { read_image_header(path, l); }), want);
+    }
+  }
+}
+
+TEST(IoHeader, FileTruncatedAfterItsHeaderPassesTheProbeNotTheRead) {
+  TempDir dir;
+  auto rng = make_rng(0x1403);
+  struct C {
+    const char* name;
+    Format fmt;
+    std::function<std::size_t(const Bytes&)> cut;  // where the header is surely over
+  };
+  const std::vector<C> cases = {
+      // PNG: in the middle of the first IDAT chunk's data.
+      {"a.png", {Depth::u8, 3}, [](const Bytes& b) { return b.find("IDAT") + 100; }},
+      // JPEG: 100 bytes into the entropy-coded data (after the start-of-scan marker).
+      {"b.jpg", {Depth::u8, 3}, [](const Bytes& b) { return b.find("\xff\xda") + 100; }},
+      // PGM / NPY: half-way through the samples.
+      {"c.pgm", {Depth::u8, 1}, [](const Bytes& b) { return b.size() / 2; }},
+      {"d.npy", {Depth::f32, 2}, [](const Bytes& b) { return b.size() / 2; }},
+  };
+  for (const auto& c : cases) {
+    PIXFLOW_TRACE(c.name);
+    const std::string path = dir.file(c.name);
+    auto src = random_image(64, 48, c.fmt, rng);
+    write_image(path, src);
+    const Bytes full = read_bytes(path);
+    write_bytes(path, full.substr(0, c.cut(full)));
+    EXPECT_EQ(read_image_header(path), (ImageHeader{64, 48, c.fmt, file_format_of(c.name)}));
+    expect_error([&] { read_image(path); }, Status::io_error, {path, "truncated", "byte"});
+  }
+}
+
+TEST(IoHeader, CheckWriteFormatThrowsWhatWriteImageThrows) {
+  TempDir dir;
+  auto rng = make_rng(0x1404);
+  struct C {
+    const char* name;
+    Format fmt;
+  };
+  std::vector<C> cases = {
+      {"a.png", {Depth::s16, 1}}, {"a.png", {Depth::u8, 2}},  {"a.jpg", {Depth::u16, 1}},
+      {"a.jpeg", {Depth::u8, 4}}, {"a.pgm", {Depth::u8, 3}},  {"a.ppm", {Depth::u8, 1}},
+      {"a.pnm", {Depth::f32, 1}}, {"a.tif", {Depth::s32, 1}}, {"a.TIFF", {Depth::u8, 3}},
+      {"a.bmp", {Depth::u8, 3}},  {"noext", {Depth::u8, 3}},  {"a.png", {Depth::u16, 4}},
+      {"a.npy", {Depth::s32, 2}}, {"a.PPM", {Depth::u16, 3}}};
+  for (const auto& c : cases) {
+    PIXFLOW_TRACE(testing::Message() << c.name << " " << to_string(c.fmt));
+    const std::string path = dir.file(c.name);
+    const std::string probe = error_of([&] { check_write_format(path, c.fmt); });
+    auto img = random_image(5, 4, c.fmt, rng);
+    const std::string write = error_of([&] { write_image(path, img); });
+    EXPECT_EQ(probe, write);
+    std::error_code ec;
+    fs::remove(path, ec);
+  }
+  EXPECT_TRUE(dir.entries().empty());
+}
+
+// ---- truncation messages -------------------------------------------------------------------
+
+TEST(IoCorrupt, TruncatedFilesSayAtWhichByteTheyEnd) {
+  TempDir dir;
+  auto rng = make_rng(0x1501);
+  std::vector<std::pair<std::string, Bytes>> files = sample_files(dir);
+  // Larger files too: several IDAT pieces, several JPEG buffers, many rows.
+  for (const char* name : {"big.png", "big.jpg", "big.ppm", "big.npy", "big.tif"}) {
+    if (std::string(name) == "big.tif" && !have_tiff()) continue;
+    const int ch = std::string(name) == "big.npy" ? 4 : 3;
+    auto src = std::string(name) == "big.jpg"
+                   ? Image(smooth_image(300, 200, 3))
+                   : clone(random_image(300, 200, {Depth::u8, ch}, rng).view);
+    write_image(dir.file(name), src);
+    files.emplace_back(name, read_bytes(dir.file(name)));
+    fs::remove(dir.file(name));
+  }
+  int truncated = 0, corrupt = 0;
+  for (const auto& [name, bytes] : files) {
+    const std::string path = dir.file("cut_" + name);
+    std::size_t limit = bytes.size();
+    if (name == "l.pgm") limit = bytes.find_last_of(' ', bytes.size() - 2) + 1;  // see above
+    for (int k = 1; k < 20; ++k) {
+      const std::size_t cut = bytes.size() * std::size_t(k) / 20;
+      if (cut >= limit) continue;
+      PIXFLOW_TRACE(testing::Message() << name << " cut at " << cut << " of " << bytes.size());
+      write_bytes(path, bytes.substr(0, cut));
+      const std::string msg = expect_error([&] { read_image(path); }, Status::io_error, {path});
+      // The path once; never libpng's bare "Read Error".
+      EXPECT_EQ(msg.find(path), msg.rfind(path)) << msg;
+      EXPECT_EQ(msg.find("Read Error"), std::string::npos) << msg;
+      if (msg.find("file is truncated at byte ") != std::string::npos) {
+        ++truncated;
+        EXPECT_NE(msg.find("truncated at byte " + std::to_string(cut) + ": expected "),
+                  std::string::npos)
+            << "where the file ends: " << msg;
+      } else if (name.ends_with(".tif") || name.ends_with(".pgm") || name.ends_with(".ppm")) {
+        // libtiff may see a bad directory before a short read; an ASCII PGM a bad token.
+        ++corrupt;
+      } else {
+        ++corrupt;
+        ADD_FAILURE() << "neither a truncation nor a located error: " << msg;
+      }
+    }
+  }
+  std::printf("[   INFO   ] %d cuts reported as truncated, %d as corrupt\n", truncated, corrupt);
+  EXPECT_GT(truncated, 0);
+}
+
+TEST(IoCorrupt, TiffMessagesNameThePathOnce) {
+  if (!have_tiff()) GTEST_SKIP() << "built without libtiff";
+  TempDir dir;
+  auto rng = make_rng(0x1502);
+  const std::string path = dir.file("x.tif");
+  Bytes t = make_tiff(tight_random(9, 7, {Depth::u8, 1}, rng), {});
+  // A cut header: libtiff reports "<name>: Cannot read TIFF header" (the path was printed
+  // twice); a cut directory; a directory offset past the end; a bad directory count.
+  std::vector<Bytes> bad = {t.substr(0, 5), t.substr(0, 12), t.substr(0, t.size() - 30)};
+  Bytes offset = t;
+  offset[5] = char(0x7f);
+  bad.push_back(offset);
+  Bytes count = t;
+  const std::size_t ifd = std::uint8_t(t[4]) | std::uint8_t(t[5]) << 8;
+  count[ifd] = char(0xff), count[ifd + 1] = char(0xff);
+  bad.push_back(count);
+  for (const Bytes& b : bad) {
+    write_bytes(path, b);
+    const std::string msg = error_of([&] { read_image(path); });
+    PIXFLOW_TRACE(msg);
+    ASSERT_NE(msg, "");
+    EXPECT_EQ(msg.find(path), msg.rfind(path)) << msg;
+  }
+}
+
+// ---- decompression bomb --------------------------------------------------------------------
+
+/// A PNG of w x h RGBA16 zeros, compressed at about 1000:1 (16000 x 16000, 2 GB decoded,
+/// is about 2 MB). Each row (a filter byte and zeros) is compressed once with
+/// Z_FULL_FLUSH, which makes its blocks independent of what came before, and the blocks are
+/// repeated for every row: a real deflate stream, made in milliseconds (libpng writing 2 GB
+/// of zeros row by row takes 6 to 19 s here, too slow for a unit test).
+Bytes zero_png(std::uint32_t w, std::uint32_t h) {
+  const std::size_t row = 1 + std::size_t(w) * 8;
+  const std::vector<unsigned char> zeros(row, 0);
+  z_stream zs{};
+  EXPECT_EQ(deflateInit(&zs, 9), Z_OK);
+  auto run = [&](const unsigned char* in, std::size_t n, int flush) {
+    Bytes out(n / 500 + 1024, '\0');
+    zs.next_in = const_cast<unsigned char*>(in);
+    zs.avail_in = uInt(n);
+    zs.next_out = reinterpret_cast<unsigned char*>(out.data());
+    zs.avail_out = uInt(out.size());
+    EXPECT_NE(deflate(&zs, flush), Z_STREAM_ERROR);
+    EXPECT_EQ(zs.avail_in, 0u);
+    out.resize(out.size() - zs.avail_out);
+    return out;
+  };
+  Bytes z = run(zeros.data(), row, Z_FULL_FLUSH);            // zlib header + the first row
+  const Bytes again = run(zeros.data(), row, Z_FULL_FLUSH);  // any later row: the same bytes
+  for (std::uint32_t y = 1; y < h; ++y) z += again;
+  Bytes end = run(nullptr, 0, Z_FINISH);  // the final empty block, then zlib's Adler-32
+  deflateEnd(&zs);
+  end.resize(end.size() - 4);
+  z += end;
+  // Adler-32 of n zero bytes: a = 1, b = n (mod 65521).
+  const std::uint64_t n = std::uint64_t(row) * h;
+  put32be(z, std::uint32_t(n % 65521) << 16 | 1u);
+  Bytes png = "\x89PNG\r\n\x1a\n", ihdr;
+  put32be(ihdr, w);
+  put32be(ihdr, h);
+  ihdr += Bytes("\x10\x06\x00\x00\x00", 5);  // 16-bit RGBA, not interlaced
+  png_chunk(png, "IHDR", ihdr);
+  png_chunk(png, "IDAT", z);
+  png_chunk(png, "IEND", "");
+  return png;
+}
+
+long max_rss_kb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+TEST(IoLimits, DecompressionBombIsRefusedByDefaultBeforeAllocating) {
+  TempDir dir;
+  // The construction makes valid PNGs: a small one decodes to zeros.
+  write_bytes(dir.file("small.png"), zero_png(37, 21));
+  const Image small = read_image(dir.file("small.png"));
+  ASSERT_EQ(small.format(), (Format{Depth::u16, 4}));
+  ASSERT_EQ(small.width(), 37);
+  ASSERT_EQ(small.height(), 21);
+  for (std::int64_t y = 0; y < 21; ++y)
+    for (std::int64_t i = 0; i < 37 * 4; ++i) ASSERT_EQ(small.row<std::uint16_t>(y)[i], 0);
+  const std::string path = dir.file("bomb.png");
+  write_bytes(path, zero_png(16000, 16000));
+  const auto size = fs::file_size(path);
+  std::printf("[   INFO   ] 16000x16000 RGBA16 zeros: %ju bytes of PNG\n", std::uintmax_t(size));
+  EXPECT_LT(size, 3u << 20);
+  const long rss0 = max_rss_kb();
+  // 256 Mpixel, 2 GB decoded: both default limits fail; max_pixels is checked first.
+  expect_error([&] { read_image(path); }, Status::limit_exceeded,
+               {path, "16000x16000", "max_pixels = 134217728", "the default"});
+  expect_error([&] { read_image_header(path); }, Status::limit_exceeded, {"max_pixels"});
+  IoLimits more_pixels;
+  more_pixels.max_pixels = std::int64_t(1) << 30;
+  more_pixels.max_pixels_from = "--max-pixels";
+  expect_error([&] { read_image(path, more_pixels); }, Status::limit_exceeded,
+               {"u16x4 (2048000000 bytes) exceeds the limit max_bytes = 1073741824 (the default"});
+  const long grown_mb = (max_rss_kb() - rss0) / 1024;
+  std::printf("[   INFO   ] peak RSS grew by %ld MB while refusing it\n", grown_mb);
+  EXPECT_LT(grown_mb, 64) << "the refusal came after a large allocation";
+}
+
+// ---- atomic writes -------------------------------------------------------------------------
+
+std::vector<std::string> sorted_entries(const std::string& folder) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(folder)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// While alive, write_image uses the named-temporary fallback (as without O_TMPFILE).
+struct NamedTemporaries {
+  explicit NamedTemporaries(bool on) { detail::io::force_named_temporaries(on); }
+  ~NamedTemporaries() { detail::io::force_named_temporaries(false); }
+};
+
+bool tmpfile_supported(const std::string& folder) {
+#ifdef O_TMPFILE
+  const int fd = open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  close(fd);
+  return true;
+#else
+  (void)folder;
+  return false;
+#endif
+}
+
+const char* mode_name(bool named) {
+  return named ? "named temporary" : "O_TMPFILE";
+}
+
+TEST(IoWrite, TheFolderHoldsExactlyTheOutputsAfterWritesThatSucceedOrFail) {
+  auto rng = make_rng(0x1601);
+  auto img = random_image(64, 48, {Depth::u8, 3}, rng);
+  auto noisy = random_image(256, 256, {Depth::u8, 3}, rng);
+  for (bool named : {false, true}) {
+    PIXFLOW_TRACE(mode_name(named));
+    NamedTemporaries mode(named);
+    TempDir dir;
+    std::vector<std::string> names = {"a.png", "b.jpg", "c.ppm", "d.npy"};
+    if (have_tiff()) names.push_back("e.tif");
+    std::sort(names.begin(), names.end());
+    for (int round = 0; round < 2; ++round)  // new files, then replacing them
+      for (const auto& n : names) write_image(dir.file(n), img);
+    EXPECT_EQ(sorted_entries(dir.path), names);
+    // Failures before any file: a format that cannot hold the image, a bad quality.
+    expect_error(
+        [&] {
+          write_image(dir.file("f.png"), random_image(4, 4, {Depth::f32, 1}, rng));
+        },
+        Status::unsupported, {"PNG"});
+    expect_error([&] { write_image(dir.file("b.jpg"), img, {0}); }, Status::invalid_argument,
+                 {"jpeg_quality"});
+    EXPECT_EQ(sorted_entries(dir.path), names);
+    // Failures half-way (file size limit, as a full disk): the old files stay as they were.
+    for (const auto& n : names) {
+      PIXFLOW_TRACE(n);
+      const Bytes before = read_bytes(dir.file(n));
+      auto old_handler = signal(SIGXFSZ, SIG_IGN);
+      rlimit old{};
+      getrlimit(RLIMIT_FSIZE, &old);
+      rlimit small = old;
+      small.rlim_cur = 4096;
+      setrlimit(RLIMIT_FSIZE, &small);
+      const std::string msg = error_of([&] { write_image(dir.file(n), noisy); });
+      setrlimit(RLIMIT_FSIZE, &old);
+      signal(SIGXFSZ, old_handler);
+      EXPECT_TRUE(msg.starts_with("io_error: write_image: " + dir.file(n))) << msg;
+      EXPECT_EQ(read_bytes(dir.file(n)), before);
+      EXPECT_EQ(sorted_entries(dir.path), names);
+    }
+    // Replacing a folder fails at the rename (the data is written first).
+    fs::create_directory(dir.file("g.png"));
+    expect_error([&] { write_image(dir.file("g.png"), img); }, Status::io_error, {"g.png"});
+    names.push_back("g.png");
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(sorted_entries(dir.path), names);
+    EXPECT_TRUE(fs::is_empty(dir.file("g.png")));
+  }
+}
+
+TEST(IoWrite, EveryValidNameWorksUpToNameMax) {
+  auto rng = make_rng(0x1602);
+  auto img = random_image(9, 7, {Depth::u16, 3}, rng);
+  for (bool named : {false, true}) {
+    PIXFLOW_TRACE(mode_name(named));
+    NamedTemporaries mode(named);
+    TempDir dir;
+    // 255 bytes is NAME_MAX on Linux file systems; before, names of 244-255 bytes failed
+    // because the temporary name was longer than the output's.
+    for (std::size_t len :
+         {std::size_t(240), std::size_t(244), std::size_t(250), std::size_t(255)}) {
+      PIXFLOW_TRACE(len);
+      const std::string name = std::string(len - 4, 'n') + ".png";
+      write_image(dir.file(name), img);
+      write_image(dir.file(name), img);  // and replacing it
+      ASSERT_EQ(compare(read_image(dir.file(name)), img), "");
+      fs::remove(dir.file(name));
+    }
+    const std::string too_long = dir.file(std::string(252, 'n') + ".png");
+    expect_error([&] { write_image(too_long, img); }, Status::io_error, {"File name too long"});
+    EXPECT_TRUE(dir.entries().empty());
+  }
+}
+
+TEST(IoWrite, ReplacingAFileKeepsItsPermissionBits) {
+  auto rng = make_rng(0x1603);
+  auto img = random_image(9, 7, {Depth::u8, 1}, rng);
+  const mode_t mask = umask(022);
+  for (bool named : {false, true}) {
+    PIXFLOW_TRACE(mode_name(named));
+    NamedTemporaries mode(named);
+    TempDir dir;
+    for (const char* name : {"m.png", "m.tif", "m.pgm"}) {
+      if (std::string(name) == "m.tif" && !have_tiff()) continue;
+      PIXFLOW_TRACE(name);
+      const std::string path = dir.file(name);
+      write_image(path, img);
+      EXPECT_EQ(fs::status(path).permissions() & fs::perms::all, fs::perms(0644))
+          << "a new file: 0666 & ~umask";
+      for (unsigned m : {0640u, 0600u, 0444u, 0755u}) {
+        ASSERT_EQ(chmod(path.c_str(), m), 0);
+        write_image(path, img);
+        EXPECT_EQ(unsigned(fs::status(path).permissions() & fs::perms::all), m);
+      }
+    }
+  }
+  umask(mask);
+}
+
+TEST(IoWrite, WritingThroughASymlinkReplacesItsTargetAndKeepsTheLink) {
+  auto rng = make_rng(0x1604);
+  auto a = random_image(9, 7, {Depth::u8, 3}, rng);
+  auto b = random_image(5, 3, {Depth::u8, 3}, rng);
+  for (bool named : {false, true}) {
+    PIXFLOW_TRACE(mode_name(named));
+    NamedTemporaries mode(named);
+    TempDir dir;
+    fs::create_directory(dir.file("real"));
+    write_image(dir.file("real/target.png"), a);
+    ASSERT_EQ(chmod(dir.file("real/target.png").c_str(), 0640), 0);
+    // A relative link, and a link to that link (absolute).
+    fs::create_symlink("real/target.png", dir.file("link.png"));
+    fs::create_symlink(dir.file("link.png"), dir.file("link2.png"));
+    for (const char* via : {"link.png", "link2.png"}) {
+      PIXFLOW_TRACE(via);
+      write_image(dir.file(via), b);
+      EXPECT_TRUE(fs::is_symlink(dir.file("link.png")));
+      EXPECT_TRUE(fs::is_symlink(dir.file("link2.png")));
+      EXPECT_EQ(fs::read_symlink(dir.file("link.png")), fs::path("real/target.png"));
+      ASSERT_EQ(compare(read_image(dir.file("real/target.png")), b), "");
+      EXPECT_EQ(unsigned(fs::status(dir.file("real/target.png")).permissions() & fs::perms::all),
+                0640u);
+      EXPECT_EQ(sorted_entries(dir.path),
+                (std::vector<std::string>{"link.png", "link2.png", "real"}));
+      EXPECT_EQ(sorted_entries(dir.file("real")), std::vector<std::string>{"target.png"});
+      std::swap(a, b);
+    }
+    // A dangling link: its target is created, in the target's folder.
+    fs::create_symlink("real/new.png", dir.file("dangling.png"));
+    write_image(dir.file("dangling.png"), a);
+    EXPECT_TRUE(fs::is_symlink(dir.file("dangling.png")));
+    ASSERT_EQ(compare(read_image(dir.file("real/new.png")), a), "");
+    EXPECT_EQ(sorted_entries(dir.file("real")),
+              (std::vector<std::string>{"new.png", "target.png"}));
+    // A loop is an error, and leaves nothing.
+    fs::create_symlink("loop2.png", dir.file("loop1.png"));
+    fs::create_symlink("loop1.png", dir.file("loop2.png"));
+    expect_error([&] { write_image(dir.file("loop1.png"), a); }, Status::io_error,
+                 {"symbolic links"});
+    EXPECT_EQ(sorted_entries(dir.path),
+              (std::vector<std::string>{"dangling.png", "link.png", "link2.png", "loop1.png",
+                                        "loop2.png", "real"}));
+  }
+}
+
+/// Forks a child that writes `img` to `path` over and over (after `setup`), lets it run for
+/// `delay_ms`, then sends it `sig` and reaps it.
+void write_in_child_then_kill(const std::string& path, const ConstImageView& img, int delay_ms,
+                              int sig, const std::function<void()>& setup) {
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    try {
+      setup();
+      for (;;) write_image(path, img);
+    } catch (...) {
+    }
+    _exit(3);
+  }
+  usleep(useconds_t(delay_ms) * 1000);
+  kill(pid, sig);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
+      << "the writer failed on its own (status " << status << ")";
+}
+
+/// An image that is cheap to make and takes a noticeable time (about 0.4 s here) to
+/// encode as PNG, so that kills land at every stage of a write.
+Image slow_png_image() {
+  Image img(2000, 2000, {Depth::u16, 3});
+  for (std::int64_t y = 0; y < img.height(); ++y) {
+    auto* row = img.row<std::uint16_t>(y);
+    for (std::int64_t i = 0; i < img.width() * 3; ++i) row[i] = std::uint16_t(i * 7 + y * 13);
+  }
+  return img;
+}
+
+TEST(IoWrite, SigkillDuringWritesLeavesNoTemporaryFile) {
+  TempDir dir;
+  if (!tmpfile_supported(dir.path.string()))
+    GTEST_SKIP() << "O_TMPFILE is not supported here: a named temporary survives SIGKILL";
+  const Image img = slow_png_image();
+  const std::string out = dir.file("out.png");
+  const auto t0 = std::chrono::steady_clock::now();
+  write_image(out, img);
+  const int write_ms = int(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count());
+  fs::remove(out);
+  std::printf("[   INFO   ] one write takes %d ms\n", write_ms);
+  auto rng = make_rng(0x1605);
+  const int kills = 6;
+  int with_output = 0;
+  for (int i = 0; i < kills; ++i) {
+    // Anywhere from early in the first write to well into a later one.
+    const int delay = int(rng() % unsigned(std::max(1, std::min(3 * write_ms, 1500)))) + 5;
+    PIXFLOW_TRACE(testing::Message() << "kill " << i << " after " << delay << " ms");
+    write_in_child_then_kill(out, img, delay, SIGKILL, [] {});
+    const auto names = sorted_entries(dir.path);
+    EXPECT_TRUE(names.empty() || names == std::vector<std::string>{"out.png"})
+        << "left: " << ::testing::PrintToString(names);
+    if (!names.empty()) {
+      ++with_output;
+      EXPECT_EQ(read_image_header(out),
+                (ImageHeader{2000, 2000, {Depth::u16, 3}, FileFormat::png}));
+    }
+  }
+  // Kills before the first write completed test a new output; later ones, a replacement.
+  std::printf("[   INFO   ] %d of %d kills came after a complete write\n", with_output, kills);
+  if (fs::exists(out)) {
+    ASSERT_EQ(compare(read_image(out), img), "") << "a partial output";
+  }
+}
+
+/// For the SIGTERM test: what a CLI's handler does.
+extern "C" void remove_and_exit(int) {
+  remove_pending_temporaries();
+  _exit(0);
+}
+
+TEST(IoWrite, ASignalHandlerRemovesNamedTemporaries) {
+  TempDir dir;
+  const Image img = slow_png_image();
+  const std::string out = dir.file("out.png");
+  auto rng = make_rng(0x1606);
+  for (int i = 0; i < 5; ++i) {
+    const int delay = int(rng() % 1200) + 5;
+    PIXFLOW_TRACE(testing::Message() << "SIGTERM " << i << " after " << delay << " ms");
+    write_in_child_then_kill(out, img, delay, SIGTERM, [] {
+      detail::io::force_named_temporaries(true);
+      struct sigaction sa {};
+      sa.sa_handler = remove_and_exit;
+      sigaction(SIGTERM, &sa, nullptr);
+    });
+    const auto names = sorted_entries(dir.path);
+    EXPECT_TRUE(names.empty() || names == std::vector<std::string>{"out.png"})
+        << "left: " << ::testing::PrintToString(names);
+  }
 }
 
 }  // namespace

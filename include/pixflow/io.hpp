@@ -1,6 +1,6 @@
 // Image files: PNG, JPEG, TIFF, PGM/PPM, NPY (docs/contract.md §1), through libpng, libjpeg-turbo
 // and libtiff. Decoders check header sizes against IoLimits with overflow-checked
-// arithmetic before any allocation.
+// arithmetic before any allocation. Details: docs/io.md.
 #pragma once
 
 #include <cstdint>
@@ -10,13 +10,42 @@
 
 namespace pixflow {
 
-/// Decoder limits. Defaults: 2^20 per side, 2^28 pixels, 2 GiB decoded; the environment
-/// variables PIXFLOW_MAX_SIDE, PIXFLOW_MAX_PIXELS, PIXFLOW_MAX_BYTES override the defaults
-/// (read by IoLimits::from_env(), which the CLI uses).
+/// Decoder limits, checked against each file's header before any pixel memory is allocated:
+/// width and height <= max_side, width x height <= max_pixels, and the decoded size
+/// (width x height x pixel bytes) <= max_bytes. A file over a limit is limit_exceeded.
+///
+/// Defaults, and why: max_side = 2^20 (no real image is a million pixels on a side; the
+/// limit catches corrupt headers), max_pixels = 2^27 (134 Mpixel) and max_bytes = 2^30
+/// (1 GiB decoded). A few kilobytes of PNG or JPEG can declare gigapixels (a "decompression
+/// bomb"), so a limit has to be on by default: Pillow warns above MAX_IMAGE_PIXELS =
+/// 89,478,485 pixels and refuses twice that (178,956,970); libvips bounds only each side
+/// (VIPS_MAX_COORD) and its maintainers advise checking the size of untrusted images
+/// (about 100 Mpixel) before processing. pixflow's 134 Mpixel sits between those, above
+/// every common camera and scanner. A pipeline holds about three times the decoded image
+/// at its peak (input, output, one intermediate), so 1 GiB decoded bounds a run near
+/// 3 GiB of memory. Raise them for larger images (PIXFLOW_MAX_* or the CLI's --max-*).
+///
+/// Each limit carries where its value came from (`max_side_from`, ...), which the
+/// limit_exceeded message names so that a user knows what to change: "default" (not set;
+/// the message then says how to raise it), an environment variable ("PIXFLOW_MAX_SIDE",
+/// set by from_env), or a command-line option ("--max-side", set by the CLI). A program
+/// that sets a limit itself may name its own setting there; a value that differs from the
+/// default while its origin still says "default" is reported as set by the program.
 struct IoLimits {
-  std::int64_t max_side = std::int64_t(1) << 20;
-  std::int64_t max_pixels = std::int64_t(1) << 28;
-  std::int64_t max_bytes = std::int64_t(2) << 30;
+  static constexpr std::int64_t kDefaultMaxSide = std::int64_t(1) << 20;
+  static constexpr std::int64_t kDefaultMaxPixels = std::int64_t(1) << 27;
+  static constexpr std::int64_t kDefaultMaxBytes = std::int64_t(1) << 30;
+
+  std::int64_t max_side = kDefaultMaxSide;
+  std::int64_t max_pixels = kDefaultMaxPixels;
+  std::int64_t max_bytes = kDefaultMaxBytes;
+  std::string max_side_from = "default";
+  std::string max_pixels_from = "default";
+  std::string max_bytes_from = "default";
+
+  /// The defaults, each overridden by PIXFLOW_MAX_SIDE, PIXFLOW_MAX_PIXELS, PIXFLOW_MAX_BYTES
+  /// when set (decimal, > 0; anything else is invalid_argument naming the variable); the
+  /// origin of an overridden limit is the variable's name.
   static IoLimits from_env();
 };
 
@@ -28,16 +57,65 @@ FileFormat format_from_path(const std::string& path);
 bool have_tiff();
 
 /// Reads a file (format from its contents' signature, not the extension). Throws io_error
-/// for unreadable, truncated or corrupt files, limit_exceeded for sizes over `limits`,
-/// unsupported for valid files of a kind pixflow does not take (e.g. CMYK JPEG).
+/// for unreadable, truncated or corrupt files (a truncated file's message says at which
+/// byte it ends), limit_exceeded for sizes over `limits`, unsupported for valid files of a
+/// kind pixflow does not take (e.g. CMYK JPEG). Messages start "read_image: <path>: ".
 Image read_image(const std::string& path, const IoLimits& limits = IoLimits::from_env());
+
+/// What read_image would return, from the file's header alone: its size and the format
+/// the decoded image will have (e.g. a palette PNG gives u8x3, gray+alpha gives x4).
+struct ImageHeader {
+  std::int64_t width = 0, height = 0;
+  Format format{};
+  FileFormat file_format = FileFormat::png;
+  constexpr bool operator==(const ImageHeader&) const = default;
+};
+/// Reads only the header of a file (the same code read_image runs before it decodes the
+/// pixels), so that a program can check many inputs cheaply before any work: the same
+/// signature detection, format rules and limit checks, with the same errors (unsupported
+/// layouts, limit_exceeded, corrupt headers; messages start "read_image: <path>: "). Data
+/// after the header is not read: a file truncated after its header passes here and fails
+/// in read_image.
+ImageHeader read_image_header(const std::string& path,
+                              const IoLimits& limits = IoLimits::from_env());
 
 struct WriteOptions {
   int jpeg_quality = 95;
 };
-/// Writes `img` (host) in the format of the path's extension, atomically: a temporary file
-/// in the same folder, renamed over `path` on success, removed on failure. Throws
-/// unsupported when the format cannot hold the image's depth/channels.
+/// Throws what write_image throws for a path and format before it touches the file system:
+/// invalid_argument for an unknown extension, unsupported for a format that cannot hold
+/// `fmt` (e.g. s16 as PNG) or TIFF in a build without libtiff. write_image calls it, so a
+/// program can check its outputs before it reads any input.
+void check_write_format(const std::string& path, Format fmt);
+
+/// Writes `img` (host) in the format of the path's extension, atomically: readers see the
+/// old file or the complete new one, never a partial one, and nothing is left behind.
+/// - On Linux the image is encoded into an unnamed file (O_TMPFILE) in the destination's
+///   folder, then linked in under its name; if the destination exists, the unnamed file is
+///   linked to a short temporary name (.pixflow-XXXXXX) and renamed over it, so such a
+///   name exists only for the microseconds between the link and the rename. A process
+///   killed at any other moment (even by SIGKILL) leaves no file behind.
+/// - Where O_TMPFILE is not available (older kernels, some file systems, other systems) the
+///   image is encoded into a named temporary file .pixflow-XXXXXX in the destination's
+///   folder and renamed over it; the temporary name has a fixed length, so every valid
+///   output name (up to NAME_MAX bytes) works. Such a file survives SIGKILL; a CLI removes
+///   it on SIGINT/SIGTERM with remove_pending_temporaries().
+/// - Replacing an existing file keeps its permission bits (rwx for user, group, others; a
+///   new file gets 0666 & ~umask); the owner, hard links and extended attributes are not
+///   carried over (the result is a new file).
+/// - A symlink is followed: the write goes to the link's final target, in the target's
+///   folder, and the link stays a link (a dangling link's target is created).
+/// - On any failure (encoder error, full disk, unwritable folder) neither the output nor a
+///   temporary file is left, and an existing file is untouched. No fsync is done: the
+///   result is atomic for readers, not durable across a power cut.
+/// Throws check_write_format's errors, invalid_argument for a device or empty image or a
+/// bad jpeg_quality, io_error (naming the path) for failures of the file system.
 void write_image(const std::string& path, ConstImageView img, const WriteOptions& opt = {});
+
+/// Removes the named temporary files of writes in progress (the fallback where O_TMPFILE
+/// is not available, and the moment before the rename over an existing file). Async-
+/// signal-safe: it reads a fixed, lock-free table and only calls unlinkat(2), so a CLI's
+/// SIGINT/SIGTERM handler may call it before it exits. Those writes then fail (io_error).
+void remove_pending_temporaries() noexcept;
 
 }  // namespace pixflow

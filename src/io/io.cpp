@@ -1,16 +1,20 @@
 // The format-independent part of file I/O: limits, format detection by signature, dispatch
-// to the codecs, and atomic writes (temporary file in the same folder + rename).
+// to the codecs, and atomic writes (an unnamed O_TMPFILE file linked in under the output's
+// name, or a named temporary file renamed over it, always in the output's folder).
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 
 #include "pixflow/io.hpp"
@@ -20,7 +24,7 @@ namespace pixflow {
 
 namespace {
 
-std::int64_t env_limit(const char* name, std::int64_t fallback) {
+std::int64_t env_limit(const char* name, std::int64_t fallback, std::string& from) {
   const char* s = std::getenv(name);
   if (!s) return fallback;
   errno = 0;
@@ -29,6 +33,7 @@ std::int64_t env_limit(const char* name, std::int64_t fallback) {
   if (!std::isdigit(static_cast<unsigned char>(*s)) || *end != '\0' || errno == ERANGE || v <= 0)
     throw Error(Status::invalid_argument,
                 detail::cat(name, ": must be a positive integer (got '", s, "')"));
+  from = name;
   return std::int64_t(v);
 }
 
@@ -37,16 +42,6 @@ std::string lower_extension(const std::string& path) {
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return char(std::tolower(c)); });
   return ext;
-}
-
-/// The umask of this process without changing it (umask(2) cannot be read without a write,
-/// which would race with other threads): Linux reports it in /proc/self/status.
-mode_t current_umask() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("Umask:", 0) == 0) return mode_t(std::strtoul(line.c_str() + 6, nullptr, 8));
-  return 022;
 }
 
 /// Which formats hold which images (docs/contract.md §1): true when `fmt` can be written as
@@ -89,13 +84,336 @@ const char* format_name(FileFormat ff, const std::string& ext) {
   return "?";
 }
 
+/// "(set by X)", or for a limit nobody set, how to raise it: the part of a limit_exceeded
+/// message that tells the user what to change.
+std::string limit_origin(const std::string& from, std::int64_t value, std::int64_t fallback,
+                         const char* option, const char* env) {
+  if (from.empty() || from == "default") {
+    if (value == fallback)
+      return detail::cat("(the default; raise it with ", option, " or ", env, ")");
+    return "(set by the calling program)";
+  }
+  return detail::cat("(set by ", from, ")");
+}
+
+// ---- named temporary files, and the table a signal handler reads -------------------------
+
+/// One slot per named temporary file that exists now. A signal handler may read the table at
+/// any moment, even on the thread that is changing it, so every field is a lock-free atomic
+/// and `state` works as a sequence lock: (generation << 2) | phase, where phase 0 is free, 1
+/// being filled, 2 holds a name. The handler copies a slot and uses the copy only if `state`
+/// did not change meanwhile; freeing a slot starts a new generation, so a slot that was
+/// freed and filled again in between does not look unchanged.
+struct PendingSlot {
+  std::atomic<std::uint32_t> state{0};
+  std::atomic<int> dir{-1};
+  std::array<std::atomic<std::uint64_t>, 4> name{};  // NUL-terminated, at most 31 bytes
+};
+static_assert(std::atomic<std::uint32_t>::is_always_lock_free &&
+                  std::atomic<std::uint64_t>::is_always_lock_free &&
+                  std::atomic<int>::is_always_lock_free,
+              "remove_pending_temporaries must be async-signal-safe");
+// More writes than this at once in the fallback are not registered: they still clean up
+// after themselves, only a signal handler would miss them.
+constexpr int kPendingSlots = 256;
+PendingSlot g_pending[kPendingSlots];
+
+std::atomic<bool> g_force_named{false};
+
+/// Registers `name` (relative to the folder `dir`); returns the slot, or -1 when all are
+/// taken.
+int register_pending(int dir, const char* name) noexcept {
+  std::uint64_t words[4] = {};
+  std::memcpy(words, name, std::min<std::size_t>(std::strlen(name), sizeof words - 1));
+  for (int i = 0; i < kPendingSlots; ++i) {
+    PendingSlot& s = g_pending[i];
+    std::uint32_t st = s.state.load(std::memory_order_relaxed);
+    if ((st & 3u) != 0 || !s.state.compare_exchange_strong(st, st | 1u, std::memory_order_acquire))
+      continue;
+    s.dir.store(dir, std::memory_order_relaxed);
+    for (int k = 0; k < 4; ++k) s.name[std::size_t(k)].store(words[k], std::memory_order_relaxed);
+    s.state.store((st & ~3u) | 2u, std::memory_order_release);
+    return i;
+  }
+  return -1;
+}
+
+void unregister_pending(int slot) noexcept {
+  if (slot < 0) return;
+  PendingSlot& s = g_pending[slot];
+  const std::uint32_t st = s.state.load(std::memory_order_relaxed);
+  s.state.store(((st >> 2) + 1u) << 2, std::memory_order_release);
+}
+
+/// Writes ".pixflow-" and 6 characters of [A-Za-z0-9]: a fixed 15 bytes, whatever the
+/// output's name, so that every valid output name (up to NAME_MAX) has a valid temporary.
+void make_temp_name(char (&out)[16]) noexcept {
+  static std::atomic<std::uint64_t> counter{0};
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  std::uint64_t x = std::uint64_t(ts.tv_nsec) ^ (std::uint64_t(ts.tv_sec) << 30) ^
+                    (std::uint64_t(getpid()) << 40) ^
+                    counter.fetch_add(1, std::memory_order_relaxed) * 0x9e3779b97f4a7c15ull;
+  // splitmix64's finaliser: neighbouring inputs give unrelated names.
+  x ^= x >> 30, x *= 0xbf58476d1ce4e5b9ull, x ^= x >> 27, x *= 0x94d049bb133111ebull, x ^= x >> 31;
+  static constexpr char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  std::memcpy(out, ".pixflow-", 9);
+  for (int i = 0; i < 6; ++i, x /= 62) out[9 + i] = kChars[x % 62];
+  out[15] = '\0';
+}
+
+/// Owns a file descriptor.
+struct Fd {
+  int v = -1;
+  Fd() = default;
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (v >= 0) ::close(v);
+  }
+};
+
+/// Where a write goes: the folder and the name in it, after following symlinks.
+struct Target {
+  std::string dir, name;
+};
+
+/// Follows `path` while it is a symlink (a relative link is relative to its own folder), so
+/// that the write replaces the link's final target, in the target's folder, and the link
+/// stays a link. A path that does not exist (or a dangling link's target) is created.
+Target resolve_target(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path p(path);
+  for (int hops = 0;; ++hops) {
+    struct stat st {};
+    if (lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) break;
+    if (hops == 40)  // Linux's own limit (ELOOP)
+      detail::io::write_fail(Status::io_error, path, "too many levels of symbolic links");
+    std::string buf(PATH_MAX, '\0');
+    const ssize_t n = readlink(p.c_str(), buf.data(), buf.size());
+    if (n < 0 || std::size_t(n) >= buf.size())
+      detail::io::write_fail(Status::io_error, path, "cannot read the symbolic link '", p.string(),
+                             "': ", std::strerror(n < 0 ? errno : ENAMETOOLONG));
+    buf.resize(std::size_t(n));
+    const fs::path link(buf);
+    p = link.is_absolute() ? link : p.parent_path() / link;
+  }
+  Target t;
+  t.dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  t.name = p.filename().string();
+  if (t.name.empty() || t.name == "." || t.name == "..")
+    detail::io::write_fail(Status::io_error, path, "'", p.string(), "' names a folder");
+  return t;
+}
+
+/// The file being written, in the target's folder: an unnamed O_TMPFILE file where the
+/// kernel and the file system have them, else a named temporary file (registered for
+/// remove_pending_temporaries). Until publish() succeeds, the destructor discards it: an
+/// unnamed file vanishes when closed, a named one is unlinked.
+class Output {
+ public:
+  Output(const std::string& path, Target t) : path_(path), t_(std::move(t)) {
+    // O_PATH: the folder needs no read permission, only search and write, as for rename.
+#ifdef O_PATH
+    dir_.v = ::open(t_.dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+#else
+    dir_.v = ::open(t_.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+#endif
+    if (dir_.v < 0) fail("cannot open its folder '", t_.dir, "': ", std::strerror(errno));
+#ifdef O_TMPFILE
+    // Publishing an unnamed file links /proc/self/fd/N; without /proc, take the fallback.
+    if (!g_force_named.load(std::memory_order_relaxed) && ::access("/proc/self/fd", X_OK) == 0) {
+      // 0666: open applies the umask, as for any new file.
+      fd_.v = ::openat(dir_.v, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+      if (fd_.v >= 0) {
+        unnamed_ = true;
+        return;
+      }
+      // Kernels before 3.11 and file systems without O_TMPFILE answer one of these;
+      // anything else (no permission, read-only, full) would fail a named file too.
+      if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+        fail("cannot create a file in '", t_.dir, "': ", std::strerror(errno));
+    }
+#endif
+    for (int attempt = 0;; ++attempt) {
+      make_temp_name(tmp_);
+      fd_.v = ::openat(dir_.v, tmp_, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      if (fd_.v >= 0) break;
+      const int err = errno;
+      if (err != EEXIST || attempt == 99) {
+        tmp_[0] = '\0';
+        fail("cannot create a temporary file in '", t_.dir, "': ", std::strerror(err));
+      }
+    }
+    slot_ = register_pending(dir_.v, tmp_);
+  }
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+  ~Output() {
+    // Unlink before unregistering: a signal handler in between still finds the name.
+    if (!published_ && tmp_[0] != '\0') ::unlinkat(dir_.v, tmp_, 0);
+    unregister_pending(slot_);
+  }
+
+  int fd() const {
+    return fd_.v;
+  }
+
+  /// Gives the written file the output's name.
+  void publish() {
+#ifdef O_TMPFILE
+    if (unnamed_) {
+      if (link_unnamed(t_.name.c_str()) == 0) {
+        published_ = true;
+        return;
+      }
+      if (errno != EEXIST)
+        fail("cannot link the new file into '", t_.dir, "': ", std::strerror(errno));
+      // The output exists: a link cannot replace it, a rename can. The temporary name
+      // exists from here to the rename, microseconds; it is registered meanwhile.
+      keep_mode();
+      for (int attempt = 0;; ++attempt) {
+        make_temp_name(tmp_);
+        if (link_unnamed(tmp_) == 0) break;
+        const int err = errno;
+        if (err != EEXIST || attempt == 99) {
+          tmp_[0] = '\0';
+          fail("cannot link the new file into '", t_.dir, "': ", std::strerror(err));
+        }
+      }
+      slot_ = register_pending(dir_.v, tmp_);
+    } else {
+      keep_mode();
+    }
+#else
+    keep_mode();
+#endif
+    if (::renameat(dir_.v, tmp_, dir_.v, t_.name.c_str()) != 0)
+      fail("cannot rename the temporary file over it: ", std::strerror(errno));
+    published_ = true;
+  }
+
+ private:
+  template <class... A>
+  [[noreturn]] void fail(const A&... msg) const {
+    detail::io::write_fail(Status::io_error, path_, msg...);
+  }
+
+#ifdef O_TMPFILE
+  /// Links the unnamed file as `name` in the folder; 0 or -1 with errno, as linkat.
+  int link_unnamed(const char* name) const {
+    char proc[40];
+    std::snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd_.v);
+    if (::linkat(AT_FDCWD, proc, dir_.v, name, AT_SYMLINK_FOLLOW) == 0) return 0;
+    if (errno != ENOENT) return -1;
+    // /proc went away: AT_EMPTY_PATH does the same where the kernel permits it to us.
+    return ::linkat(fd_.v, "", dir_.v, name, AT_EMPTY_PATH);
+  }
+#endif
+
+  /// A replaced file keeps its permission bits (the new file has 0666 & ~umask). Errors are
+  /// ignored: some file systems (FAT, some FUSE) refuse chmod, and the data is what counts.
+  void keep_mode() const {
+    struct stat st {};
+    if (::fstatat(dir_.v, t_.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+      (void)::fchmod(fd_.v, st.st_mode & 0777);
+  }
+
+  std::string path_;  // as the caller gave it, for messages
+  Target t_;
+  Fd dir_, fd_;
+  bool unnamed_ = false, published_ = false;
+  char tmp_[16] = {};  // the named temporary file while one exists
+  int slot_ = -1;
+};
+
+/// Encodes `img` into the open file `fd` (which stays open).
+void encode(FileFormat ff, const std::string& path, int fd, ConstImageView img,
+            const WriteOptions& opt) {
+  using namespace detail::io;
+  if (ff == FileFormat::tiff) return write_tiff(path, fd, img);
+  const int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (copy < 0)
+    write_fail(Status::io_error, path, "cannot open the new file: ", std::strerror(errno));
+  FilePtr f(::fdopen(copy, "wb"));
+  if (!f) {
+    ::close(copy);
+    write_fail(Status::io_error, path, "cannot open the new file: ", std::strerror(errno));
+  }
+  switch (ff) {
+    case FileFormat::png:
+      write_png(path, f.get(), img);
+      break;
+    case FileFormat::jpeg:
+      write_jpeg(path, f.get(), img, opt.jpeg_quality);
+      break;
+    case FileFormat::pnm:
+      write_pnm(path, f.get(), img);
+      break;
+    case FileFormat::npy:
+      write_npy(path, f.get(), img);
+      break;
+    case FileFormat::tiff:
+      break;
+  }
+  const bool bad = std::fflush(f.get()) != 0 || std::ferror(f.get());
+  const int err = errno;
+  if (std::fclose(f.release()) != 0 || bad)
+    write_fail(Status::io_error, path, "write failed: ", std::strerror(bad ? err : errno));
+}
+
+/// read_image and read_image_header: detection by signature, then the codec.
+ImageHeader read_any(const std::string& path, const IoLimits& limits, Image* pixels) {
+  using namespace detail::io;
+  if (limits.max_side <= 0 || limits.max_pixels <= 0 || limits.max_bytes <= 0)
+    throw Error(
+        Status::invalid_argument,
+        detail::cat("read_image: limits must be positive (max_side ", limits.max_side,
+                    ", max_pixels ", limits.max_pixels, ", max_bytes ", limits.max_bytes, ")"));
+  FilePtr f(std::fopen(path.c_str(), "rb"));
+  if (!f) read_fail(Status::io_error, path, "cannot open: ", std::strerror(errno));
+  unsigned char sig[8] = {};
+  const std::size_t n = std::fread(sig, 1, sizeof sig, f.get());
+  if (std::ferror(f.get()))
+    read_fail(Status::io_error, path, "cannot read: ", std::strerror(errno));
+  if (n == 0) read_fail(Status::io_error, path, "file is empty");
+  std::rewind(f.get());
+  auto starts = [&](const char* s, std::size_t len) {
+    return n >= len && std::memcmp(sig, s, len) == 0;
+  };
+  ImageHeader h;
+  if (starts("\x89PNG\r\n\x1a\n", 8)) {
+    h = read_png(path, f.get(), limits, pixels);
+    h.file_format = FileFormat::png;
+  } else if (starts("\xff\xd8\xff", 3)) {
+    h = read_jpeg(path, f.get(), limits, pixels);
+    h.file_format = FileFormat::jpeg;
+  } else if (starts("II*\0", 4) || starts("MM\0*", 4) || starts("II+\0", 4) || starts("MM\0+", 4)) {
+    h = read_tiff(path, f.get(), limits, pixels);
+    h.file_format = FileFormat::tiff;
+  } else if (starts("\x93NUMPY", 6)) {
+    h = read_npy(path, f.get(), limits, pixels);
+    h.file_format = FileFormat::npy;
+  } else if (n >= 2 && sig[0] == 'P' && sig[1] >= '1' && sig[1] <= '7') {
+    h = read_pnm(path, f.get(), limits, pixels);
+    h.file_format = FileFormat::pnm;
+  } else if (starts("GIF8", 4) || starts("BM", 2) || starts("RIFF", 4)) {
+    read_fail(Status::unsupported, path,
+              "GIF, BMP and RIFF (WebP) files are not supported (PNG, JPEG, TIFF, PGM/PPM, NPY)");
+  } else {
+    read_fail(Status::io_error, path,
+              "not a PNG, JPEG, TIFF, PGM/PPM or NPY file (unrecognised signature)");
+  }
+  return h;
+}
+
 }  // namespace
 
 IoLimits IoLimits::from_env() {
   IoLimits l;
-  l.max_side = env_limit("PIXFLOW_MAX_SIDE", l.max_side);
-  l.max_pixels = env_limit("PIXFLOW_MAX_PIXELS", l.max_pixels);
-  l.max_bytes = env_limit("PIXFLOW_MAX_BYTES", l.max_bytes);
+  l.max_side = env_limit("PIXFLOW_MAX_SIDE", l.max_side, l.max_side_from);
+  l.max_pixels = env_limit("PIXFLOW_MAX_PIXELS", l.max_pixels, l.max_pixels_from);
+  l.max_bytes = env_limit("PIXFLOW_MAX_BYTES", l.max_bytes, l.max_bytes_from);
   return l;
 }
 
@@ -117,71 +435,92 @@ void check_size(const std::string& path, std::int64_t w, std::int64_t h, Format 
                 const IoLimits& limits) {
   if (w <= 0 || h <= 0)
     read_fail(Status::io_error, path, "invalid image size ", w, "x", h, " in the header");
+  const auto side = [&] {
+    return limit_origin(limits.max_side_from, limits.max_side, IoLimits::kDefaultMaxSide,
+                        "--max-side", "PIXFLOW_MAX_SIDE");
+  };
   if (w > limits.max_side)
     read_fail(Status::limit_exceeded, path, "width ", w,
-              " exceeds the limit max_side = ", limits.max_side, " (PIXFLOW_MAX_SIDE)");
+              " exceeds the limit max_side = ", limits.max_side, " ", side());
   if (h > limits.max_side)
     read_fail(Status::limit_exceeded, path, "height ", h,
-              " exceeds the limit max_side = ", limits.max_side, " (PIXFLOW_MAX_SIDE)");
+              " exceeds the limit max_side = ", limits.max_side, " ", side());
   std::int64_t pixels = 0, bytes = 0;
-  if (__builtin_mul_overflow(w, h, &pixels) || pixels > limits.max_pixels)
+  const bool pixels_overflow = __builtin_mul_overflow(w, h, &pixels);
+  if (pixels_overflow || pixels > limits.max_pixels)
     read_fail(Status::limit_exceeded, path, "size ", w, "x", h,
-              " exceeds the limit max_pixels = ", limits.max_pixels, " (PIXFLOW_MAX_PIXELS)");
-  if (__builtin_mul_overflow(pixels, std::int64_t(fmt.pixel_bytes()), &bytes) ||
-      bytes > limits.max_bytes)
+              pixels_overflow ? std::string() : cat(" (", pixels, " pixels)"),
+              " exceeds the limit max_pixels = ", limits.max_pixels, " ",
+              limit_origin(limits.max_pixels_from, limits.max_pixels, IoLimits::kDefaultMaxPixels,
+                           "--max-pixels", "PIXFLOW_MAX_PIXELS"));
+  const bool bytes_overflow =
+      __builtin_mul_overflow(pixels, std::int64_t(fmt.pixel_bytes()), &bytes);
+  if (bytes_overflow || bytes > limits.max_bytes)
     read_fail(Status::limit_exceeded, path, "decoded size of ", w, "x", h, " ", to_string(fmt),
-              " exceeds the limit max_bytes = ", limits.max_bytes, " (PIXFLOW_MAX_BYTES)");
+              bytes_overflow ? std::string() : cat(" (", bytes, " bytes)"),
+              " exceeds the limit max_bytes = ", limits.max_bytes, " ",
+              limit_origin(limits.max_bytes_from, limits.max_bytes, IoLimits::kDefaultMaxBytes,
+                           "--max-bytes", "PIXFLOW_MAX_BYTES"));
+}
+
+std::int64_t file_size(std::FILE* f) {
+  struct stat st {};
+  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+  return std::int64_t(st.st_size);
 }
 
 std::int64_t bytes_left(std::FILE* f) {
   const long pos = std::ftell(f);
-  struct stat st {};
-  if (pos < 0 || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) return -1;
-  return std::max<std::int64_t>(0, std::int64_t(st.st_size) - pos);
+  const std::int64_t size = file_size(f);
+  if (pos < 0 || size < 0) return -1;
+  return std::max<std::int64_t>(0, size - pos);
 }
 
-void read_exact(std::FILE* f, void* dst, std::size_t n, const std::string& path) {
+std::string truncation_message(std::int64_t at, std::int64_t size, std::int64_t need,
+                               const std::string& what) {
+  // Where the file ends first (that is what a user compares with the size it should have),
+  // then what the reader was after.
+  const std::int64_t end = size >= 0 ? size : need < 0 ? at : -1;
+  std::string s = end >= 0 ? cat("file is truncated at byte ", end, ": expected ")
+                           : std::string("file is truncated: expected ");
+  return need >= 0 ? s + cat(need, " bytes of ", what, " from byte ", at) : s + what;
+}
+
+void read_exact(std::FILE* f, void* dst, std::size_t n, const std::string& path, const char* what) {
   if (n == 0) return;
+  const long at = std::ftell(f);
   if (std::fread(dst, 1, n, f) != n) {
-    if (std::ferror(f)) read_fail(Status::io_error, path, "read failed: ", std::strerror(errno));
-    read_fail(Status::io_error, path, "file is truncated");
+    if (std::ferror(f))
+      read_fail(Status::io_error, path, "read failed at byte ", at, ": ", std::strerror(errno));
+    read_fail(Status::io_error, path, truncation_message(at, file_size(f), std::int64_t(n), what));
   }
+}
+
+void force_named_temporaries(bool on) {
+  g_force_named.store(on, std::memory_order_relaxed);
 }
 
 }  // namespace detail::io
 
 Image read_image(const std::string& path, const IoLimits& limits) {
+  Image img;
+  read_any(path, limits, &img);
+  return img;
+}
+
+ImageHeader read_image_header(const std::string& path, const IoLimits& limits) {
+  return read_any(path, limits, nullptr);
+}
+
+void check_write_format(const std::string& path, Format fmt) {
   using namespace detail::io;
-  if (limits.max_side <= 0 || limits.max_pixels <= 0 || limits.max_bytes <= 0)
-    throw Error(
-        Status::invalid_argument,
-        detail::cat("read_image: limits must be positive (max_side ", limits.max_side,
-                    ", max_pixels ", limits.max_pixels, ", max_bytes ", limits.max_bytes, ")"));
-  FilePtr f(std::fopen(path.c_str(), "rb"));
-  if (!f) read_fail(Status::io_error, path, "cannot open: ", std::strerror(errno));
-  unsigned char sig[8] = {};
-  const std::size_t n = std::fread(sig, 1, sizeof sig, f.get());
-  if (std::ferror(f.get()))
-    read_fail(Status::io_error, path, "cannot read: ", std::strerror(errno));
-  if (n == 0) read_fail(Status::io_error, path, "file is empty");
-  std::rewind(f.get());
-  auto starts = [&](const char* s, std::size_t len) {
-    return n >= len && std::memcmp(sig, s, len) == 0;
-  };
-  if (starts("\x89PNG\r\n\x1a\n", 8)) return read_png(path, f.get(), limits);
-  if (starts("\xff\xd8\xff", 3)) return read_jpeg(path, f.get(), limits);
-  if (starts("II*\0", 4) || starts("MM\0*", 4) || starts("II+\0", 4) || starts("MM\0+", 4)) {
-    f.reset();
-    return read_tiff(path, limits);
-  }
-  if (starts("\x93NUMPY", 6)) return read_npy(path, f.get(), limits);
-  if (n >= 2 && sig[0] == 'P' && sig[1] >= '1' && sig[1] <= '7')
-    return read_pnm(path, f.get(), limits);
-  if (starts("GIF8", 4) || starts("BM", 2) || starts("RIFF", 4))
-    read_fail(Status::unsupported, path,
-              "GIF, BMP and RIFF (WebP) files are not supported (PNG, JPEG, TIFF, PGM/PPM, NPY)");
-  read_fail(Status::io_error, path,
-            "not a PNG, JPEG, TIFF, PGM/PPM or NPY file (unrecognised signature)");
+  const FileFormat ff = format_from_path(path);
+  const std::string ext = lower_extension(path);
+  if (ff == FileFormat::tiff && !have_tiff())
+    write_fail(Status::unsupported, path, "TIFF: pixflow was built without libtiff");
+  if (!can_write(ff, ext, fmt))
+    write_fail(Status::unsupported, path, format_name(ff, ext), " cannot hold ", to_string(fmt),
+               " images (", depth_name(fmt.depth), ", ", fmt.channels, " channels)");
 }
 
 void write_image(const std::string& path, ConstImageView img, const WriteOptions& opt) {
@@ -194,70 +533,29 @@ void write_image(const std::string& path, ConstImageView img, const WriteOptions
     write_fail(Status::invalid_argument, path,
                "the image must be non-empty with stride >= ", "row bytes (got ", img.width(), "x",
                img.height(), " ", to_string(img.format()), ", stride ", img.stride(), ")");
+  check_write_format(path, img.format());
   const FileFormat ff = format_from_path(path);
-  const std::string ext = lower_extension(path);
-  if (ff == FileFormat::tiff && !have_tiff())
-    write_fail(Status::unsupported, path, "TIFF: pixflow was built without libtiff");
-  if (!can_write(ff, ext, img.format()))
-    write_fail(Status::unsupported, path, format_name(ff, ext), " cannot hold ",
-               to_string(img.format()), " images (", depth_name(img.depth()), ", ", img.channels(),
-               " channels)");
   if (ff == FileFormat::jpeg && (opt.jpeg_quality < 1 || opt.jpeg_quality > 100))
     write_fail(Status::invalid_argument, path, "jpeg_quality must be in [1, 100] (got ",
                opt.jpeg_quality, ")");
+  Output out(path, resolve_target(path));
+  encode(ff, path, out.fd(), img, opt);
+  out.publish();
+}
 
-  // The temporary file: same folder (so rename is atomic), hidden, ends in ".tmp".
-  const std::filesystem::path p(path);
-  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : ".";
-  std::string tmp = (dir / ("." + p.filename().string() + ".XXXXXX.tmp")).string();
-  const int fd = mkstemps(tmp.data(), 4);
-  if (fd < 0)
-    write_fail(Status::io_error, path, "cannot create a temporary file in '", dir.string(),
-               "': ", std::strerror(errno));
-  // mkstemp creates 0600; give the result the mode a plain fopen would have.
-  (void)fchmod(fd, 0666 & ~current_umask());
-  std::FILE* f = nullptr;
-  try {
-    if (ff == FileFormat::tiff) {
-      ::close(fd);
-      write_tiff(path, tmp, img);
-    } else {
-      f = fdopen(fd, "wb");
-      if (!f) {
-        ::close(fd);
-        write_fail(Status::io_error, path,
-                   "cannot open the temporary file: ", std::strerror(errno));
-      }
-      switch (ff) {
-        case FileFormat::png:
-          write_png(path, f, img);
-          break;
-        case FileFormat::jpeg:
-          write_jpeg(path, f, img, opt.jpeg_quality);
-          break;
-        case FileFormat::pnm:
-          write_pnm(path, f, img);
-          break;
-        case FileFormat::npy:
-          write_npy(path, f, img);
-          break;
-        case FileFormat::tiff:
-          break;
-      }
-      const bool bad = std::fflush(f) != 0 || std::ferror(f);
-      const int err = errno;
-      std::FILE* g = f;
-      f = nullptr;
-      if (std::fclose(g) != 0 || bad)
-        write_fail(Status::io_error, path, "write failed: ", std::strerror(bad ? err : errno));
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0)
-      write_fail(Status::io_error, path,
-                 "cannot rename the temporary file over it: ", std::strerror(errno));
-  } catch (...) {
-    if (f) std::fclose(f);
-    std::remove(tmp.c_str());
-    throw;
+void remove_pending_temporaries() noexcept {
+  for (PendingSlot& s : g_pending) {
+    const std::uint32_t st = s.state.load(std::memory_order_acquire);
+    if ((st & 3u) != 2u) continue;
+    const int dir = s.dir.load(std::memory_order_relaxed);
+    std::uint64_t words[4];
+    for (int k = 0; k < 4; ++k) words[k] = s.name[std::size_t(k)].load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (s.state.load(std::memory_order_relaxed) != st) continue;  // changed while copied
+    char name[sizeof words];
+    std::memcpy(name, words, sizeof words);
+    name[sizeof name - 1] = '\0';
+    ::unlinkat(dir, name, 0);
   }
 }
 

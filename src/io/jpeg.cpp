@@ -1,12 +1,19 @@
 // JPEG through libjpeg(-turbo). libjpeg reports errors by calling error_exit, which must not
 // return: ours longjmps back into the function that called setjmp (decode_header,
 // decode_pixels, encode), whose frames hold only PODs; the C++ caller throws afterwards.
+// Reading goes through pixflow's own source manager, which counts bytes: a truncated file
+// is an error naming the byte where it ends (libjpeg's stdio source would pad it with a
+// fake end-of-image marker and decode grey), and corrupt data names where it was found.
+#include <cerrno>
 #include <csetjmp>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <vector>
 // jpeglib.h needs FILE and size_t declared first.
 #include <jpeglib.h>
+// jerror.h: ERREXIT and the message codes, for the source manager.
+#include <jerror.h>
 
 #include "src/io/codecs.hpp"
 
@@ -32,9 +39,50 @@ extern "C" void jpeg_emit_message_cb(j_common_ptr cinfo, int msg_level) {
   if (msg_level < 0) jpeg_error_exit_cb(cinfo);
 }
 
+/// A source manager over a FILE*, counting what it has read.
+struct Source {
+  jpeg_source_mgr pub;  // first member: libjpeg hands us &pub
+  std::FILE* file = nullptr;
+  std::int64_t read = 0;  // bytes read from the file so far
+  bool truncated = false;
+  int read_errno = 0;
+  JOCTET buffer[4096];
+};
+
+extern "C" void jpeg_src_init(j_decompress_ptr) {}
+extern "C" void jpeg_src_term(j_decompress_ptr) {}
+
+extern "C" boolean jpeg_src_fill(j_decompress_ptr cinfo) {
+  auto* s = reinterpret_cast<Source*>(cinfo->src);
+  const std::size_t n = std::fread(s->buffer, 1, sizeof s->buffer, s->file);
+  if (n == 0) {
+    if (std::ferror(s->file))
+      s->read_errno = errno ? errno : EIO;
+    else
+      s->truncated = true;
+    ERREXIT(cinfo, JERR_INPUT_EOF);  // longjmps; the caller reports what the flags say
+  }
+  s->read += std::int64_t(n);
+  s->pub.next_input_byte = s->buffer;
+  s->pub.bytes_in_buffer = n;
+  return TRUE;
+}
+
+extern "C" void jpeg_src_skip(j_decompress_ptr cinfo, long count) {
+  auto* s = reinterpret_cast<Source*>(cinfo->src);
+  if (count <= 0) return;
+  while (std::size_t(count) > s->pub.bytes_in_buffer) {
+    count -= long(s->pub.bytes_in_buffer);
+    jpeg_src_fill(cinfo);
+  }
+  s->pub.next_input_byte += count;
+  s->pub.bytes_in_buffer -= std::size_t(count);
+}
+
 struct DecodeState {
   jpeg_decompress_struct cinfo;
   ErrorMgr err;
+  Source src;
   bool created = false;
 };
 
@@ -42,7 +90,15 @@ bool decode_header(DecodeState* s, std::FILE* f) {
   if (setjmp(s->err.jump)) return false;
   jpeg_create_decompress(&s->cinfo);
   s->created = true;
-  jpeg_stdio_src(&s->cinfo, f);
+  s->src.file = f;
+  s->src.pub.init_source = jpeg_src_init;
+  s->src.pub.fill_input_buffer = jpeg_src_fill;
+  s->src.pub.skip_input_data = jpeg_src_skip;
+  s->src.pub.resync_to_restart = jpeg_resync_to_restart;
+  s->src.pub.term_source = jpeg_src_term;
+  s->src.pub.next_input_byte = nullptr;
+  s->src.pub.bytes_in_buffer = 0;
+  s->cinfo.src = &s->src.pub;
   jpeg_read_header(&s->cinfo, TRUE);
   return true;
 }
@@ -103,16 +159,32 @@ struct EncodeGuard {
   }
 };
 
+/// Throws the io_error for a failed decode_header/decode_pixels: the truncation, the read
+/// error, or libjpeg's message with the byte it had reached. `what` names the part being
+/// read, for a truncation.
+[[noreturn]] void jpeg_fail(const std::string& path, const DecodeState& s, std::FILE* f,
+                            const char* what) {
+  if (s.src.truncated)
+    read_fail(Status::io_error, path, truncation_message(s.src.read, file_size(f), -1, what));
+  if (s.src.read_errno)
+    read_fail(Status::io_error, path, "read failed at byte ", s.src.read, ": ",
+              std::strerror(s.src.read_errno));
+  read_fail(Status::io_error, path, "corrupt JPEG: ", s.err.message, " at byte ",
+            s.src.read - std::int64_t(s.src.pub.bytes_in_buffer));
+}
+
 }  // namespace
 
-Image read_jpeg(const std::string& path, std::FILE* f, const IoLimits& limits) {
+ImageHeader read_jpeg(const std::string& path, std::FILE* f, const IoLimits& limits,
+                      Image* pixels) {
   DecodeState s;
   std::memset(&s.cinfo, 0, sizeof s.cinfo);
+  std::memset(&s.src.pub, 0, sizeof s.src.pub);
   s.cinfo.err = jpeg_std_error(&s.err.pub);
   s.err.pub.error_exit = jpeg_error_exit_cb;
   s.err.pub.emit_message = jpeg_emit_message_cb;
   DecodeGuard guard{&s};
-  if (!decode_header(&s, f)) read_fail(Status::io_error, path, "corrupt JPEG: ", s.err.message);
+  if (!decode_header(&s, f)) jpeg_fail(path, s, f, "the rest of the JPEG header");
   int components = 0;
   switch (s.cinfo.jpeg_color_space) {
     case JCS_GRAYSCALE:
@@ -132,12 +204,16 @@ Image read_jpeg(const std::string& path, std::FILE* f, const IoLimits& limits) {
   s.cinfo.out_color_space = components == 1 ? JCS_GRAYSCALE : JCS_RGB;
   const Format fmt{Depth::u8, components};
   check_size(path, s.cinfo.image_width, s.cinfo.image_height, fmt, limits);
+  const ImageHeader header{std::int64_t(s.cinfo.image_width), std::int64_t(s.cinfo.image_height),
+                           fmt, FileFormat::jpeg};
+  if (!pixels) return header;
   Image img(s.cinfo.image_width, s.cinfo.image_height, fmt);
   std::vector<JSAMPROW> rows(s.cinfo.image_height);
   for (JDIMENSION y = 0; y < s.cinfo.image_height; ++y) rows[y] = img.row<JSAMPLE>(y);
   if (!decode_pixels(&s, rows.data(), s.cinfo.image_height, s.cinfo.image_width, components))
-    read_fail(Status::io_error, path, "corrupt JPEG: ", s.err.message);
-  return img;
+    jpeg_fail(path, s, f, "the rest of the JPEG image data (up to its end-of-image marker)");
+  *pixels = std::move(img);
+  return header;
 }
 
 void write_jpeg(const std::string& path, std::FILE* f, ConstImageView img, int quality) {

@@ -1,5 +1,5 @@
 // TIFF when pixflow is built without libtiff: reading a TIFF file reports unsupported
-// (write_image checks have_tiff() before it creates any file).
+// (write_image checks have_tiff(), through check_write_format, before it creates any file).
 #include "src/io/codecs.hpp"
 
 namespace pixflow {
@@ -10,11 +10,11 @@ bool have_tiff() {
 
 namespace detail::io {
 
-Image read_tiff(const std::string& path, const IoLimits&) {
+ImageHeader read_tiff(const std::string& path, std::FILE*, const IoLimits&, Image*) {
   read_fail(Status::unsupported, path, "TIFF: pixflow was built without libtiff");
 }
 
-void write_tiff(const std::string& path, const std::string&, ConstImageView) {
+void write_tiff(const std::string& path, int, ConstImageView) {
   write_fail(Status::unsupported, path, "TIFF: pixflow was built without libtiff");
 }
 

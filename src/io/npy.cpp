@@ -129,29 +129,30 @@ const char* descr_of(Depth d) {
 
 }  // namespace
 
-Image read_npy(const std::string& path, std::FILE* f, const IoLimits& limits) {
+ImageHeader read_npy(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels) {
   unsigned char pre[10];
-  read_exact(f, pre, 8, path);
+  read_exact(f, pre, 8, path, "the NPY magic string and version");
   const int major = pre[6];
   if (major < 1 || major > 3)
     read_fail(Status::unsupported, path, "NPY format version ", major, ".", int(pre[7]),
               " is not supported (1.0, 2.0, 3.0)");
   std::uint32_t hlen = 0;
   if (major == 1) {
-    read_exact(f, pre + 8, 2, path);
+    read_exact(f, pre + 8, 2, path, "the NPY header length");
     hlen = std::uint32_t(pre[8]) | std::uint32_t(pre[9]) << 8;
   } else {
     unsigned char l[4];
-    read_exact(f, l, 4, path);
+    read_exact(f, l, 4, path, "the NPY header length");
     hlen = std::uint32_t(l[0]) | std::uint32_t(l[1]) << 8 | std::uint32_t(l[2]) << 16 |
            std::uint32_t(l[3]) << 24;
   }
   if (hlen > kMaxHeader) read_fail(Status::io_error, path, "corrupt NPY header length ", hlen);
   const std::int64_t left0 = bytes_left(f);
   if (left0 >= 0 && left0 < std::int64_t(hlen))
-    read_fail(Status::io_error, path, "file is truncated (NPY header)");
+    read_fail(Status::io_error, path,
+              truncation_message(std::ftell(f), file_size(f), hlen, "the NPY header"));
   std::string header(hlen, '\0');
-  read_exact(f, header.data(), hlen, path);
+  read_exact(f, header.data(), hlen, path, "the NPY header");
 
   HeaderParser p{header, path};
   std::string descr;
@@ -196,18 +197,22 @@ Image read_npy(const std::string& path, std::FILE* f, const IoLimits& limits) {
     read_fail(Status::unsupported, path, "empty NPY arrays are not supported (shape has a 0)");
   check_size(path, shape[1], shape[0], fmt, limits);
   const std::int64_t w = shape[1], h = shape[0];
+  const ImageHeader hdr{w, h, fmt, FileFormat::npy};
+  if (!pixels) return hdr;
   const std::int64_t row_bytes = w * std::int64_t(fmt.pixel_bytes());
   const std::int64_t left = bytes_left(f);
   if (left >= 0 && left < row_bytes * h)
-    read_fail(Status::io_error, path, "file is truncated (", left, " bytes of data, shape needs ",
-              row_bytes * h, ")");
+    read_fail(Status::io_error, path,
+              truncation_message(std::ftell(f), file_size(f), row_bytes * h,
+                                 cat("the array data (", h, " rows of ", row_bytes, " bytes)")));
   Image img(w, h, fmt);
   for (std::int64_t y = 0; y < h; ++y) {
     std::byte* row = img.row<std::byte>(y);
-    read_exact(f, row, std::size_t(row_bytes), path);
+    read_exact(f, row, std::size_t(row_bytes), path, "a row of array data");
     if (dt.swap) byteswap_row(row, w * c, depth_bytes(dt.depth));
   }
-  return img;
+  *pixels = std::move(img);
+  return hdr;
 }
 
 void write_npy(const std::string& path, std::FILE* f, ConstImageView img) {

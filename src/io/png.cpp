@@ -4,6 +4,8 @@
 #include <png.h>
 
 #include <bit>
+#include <cctype>
+#include <cerrno>
 #include <csetjmp>
 #include <cstdint>
 #include <cstdio>
@@ -22,6 +24,14 @@ struct PngState {
   png_infop info = nullptr;
   std::FILE* file = nullptr;
   char message[256] = {};
+  // What the read callback saw: bytes consumed so far (for "at byte N"), the file size, and
+  // a short read (truncated: where the read started, its length, what libpng was reading;
+  // read_errno: an I/O error).
+  std::int64_t pos = 0, size = -1;
+  bool truncated = false;
+  std::int64_t cut_at = 0, cut_need = 0;
+  char cut_what[48] = {};
+  int read_errno = 0;
   // Header (filled by decode_header).
   png_uint_32 width = 0, height = 0;
   int bit_depth = 0, color_type = 0;
@@ -35,9 +45,55 @@ extern "C" void png_error_cb(png_structp png, png_const_charp msg) {
 }
 extern "C" void png_warning_cb(png_structp, png_const_charp) {}
 
+/// Names what libpng was reading, for a truncation message: "a chunk header", "the IDAT
+/// chunk", ...
+void describe_read(png_structp png, char (&out)[48]) {
+  const png_uint_32 type = png_get_io_chunk_type(png);
+  char name[5] = {};
+  for (int i = 0; i < 4; ++i) {
+    const char c = char(type >> (24 - 8 * i) & 0xff);
+    name[i] = std::isalpha(static_cast<unsigned char>(c)) ? c : '?';
+  }
+  switch (png_get_io_state(png) & PNG_IO_MASK_LOC) {
+    case PNG_IO_SIGNATURE:
+      std::snprintf(out, sizeof out, "the PNG signature");
+      break;
+    case PNG_IO_CHUNK_HDR:
+      std::snprintf(out, sizeof out, "a chunk header");
+      break;
+    case PNG_IO_CHUNK_DATA:
+      std::snprintf(out, sizeof out, "the %s chunk", name);
+      break;
+    case PNG_IO_CHUNK_CRC:
+      std::snprintf(out, sizeof out, "the CRC of the %s chunk", name);
+      break;
+    default:
+      std::snprintf(out, sizeof out, "the PNG data");
+  }
+}
+
+/// libpng's default reader reports every short read as "Read Error"; this one counts the
+/// bytes, so that a truncated file can say where it ends and other errors where they are.
+extern "C" void png_read_cb(png_structp png, png_bytep data, png_size_t len) {
+  auto* s = static_cast<PngState*>(png_get_io_ptr(png));
+  const std::size_t got = std::fread(data, 1, len, s->file);
+  const std::int64_t at = s->pos;
+  s->pos += std::int64_t(got);
+  if (got == len) return;
+  if (std::ferror(s->file)) {
+    s->read_errno = errno ? errno : EIO;
+  } else {
+    s->truncated = true;
+    s->cut_at = at;
+    s->cut_need = std::int64_t(len);
+    describe_read(png, s->cut_what);
+  }
+  png_error(png, "short read");  // the caller reports what the fields above say
+}
+
 bool decode_header(PngState* s) {
   if (setjmp(png_jmpbuf(s->png))) return false;
-  png_init_io(s->png, s->file);
+  png_set_read_fn(s->png, s, png_read_cb);
   // libpng's own default limit (1e6 per side) would report large images as corrupt; the
   // limits are pixflow's (check_size), so allow what the PNG format allows.
   png_set_user_limits(s->png, 0x7fffffffU, 0x7fffffffU);
@@ -140,18 +196,30 @@ struct WriteGuard {
   ~WriteGuard() { png_destroy_write_struct(&s->png, &s->info); }
 };
 
+/// Throws the io_error for a failed decode_header/decode_pixels: the truncation, the read
+/// error, or libpng's message with the byte it had reached.
+[[noreturn]] void png_fail(const std::string& path, const PngState& s) {
+  if (s.truncated)
+    read_fail(Status::io_error, path, truncation_message(s.cut_at, s.size, s.cut_need, s.cut_what));
+  if (s.read_errno)
+    read_fail(Status::io_error, path, "read failed at byte ", s.pos, ": ",
+              std::strerror(s.read_errno));
+  read_fail(Status::io_error, path, "corrupt PNG: ", s.message, " at byte ", s.pos);
+}
+
 }  // namespace
 
-Image read_png(const std::string& path, std::FILE* f, const IoLimits& limits) {
+ImageHeader read_png(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels) {
   precheck_ihdr(path, f, limits);
   PngState s;
   s.file = f;
+  s.size = file_size(f);
   s.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &s, png_error_cb, png_warning_cb);
   if (!s.png) read_fail(Status::out_of_memory, path, "libpng: cannot create a read struct");
   ReadGuard guard{&s};
   s.info = png_create_info_struct(s.png);
   if (!s.info) read_fail(Status::out_of_memory, path, "libpng: cannot create an info struct");
-  if (!decode_header(&s)) read_fail(Status::io_error, path, "corrupt PNG: ", s.message);
+  if (!decode_header(&s)) png_fail(path, s);
 
   int channels = 0;
   switch (s.color_type) {
@@ -173,12 +241,14 @@ Image read_png(const std::string& path, std::FILE* f, const IoLimits& limits) {
   }
   const Format fmt{s.bit_depth == 16 ? Depth::u16 : Depth::u8, channels};
   check_size(path, std::int64_t(s.width), std::int64_t(s.height), fmt, limits);
+  const ImageHeader header{std::int64_t(s.width), std::int64_t(s.height), fmt, FileFormat::png};
+  if (!pixels) return header;
   Image img(s.width, s.height, fmt);
   std::vector<png_bytep> rows(s.height);
   for (png_uint_32 y = 0; y < s.height; ++y) rows[y] = img.row<png_byte>(y);
-  if (!decode_pixels(&s, rows.data(), png_size_t(img.view().row_bytes())))
-    read_fail(Status::io_error, path, "corrupt PNG: ", s.message);
-  return img;
+  if (!decode_pixels(&s, rows.data(), png_size_t(img.view().row_bytes()))) png_fail(path, s);
+  *pixels = std::move(img);
+  return header;
 }
 
 void write_png(const std::string& path, std::FILE* f, ConstImageView img) {

@@ -41,7 +41,10 @@ long long next_number(std::FILE* f, long long limit) {
 
 long long header_number(std::FILE* f, const std::string& path, const char* what, long long limit) {
   const long long v = next_number(f, limit);
-  if (v == -1) read_fail(Status::io_error, path, "truncated PGM/PPM header (no ", what, ")");
+  if (v == -1)
+    read_fail(Status::io_error, path,
+              truncation_message(std::ftell(f), file_size(f), -1,
+                                 cat("the ", what, " in the PGM/PPM header")));
   if (v == -2) read_fail(Status::io_error, path, "corrupt PGM/PPM header: bad ", what);
   if (v == -3) {
     if (limit == 65535)
@@ -58,7 +61,11 @@ void read_ascii(std::FILE* f, const std::string& path, Image& img, long long max
     T* row = img.row<T>(y);
     for (std::int64_t i = 0; i < n; ++i) {
       const long long v = next_number(f, maxval);
-      if (v == -1) read_fail(Status::io_error, path, "file is truncated (ASCII data)");
+      if (v == -1)
+        read_fail(
+            Status::io_error, path,
+            truncation_message(std::ftell(f), file_size(f), -1,
+                               cat("ASCII sample ", i, " of row ", y, " (", n, " samples a row)")));
       if (v == -2) read_fail(Status::io_error, path, "corrupt ASCII data at row ", y);
       if (v == -3) read_fail(Status::io_error, path, "sample above maxval ", maxval, " at row ", y);
       row[i] = T(v);
@@ -68,9 +75,9 @@ void read_ascii(std::FILE* f, const std::string& path, Image& img, long long max
 
 }  // namespace
 
-Image read_pnm(const std::string& path, std::FILE* f, const IoLimits& limits) {
+ImageHeader read_pnm(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels) {
   char magic[2];
-  read_exact(f, magic, 2, path);
+  read_exact(f, magic, 2, path, "the PGM/PPM magic number");
   const char kind = magic[1];
   if (kind == '1' || kind == '4' || kind == '7')
     read_fail(Status::unsupported, path, "Netpbm P", kind,
@@ -87,6 +94,8 @@ Image read_pnm(const std::string& path, std::FILE* f, const IoLimits& limits) {
   const int ch = (kind == '3' || kind == '6') ? 3 : 1;
   const Format fmt{maxval <= 255 ? Depth::u8 : Depth::u16, ch};
   check_size(path, w, h, fmt, limits);
+  const ImageHeader header{w, h, fmt, FileFormat::pnm};
+  if (!pixels) return header;
   const std::int64_t row_bytes = w * std::int64_t(fmt.pixel_bytes());
   const std::int64_t left = bytes_left(f);
   const bool binary = kind == '5' || kind == '6';
@@ -97,19 +106,24 @@ Image read_pnm(const std::string& path, std::FILE* f, const IoLimits& limits) {
                             : samples > INT64_MAX / 2 ? INT64_MAX
                                                       : 2 * samples - 1;
   if (left >= 0 && left < need)
-    read_fail(Status::io_error, path, "file is truncated (", left, " bytes of data, the header ",
-              "needs ", binary ? "" : "at least ", need, ")");
+    read_fail(
+        Status::io_error, path,
+        truncation_message(std::ftell(f), file_size(f), need,
+                           binary ? cat("the pixel data (", h, " rows of ", row_bytes, " bytes)")
+                                  : cat("the ASCII pixel data (", samples,
+                                        " samples, at least 2 bytes each but the last)")));
   Image img(w, h, fmt);
   if (!binary) {
     if (fmt.depth == Depth::u8)
       read_ascii<std::uint8_t>(f, path, img, maxval);
     else
       read_ascii<std::uint16_t>(f, path, img, maxval);
-    return img;
+    *pixels = std::move(img);
+    return header;
   }
   for (std::int64_t y = 0; y < h; ++y) {
     std::byte* row = img.row<std::byte>(y);
-    read_exact(f, row, std::size_t(row_bytes), path);
+    read_exact(f, row, std::size_t(row_bytes), path, "a row of pixel data");
     if (fmt.depth == Depth::u8) {
       if (maxval < 255)
         for (std::int64_t i = 0; i < row_bytes; ++i)
@@ -128,7 +142,8 @@ Image read_pnm(const std::string& path, std::FILE* f, const IoLimits& limits) {
       }
     }
   }
-  return img;
+  *pixels = std::move(img);
+  return header;
 }
 
 void write_pnm(const std::string& path, std::FILE* f, ConstImageView img) {

@@ -2,11 +2,17 @@
 // Samples are read unchanged: u8/u16/s16/f32 (SampleFormat uint/int/IEEE float), 1, 3 or 4
 // samples per pixel, contiguous (chunky) planar configuration, strips or tiles, any
 // compression libtiff decodes. Only the first image (directory) of a file is read.
-// Errors and warnings go to per-file handlers (TIFFOpenExt, libtiff >= 4.5), never to
-// libtiff's global handlers, so concurrent reads do not interfere.
+// Errors and warnings go to per-file handlers (TIFF*OpenExt, libtiff >= 4.5), never to
+// libtiff's global handlers, so concurrent reads do not interfere. Reads go through client
+// procedures on the file's descriptor that notice a short read, so that a truncated file
+// says where it ends.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <tiffio.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -25,15 +31,27 @@ namespace detail::io {
 namespace {
 
 struct TiffErrors {
+  std::string name;   // the name libtiff was given: it often repeats it, messages say it once
   std::string first;  // the first error message libtiff reported
 };
+
+/// Removes every "<name>: " that libtiff put in a message (many start "%s: " with the file
+/// name): pixflow's message already starts with the path.
+std::string without_name(std::string text, const std::string& name) {
+  const std::string n = name + ": ";
+  for (std::size_t at = text.find(n); at != std::string::npos; at = text.find(n, at))
+    text.erase(at, n.size());
+  return text;
+}
 
 extern "C" int tiff_error_cb(TIFF*, void* user, const char* module, const char* fmt, va_list ap) {
   auto* e = static_cast<TiffErrors*>(user);
   if (e->first.empty()) {
     char buf[512];
     std::vsnprintf(buf, sizeof buf, fmt, ap);
-    e->first = cat(module ? module : "libtiff", ": ", buf);
+    const std::string text = without_name(buf, e->name);
+    const bool module_is_name = !module || e->name == module;
+    e->first = module_is_name ? text : cat(module, ": ", text);
   }
   return 1;  // handled: libtiff's global handler stays quiet
 }
@@ -46,35 +64,98 @@ struct TiffCloser {
 };
 using TiffPtr = std::unique_ptr<TIFF, TiffCloser>;
 
-TiffPtr open_tiff(const std::string& name, const char* mode, TiffErrors& errors,
-                  std::int64_t max_alloc) {
+/// Open options with pixflow's handlers (and a cap on libtiff's single allocations).
+struct Options {
   TIFFOpenOptions* opts = TIFFOpenOptionsAlloc();
-  if (!opts) throw Error(Status::out_of_memory, "libtiff: cannot allocate open options");
-  TIFFOpenOptionsSetErrorHandlerExtR(opts, tiff_error_cb, &errors);
-  TIFFOpenOptionsSetWarningHandlerExtR(opts, tiff_warning_cb, nullptr);
-  if (max_alloc > 0) TIFFOpenOptionsSetMaxSingleMemAlloc(opts, tmsize_t(max_alloc));
-  TiffPtr t(TIFFOpenExt(name.c_str(), mode, opts));
-  TIFFOpenOptionsFree(opts);
-  return t;
+  Options(TiffErrors& errors, std::int64_t max_alloc) {
+    if (!opts) throw Error(Status::out_of_memory, "libtiff: cannot allocate open options");
+    TIFFOpenOptionsSetErrorHandlerExtR(opts, tiff_error_cb, &errors);
+    TIFFOpenOptionsSetWarningHandlerExtR(opts, tiff_warning_cb, nullptr);
+    if (max_alloc > 0) TIFFOpenOptionsSetMaxSingleMemAlloc(opts, tmsize_t(max_alloc));
+  }
+  Options(const Options&) = delete;
+  Options& operator=(const Options&) = delete;
+  ~Options() { TIFFOpenOptionsFree(opts); }
+};
+
+/// The reader's client data: the descriptor (owned by the caller's FILE*), and the first
+/// short read, if any.
+struct ReadIo {
+  int fd = -1;
+  bool truncated = false;
+  std::int64_t cut_at = 0, cut_need = 0;
+};
+
+extern "C" tmsize_t tiff_read(thandle_t h, void* buf, tmsize_t n) {
+  auto* io = static_cast<ReadIo*>(h);
+  const off_t at = ::lseek(io->fd, 0, SEEK_CUR);
+  tmsize_t done = 0;
+  while (done < n) {
+    const ssize_t r = ::read(io->fd, static_cast<char*>(buf) + done, std::size_t(n - done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return -1;
+    if (r == 0) break;
+    done += r;
+  }
+  if (done < n && !io->truncated) {
+    io->truncated = true;
+    io->cut_at = at;
+    io->cut_need = n;
+  }
+  return done;
 }
+extern "C" tmsize_t tiff_no_write(thandle_t, void*, tmsize_t) {
+  errno = EBADF;
+  return -1;
+}
+extern "C" toff_t tiff_seek(thandle_t h, toff_t off, int whence) {
+  const off_t r = ::lseek(static_cast<ReadIo*>(h)->fd, off_t(off), whence);
+  return r < 0 ? toff_t(-1) : toff_t(r);
+}
+extern "C" int tiff_close(thandle_t) {
+  return 0;  // the descriptor belongs to the caller's FILE*
+}
+extern "C" toff_t tiff_size(thandle_t h) {
+  struct stat st {};
+  return ::fstat(static_cast<ReadIo*>(h)->fd, &st) == 0 ? toff_t(st.st_size) : 0;
+}
+extern "C" int tiff_no_map(thandle_t, void**, toff_t*) {
+  return 0;  // no memory mapping: every byte goes through tiff_read, which counts
+}
+extern "C" void tiff_no_unmap(thandle_t, void*, toff_t) {}
 
 }  // namespace
 
-Image read_tiff(const std::string& path, const IoLimits& limits) {
-  TiffErrors errors;
+ImageHeader read_tiff(const std::string& path, std::FILE* f, const IoLimits& limits,
+                      Image* pixels) {
+  TiffErrors errors{path, {}};
+  ReadIo io;
+  io.fd = fileno(f);
+  const std::int64_t size = file_size(f);
+  // A corrupt or truncated file: libtiff's message, and where the file ends when a read
+  // came up short.
+  auto fail = [&](const std::string& what) {
+    if (io.truncated)
+      read_fail(Status::io_error, path,
+                truncation_message(io.cut_at, size, io.cut_need, "TIFF data"),
+                " (libtiff: ", errors.first.empty() ? what : errors.first, ")");
+    read_fail(Status::io_error, path, "corrupt TIFF: ", errors.first.empty() ? what : errors.first);
+  };
+  // The FILE* has read ahead; libtiff starts from the first byte.
+  if (::lseek(io.fd, 0, SEEK_SET) != 0)
+    read_fail(Status::io_error, path, "cannot seek: ", std::strerror(errno));
   // libtiff's single allocations (strip/tile buffers, tag arrays) stay within the decoded-size
   // limit plus slack for metadata.
-  TiffPtr t = open_tiff(path, "r", errors,
-                        std::min<std::int64_t>(limits.max_bytes, INT64_MAX / 2) + (64 << 20));
-  if (!t)
-    read_fail(Status::io_error, path,
-              "corrupt TIFF: ", errors.first.empty() ? "cannot open" : errors.first);
+  Options opts(errors, std::min<std::int64_t>(limits.max_bytes, INT64_MAX / 2) + (64 << 20));
+  TiffPtr t(TIFFClientOpenExt(path.c_str(), "rm", &io, tiff_read, tiff_no_write, tiff_seek,
+                              tiff_close, tiff_size, tiff_no_map, tiff_no_unmap, opts.opts));
+  if (!t) fail("cannot open");
   TIFF* tif = t.get();
   std::uint32_t w = 0, h = 0;
   std::uint16_t spp = 1, bps = 1, fmt_tag = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG,
                 photometric = PHOTOMETRIC_MINISBLACK;
   if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h))
-    read_fail(Status::io_error, path, "corrupt TIFF: no image size");
+    fail("no image size");
   TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
   TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps);
   TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &fmt_tag);
@@ -107,6 +188,8 @@ Image read_tiff(const std::string& path, const IoLimits& limits) {
               " is not supported (min-is-black/white, RGB)");
   const Format fmt{depth, int(spp)};
   check_size(path, w, h, fmt, limits);
+  const ImageHeader header{std::int64_t(w), std::int64_t(h), fmt, FileFormat::tiff};
+  if (!pixels) return header;
   const std::int64_t row_bytes = std::int64_t(w) * std::int64_t(fmt.pixel_bytes());
 
   Image img(w, h, fmt);
@@ -133,8 +216,7 @@ Image read_tiff(const std::string& path, const IoLimits& limits) {
     for (std::uint32_t ty = 0; ty < h; ty += th)
       for (std::uint32_t tx = 0; tx < w; tx += tw) {
         if (TIFFReadTile(tif, tile.data(), tx, ty, 0, 0) < 0 || !errors.first.empty())
-          read_fail(Status::io_error, path,
-                    "corrupt TIFF: ", errors.first.empty() ? "cannot read a tile" : errors.first);
+          fail("cannot read a tile");
         const std::uint32_t cw = std::min(tw, w - tx), chh = std::min(th, h - ty);
         for (std::uint32_t r = 0; r < chh; ++r)
           std::memcpy(img.row<std::byte>(ty + r) + std::int64_t(tx) * fmt.pixel_bytes(),
@@ -147,18 +229,25 @@ Image read_tiff(const std::string& path, const IoLimits& limits) {
                 " (want ", row_bytes, ")");
     for (std::uint32_t y = 0; y < h; ++y)
       if (TIFFReadScanline(tif, img.row<std::byte>(y), y, 0) < 0 || !errors.first.empty())
-        read_fail(Status::io_error, path,
-                  "corrupt TIFF: ", errors.first.empty() ? "cannot read a scanline" : errors.first);
+        fail("cannot read a scanline");
   }
-  return img;
+  *pixels = std::move(img);
+  return header;
 }
 
-void write_tiff(const std::string& path, const std::string& tmp_path, ConstImageView img) {
-  TiffErrors errors;
-  TiffPtr t = open_tiff(tmp_path, "w", errors, 0);
-  if (!t)
+void write_tiff(const std::string& path, int fd, ConstImageView img) {
+  TiffErrors errors{path, {}};
+  Options opts(errors, 0);
+  // libtiff closes the descriptor it was given (TIFFClose): give it a duplicate.
+  const int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (copy < 0)
+    write_fail(Status::io_error, path, "cannot open the new file: ", std::strerror(errno));
+  TiffPtr t(TIFFFdOpenExt(copy, path.c_str(), "w", opts.opts));
+  if (!t) {
+    ::close(copy);  // on failure libtiff leaves it open
     write_fail(Status::io_error, path,
                "libtiff: ", errors.first.empty() ? "cannot open" : errors.first);
+  }
   TIFF* tif = t.get();
   const int ch = img.channels();
   std::uint16_t sf = SAMPLEFORMAT_UINT;
