@@ -3,7 +3,9 @@
 // arithmetic before any allocation. Details: docs/io.md.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "pixflow/image.hpp"
@@ -61,6 +63,12 @@ bool have_tiff();
 /// byte it ends), limit_exceeded for sizes over `limits`, unsupported for valid files of a
 /// kind pixflow does not take (e.g. CMYK JPEG). Messages start "read_image: <path>: ".
 Image read_image(const std::string& path, const IoLimits& limits = IoLimits::from_env());
+
+/// Decodes the bytes of an image file held in memory (PNG, JPEG, TIFF, PGM/PPM, NPY) exactly
+/// as read_image decodes that file; `name` stands for the path in messages. The bytes are
+/// copied into an unnamed file (memfd on Linux) that the codecs read.
+Image decode_image(std::span<const std::byte> bytes, const std::string& name = "<memory>",
+                   const IoLimits& limits = IoLimits::from_env());
 
 /// What read_image would return, from the file's header alone: its size and the format
 /// the decoded image will have (e.g. a palette PNG gives u8x3, gray+alpha gives x4).

@@ -2,6 +2,7 @@
 // to the codecs, and atomic writes (an unnamed O_TMPFILE file linked in under the output's
 // name, or a named temporary file renamed over it, always in the output's folder).
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <span>
 
 #include "pixflow/io.hpp"
 #include "src/io/codecs.hpp"
@@ -362,40 +364,70 @@ void encode(FileFormat ff, const std::string& path, int fd, ConstImageView img,
     write_fail(Status::io_error, path, "write failed: ", std::strerror(bad ? err : errno));
 }
 
+ImageHeader read_stream(const std::string& path, std::FILE* file, const IoLimits& limits,
+                        Image* pixels);
+
 /// read_image and read_image_header: detection by signature, then the codec.
 ImageHeader read_any(const std::string& path, const IoLimits& limits, Image* pixels) {
+  using namespace detail::io;
+  FilePtr f(std::fopen(path.c_str(), "rb"));
+  if (!f) read_fail(Status::io_error, path, "cannot open: ", std::strerror(errno));
+  return read_stream(path, f.get(), limits, pixels);
+}
+
+/// An unnamed file holding `bytes`, positioned at its start: the codecs read through a
+/// descriptor (libtiff seeks on it), so memory is decoded as a file that has no name.
+detail::io::FilePtr unnamed_file(std::span<const std::byte> bytes, const std::string& name) {
+  using namespace detail::io;
+#if defined(__linux__)
+  int fd = ::memfd_create("pixflow-decode", MFD_CLOEXEC);
+  FilePtr f(fd >= 0 ? ::fdopen(fd, "w+b") : std::tmpfile());
+  if (fd >= 0 && !f) ::close(fd);
+#else
+  FilePtr f(std::tmpfile());
+#endif
+  if (!f)
+    read_fail(Status::io_error, name, "cannot create an unnamed file: ", std::strerror(errno));
+  if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f.get()) != bytes.size())
+    read_fail(Status::io_error, name, "cannot buffer ", bytes.size(),
+              " bytes: ", std::strerror(errno));
+  if (std::fflush(f.get()) != 0 || std::fseek(f.get(), 0, SEEK_SET) != 0)
+    read_fail(Status::io_error, name, "cannot buffer the bytes: ", std::strerror(errno));
+  return f;
+}
+
+/// Detection by signature, then the codec, on an open file at its start.
+ImageHeader read_stream(const std::string& path, std::FILE* file, const IoLimits& limits,
+                        Image* pixels) {
   using namespace detail::io;
   if (limits.max_side <= 0 || limits.max_pixels <= 0 || limits.max_bytes <= 0)
     throw Error(
         Status::invalid_argument,
         detail::cat("read_image: limits must be positive (max_side ", limits.max_side,
                     ", max_pixels ", limits.max_pixels, ", max_bytes ", limits.max_bytes, ")"));
-  FilePtr f(std::fopen(path.c_str(), "rb"));
-  if (!f) read_fail(Status::io_error, path, "cannot open: ", std::strerror(errno));
   unsigned char sig[8] = {};
-  const std::size_t n = std::fread(sig, 1, sizeof sig, f.get());
-  if (std::ferror(f.get()))
-    read_fail(Status::io_error, path, "cannot read: ", std::strerror(errno));
+  const std::size_t n = std::fread(sig, 1, sizeof sig, file);
+  if (std::ferror(file)) read_fail(Status::io_error, path, "cannot read: ", std::strerror(errno));
   if (n == 0) read_fail(Status::io_error, path, "file is empty");
-  std::rewind(f.get());
+  std::rewind(file);
   auto starts = [&](const char* s, std::size_t len) {
     return n >= len && std::memcmp(sig, s, len) == 0;
   };
   ImageHeader h;
   if (starts("\x89PNG\r\n\x1a\n", 8)) {
-    h = read_png(path, f.get(), limits, pixels);
+    h = read_png(path, file, limits, pixels);
     h.file_format = FileFormat::png;
   } else if (starts("\xff\xd8\xff", 3)) {
-    h = read_jpeg(path, f.get(), limits, pixels);
+    h = read_jpeg(path, file, limits, pixels);
     h.file_format = FileFormat::jpeg;
   } else if (starts("II*\0", 4) || starts("MM\0*", 4) || starts("II+\0", 4) || starts("MM\0+", 4)) {
-    h = read_tiff(path, f.get(), limits, pixels);
+    h = read_tiff(path, file, limits, pixels);
     h.file_format = FileFormat::tiff;
   } else if (starts("\x93NUMPY", 6)) {
-    h = read_npy(path, f.get(), limits, pixels);
+    h = read_npy(path, file, limits, pixels);
     h.file_format = FileFormat::npy;
   } else if (n >= 2 && sig[0] == 'P' && sig[1] >= '1' && sig[1] <= '7') {
-    h = read_pnm(path, f.get(), limits, pixels);
+    h = read_pnm(path, file, limits, pixels);
     h.file_format = FileFormat::pnm;
   } else if (starts("GIF8", 4) || starts("BM", 2) || starts("RIFF", 4)) {
     read_fail(Status::unsupported, path,
@@ -505,6 +537,15 @@ void force_named_temporaries(bool on) {
 Image read_image(const std::string& path, const IoLimits& limits) {
   Image img;
   read_any(path, limits, &img);
+  return img;
+}
+
+Image decode_image(std::span<const std::byte> bytes, const std::string& name,
+                   const IoLimits& limits) {
+  if (bytes.empty()) detail::io::read_fail(Status::io_error, name, "file is empty");
+  const detail::io::FilePtr f = unnamed_file(bytes, name);
+  Image img;
+  (void)read_stream(name, f.get(), limits, &img);
   return img;
 }
 
