@@ -507,7 +507,8 @@ TEST_P(SchemaBadInput, ParsingRefusesEveryOutOfSchemaValueNamingOpAndKey) {
       if (p.hi < schema::kUnbounded) values.push_back(p.hi + 1);
       for (const double v : values) {
         expect_message([&] { schema::check_number(n, p, v); }, Status::invalid_argument,
-                       n + ": " + p.name + " must be " + number_range(p) + " (got " + num(v) + ")");
+                       n + ": " + p.name + " must be " + number_range(p) + " (got " +
+                           (std::isnan(v) ? std::string("NaN: not a number") : num(v)) + ")");
         ++cases;
       }
     }
