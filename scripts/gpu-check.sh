@@ -4,6 +4,7 @@
 # Everything lands in ${OUT:-./out}: summary.txt, build.log, logs.tar.gz (the other logs),
 # bench.json, peers.json, RESULTS.md, chart.png. Each stage is time-boxed; a failed stage is
 # reported and the next one runs; the exit status is non-zero if any stage failed.
+# NO_BENCH=1 stops after the tests (a correctness run: build, ctest, memcheck, binary checks).
 set -u
 
 # Tests run under compute-sanitizer (gtest filter): the CUDA-backend tests.
@@ -133,9 +134,17 @@ fi
     FAILED+=(memcheck)
   fi
 
+  # ---- the shipped binary holds no build path (no __FILE__ of the source tree) ----
+  {
+    echo "---- build paths in $BUILD/pixflow: $(strings "$BUILD/pixflow" | grep -c '/src/') (want 0)"
+    strings "$BUILD/pixflow" | grep -m5 '/src/'
+  } | tee -a "$SUMMARY"
+
   # ---- benchmark ----
   BENCH="$BUILD/bench/pixflow-bench"
-  if [ -x "$BENCH" ]; then
+  if [ -n "${NO_BENCH:-}" ]; then
+    say "stage bench: skipped (NO_BENCH)"
+  elif [ -x "$BENCH" ]; then
     stage bench $T_BENCH 70 "$LOGS/bench.log" "$BENCH" --json "$OUT/bench.json" ${BENCH_ARGS:-}
     grep -E "^pixflow-bench:|FAILED|context lost" "$LOGS/bench.log" | head -30 | tee -a "$SUMMARY"
   else
@@ -143,6 +152,16 @@ fi
     FAILED+=(bench)
   fi
 }
+
+if [ -n "${NO_BENCH:-}" ]; then
+  pack_logs
+  echo
+  echo "================ summary ($(($(date +%s) - START)) s)"
+  cat "$SUMMARY"
+  [ ${#FAILED[@]} -gt 0 ] && { echo "FAILED stages: ${FAILED[*]}"; exit 1; }
+  echo "all stages ok"
+  exit 0
+fi
 
 # ---- peers and the comparison ----
 stage peers $T_PEERS 15 "$LOGS/peers.log" python3 bench/peers.py --json "$OUT/peers.json" ${PEERS_ARGS:-}
