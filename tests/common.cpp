@@ -191,8 +191,35 @@ std::vector<Backend> test_backends() {
   return b;
 }
 
+namespace {
+int g_cuda_device = -1;  // -1: not chosen yet (PIXFLOW_TEST_CUDA_DEVICE, default 0)
+}  // namespace
+
+int test_cuda_device() {
+  if (g_cuda_device >= 0) return g_cuda_device;
+  g_cuda_device = 0;
+  if (const char* s = std::getenv("PIXFLOW_TEST_CUDA_DEVICE")) {
+    char* end = nullptr;
+    const long d = std::strtol(s, &end, 10);
+    const int n = cuda_device_count();
+    if (*s == '\0' || *end != '\0' || d < 0 || d >= n) {
+      std::fprintf(stderr,
+                   "[pixflow] PIXFLOW_TEST_CUDA_DEVICE='%s' is not a CUDA device (%d found)\n", s,
+                   n);
+      std::exit(1);  // a run that was asked to test a device must not pass without it
+    }
+    g_cuda_device = int(d);
+    std::printf("[pixflow] CUDA tests run on cuda:%d (PIXFLOW_TEST_CUDA_DEVICE)\n", g_cuda_device);
+  }
+  return g_cuda_device;
+}
+
+void set_test_cuda_device(int device) {
+  g_cuda_device = device;
+}
+
 Location backend_location(Backend b) {
-  return b == Backend::cuda ? Location::cuda(0) : Location::host();
+  return b == Backend::cuda ? Location::cuda(test_cuda_device()) : Location::host();
 }
 
 TestImage to_backend(Backend b, const ConstImageView& host, std::mt19937_64& rng, bool tight) {
@@ -335,8 +362,9 @@ bool has_nan(const ConstImageView& v) {
   std::map<std::string, std::string> kv = split_params(params);
   for (const schema::Param& p : op->params())
     if (p.kind == schema::Kind::image && p.required && !kv.count(p.name)) kv[p.name] = "random";
-  const std::string what = "seed=" + std::to_string(run_seed()) + " " + std::string(op_name) + " " + params + " on " + std::to_string(src.width()) +
-                           "x" + std::to_string(src.height()) + " " + to_string(src.format());
+  const std::string what = "seed=" + std::to_string(run_seed()) + " " + std::string(op_name) + " " +
+                           params + " on " + std::to_string(src.width()) + "x" +
+                           std::to_string(src.height()) + " " + to_string(src.format());
   std::string stage = "ref";
   try {
     const auto bound = op->bind(kv, random_images(src, rng));
@@ -352,7 +380,8 @@ bool has_nan(const ConstImageView& v) {
       bound->run(dsrc, got, Context{be});
       const std::string diff = compare(to_host(got), want);
       if (!diff.empty())
-        return ::testing::AssertionFailure() << what << ": " << stage << " differs from ref: " << diff;
+        return ::testing::AssertionFailure()
+               << what << ": " << stage << " differs from ref: " << diff;
     }
   } catch (const Error& e) {
     return ::testing::AssertionFailure() << what << ": " << stage << " threw " << e.what();

@@ -48,8 +48,13 @@ TestImage make_dst(std::int64_t w, std::int64_t h, Format fmt, std::mt19937_64& 
 /// Backends checked against the reference: cpu always, cuda when built and a GPU is
 /// present. (A test that finds no GPU says so once, visibly, via cuda_skip_note().)
 std::vector<Backend> test_backends();
-/// Where images for backend b live (host for ref/cpu, cuda:0 for cuda).
+/// Where images for backend b live: host for ref/cpu, cuda:N for cuda with N =
+/// test_cuda_device().
 Location backend_location(Backend b);
+/// The CUDA device the tests put their device images on: PIXFLOW_TEST_CUDA_DEVICE (exits
+/// with a message when that is not a device here), else 0, unless set_test_cuda_device chose.
+int test_cuda_device();
+void set_test_cuda_device(int device);
 /// A copy of a host view at backend b's location, in a padded buffer (odd offset and
 /// stride unless `tight`), so that device tests exercise ROI views too.
 TestImage to_backend(Backend b, const ConstImageView& host, std::mt19937_64& rng,

@@ -1,6 +1,7 @@
 // CUDA-specific behaviour: graph capture of op sequences, out-of-memory as a clean error,
-// images taller than one grid dimension, queue argument (Queue::cuda(stream)). The per-op sweeps against the
-// reference live in each op's test file (test_backends() includes cuda when a GPU exists).
+// images taller than one grid dimension, queue argument (Queue::cuda(stream)). The per-op sweeps
+// against the reference live in each op's test file (test_backends() includes cuda when a GPU
+// exists).
 #include "tests/common.hpp"
 
 #if PIXFLOW_HAVE_CUDA
@@ -23,9 +24,10 @@ TEST(CudaBackend, OpsCaptureIntoOneGraphAndReplayCorrectly) {
   auto rng = make_rng(0xC001);
   const std::int64_t w = 333, h = 211;
   auto host = random_image(w, h, {Depth::u8, 1}, rng);
-  Image src(w, h, {Depth::u8, 1}, Location::cuda(0));
-  Image a(w, h, {Depth::u8, 1}, Location::cuda(0)), b(w, h, {Depth::u8, 1}, Location::cuda(0));
-  Image t(h, w, {Depth::u8, 1}, Location::cuda(0));
+  Image src(w, h, {Depth::u8, 1}, Location::cuda(test_cuda_device()));
+  Image a(w, h, {Depth::u8, 1}, Location::cuda(test_cuda_device())),
+      b(w, h, {Depth::u8, 1}, Location::cuda(test_cuda_device()));
+  Image t(h, w, {Depth::u8, 1}, Location::cuda(test_cuda_device()));
   copy(host.view, src);
   cudaStream_t stream;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
@@ -58,7 +60,7 @@ TEST(CudaBackend, OpsCaptureIntoOneGraphAndReplayCorrectly) {
 TEST(CudaBackend, OutOfMemoryIsACleanRecoverableError) {
   REQUIRE_GPU();
   try {
-    Image huge(300000, 300000, {Depth::u8, 1}, Location::cuda(0));  // 90 GB
+    Image huge(300000, 300000, {Depth::u8, 1}, Location::cuda(test_cuda_device()));  // 90 GB
     FAIL() << "a 90 GB device image was allocated";
   } catch (const Error& e) {
     EXPECT_EQ(e.status(), Status::out_of_memory) << e.what();
