@@ -30,6 +30,7 @@ TEST(CudaBackend, OpsCaptureIntoOneGraphAndReplayCorrectly) {
   Image t(h, w, {Depth::u8, 1}, Location::cuda(test_cuda_device()));
   copy(host.view, src);
   cudaStream_t stream;
+  ASSERT_EQ(cudaSetDevice(test_cuda_device()), cudaSuccess);  // the stream of the images' device
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
   Context ctx{Backend::automatic, Queue::cuda(stream)};
   // Capture: median -> open -> box -> transpose, all on `stream`. A host sync or a plain
@@ -60,8 +61,9 @@ TEST(CudaBackend, OpsCaptureIntoOneGraphAndReplayCorrectly) {
 TEST(CudaBackend, OutOfMemoryIsACleanRecoverableError) {
   REQUIRE_GPU();
   try {
-    Image huge(300000, 300000, {Depth::u8, 1}, Location::cuda(test_cuda_device()));  // 90 GB
-    FAIL() << "a 90 GB device image was allocated";
+    // 360 GB: more than any one GPU has (90 GB fitted on a 141 GB H200).
+    Image huge(600000, 600000, {Depth::u8, 1}, Location::cuda(test_cuda_device()));
+    FAIL() << "a 360 GB device image was allocated";
   } catch (const Error& e) {
     EXPECT_EQ(e.status(), Status::out_of_memory) << e.what();
     EXPECT_NE(std::string(e.what()).find("cudaMalloc"), std::string::npos) << e.what();

@@ -8,6 +8,10 @@
 #include <thread>
 #include <vector>
 
+#if PIXFLOW_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
 #include "src/schema/schema.hpp"
 #include "tests/common.hpp"
 
@@ -118,6 +122,25 @@ TEST(MultiGpu, ImagesOfOneCallOnDifferentDevicesAreRefused) {
        {"transpose", "one location"}},
   };
   expect_errors(cases);
+#if PIXFLOW_HAVE_CUDA
+  // A stream of cuda:0 with images on cuda:1: refused, not launched on the wrong device.
+  cudaStream_t s0 = nullptr;
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreate(&s0), cudaSuccess);
+  try {
+    MedianParams p;
+    p.kw = p.kh = 3;
+    median(b, dst1, p, Context{Backend::cuda, Queue::cuda(s0)});
+    ADD_FAILURE() << "a stream of cuda:0 ran with images on cuda:1";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::invalid_argument);
+    EXPECT_NE(
+        std::string(e.what()).find("the queue belongs to cuda:0 but the images are on cuda:1"),
+        std::string::npos)
+        << e.what();
+  }
+  cudaStreamDestroy(s0);
+#endif
   // Copies between devices are explicit and exact.
   auto rng = make_rng(0x3a13);
   const Image host = clone(random_image(64, 32, {Depth::u8, 1}, rng).view);

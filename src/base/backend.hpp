@@ -91,6 +91,13 @@ class DeviceApi {
   /// Waits for everything enqueued on `queue` (null = the device's default queue).
   virtual void synchronize(int device, void* queue) const = 0;
 
+  /// The device a queue belongs to, or -1 when it cannot be told (the default queue, or no
+  /// way to ask): a queue of one device used with images of another is refused by dispatch.
+  virtual int queue_device(void* queue) const {
+    (void)queue;
+    return -1;
+  }
+
   /// Makes `device` current on the calling thread; returns the previous one for `leave`.
   virtual int enter(int device) const = 0;
   virtual void leave(int previous) const noexcept = 0;

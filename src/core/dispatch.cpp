@@ -92,6 +92,11 @@ Exec select_exec(std::string_view op, const Context& ctx, Location loc) {
     require(ctx.queue.kind == loc.kind, Status::invalid_argument, op, "the queue is a ",
             kind_name(ctx.queue.kind), " queue but the images are on ", to_string(loc));
     e.queue = ctx.queue.handle;
+    if (e.device && e.queue) {  // a stream of cuda:0 with images on cuda:1 would launch there
+      const int qd = e.device->queue_device(e.queue);
+      require(qd < 0 || qd == loc.device, Status::invalid_argument, op, "the queue belongs to ",
+              to_string(Location{loc.kind, qd}), " but the images are on ", to_string(loc));
+    }
   }
   return e;
 }

@@ -123,13 +123,27 @@ class CudaDevice final : public detail::DeviceApi {
     PIXFLOW_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(queue)));
   }
 
+  int queue_device(void* queue) const override {
+#if CUDART_VERSION >= 12080
+    int device = -1;
+    if (queue && cudaStreamGetDevice(static_cast<cudaStream_t>(queue), &device) == cudaSuccess)
+      return device;
+    (void)cudaGetLastError();  // not a stream this runtime knows: say nothing, as before
+#else
+    (void)queue;
+#endif
+    return -1;
+  }
+
   int enter(int device) const override {
     int prev = 0;
     PIXFLOW_CUDA_CHECK(cudaGetDevice(&prev));
     if (prev != device) PIXFLOW_CUDA_CHECK(cudaSetDevice(device));
     return prev;
   }
-  void leave(int previous) const noexcept override { (void)cudaSetDevice(previous); }
+  void leave(int previous) const noexcept override {
+    (void)cudaSetDevice(previous);
+  }
 };
 
 }  // namespace
