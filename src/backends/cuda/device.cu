@@ -125,9 +125,18 @@ class CudaDevice final : public detail::DeviceApi {
 
   int queue_device(void* queue) const override {
 #if CUDART_VERSION >= 12080
+    // cudaStreamGetDevice is not permitted while a stream captures a graph (it would
+    // invalidate the capture): a capturing stream is not asked.
+    const auto st = static_cast<cudaStream_t>(queue);
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (!queue) return -1;
+    if (cudaStreamIsCapturing(st, &capture) != cudaSuccess) {
+      (void)cudaGetLastError();  // a later launch check must not see this query's error
+      return -1;
+    }
+    if (capture != cudaStreamCaptureStatusNone) return -1;
     int device = -1;
-    if (queue && cudaStreamGetDevice(static_cast<cudaStream_t>(queue), &device) == cudaSuccess)
-      return device;
+    if (cudaStreamGetDevice(st, &device) == cudaSuccess) return device;
     (void)cudaGetLastError();  // not a stream this runtime knows: say nothing, as before
 #else
     (void)queue;
