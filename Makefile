@@ -2,10 +2,14 @@
 # Both install what is missing (apt-get), configure and build first.
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+# Seconds each fuzz target runs, and how many run at a time (`make fuzz`).
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= $(JOBS)
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test test-asan clean format
+.PHONY: all deps build demo test test-asan fuzz clean format
 
 all: build
 
@@ -21,22 +25,34 @@ build: deps $(BUILD)/CMakeCache.txt
 demo: build
 	$(BUILD)/pixflow demo
 
-# The whole suite, then the I/O, CLI and bad-input tests again under AddressSanitizer and
-# UndefinedBehaviorSanitizer (host code; CUDA off in that build).
+# The whole suite, then the I/O, CLI, bad-input and fuzz-corpus tests again under
+# AddressSanitizer and UndefinedBehaviorSanitizer (host code; CUDA off in that build), then
+# every fuzz target for FUZZ_SECONDS.
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) test-asan
+	$(MAKE) fuzz
 
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPIXFLOW_CUDA=OFF \
 	  -DPIXFLOW_BUILD_BENCH=OFF -DPIXFLOW_SANITIZE=address,undefined
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j $(JOBS) -R 'Io|Cli|Pipeline|BadInput|Corrupt'
+	  ctest --output-on-failure -j $(JOBS) -R 'Io|Cli|Pipeline|BadInput|Corrupt|Fuzz'
+
+# The libFuzzer targets of fuzz/ (fuzz/README.md): a clang build of the library only, with
+# ASan, UBSan and coverage; each target runs FUZZ_SECONDS from the committed corpus and the
+# stored findings, FUZZ_JOBS at a time. Any finding fails (inputs in $(FUZZ_BUILD)/fuzz-findings).
+fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Fuzz \
+	  -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" -DPIXFLOW_FUZZ=ON -DPIXFLOW_CUDA=OFF \
+	  -DPIXFLOW_BUILD_TESTS=OFF -DPIXFLOW_BUILD_BENCH=OFF -DPIXFLOW_SANITIZE=address,undefined
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target pixflow_fuzz
+	bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_JOBS)
 
 format:
-	find include src tools tests bench -name '*.hpp' -o -name '*.cpp' -o -name '*.cu' \
+	find include src tools tests bench fuzz -name '*.hpp' -o -name '*.cpp' -o -name '*.cu' \
 	  -o -name '*.cuh' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

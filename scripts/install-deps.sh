@@ -9,6 +9,7 @@ packages=(
   libcli11-dev                                 # the CLI
   libgtest-dev libopencv-dev                   # tests (OpenCV is used by tests only)
   libbenchmark-dev python3                     # benchmarks
+  clang libclang-rt-14-dev                     # fuzzing (libFuzzer, make fuzz)
 )
 
 missing=()

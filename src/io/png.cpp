@@ -97,6 +97,14 @@ bool decode_header(PngState* s) {
   // libpng's own default limit (1e6 per side) would report large images as corrupt; the
   // limits are pixflow's (check_size), so allow what the PNG format allows.
   png_set_user_limits(s->png, 0x7fffffffU, 0x7fffffffU);
+  // Only IHDR, PLTE, tRNS and IDAT matter here. libpng allocates a known ancillary chunk's
+  // declared length (up to 2^31 - 1) before reading it, going on past its own 8 MB chunk
+  // limit with a warning: a 100-byte file could make it allocate 2 GiB. These are skipped
+  // unread instead (their bytes are read in small pieces for the CRC).
+  static const png_byte kIgnored[] =
+      "bKGD\0cHRM\0eXIf\0gAMA\0hIST\0iCCP\0iTXt\0oFFs\0pCAL\0pHYs\0sBIT\0sCAL\0sPLT\0"
+      "sRGB\0tEXt\0tIME\0zTXt";
+  png_set_keep_unknown_chunks(s->png, PNG_HANDLE_CHUNK_NEVER, kIgnored, int(sizeof kIgnored / 5));
   png_read_info(s->png, s->info);
   int interlace = 0, compression = 0, filter = 0;
   png_get_IHDR(s->png, s->info, &s->width, &s->height, &s->bit_depth, &s->color_type, &interlace,

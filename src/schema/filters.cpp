@@ -396,7 +396,10 @@ constexpr int kBilateralMaxRadius = 31;
 int bilateral_radius(const BilateralParams& p) {
   if (p.d > 0) return p.d / 2;
   const double ss = p.sigma_space <= 0 ? 1.0 : p.sigma_space;
-  return int(std::rint(ss * 1.5));
+  // Compared in double: a huge sigma_space would overflow the conversion to int (undefined;
+  // INT_MIN on x86, which passed the limit below).
+  const double r = std::rint(ss * 1.5);
+  return r > kBilateralMaxRadius ? kBilateralMaxRadius + 1 : int(r);
 }
 }  // namespace
 

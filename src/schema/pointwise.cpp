@@ -147,6 +147,12 @@ OpDef<ArithStage> make_arith(ArithOp aop, const char* doc) {
                 "exactly one of with=FILE and value=V is required (got ",
                 has_with ? "both" : "neither", ")");
       })
+      .check_given([op](const ArithStage& p, const std::set<std::string>& given) {
+        // The parsers above take an empty text for an absent key: an empty with= or value=
+        // would bind with neither operand (and run dereferencing a null `with`).
+        require(p.has_value || p.with != nullptr, Status::invalid_argument, op,
+                given.count("with") ? "with=FILE" : "value=V", " must not be empty");
+      })
       .examples({"value=7", "value=-3.5", "with=like_src"})
       .bench({{"with=like_src", "", ""}})
       .run([aop, op](const ConstImageView& src, const ImageView& dst, const ArithStage& p,
