@@ -1001,5 +1001,21 @@ TEST(CliSafety, OperandFilesAreDecodedOnceAndShared) {
   EXPECT_EQ(p.operand_files(), std::vector<std::string>{f});
 }
 
+// The binary holds no path of the build tree (`__FILE__` is mapped relative to the source
+// tree) and runs its demo from anywhere: a copy in another folder, started elsewhere.
+TEST(CliSafety, TheBinaryHoldsNoBuildPathAndItsDemoRunsWhenMoved) {
+  const std::string bin = slurp(PIXFLOW_CLI_PATH);
+  ASSERT_FALSE(bin.empty());
+  EXPECT_EQ(bin.find(std::string(PIXFLOW_SOURCE_DIR) + "/"), std::string::npos)
+      << "the binary holds the source path " << PIXFLOW_SOURCE_DIR;
+  TempDir t;
+  const std::string moved = t / "pixflow";
+  fs::copy_file(PIXFLOW_CLI_PATH, moved);
+  fs::permissions(moved, fs::perms::owner_all);
+  const std::string cmd = "cd '" + t.path().string() + "' && ./pixflow demo -o out > log 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(t / "log");
+  EXPECT_EQ(compare(read_image(t / "out/original.png"), read_image(kAstronaut)), "");
+}
+
 }  // namespace
 }  // namespace pixflow::test
