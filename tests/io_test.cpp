@@ -123,6 +123,17 @@ void png_chunk(Bytes& out, const char* type, const Bytes& data) {
   put32be(out, crc32(out, start, data.size() + 4));
 }
 
+/// A PNG signature and an IHDR of 2^20 + 1 x 1 pixels (8-bit gray) with a valid CRC, and no
+/// pixel data: one pixel wider than the default max_side.
+Bytes wide_png_header() {
+  Bytes head = "\x89PNG\r\n\x1a\n", ihdr;
+  put32be(ihdr, (1u << 20) + 1);
+  put32be(ihdr, 1);
+  ihdr += Bytes("\x08\x00\x00\x00\x00", 5);
+  png_chunk(head, "IHDR", ihdr);
+  return head;
+}
+
 Bytes zlib_stored(const Bytes& raw) {
   Bytes z = "\x78\x01";
   std::size_t i = 0;
@@ -893,12 +904,7 @@ TEST(IoLimits, HugeHeaderSizesAreLimitExceededBeforeAllocating) {
   TempDir dir;
   // PNG: IHDR 2^20 + 1 wide with a valid CRC (and no pixel data at all).
   const std::string png = dir.file("wide.png");
-  Bytes head = "\x89PNG\r\n\x1a\n", ihdr;
-  put32be(ihdr, (1u << 20) + 1);
-  put32be(ihdr, 1);
-  ihdr += Bytes("\x08\x00\x00\x00\x00", 5);
-  png_chunk(head, "IHDR", ihdr);
-  write_bytes(png, head);
+  write_bytes(png, wide_png_header());
   expect_error([&] { read_image(png, IoLimits{}); }, Status::limit_exceeded,
                {png, "width 1048577", "max_side"});
   // NPY: shape (100000, 100000): 10^10 pixels.
@@ -1060,12 +1066,7 @@ TEST(IoLimits, MessagesNameWhatSetTheLimit) {
                 "(set by PIXFLOW_MAX_BYTES)"});
   // The defaults: a PNG header claiming 2^20 + 1 pixels a side.
   const std::string wide = dir.file("wide.png");
-  Bytes head = "\x89PNG\r\n\x1a\n", ihdr;
-  put32be(ihdr, (1u << 20) + 1);
-  put32be(ihdr, 1);
-  ihdr += Bytes("\x08\x00\x00\x00\x00", 5);
-  png_chunk(head, "IHDR", ihdr);
-  write_bytes(wide, head);
+  write_bytes(wide, wide_png_header());
   expect_error([&] { read_image(wide, IoLimits{}); }, Status::limit_exceeded,
                {"width 1048577 exceeds the limit max_side = 1048576 (the default; raise it with "
                 "--max-side or PIXFLOW_MAX_SIDE)"});
