@@ -1,5 +1,9 @@
 #include "tests/common.hpp"
 
+#if PIXFLOW_HAVE_SIMD
+#include "src/backends/cpu/simd/rows.hpp"
+#endif
+
 #include "src/base/numeric.hpp"
 #include "src/schema/schema.hpp"
 
@@ -9,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
 
 namespace pixflow::test {
 
@@ -191,6 +196,27 @@ std::vector<Backend> test_backends() {
   return b;
 }
 
+std::vector<std::string> cpu_targets_for(Backend b) {
+#if PIXFLOW_HAVE_SIMD
+  if (b == Backend::cpu) return cpu::simd_targets();
+#endif
+  (void)b;
+  return {""};
+}
+
+SimdTargetScope::SimdTargetScope(const std::string& target) : forced_(!target.empty()) {
+#if PIXFLOW_HAVE_SIMD
+  if (forced_ && !cpu::force_simd_target(target))
+    throw std::runtime_error("no SIMD target " + target);
+#endif
+}
+
+SimdTargetScope::~SimdTargetScope() {
+#if PIXFLOW_HAVE_SIMD
+  if (forced_) cpu::force_simd_target("");
+#endif
+}
+
 namespace {
 int g_cuda_device = -1;  // -1: not chosen yet (PIXFLOW_TEST_CUDA_DEVICE, default 0)
 }  // namespace
@@ -307,7 +333,8 @@ std::string border_params(const Border& b) {
 }
 
 std::vector<Size> awkward_sizes() {
-  return {{1, 1}, {1, 9}, {9, 1}, {2, 2}, {17, 13}, {31, 7}, {64, 3}, {101, 67}};
+  // 263 x 37: several vectors of every width plus a tail, and several row bands per thread.
+  return {{1, 1}, {1, 9}, {9, 1}, {2, 2}, {17, 13}, {31, 7}, {64, 3}, {101, 67}, {263, 37}};
 }
 
 std::map<std::string, std::string> split_params(const std::string& text) {
@@ -373,16 +400,18 @@ bool has_nan(const ConstImageView& v) {
     bound->run(src, want, Context{Backend::ref});
     if (has_nan(want))
       return ::testing::AssertionFailure() << what << ": the reference left poison (NaN)";
-    for (Backend be : test_backends()) {
-      stage = backend_name(be);
-      TestImage dsrc = to_backend(be, src, rng);
-      TestImage got = make_dst_on(be, out.width, out.height, out.format, rng);
-      bound->run(dsrc, got, Context{be});
-      const std::string diff = compare(to_host(got), want);
-      if (!diff.empty())
-        return ::testing::AssertionFailure()
-               << what << ": " << stage << " differs from ref: " << diff;
-    }
+    for (Backend be : test_backends())
+      for (const std::string& target : cpu_targets_for(be)) {
+        stage = backend_name(be) + (target.empty() ? "" : " (SIMD " + target + ")");
+        SimdTargetScope forced(target);
+        TestImage dsrc = to_backend(be, src, rng);
+        TestImage got = make_dst_on(be, out.width, out.height, out.format, rng);
+        bound->run(dsrc, got, Context{be});
+        const std::string diff = compare(to_host(got), want);
+        if (!diff.empty())
+          return ::testing::AssertionFailure()
+                 << what << ": " << stage << " differs from ref: " << diff;
+      }
   } catch (const Error& e) {
     return ::testing::AssertionFailure() << what << ": " << stage << " threw " << e.what();
   }

@@ -48,6 +48,21 @@ TestImage make_dst(std::int64_t w, std::int64_t h, Format fmt, std::mt19937_64& 
 /// Backends checked against the reference: cpu always, cuda when built and a GPU is
 /// present. (A test that finds no GPU says so once, visibly, via cuda_skip_note().)
 std::vector<Backend> test_backends();
+/// The SIMD targets the checks run backend b under: for `cpu` (built with Highway) every
+/// target the machine has, best first (AVX3, AVX2, SSE4, SCALAR = the reference); {""}
+/// (whatever dispatch picks) otherwise.
+std::vector<std::string> cpu_targets_for(Backend b);
+/// Forces the cpu backend's SIMD target for a scope ("" = leave dispatch alone).
+class SimdTargetScope {
+ public:
+  explicit SimdTargetScope(const std::string& target);
+  ~SimdTargetScope();
+  SimdTargetScope(const SimdTargetScope&) = delete;
+  SimdTargetScope& operator=(const SimdTargetScope&) = delete;
+
+ private:
+  bool forced_;
+};
 /// Where images for backend b live: host for ref/cpu, cuda:N for cuda with N =
 /// test_cuda_device().
 Location backend_location(Backend b);

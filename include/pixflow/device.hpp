@@ -38,6 +38,10 @@ int cuda_device_count() noexcept;
 bool cuda_compiled() noexcept;
 /// The backends this build registered implementations for (ref, cpu, cuda, ...).
 std::vector<Backend> compiled_backends();
+/// What a backend says of itself for `pixflow info` and the benchmarks, e.g. for `cpu`
+/// "SIMD AVX2 (Highway run-time dispatch; targets AVX2, SSE4), threaded reference for the
+/// rest" or "threaded reference (built without Highway)"; empty when it says nothing.
+std::string backend_note(Backend b);
 /// One line about a device (name, memory, compute capability) for `pixflow info`.
 std::string describe_device(Location where);
 

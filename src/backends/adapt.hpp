@@ -39,6 +39,11 @@ template <auto F, class Tail>
 void add_impl(ImplTable& t, const char* op, Backend b, Support s = {}) {
   t.add(op, b, &Implement<F, Tail>::call, s);
 }
+/// Same, as the backend's fallback for the op (ImplTable::add_fallback).
+template <auto F, class Tail>
+void add_fallback_impl(ImplTable& t, const char* op, Backend b, Support s = {}) {
+  t.add_fallback(op, b, &Implement<F, Tail>::call, s);
+}
 
 /// Rows of the first ImageView among args (the destination).
 template <class... A>

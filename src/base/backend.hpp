@@ -133,7 +133,15 @@ class ImplTable {
   template <class... Args>
   void add(std::string_view op, Backend b, ImplFn<Args...> fn, Support s = {}) {
     impls_[{std::string(op), b}].push_back(
-        {reinterpret_cast<void (*)()>(fn), &typeid(ImplFn<Args...>), s});
+        {reinterpret_cast<void (*)()>(fn), &typeid(ImplFn<Args...>), s, false});
+  }
+  /// Registers fn as the backend's answer for whatever none of its `add` entries takes
+  /// (the `cpu` backend: the threaded reference behind its SIMD kernels), whatever the
+  /// order in which the backend's files register.
+  template <class... Args>
+  void add_fallback(std::string_view op, Backend b, ImplFn<Args...> fn, Support s = {}) {
+    impls_[{std::string(op), b}].push_back(
+        {reinterpret_cast<void (*)()>(fn), &typeid(ImplFn<Args...>), s, true});
   }
   void add_device(std::unique_ptr<DeviceApi> api) { devices_.push_back(std::move(api)); }
 
@@ -146,9 +154,10 @@ class ImplTable {
     if (it == impls_.end()) return nullptr;
     // An op may have several call shapes (arith with an image or a scalar): the entry
     // must match both the signature core calls with and the format.
-    for (const Entry& e : it->second)
-      if (*e.signature == typeid(ImplFn<Args...>) && e.support.takes(f))
-        return reinterpret_cast<ImplFn<Args...>>(e.fn);
+    for (bool fallback : {false, true})
+      for (const Entry& e : it->second)
+        if (e.fallback == fallback && *e.signature == typeid(ImplFn<Args...>) && e.support.takes(f))
+          return reinterpret_cast<ImplFn<Args...>>(e.fn);
     return nullptr;
   }
   const DeviceApi* device(Location::Kind kind) const {
@@ -161,15 +170,23 @@ class ImplTable {
   /// Whether backend `b` registered anything for `op`.
   bool has(std::string_view op, Backend b) const { return impls_.count({std::string(op), b}); }
   const std::vector<std::unique_ptr<DeviceApi>>& devices() const { return devices_; }
+  /// A line a backend says of itself (pixflow::backend_note).
+  void set_note(Backend b, std::string text) { notes_[b] = std::move(text); }
+  std::string note(Backend b) const {
+    auto it = notes_.find(b);
+    return it == notes_.end() ? std::string() : it->second;
+  }
 
  private:
   struct Entry {
     void (*fn)();
     const std::type_info* signature;
     Support support;
+    bool fallback;  ///< consulted only when no other entry of the op takes the call
   };
   std::map<std::pair<std::string, Backend>, std::vector<Entry>, std::less<>> impls_;
   std::vector<std::unique_ptr<DeviceApi>> devices_;
+  std::map<Backend, std::string> notes_;
 };
 
 /// The process-wide table, filled on first use by every compiled backend.

@@ -58,7 +58,13 @@ bool cuda_compiled() noexcept {
   return detail::impl_table().device(Location::Kind::cuda) != nullptr;
 }
 
-std::vector<Backend> compiled_backends() { return detail::impl_table().backends(); }
+std::vector<Backend> compiled_backends() {
+  return detail::impl_table().backends();
+}
+
+std::string backend_note(Backend b) {
+  return detail::impl_table().note(b);
+}
 
 std::string describe_device(Location where) {
   if (where.is_host()) return "host";

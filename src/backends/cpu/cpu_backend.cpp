@@ -1,20 +1,23 @@
-// The `cpu` backend: the reference's row functions over bands of rows on the thread pool
-// (Exec::threads caps the workers; 0 = all cores). Bit-identical to `ref` by construction.
-#include "src/backends/cpu/thread_pool.hpp"
+// The `cpu` backend: SIMD kernels (src/backends/cpu/simd, Highway with run-time dispatch)
+// where they exist, registered by their own files, and behind them the reference's row
+// functions over bands of rows on the thread pool, bit-identical to `ref` by construction.
+#include <string>
+
+#include "src/backends/cpu/bands.hpp"
+#include "src/backends/cpu/simd/rows.hpp"
 #include "src/backends/host_ops.hpp"
 
-namespace {
-struct Bands {
-  template <class F>
-  static void run(const pixflow::detail::Exec& e, std::int64_t n, F&& f) {
-    pixflow::cpu::ThreadPool::global().parallel_for(n, e.threads,
-                                                    [&](std::int64_t b, std::int64_t end) {
-                                                      f(pixflow::detail::Rows{b, end});
-                                                    });
-  }
-};
-}  // namespace
-
 PIXFLOW_REGISTER_IMPLS(cpu) {
-  pixflow::detail::register_reference_ops<Bands>(table, pixflow::Backend::cpu);
+  pixflow::detail::register_reference_ops<pixflow::cpu::Bands>(table, pixflow::Backend::cpu,
+                                                               pixflow::detail::Rank::fallback);
+#if PIXFLOW_HAVE_SIMD
+  std::string targets;
+  for (const std::string& t : pixflow::cpu::simd_targets())
+    targets += (targets.empty() ? "" : ", ") + t;
+  table.set_note(pixflow::Backend::cpu, std::string("SIMD ") + pixflow::cpu::simd_target() +
+                                            " (Highway run-time dispatch; this CPU: " + targets +
+                                            "), threaded reference for the rest");
+#else
+  table.set_note(pixflow::Backend::cpu, "threaded reference (built without Highway)");
+#endif
 }

@@ -12,5 +12,6 @@ struct Serial {
 }  // namespace
 
 PIXFLOW_REGISTER_IMPLS(ref) {
-  pixflow::detail::register_reference_ops<Serial>(table, pixflow::Backend::ref);
+  pixflow::detail::register_reference_ops<Serial>(table, pixflow::Backend::ref,
+                                                  pixflow::detail::Rank::primary);
 }

@@ -1,0 +1,83 @@
+// Plain C++ shared by the SIMD kernels of the `cpu` backend (no Highway here; the per-target
+// code is in each family's file). A window kernel never tests a border inside its vector
+// loop: it reads padded rows, built once per source row by `pad_row` with the op's border
+// rule applied in x (and the constant value for rows outside the image), so every output
+// of a band runs the same interior code. Scratch is one aligned allocation per band, never
+// one per row.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "pixflow/image.hpp"
+#include "src/base/numeric.hpp"
+#include "src/base/rows.hpp"
+
+namespace pixflow::cpu {
+
+using detail::Rows;
+
+/// Vector-aligned storage for n elements of T (uninitialised; T trivially copyable).
+template <class T>
+class Scratch {
+ public:
+  static constexpr std::size_t kAlign = 64;
+  Scratch() = default;
+  explicit Scratch(std::size_t n) { reset(n); }
+  void reset(std::size_t n) {
+    // One spare vector at the end: a kernel may load a full vector that starts at the
+    // last element.
+    p_.reset(static_cast<T*>(::operator new(n * sizeof(T) + kAlign, std::align_val_t(kAlign))));
+    n_ = n;
+  }
+  T* data() const { return p_.get(); }
+  std::size_t size() const { return n_; }
+  T& operator[](std::size_t i) const { return p_.get()[i]; }
+
+ private:
+  struct Free {
+    void operator()(T* p) const { ::operator delete(p, std::align_val_t(kAlign)); }
+  };
+  std::unique_ptr<T, Free> p_;
+  std::size_t n_ = 0;
+};
+
+/// Writes source row `sy` (already mapped by border_index; -1 = outside, constant border)
+/// of `src` (samples of type T, ch channels) into out[0 .. (left + w + right) * ch): the
+/// row's samples preceded by `left` and followed by `right` pixels taken by the border
+/// rule in x, or `cval` where the rule is constant.
+template <class T>
+void pad_row(const ConstImageView& src, std::int64_t sy, int left, int right, const Border& border,
+             T cval, T* out) {
+  const int ch = src.channels();
+  const std::int64_t w = src.width();
+  const std::int64_t n = (left + w + right) * ch;
+  if (sy < 0) {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = cval;
+    return;
+  }
+  const T* in = src.row<T>(sy);
+  std::memcpy(out + std::int64_t(left) * ch, in, std::size_t(w * ch) * sizeof(T));
+  auto edge = [&](std::int64_t x, T* o) {
+    const std::int64_t sx = detail::border_index(x, w, border.type);
+    for (int c = 0; c < ch; ++c) o[c] = sx < 0 ? cval : in[sx * ch + c];
+  };
+  for (int i = 0; i < left; ++i) edge(i - left, out + std::int64_t(i) * ch);
+  for (int i = 0; i < right; ++i) edge(w + i, out + (left + w + i) * ch);
+}
+
+/// The SIMD target Highway's dispatch uses on this machine ("AVX2", "AVX3", "NEON"...;
+/// "SCALAR" runs the reference). src/backends/cpu/simd/target.cpp (built with Highway only).
+const char* simd_target() noexcept;
+/// Every compiled target this machine supports, best first.
+std::vector<std::string> simd_targets();
+/// Makes dispatch use target `name` (one of simd_targets()) from now on, process-wide, or
+/// the best again for "". For tests and the benchmark; false for an unknown name.
+bool force_simd_target(const std::string& name);
+
+}  // namespace pixflow::cpu
