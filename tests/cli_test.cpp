@@ -321,6 +321,11 @@ TEST(CliInfo, ListsEveryRegistryOpWithItsParametersAndDefaults) {
   EXPECT_NE(r.out.find("CUDA"), std::string::npos);
   EXPECT_NE(r.out.find("TIFF support"), std::string::npos);
   EXPECT_NE(r.out.find("CPU threads"), std::string::npos);
+  EXPECT_NE(r.out.find(PIXFLOW_HAVE_SIMD ? "CPU backend:   SIMD "
+                                         : "CPU backend:   threaded reference (built without "
+                                           "Highway)"),
+            std::string::npos)
+      << show(r);
   EXPECT_NE(r.out.find("ops (" + std::to_string(op_registry().size()) + ")"), std::string::npos)
       << show(r);
   const auto lines = lines_of(r.out);
@@ -483,6 +488,24 @@ TEST(CliRun, PipelineOutputEqualsTheApiOnTheSameFile) {
     convert(d, want, cp);
     EXPECT_EQ(compare(read_image(out), want), "");
   }
+}
+
+TEST(CliRun, ThreadsOptionGivesTheSameBytesAtOneThreadAndAtAll) {
+  TempDir t;
+  const std::string one = t / "one.png", all = t / "all.png", ref = t / "ref.png";
+  const std::string pipe = "gaussian sigma=2 | median k=5";
+  auto r = run_cli({"run", pipe, kAstronaut, "-o", one, "--backend", "cpu", "--threads", "1"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  r = run_cli({"run", pipe, kAstronaut, "-o", all, "--backend", "cpu", "--threads", "0"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  r = run_cli({"run", pipe, kAstronaut, "-o", ref, "--backend", "ref"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  EXPECT_EQ(compare(read_image(one), read_image(ref)), "");
+  EXPECT_EQ(compare(read_image(all), read_image(ref)), "");
+  r = run_cli({"run", pipe, kAstronaut, "-o", t / "bad.png", "--threads", "-2"});
+  EXPECT_EQ(r.code, 2) << show(r);
+  EXPECT_NE(r.err.find("--threads"), std::string::npos) << show(r);
+  EXPECT_FALSE(fs::exists(t / "bad.png"));
 }
 
 TEST(CliRun, OutputDirectoryForOneFileTakesTheInputsName) {

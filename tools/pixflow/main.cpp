@@ -37,6 +37,10 @@ int main(int argc, char** argv) {
                    "cuda, opencl, or ref (the scalar reference, for comparison)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl", "ref"}));
   run_cmd->add_option("--device", run.device, "CUDA device number (default: 0; a batch uses all)");
+  run_cmd
+      ->add_option("--threads", run.threads,
+                   "threads of the cpu backend per image (default 0: every hardware thread)")
+      ->check(CLI::Range(0, 4096));
   run_cmd->add_flag("--keep-going", run.keep_going,
                     "batch: try every item, report failures at the end, exit 3 if any failed");
   run_cmd->add_flag("--overwrite-input", run.overwrite_input,

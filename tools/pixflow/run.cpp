@@ -72,6 +72,13 @@ struct Target {
   Backend backend = Backend::cpu;
   std::optional<Error> unavailable;  // thrown after the usage checks (a failure, exit 1)
   std::vector<int> devices;          // CUDA device numbers; empty for the CPU
+  int threads = 0;                   // --threads: the host backends' thread cap (0 = all)
+  Context context() const {
+    Context c;
+    c.backend = backend;
+    c.threads = threads;
+    return c;
+  }
   Location location(int worker) const {
     return devices.empty() ? Location::host() : Location::cuda(devices[std::size_t(worker)]);
   }
@@ -218,9 +225,7 @@ void check_result_fits(const Pipeline& pipeline, const std::string& in, const st
 // ---- one item ------------------------------------------------------------------------------
 
 void process(const Pipeline& pipeline, const std::string& in, const std::string& out, Location loc,
-             Backend backend, const IoLimits& limits) {
-  Context ctx;
-  ctx.backend = backend;
+             const Context& ctx, const IoLimits& limits) {
   Image src = read_image(in, limits);
   Image result;
   if (loc.is_host()) {
@@ -349,8 +354,8 @@ std::string with_path(const std::string& path, const std::string& message) {
 }
 
 ItemResult run_item(const Pipeline& pipeline, std::size_t index, const std::string& in,
-                    const std::string& out, Location loc, Backend backend, const IoLimits& limits,
-                    bool no_clobber) {
+                    const std::string& out, Location loc, const Context& ctx,
+                    const IoLimits& limits, bool no_clobber) {
   ItemResult r;
   r.index = index;
   r.input = in;
@@ -363,7 +368,7 @@ ItemResult run_item(const Pipeline& pipeline, std::size_t index, const std::stri
     } else {
       check_name_length(out);
       check_result_fits(pipeline, in, out, limits, false);  // before decoding
-      process(pipeline, in, out, loc, backend, limits);
+      process(pipeline, in, out, loc, ctx, limits);
     }
   } catch (const std::bad_alloc&) {
     r.state = ItemResult::State::error;
@@ -407,7 +412,7 @@ int run_batch(const RunOptions& opt, const std::vector<fs::path>& files, const P
       if (i >= files.size()) break;
       const std::string in = files[i].string();
       const std::string out = (out_dir / files[i].filename()).string();
-      ItemResult r = run_item(pipeline, i, in, out, loc, target.backend, limits, opt.no_clobber);
+      ItemResult r = run_item(pipeline, i, in, out, loc, target.context(), limits, opt.no_clobber);
       if (!r.ok()) {
         std::lock_guard<std::mutex> lock(m);
         failures.push_back(r);
@@ -498,12 +503,12 @@ int run_single(const RunOptions& opt, const fs::path& out, const Pipeline& pipel
   install_signal_handlers(false);
   const ProgressMode mode = progress_mode(opt.progress, false);
   if (mode == ProgressMode::none) {  // errors propagate as they are (one line, exit 1)
-    process(pipeline, opt.input, out.string(), target.location(0), target.backend, limits);
+    process(pipeline, opt.input, out.string(), target.location(0), target.context(), limits);
     return kOk;
   }
   Reporter reporter(mode, 1);
-  ItemResult r = run_item(pipeline, 0, opt.input, out.string(), target.location(0), target.backend,
-                          limits, false);
+  ItemResult r = run_item(pipeline, 0, opt.input, out.string(), target.location(0),
+                          target.context(), limits, false);
   reporter.done(r);
   reporter.finish();
   if (r.ok()) return kOk;
@@ -518,7 +523,8 @@ int run_command(const RunOptions& opt) {
   const Pipeline pipeline = parse_pipeline(opt.pipeline, limits);
   std::error_code ec;
   const bool batch = fs::is_directory(opt.input, ec);
-  const Target target = resolve_target(opt, batch);
+  Target target = resolve_target(opt, batch);
+  target.threads = opt.threads;
   if (batch) {
     std::vector<fs::path> files = list_images(opt.input);
     check_batch_paths(opt, files, pipeline);
