@@ -74,11 +74,21 @@ pack_logs() {
   tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs 2>/dev/null && rm -rf "$LOGS"
 }
 
+# ---- Highway, carried: the GPU machine has no libhwy-dev. `.carry/hwy` holds the Debian 12
+# packages' contents (apt-get download libhwy-dev libhwy1; dpkg-deb -x each into .carry/hwy);
+# with it the cpu backend's SIMD kernels are built and tested on this host's CPU (AVX-512 where
+# it has it, which the 2-core development machine lacks).
+EXTRA_CMAKE=()
+if [ -d "$ROOT/.carry/hwy/usr" ]; then
+  EXTRA_CMAKE+=("-DCMAKE_PREFIX_PATH=$ROOT/.carry/hwy/usr")
+  export LD_LIBRARY_PATH="$ROOT/.carry/hwy/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+
 # ---- build: on failure, the last 60 lines and stop ----
 BUILD_OK=0
 if stage configure $T_CONFIGURE 200 "$LOGS/configure.log" \
     cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DPIXFLOW_CUDA=ON -DPIXFLOW_BUILD_TESTS=ON -DPIXFLOW_BUILD_BENCH=ON; then
+    -DPIXFLOW_CUDA=ON -DPIXFLOW_BUILD_TESTS=ON -DPIXFLOW_BUILD_BENCH=ON "${EXTRA_CMAKE[@]}"; then
   grep -E "pixflow|NPP|CUBLAS|Warning" "$LOGS/configure.log" | tee -a "$SUMMARY"
   stage build $T_BUILD 200 "$OUT/build.log" cmake --build "$BUILD" -j"$JOBS" && BUILD_OK=1
   if [ -f "$BUILD/bench/PIXFLOW_HAVE_NPP_try_compile.log" ]; then
@@ -102,6 +112,9 @@ if [ $BUILD_OK -ne 1 ]; then
   echo "FAILED stages: ${FAILED[*]} (build failed: nothing else was run)"
   exit 1
 fi
+
+"$BUILD/pixflow" info 2>&1 | grep -E "CPU backend|CPU threads" | tee -a "$SUMMARY"
+grep -m1 "model name" /proc/cpuinfo | tee -a "$SUMMARY"
 
 # ---- tests ----
 {
