@@ -25,7 +25,8 @@ build: deps $(BUILD)/CMakeCache.txt
 demo: build
 	$(BUILD)/pixflow demo
 
-# The whole suite, then the I/O, CLI, bad-input and fuzz-corpus tests again under
+# The whole suite, then the I/O, CLI, bad-input, fuzz-corpus and backend-versus-reference
+# tests (the cpu backend's SIMD kernels, every target the CPU has) again under
 # AddressSanitizer and UndefinedBehaviorSanitizer (host code; CUDA off in that build), then
 # every fuzz target for FUZZ_SECONDS.
 test: build
@@ -38,7 +39,7 @@ test-asan: deps
 	  -DPIXFLOW_BUILD_BENCH=OFF -DPIXFLOW_SANITIZE=address,undefined
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j $(JOBS) -R 'Io|Cli|Pipeline|BadInput|Corrupt|Fuzz'
+	  ctest --output-on-failure -j $(JOBS) -R 'Io|Cli|Pipeline|BadInput|Corrupt|Fuzz|EveryBackend|SchemaBackends'
 
 # The libFuzzer targets of fuzz/ (fuzz/README.md): a clang build of the library only, with
 # ASan, UBSan and coverage; each target runs FUZZ_SECONDS from the committed corpus and the

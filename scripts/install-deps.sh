@@ -7,8 +7,10 @@ packages=(
   build-essential cmake pkg-config git
   libpng-dev libjpeg62-turbo-dev libtiff-dev   # codecs
   libcli11-dev                                 # the CLI
+  libhwy-dev                                   # SIMD kernels of the cpu backend (Highway)
   libgtest-dev libopencv-dev                   # tests (OpenCV is used by tests only)
   libbenchmark-dev python3                     # benchmarks
+  libopenblas-dev                              # pixflow-bench-cpu's matmul peer
   clang libclang-rt-14-dev                     # fuzzing (libFuzzer, make fuzz)
 )
 
