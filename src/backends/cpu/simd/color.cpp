@@ -19,14 +19,40 @@ namespace pixflow::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET != HWY_SCALAR
-// Integers: 9798 R + 19235 G + 3735 B + 2^14 >> 15 in 32-bit lanes (< 2^31 for u16).
+// Integers: 9798 R + 19235 G + 3735 B + 2^14 >> 15 in 32-bit lanes (< 2^31 for u16). A full
+// vector of T is de-interleaved at once and widened by halves (u8 -> u16 -> i32), so the
+// loads and the shuffles of LoadInterleaved run at full width.
+template <class D32, class V32>
+V32 luma(D32 d32, V32 r, V32 g, V32 b) {
+  const auto kr = hn::Set(d32, 9798), kg = hn::Set(d32, 19235), kb = hn::Set(d32, 3735);
+  const auto v = hn::Add(hn::Add(hn::Add(hn::Mul(kr, r), hn::Mul(kg, g)), hn::Mul(kb, b)),
+                         hn::Set(d32, 1 << 14));
+  return hn::ShiftRight<15>(v);
+}
+
+// One vector of u16 samples (d16) per channel -> luma of those lanes, stored at d.
+template <class T, class D16, class V16>
+void luma_u16_lanes(D16 d16, V16 r, V16 g, V16 b, T* d) {
+  const hn::Repartition<std::int32_t, D16> d32;
+  const hn::Half<D16> dh;
+  const hn::Rebind<T, decltype(d32)> dt;
+  const std::size_t n = hn::Lanes(d32);
+  auto lo = [&](V16 v) {
+    return hn::BitCast(
+        d32, hn::PromoteTo(hn::Rebind<std::uint32_t, decltype(dh)>(), hn::LowerHalf(dh, v)));
+  };
+  auto hi = [&](V16 v) {
+    return hn::BitCast(
+        d32, hn::PromoteTo(hn::Rebind<std::uint32_t, decltype(dh)>(), hn::UpperHalf(dh, v)));
+  };
+  hn::StoreU(hn::DemoteTo(dt, luma(d32, lo(r), lo(g), lo(b))), dt, d);
+  hn::StoreU(hn::DemoteTo(dt, luma(d32, hi(r), hi(g), hi(b))), dt, d + n);
+}
+
 template <class T>
 std::int64_t gray_int(const T* s, T* d, std::int64_t w, int cn, bool bgr) {
-  const hn::ScalableTag<std::int32_t> d32;
-  const hn::Rebind<T, decltype(d32)> dt;
-  const std::int64_t n = std::int64_t(hn::Lanes(d32));
-  const auto kr = hn::Set(d32, 9798), kg = hn::Set(d32, 19235), kb = hn::Set(d32, 3735);
-  const auto half = hn::Set(d32, 1 << 14);
+  const hn::ScalableTag<T> dt;
+  const std::int64_t n = std::int64_t(hn::Lanes(dt));
   std::int64_t x = 0;
   for (; x + n <= w; x += n) {
     hn::Vec<decltype(dt)> c0, c1, c2, c3;
@@ -34,10 +60,17 @@ std::int64_t gray_int(const T* s, T* d, std::int64_t w, int cn, bool bgr) {
       hn::LoadInterleaved3(dt, s + x * 3, c0, c1, c2);
     else
       hn::LoadInterleaved4(dt, s + x * 4, c0, c1, c2, c3);
-    const auto r = hn::PromoteTo(d32, bgr ? c2 : c0), g = hn::PromoteTo(d32, c1),
-               b = hn::PromoteTo(d32, bgr ? c0 : c2);
-    const auto v = hn::Add(hn::Add(hn::Add(hn::Mul(kr, r), hn::Mul(kg, g)), hn::Mul(kb, b)), half);
-    hn::StoreU(hn::DemoteTo(dt, hn::ShiftRight<15>(v)), dt, d + x);
+    const auto r = bgr ? c2 : c0, g = c1, b = bgr ? c0 : c2;
+    if constexpr (sizeof(T) == 2) {
+      luma_u16_lanes<T>(dt, r, g, b, d + x);
+    } else {
+      const hn::Half<decltype(dt)> dh8;
+      const hn::Rebind<std::uint16_t, decltype(dh8)> d16;
+      auto lo = [&](hn::Vec<decltype(dt)> v) { return hn::PromoteTo(d16, hn::LowerHalf(dh8, v)); };
+      auto hi = [&](hn::Vec<decltype(dt)> v) { return hn::PromoteTo(d16, hn::UpperHalf(dh8, v)); };
+      luma_u16_lanes<T>(d16, lo(r), lo(g), lo(b), d + x);
+      luma_u16_lanes<T>(d16, hi(r), hi(g), hi(b), d + x + n / 2);
+    }
   }
   return x;
 }
