@@ -32,7 +32,7 @@ V32 luma(D32 d32, V32 r, V32 g, V32 b) {
 
 // One vector of u16 samples (d16) per channel -> luma of those lanes, stored at d.
 template <class T, class D16, class V16>
-void luma_u16_lanes(D16 d16, V16 r, V16 g, V16 b, T* d) {
+void luma_u16_lanes(D16 /*d16*/, V16 r, V16 g, V16 b, T* d) {
   const hn::Repartition<std::int32_t, D16> d32;
   const hn::Half<D16> dh;
   const hn::Rebind<T, decltype(d32)> dt;
