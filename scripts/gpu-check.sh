@@ -80,7 +80,9 @@ pack_logs() {
 # it has it, which the 2-core development machine lacks).
 EXTRA_CMAKE=()
 if [ -d "$ROOT/.carry/hwy/usr" ]; then
-  EXTRA_CMAKE+=("-DCMAKE_PREFIX_PATH=$ROOT/.carry/hwy/usr")
+  # No build RPATH: it would name the carried folder (inside the source tree) in every binary,
+  # which the no-build-path test rightly refuses; the loader finds libhwy by LD_LIBRARY_PATH.
+  EXTRA_CMAKE+=("-DCMAKE_PREFIX_PATH=$ROOT/.carry/hwy/usr" -DCMAKE_SKIP_BUILD_RPATH=ON)
   export LD_LIBRARY_PATH="$ROOT/.carry/hwy/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 
