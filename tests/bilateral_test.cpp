@@ -113,7 +113,7 @@ TEST(Bilateral, EveryBackendMatchesRefExactly) {
 // 30 from sigma_space), narrow and wide colour sigmas.
 TEST(Bilateral, EveryBackendMatchesRefOnEveryKernelPath) {
   auto rng = make_rng(0xb105);
-  const Case cases[] = {{1, 30, 5},  {3, 75, 75}, {9, 75, 75}, {9, 5, 3},
+  const Case cases[] = {{1, 30, 5},   {3, 75, 75},  {9, 75, 75}, {9, 5, 3},
                         {15, 200, 4}, {31, 40, 10}, {0, 25, 20}};
   for (Depth d : {Depth::u8})
     for (int ch : {1, 3})
@@ -123,8 +123,8 @@ TEST(Bilateral, EveryBackendMatchesRefOnEveryKernelPath) {
           std::ostringstream p;
           p << "d=" << k.d << " sigma_color=" << k.sc << " sigma_space=" << k.ss << " "
             << border_params(b);
-          PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x" << ch << " " << s.w << "x"
-                                           << s.h << " " << p.str());
+          PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x" << ch << " " << s.w << "x" << s.h
+                                           << " " << p.str());
           ASSERT_TRUE(backends_match_ref("bilateral", p.str(), {d, ch}, s, rng));
         }
 }
@@ -148,7 +148,9 @@ TEST(Bilateral, RadiusFromSigmaSpaceMustBeAtMost31) {
   Image u8(8, 8, {Depth::u8, 1}), u8b(8, 8, {Depth::u8, 1});
   const BadCase cases[] = {
       {"radius from sigma > 31",
-       [&] { bilateral(u8, u8b, BilateralParams{0, 10, 21}); },
+       [&] {
+         bilateral(u8, u8b, BilateralParams{0, 10, 21});
+       },
        Status::invalid_argument,
        {"bilateral: ", "sigma_space must be < 21"}},
       {"cli sigma from d=0",

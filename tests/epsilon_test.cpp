@@ -120,8 +120,8 @@ TEST(Epsilon, EveryBackendMatchesRefOnEveryKernelPath) {
           const int r = std::vector<int>{1, 2, 7, 8}[rng() % 4];
           const std::string t = std::vector<std::string>{"0", "12.5", "30", "300"}[rng() % 4];
           const std::string p = "r=" + std::to_string(r) + " t=" + t + " " + border_params(b);
-          PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x" << ch << " " << s.w << "x"
-                                           << s.h << " " << p);
+          PIXFLOW_TRACE(testing::Message()
+                        << depth_name(d) << "x" << ch << " " << s.w << "x" << s.h << " " << p);
           ASSERT_TRUE(backends_match_ref("epsilon", p, {d, ch}, s, rng));
         }
   for (Depth d : {Depth::u8, Depth::f32})

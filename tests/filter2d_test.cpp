@@ -162,8 +162,8 @@ TEST(Filter2d, EveryBackendMatchesRefOnEveryKernelPath) {
           Filter2dParams p = random_kernel(k.w, k.h, rng, b);
           if (rng() % 3 == 0)
             for (float& v : p.kernel) v *= 8.0f;
-          PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x" << ch << " " << s.w << "x"
-                                           << s.h << " " << kernel_params(p));
+          PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x" << ch << " " << s.w << "x" << s.h
+                                           << " " << kernel_params(p));
           ASSERT_TRUE(backends_match_ref("filter2d", kernel_params(p), {d, ch}, s, rng));
         }
   Filter2dParams half;

@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "src/backends/cpu/bands.hpp"
@@ -58,17 +59,16 @@ Window make_window(const BilateralParams& p, int ch) {
 }
 
 template <int CH>
-void run_u8(const ConstImageView& src, const ImageView& dst, const BilateralParams& p,
-            Rows rows) {
+void run_u8(const ConstImageView& src, const ImageView& dst, const BilateralParams& p, Rows rows,
+            const Window& win) {
   const hn::ScalableTag<float> df;
   const hn::Rebind<std::int32_t, decltype(df)> di;
   const hn::Rebind<std::uint8_t, decltype(df)> d8;
   const std::int64_t N = std::int64_t(hn::Lanes(df));
-  const Window win = make_window(p, CH);
   const int r = win.radius, side = 2 * r + 1;
   const std::int64_t w = src.width(), h = src.height();
-  const std::int64_t pw = w + 2 * r;                  // padded pixels per row
-  const std::int64_t plane = (pw + 63) / 64 * 64;     // bytes per channel plane
+  const std::int64_t pw = w + 2 * r;               // padded pixels per row
+  const std::int64_t plane = (pw + 63) / 64 * 64;  // bytes per channel plane
   const std::uint8_t cval = detail::saturate_cast<std::uint8_t>(p.border.value);
   const std::size_t K = win.space.size();
   const float* lut = win.lut.data();
@@ -160,6 +160,180 @@ void run_u8(const ConstImageView& src, const ImageView& dst, const BilateralPara
     }
   }
 }
+
+// Source columns [x0, x1) of row sy (border-mapped in y; -1 = constant row), any x0 < 0 or
+// x1 > w taken by the border rule in x, into CH planes `plane` bytes apart.
+template <int CH>
+void pad_cols(const ConstImageView& src, std::int64_t sy, std::int64_t x0, std::int64_t x1,
+              const Border& border, std::uint8_t cval, std::int64_t plane, std::uint8_t* out) {
+  const std::int64_t w = src.width();
+  if (sy < 0) {
+    for (int c = 0; c < CH; ++c) std::memset(out + c * plane, cval, std::size_t(x1 - x0));
+    return;
+  }
+  const std::uint8_t* in = src.row<std::uint8_t>(sy);
+  for (std::int64_t x = x0; x < x1; ++x) {
+    const std::int64_t sx = (x >= 0 && x < w) ? x : detail::border_index(x, w, border.type);
+    for (int c = 0; c < CH; ++c) out[c * plane + (x - x0)] = sx < 0 ? cval : in[sx * CH + c];
+  }
+}
+
+// The same arithmetic with each colour weight looked up once per pair of pixels. The pair
+// (p, p + k) has the same delta and the same space weight (the window is symmetric) for the
+// output at p with offset k and the output at p + k with offset -k, so w = space[k] *
+// colour is the same float for both. Per centre row, the weights of the forward offsets
+// (after the centre in row-major order) are computed for every centre the band's outputs
+// reach back to (deltas in 16-bit lanes, then a scalar lookup in a table of space[k] *
+// colour[delta], the reference's product), into a ring of r+1 rows; each output then sums
+// all K offsets in the reference's order, forward weights from its own row, backward ones
+// from the row and column of its partner. Strips of columns keep the ring in L2.
+template <int CH>
+void run_sym(const ConstImageView& src, const ImageView& dst, const BilateralParams& p, Rows rows,
+             const Window& win) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<std::int32_t, decltype(df)> di;
+  const hn::Rebind<std::uint8_t, decltype(df)> d8;
+  const hn::ScalableTag<std::uint16_t> du16;
+  const hn::Rebind<std::uint8_t, decltype(du16)> d8w;
+  const std::int64_t N = std::int64_t(hn::Lanes(df)), N16 = std::int64_t(hn::Lanes(du16));
+  const int r = win.radius, side = 2 * r + 1;
+  const std::int64_t w = src.width(), h = src.height();
+  const std::uint8_t cval = detail::saturate_cast<std::uint8_t>(p.border.value);
+  const std::size_t K = win.space.size(), centre = (K - 1) / 2, KF = K - 1 - centre;
+  const int nlut = 255 * CH + 1;
+
+  // Tables space[k] * colour[delta] for the forward offsets k = centre + 1 + f.
+  std::vector<float> flut(KF * std::size_t(nlut));
+  for (std::size_t f = 0; f < KF; ++f)
+    for (int d = 0; d < nlut; ++d)
+      flut[f * std::size_t(nlut) + std::size_t(d)] =
+          win.space[centre + 1 + f] * win.lut[std::size_t(d)];
+  const float wcentre = win.space[centre] * win.lut[0];
+
+  // Strip width: the weight ring (r+1 rows of KF arrays of S+2r floats) within ~384 KiB.
+  std::int64_t S = std::int64_t(384 * 1024 / (4 * (r + 1) * std::int64_t(KF))) - 2 * r;
+  S = S < 64 ? 64 : S / 64 * 64;
+  if (S > w) S = w;
+  const std::int64_t LW = (S + 2 * r + 63) / 64 * 64 + 64;  // weights per array (+ slack)
+  const std::int64_t LP = (S + 4 * r + 63) / 64 * 64 + 64;  // bytes per padded plane
+  Scratch<float> wring(std::size_t((r + 1) * std::int64_t(KF) * LW));
+  Scratch<std::uint8_t> pring(std::size_t(side * CH * LP));
+  std::memset(pring.data(), 0, pring.size());  // lanes past a strip's columns: defined
+  Scratch<std::uint16_t> dbuf{std::size_t(LW)};
+  Scratch<std::uint8_t> planar(std::size_t(CH * LW));
+  auto prow = [&](std::int64_t yy) { return pring.data() + ((yy % side) + side) % side * CH * LP; };
+  auto wrow = [&](std::int64_t yy) {
+    return wring.data() + ((yy % (r + 1)) + (r + 1)) % (r + 1) * std::int64_t(KF) * LW;
+  };
+  std::vector<int> kdy(K), kdx(K);
+  for (std::size_t k = 0; k < K; ++k) kdy[k] = win.dy[k], kdx[k] = win.dx[k];
+  std::vector<const float*> wp(K, nullptr);
+  std::vector<const std::uint8_t*> pp(K, nullptr);
+
+  for (std::int64_t x0 = 0; x0 < w; x0 += S) {
+    const std::int64_t x1 = x0 + S < w ? x0 + S : w, sw = x1 - x0;
+    const std::int64_t lw = sw + 2 * r;         // weights per array in this strip
+    const std::int64_t lw4 = (lw + 3) / 4 * 4;  // deltas for the lookups, 4 at a time
+    std::int64_t pnext = rows.begin - r;
+    for (std::int64_t yc = rows.begin - r; yc < rows.end; ++yc) {
+      for (; pnext <= yc + r; ++pnext)
+        pad_cols<CH>(src, detail::border_index(pnext, h, p.border.type), x0 - 2 * r, x1 + 2 * r,
+                     p.border, cval, LP, prow(pnext));
+      // Forward weights of centre row yc, centres x0 - r .. x1 + r (column j = x - x0 + r).
+      {
+        const std::uint8_t* cr = prow(yc) + r;
+        float* wr = wrow(yc);
+        for (std::size_t f = 0; f < KF; ++f) {
+          const std::size_t k = centre + 1 + f;
+          const std::uint8_t* pr = prow(yc + kdy[k]) + r + kdx[k];
+          for (std::int64_t j = 0; j < lw4; j += N16) {
+            auto dsum = hn::Zero(du16);
+            for (int c = 0; c < CH; ++c) {
+              const auto a = hn::PromoteTo(du16, hn::LoadU(d8w, cr + c * LP + j));
+              const auto b = hn::PromoteTo(du16, hn::LoadU(d8w, pr + c * LP + j));
+              dsum = hn::Add(dsum, hn::Sub(hn::Max(a, b), hn::Min(a, b)));
+            }
+            hn::Store(dsum, du16, dbuf.data() + j);
+          }
+          const float* t = flut.data() + f * std::size_t(nlut);
+          float* o = wr + std::int64_t(f) * LW;
+          const std::uint16_t* dd = dbuf.data();
+          // Four indices per 64-bit load, two weights per 64-bit store (the loop is
+          // bound by memory operations; dbuf holds lw4 rounded up to a vector).
+          const std::uint32_t* tb = reinterpret_cast<const std::uint32_t*>(t);
+          for (std::int64_t j = 0; j < lw4; j += 4) {
+            std::uint64_t q;
+            std::memcpy(&q, dd + j, 8);
+            const std::uint64_t a = tb[q & 0xffff], b = tb[(q >> 16) & 0xffff],
+                                c = tb[(q >> 32) & 0xffff], e = tb[q >> 48];
+            const std::uint64_t lo = a | b << 32, hi = c | e << 32;
+            std::memcpy(o + j, &lo, 8);
+            std::memcpy(o + j + 2, &hi, 8);
+          }
+        }
+      }
+      if (yc < rows.begin) continue;
+      // Outputs of row y = yc, columns x0 .. x1.
+      const std::int64_t y = yc;
+      std::uint8_t* out = dst.row<std::uint8_t>(y) + x0 * CH;
+      std::uint8_t* res = CH == 1 ? out : planar.data();
+      // Per offset, this row's weight column (column x - x0; none for the centre) and
+      // padded source column.
+      for (std::size_t k = 0; k < K; ++k) {
+        if (k > centre) {
+          wp[k] = wrow(y) + std::int64_t(k - centre - 1) * LW + r;
+        } else if (k < centre) {
+          const std::size_t m = K - 1 - k;  // the mirror offset (forward)
+          wp[k] = wrow(y + kdy[k]) + std::int64_t(m - centre - 1) * LW + r + kdx[k];
+        }
+        pp[k] = prow(y + kdy[k]) + 2 * r + kdx[k];
+      }
+      std::int64_t x = 0;
+      for (; x + 2 * N <= sw; x += 2 * N) {
+        hn::Vec<decltype(df)> s0[CH], s1[CH];
+        for (int c = 0; c < CH; ++c) s0[c] = hn::Zero(df), s1[c] = hn::Zero(df);
+        auto ws0 = hn::Zero(df), ws1 = hn::Zero(df);
+        for (std::size_t k = 0; k < K; ++k) {
+          hn::Vec<decltype(df)> w0, w1;
+          if (k == centre) {
+            w0 = w1 = hn::Set(df, wcentre);
+          } else {
+            w0 = hn::LoadU(df, wp[k] + x);
+            w1 = hn::LoadU(df, wp[k] + x + N);
+          }
+          const std::uint8_t* base = pp[k] + x;
+          for (int c = 0; c < CH; ++c) {
+            const auto v0 = hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(d8, base + c * LP)));
+            const auto v1 = hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(d8, base + c * LP + N)));
+            s0[c] = hn::Add(s0[c], hn::Mul(v0, w0));
+            s1[c] = hn::Add(s1[c], hn::Mul(v1, w1));
+          }
+          ws0 = hn::Add(ws0, w0);
+          ws1 = hn::Add(ws1, w1);
+        }
+        for (int c = 0; c < CH; ++c) {
+          std::uint8_t* o = res + (CH == 1 ? 0 : c * LW) + x;
+          hn::StoreU(hn::DemoteTo(d8, hn::NearestInt(hn::Div(s0[c], ws0))), d8, o);
+          hn::StoreU(hn::DemoteTo(d8, hn::NearestInt(hn::Div(s1[c], ws1))), d8, o + N);
+        }
+      }
+      if (CH != 1)
+        for (std::int64_t i = 0; i < x; ++i)
+          for (int c = 0; c < CH; ++c) out[i * CH + c] = planar[std::size_t(c * LW + i)];
+      for (; x < sw; ++x) {  // the same float arithmetic, one pixel at a time
+        float sum[CH] = {}, wsum = 0;
+        for (std::size_t k = 0; k < K; ++k) {
+          const float wk = k == centre ? wcentre : wp[k][x];
+          const std::uint8_t* base = pp[k] + x;
+          for (int c = 0; c < CH; ++c) sum[c] += float(base[c * LP]) * wk;
+          wsum += wk;
+        }
+        for (int c = 0; c < CH; ++c)
+          out[x * CH + c] = detail::saturate_cast<std::uint8_t>(double(sum[c] / wsum));
+      }
+    }
+  }
+}
 #endif
 
 void bilateral_rows(const ConstImageView& src, const ImageView& dst, const BilateralParams& p,
@@ -169,10 +343,15 @@ void bilateral_rows(const ConstImageView& src, const ImageView& dst, const Bilat
 #else
   if (src.depth() != Depth::u8)
     ref::bilateral(src, dst, p, rows);
-  else if (src.channels() == 1)
-    run_u8<1>(src, dst, p, rows);
-  else
-    run_u8<3>(src, dst, p, rows);
+  else {
+    const int ch = src.channels();
+    const Window win = make_window(p, ch);
+    // Pairs share their weight up to radius 8 (beyond, the weight ring outgrows L2).
+    if (win.radius <= 8)
+      ch == 1 ? run_sym<1>(src, dst, p, rows, win) : run_sym<3>(src, dst, p, rows, win);
+    else
+      ch == 1 ? run_u8<1>(src, dst, p, rows, win) : run_u8<3>(src, dst, p, rows, win);
+  }
 #endif
 }
 

@@ -40,15 +40,19 @@ struct Ring {
   Scratch<T> buf;
   std::int64_t next;
   Ring(const ConstImageView& s, const EpsilonParams& pp, std::int64_t first)
-      : src(s), p(pp), rows(2 * pp.r + 1), left(pp.r),
+      : src(s),
+        p(pp),
+        rows(2 * pp.r + 1),
+        left(pp.r),
         stride(((s.width() + 2 * pp.r) * s.channels() + 63) / 64 * 64),
-        cval(detail::saturate_cast<T>(pp.border.value)), buf(std::size_t(stride * rows)),
+        cval(detail::saturate_cast<T>(pp.border.value)),
+        buf(std::size_t(stride * rows)),
         next(first) {}
   T* slot(std::int64_t yy) { return buf.data() + ((yy % rows) + rows) % rows * stride; }
   void fill_to(std::int64_t last) {
     for (; next <= last; ++next)
-      pad_row<T>(src, detail::border_index(next, src.height(), p.border.type), left, left,
-                 p.border, cval, slot(next));
+      pad_row<T>(src, detail::border_index(next, src.height(), p.border.type), left, left, p.border,
+                 cval, slot(next));
   }
 };
 

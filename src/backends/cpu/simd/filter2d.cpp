@@ -34,7 +34,9 @@ HWY_INLINE void store_out(DF df, hn::Vec<DF> v, std::uint8_t* d) {
   v = hn::Min(hn::Max(v, hn::Zero(df)), hn::Set(df, 255.0f));
   hn::StoreU(hn::DemoteTo(d8, hn::NearestInt(v)), d8, d);
 }
-HWY_INLINE void store_out(DF df, hn::Vec<DF> v, float* d) { hn::StoreU(v, df, d); }
+HWY_INLINE void store_out(DF df, hn::Vec<DF> v, float* d) {
+  hn::StoreU(v, df, d);
+}
 
 template <class T>
 void run(const ConstImageView& src, const ImageView& dst, const Filter2dParams& p, Rows rows) {
@@ -42,7 +44,7 @@ void run(const ConstImageView& src, const ImageView& dst, const Filter2dParams& 
   const std::int64_t N = std::int64_t(hn::Lanes(df));
   const int ch = src.channels(), kw = p.kw, kh = p.kh, ax = kw / 2, ay = kh / 2;
   const std::int64_t w = src.width(), h = src.height(), n_out = w * ch;
-  const std::int64_t pw = (w + kw - 1) * ch;          // padded samples per row
+  const std::int64_t pw = (w + kw - 1) * ch;        // padded samples per row
   const std::int64_t stride = (pw + 15) / 16 * 16;  // floats per ring slot (64-byte aligned)
   const T cval = detail::saturate_cast<T>(p.border.value);
   const float delta = float(p.delta);
@@ -131,8 +133,7 @@ HWY_AFTER_NAMESPACE();
 namespace pixflow::cpu {
 HWY_EXPORT(filter2d_rows);
 
-void filter2d(const ConstImageView& src, const ImageView& dst, const Filter2dParams& p,
-              Rows rows) {
+void filter2d(const ConstImageView& src, const ImageView& dst, const Filter2dParams& p, Rows rows) {
   HWY_DYNAMIC_DISPATCH(filter2d_rows)(src, dst, p, rows);
 }
 }  // namespace pixflow::cpu
