@@ -172,7 +172,17 @@ void pad_cols(const ConstImageView& src, std::int64_t sy, std::int64_t x0, std::
     return;
   }
   const std::uint8_t* in = src.row<std::uint8_t>(sy);
-  for (std::int64_t x = x0; x < x1; ++x) {
+  std::int64_t x = x0;
+  if (CH == 1 && x0 < w && x1 > 0) {  // border on the left, the row's samples, border right
+    for (; x < 0; ++x) {
+      const std::int64_t sx = detail::border_index(x, w, border.type);
+      out[x - x0] = sx < 0 ? cval : in[sx];
+    }
+    const std::int64_t e = x1 < w ? x1 : w;
+    std::memcpy(out + (x - x0), in + x, std::size_t(e - x));
+    x = e;
+  }
+  for (; x < x1; ++x) {
     const std::int64_t sx = (x >= 0 && x < w) ? x : detail::border_index(x, w, border.type);
     for (int c = 0; c < CH; ++c) out[c * plane + (x - x0)] = sx < 0 ? cval : in[sx * CH + c];
   }
@@ -218,17 +228,19 @@ void run_sym(const ConstImageView& src, const ImageView& dst, const BilateralPar
   const std::int64_t LP = (S + 4 * r + 63) / 64 * 64 + 64;  // bytes per padded plane
   Scratch<float> wring(std::size_t((r + 1) * std::int64_t(KF) * LW));
   Scratch<std::uint8_t> pring(std::size_t(side * CH * LP));
-  std::memset(pring.data(), 0, pring.size());  // lanes past a strip's columns: defined
+  std::memset(pring.data(), 0, pring.size());         // lanes past a strip's columns: defined
+  Scratch<float> fring(std::size_t(side * CH * LP));  // the same rows as float
   Scratch<std::uint16_t> dbuf{std::size_t(LW)};
   Scratch<std::uint8_t> planar(std::size_t(CH * LW));
   auto prow = [&](std::int64_t yy) { return pring.data() + ((yy % side) + side) % side * CH * LP; };
+  auto frow = [&](std::int64_t yy) { return fring.data() + ((yy % side) + side) % side * CH * LP; };
   auto wrow = [&](std::int64_t yy) {
     return wring.data() + ((yy % (r + 1)) + (r + 1)) % (r + 1) * std::int64_t(KF) * LW;
   };
   std::vector<int> kdy(K), kdx(K);
   for (std::size_t k = 0; k < K; ++k) kdy[k] = win.dy[k], kdx[k] = win.dx[k];
   std::vector<const float*> wp(K, nullptr);
-  std::vector<const std::uint8_t*> pp(K, nullptr);
+  std::vector<const float*> pp(K, nullptr);
 
   for (std::int64_t x0 = 0; x0 < w; x0 += S) {
     const std::int64_t x1 = x0 + S < w ? x0 + S : w, sw = x1 - x0;
@@ -236,9 +248,14 @@ void run_sym(const ConstImageView& src, const ImageView& dst, const BilateralPar
     const std::int64_t lw4 = (lw + 3) / 4 * 4;  // deltas for the lookups, 4 at a time
     std::int64_t pnext = rows.begin - r;
     for (std::int64_t yc = rows.begin - r; yc < rows.end; ++yc) {
-      for (; pnext <= yc + r; ++pnext)
+      for (; pnext <= yc + r; ++pnext) {
+        std::uint8_t* pr = prow(pnext);
         pad_cols<CH>(src, detail::border_index(pnext, h, p.border.type), x0 - 2 * r, x1 + 2 * r,
-                     p.border, cval, LP, prow(pnext));
+                     p.border, cval, LP, pr);
+        float* fr = frow(pnext);  // float(v) once per row, for the sums
+        for (std::int64_t j = 0; j < CH * LP; j += N)
+          hn::Store(hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(d8, pr + j))), df, fr + j);
+      }
       // Forward weights of centre row yc, centres x0 - r .. x1 + r (column j = x - x0 + r).
       {
         const std::uint8_t* cr = prow(yc) + r;
@@ -286,7 +303,7 @@ void run_sym(const ConstImageView& src, const ImageView& dst, const BilateralPar
           const std::size_t m = K - 1 - k;  // the mirror offset (forward)
           wp[k] = wrow(y + kdy[k]) + std::int64_t(m - centre - 1) * LW + r + kdx[k];
         }
-        pp[k] = prow(y + kdy[k]) + 2 * r + kdx[k];
+        pp[k] = frow(y + kdy[k]) + 2 * r + kdx[k];
       }
       std::int64_t x = 0;
       for (; x + 2 * N <= sw; x += 2 * N) {
@@ -301,10 +318,10 @@ void run_sym(const ConstImageView& src, const ImageView& dst, const BilateralPar
             w0 = hn::LoadU(df, wp[k] + x);
             w1 = hn::LoadU(df, wp[k] + x + N);
           }
-          const std::uint8_t* base = pp[k] + x;
+          const float* base = pp[k] + x;
           for (int c = 0; c < CH; ++c) {
-            const auto v0 = hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(d8, base + c * LP)));
-            const auto v1 = hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(d8, base + c * LP + N)));
+            const auto v0 = hn::LoadU(df, base + c * LP);
+            const auto v1 = hn::LoadU(df, base + c * LP + N);
             s0[c] = hn::Add(s0[c], hn::Mul(v0, w0));
             s1[c] = hn::Add(s1[c], hn::Mul(v1, w1));
           }
@@ -324,8 +341,8 @@ void run_sym(const ConstImageView& src, const ImageView& dst, const BilateralPar
         float sum[CH] = {}, wsum = 0;
         for (std::size_t k = 0; k < K; ++k) {
           const float wk = k == centre ? wcentre : wp[k][x];
-          const std::uint8_t* base = pp[k] + x;
-          for (int c = 0; c < CH; ++c) sum[c] += float(base[c * LP]) * wk;
+          const float* base = pp[k] + x;
+          for (int c = 0; c < CH; ++c) sum[c] += base[c * LP] * wk;
           wsum += wk;
         }
         for (int c = 0; c < CH; ++c)
