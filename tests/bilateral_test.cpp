@@ -107,6 +107,28 @@ TEST(Bilateral, EveryBackendMatchesRefExactly) {
         }
 }
 
+// The SIMD kernel's paths (u8, 1 and 3 channels; f32 goes to the reference, checked above):
+// sizes around and
+// beyond the vector widths, every border, small to the largest windows (d=31; d=0 with radius
+// 30 from sigma_space), narrow and wide colour sigmas.
+TEST(Bilateral, EveryBackendMatchesRefOnEveryKernelPath) {
+  auto rng = make_rng(0xb105);
+  const Case cases[] = {{1, 30, 5},   {3, 75, 75},  {9, 75, 75}, {9, 5, 3},
+                        {15, 200, 4}, {31, 40, 10}, {0, 25, 20}};
+  for (Depth d : {Depth::u8})
+    for (int ch : {1, 3})
+      for (Size s : std::vector<Size>{{263, 37}, {1000, 5}, {33, 4}, {7, 9}})
+        for (const Border& b : all_borders()) {
+          const Case k = cases[rng() % std::size(cases)];
+          std::ostringstream p;
+          p << "d=" << k.d << " sigma_color=" << k.sc << " sigma_space=" << k.ss << " "
+            << border_params(b);
+          PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x" << ch << " " << s.w << "x" << s.h
+                                           << " " << p.str());
+          ASSERT_TRUE(backends_match_ref("bilateral", p.str(), {d, ch}, s, rng));
+        }
+}
+
 TEST(Bilateral, ConstantU8ImageStaysConstant) {
   auto rng = make_rng(0xb105);
   for (int ch : {1, 3}) {
@@ -126,7 +148,9 @@ TEST(Bilateral, RadiusFromSigmaSpaceMustBeAtMost31) {
   Image u8(8, 8, {Depth::u8, 1}), u8b(8, 8, {Depth::u8, 1});
   const BadCase cases[] = {
       {"radius from sigma > 31",
-       [&] { bilateral(u8, u8b, BilateralParams{0, 10, 21}); },
+       [&] {
+         bilateral(u8, u8b, BilateralParams{0, 10, 21});
+       },
        Status::invalid_argument,
        {"bilateral: ", "sigma_space must be < 21"}},
       {"cli sigma from d=0",

@@ -108,6 +108,30 @@ TEST(Epsilon, EveryBackendMatchesRefExactly) {
         }
 }
 
+// The SIMD kernel's paths: every channel count, sizes around and beyond the vector widths,
+// thresholds 0 / fractional / >= 255 (every sample counts), u8 radii with the 16-bit sum
+// (r <= 7) and with the per-row flush (r >= 8), the largest radius.
+TEST(Epsilon, EveryBackendMatchesRefOnEveryKernelPath) {
+  auto rng = make_rng(0xe505);
+  for (Depth d : {Depth::u8, Depth::f32})
+    for (int ch : {1, 2, 3, 4})
+      for (Size s : std::vector<Size>{{263, 37}, {1000, 5}, {33, 4}, {7, 9}})
+        for (const Border& b : all_borders()) {
+          const int r = std::vector<int>{1, 2, 7, 8}[rng() % 4];
+          const std::string t = std::vector<std::string>{"0", "12.5", "30", "300"}[rng() % 4];
+          const std::string p = "r=" + std::to_string(r) + " t=" + t + " " + border_params(b);
+          PIXFLOW_TRACE(testing::Message()
+                        << depth_name(d) << "x" << ch << " " << s.w << "x" << s.h << " " << p);
+          ASSERT_TRUE(backends_match_ref("epsilon", p, {d, ch}, s, rng));
+        }
+  for (Depth d : {Depth::u8, Depth::f32})
+    for (const std::string t : {"40", "1000"}) {
+      const std::string p = "r=32 t=" + t + " border=reflect";
+      PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x3 90x70 " << p);
+      ASSERT_TRUE(backends_match_ref("epsilon", p, {d, 3}, {90, 70}, rng));
+    }
+}
+
 TEST(Epsilon, RadiusZeroIsCopyThresholdZeroOnConstantImageIsCopy) {
   auto rng = make_rng(0xe504);
   for (Depth d : {Depth::u8, Depth::f32}) {

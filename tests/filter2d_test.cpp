@@ -3,6 +3,7 @@
 #include "tests/common.hpp"
 
 #include <cmath>
+#include <sstream>
 
 #include "src/ref/ref.hpp"
 #if PIXFLOW_HAVE_OPENCV
@@ -132,6 +133,46 @@ TEST(Filter2d, EveryBackendMatchesRefExactly) {
             filter2d(dsrc, got, p, {be});
             ASSERT_EQ(compare(to_host(got), want), "");
           }
+}
+
+// The kernel as a stage parameter, values printed to round-trip.
+std::string kernel_params(const Filter2dParams& p) {
+  std::ostringstream o;
+  o.precision(9);
+  o << "kernel=";
+  for (int r = 0; r < p.kh; ++r)
+    for (int c = 0; c < p.kw; ++c)
+      o << p.kernel[std::size_t(r * p.kw + c)] << (c + 1 < p.kw ? "," : r + 1 < p.kh ? ";" : "");
+  o << " delta=" << p.delta << " " << border_params(p.border);
+  return o.str();
+}
+
+// The SIMD kernel's paths, once per SIMD target: every channel count, sizes around and beyond
+// the vector widths (blocks of 4 vectors, single vectors, scalar tails), every border, every
+// kernel shape up to 15x15, kernels scaled to saturate u8 both ways, and a half-integer
+// kernel for round-half-to-even.
+TEST(Filter2d, EveryBackendMatchesRefOnEveryKernelPath) {
+  auto rng = make_rng(0xf206);
+  const K shapes[] = {{1, 1}, {3, 3}, {5, 5}, {5, 3}, {4, 2}, {2, 7}, {1, 15}, {15, 1}, {15, 15}};
+  for (Depth d : {Depth::u8, Depth::f32})
+    for (int ch : {1, 2, 3, 4})
+      for (Size s : std::vector<Size>{{263, 37}, {1000, 5}, {33, 4}, {7, 9}})
+        for (const Border& b : all_borders()) {
+          const K k = shapes[rng() % std::size(shapes)];
+          Filter2dParams p = random_kernel(k.w, k.h, rng, b);
+          if (rng() % 3 == 0)
+            for (float& v : p.kernel) v *= 8.0f;
+          PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x" << ch << " " << s.w << "x" << s.h
+                                           << " " << kernel_params(p));
+          ASSERT_TRUE(backends_match_ref("filter2d", kernel_params(p), {d, ch}, s, rng));
+        }
+  Filter2dParams half;
+  half.kw = half.kh = 1;
+  half.kernel = {0.5f};
+  for (Depth d : {Depth::u8, Depth::f32}) {
+    PIXFLOW_TRACE(testing::Message() << depth_name(d) << " kernel=0.5");
+    ASSERT_TRUE(backends_match_ref("filter2d", kernel_params(half), {d, 3}, {263, 37}, rng));
+  }
 }
 
 TEST(Filter2d, IdentityKernelIsCopyAndDeltaShifts) {
