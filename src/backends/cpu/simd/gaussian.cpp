@@ -128,7 +128,8 @@ HWY_NOINLINE void hpass_u8(const std::uint8_t* HWY_RESTRICT pr, std::int16_t* HW
 // kR destination rows at a time: each pair of ring rows (h - 2^15) is loaded and
 // interleaved once and feeds every output row with its tap pair (zero outside the window).
 // kR = 2 for short windows (fewer zero taps), 4 for long ones (fewer loads per output).
-template <int kR>
+// kP > 0: the number of row pairs at compile time (short windows, fully unrolled).
+template <int kR, int kP>
 HWY_NOINLINE void vpass_u8(const std::int16_t* const* HWY_RESTRICT win,
                            std::uint8_t* const* HWY_RESTRICT out, int count, std::int64_t len,
                            int pairs, const std::int32_t* HWY_RESTRICT tpm) {
@@ -139,9 +140,18 @@ HWY_NOINLINE void vpass_u8(const std::int16_t* const* HWY_RESTRICT win,
   const std::int64_t n = std::int64_t(hn::Lanes(di16));
   const auto bias = hn::Set(di32, (1 << 23) + (1 << 15));
   for (std::int64_t x = 0; x < len; x += n) {
+#if HWY_ARCH_X86
+    // x86 keeps every product in sum0 (madd): one unused sum1 for all, so that the
+    // accumulators stay in registers.
+    V32 lo[kR], hi[kR], s0[1], s1[1];
+    constexpr int kS = 0;
+#else
     V32 lo[kR], hi[kR], s0[kR], s1[kR];
-    for (int m = 0; m < kR; ++m) lo[m] = hi[m] = s0[m] = s1[m] = hn::Zero(di32);
-    for (int k = 0; k < pairs; ++k) {
+    constexpr int kS = 1;
+#endif
+    for (int m = 0; m < kR; ++m) lo[m] = hi[m] = s0[m * kS] = s1[m * kS] = hn::Zero(di32);
+    const int np = kP > 0 ? kP : pairs;
+    for (int k = 0; k < np; ++k) {
       const auto a = hn::Load(di16, win[2 * k] + x), b = hn::Load(di16, win[2 * k + 1] + x);
 #if HWY_ARCH_X86
       // Interleave within 128-bit blocks; ReorderDemote2To (packs) undoes it below.
@@ -154,13 +164,15 @@ HWY_NOINLINE void vpass_u8(const std::int16_t* const* HWY_RESTRICT win,
       const std::int32_t* t = tpm + k * kR;
       for (int m = 0; m < kR; ++m) {
         const auto tv = hn::BitCast(di16, hn::Set(di32, t[m]));
-        lo[m] = hn::ReorderWidenMulAccumulate(di32, il, tv, lo[m], s0[m]);
-        hi[m] = hn::ReorderWidenMulAccumulate(di32, ih, tv, hi[m], s1[m]);
+        lo[m] = hn::ReorderWidenMulAccumulate(di32, il, tv, lo[m], s0[m * kS]);
+        hi[m] = hn::ReorderWidenMulAccumulate(di32, ih, tv, hi[m], s1[m * kS]);
       }
     }
     for (int m = 0; m < count; ++m) {
-      const auto l = hn::ShiftRight<16>(hn::Add(hn::RearrangeToOddPlusEven(lo[m], s0[m]), bias));
-      const auto h = hn::ShiftRight<16>(hn::Add(hn::RearrangeToOddPlusEven(hi[m], s1[m]), bias));
+      const auto l =
+          hn::ShiftRight<16>(hn::Add(hn::RearrangeToOddPlusEven(lo[m], s0[m * kS]), bias));
+      const auto h =
+          hn::ShiftRight<16>(hn::Add(hn::RearrangeToOddPlusEven(hi[m], s1[m * kS]), bias));
 #if HWY_ARCH_X86
       const auto r16 = hn::ReorderDemote2To(di16, l, h);
 #else
@@ -196,7 +208,16 @@ void gaussian_u8_r(const ConstImageView& src, const ImageView& dst, const Gaussi
     const std::int16_t* w2[2 * 256 + 2 * kR];
     for (int j = 0; j < nr; ++j) w2[j] = win[j];
     w2[nr] = win[nr - 1];
-    vpass_u8<kR>(w2, out, count, len, pairs, tpm.data());
+    switch (kR == 2 ? pairs : 0) {
+      case 2:
+        return vpass_u8<kR, 2>(w2, out, count, len, pairs, tpm.data());
+      case 3:
+        return vpass_u8<kR, 3>(w2, out, count, len, pairs, tpm.data());
+      case 4:
+        return vpass_u8<kR, 4>(w2, out, count, len, pairs, tpm.data());
+      default:
+        return vpass_u8<kR, 0>(w2, out, count, len, pairs, tpm.data());
+    }
   };
   ring_band<kR, std::uint8_t, std::int16_t>(src, dst, p, rows, 2 * n, hpass, vpass);
 }
