@@ -223,6 +223,25 @@ TEST(Gaussian, EveryBackendMatchesRef) {
                                  {1920, 1080}, rng));
 }
 
+// The SIMD kernel's paths (src/backends/cpu/simd/gaussian.cpp): short windows (2 output
+// rows per vertical step) and long ones (4), kw != kh both ways, large sigma, rows
+// shorter than a vector and longer than several, odd row counts against the row groups.
+TEST(Gaussian, SimdPathsMatchRefOnEveryDepthBorderAndShape) {
+  auto rng = make_rng(0x6a08);
+  const char* cases[] = {
+      "kw=3 kh=3",           "kw=5 kh=9",          "kw=11 kh=3",         "sigma=2",  "sigma=8",
+      "sigma=1.5 sigma_y=5", "kw=1 kh=15 sigma=3", "kw=21 kh=1 sigma=3", "kw=7 kh=7"};
+  for (Depth d : kDepths)
+    for (int ch : {1, 3})
+      for (Size s : std::vector<Size>{{263, 37}, {1000, 5}, {5, 1000}, {33, 17}})
+        for (const char* c : cases)
+          for (const Border& b : all_borders()) {
+            if ((s.w == 1000 || s.h == 1000) && ch == 3 && d != Depth::u8) continue;
+            ASSERT_TRUE(backends_match_ref("gaussian", std::string(c) + " " + border_params(b),
+                                           {d, ch}, s, rng));
+          }
+}
+
 // Ranges, depths, dst and overlap: SchemaBadInput (tests/schema_test.cpp). Here: the window
 // derived from sigma.
 TEST(Gaussian, WindowFromSigmaNeedsAPositiveSigmaAndAWindowOfAtMost255) {

@@ -233,6 +233,39 @@ TEST(Sobel, EveryBackendMatchesRefExactly) {
           }
 }
 
+// The SIMD kernel's paths (src/backends/cpu/simd/sobel.cpp): every aperture and order
+// (int16 vertical sums up to k = 5, int32 for k = 7), s16 saturated or scaled (rint in
+// double), f32 from u8 and from f32, every border, rows shorter and longer than a vector.
+TEST(Sobel, SimdPathsMatchRefForEveryApertureOrderAndOutput) {
+  auto rng = make_rng(0x50b9);
+  for (Size s : std::vector<Size>{{263, 37}, {1000, 5}, {5, 1000}})
+    for (int ch : {1, 3})
+      for (const Border& b : all_borders()) {
+        auto u8 = random_image(s.w, s.h, {Depth::u8, ch}, rng);
+        auto f32 = random_image(s.w, s.h, {Depth::f32, ch}, rng);
+        for (int k : {1, 3, 5, 7})
+          for (int dx = 0; dx <= 2; ++dx)
+            for (int dy = 0; dy <= 2; ++dy) {
+              if (dx + dy == 0 || dx >= std::max(k, 3) || dy >= std::max(k, 3)) continue;
+              const std::string o = "dx=" + std::to_string(dx) + " dy=" + std::to_string(dy) +
+                                    " k=" + std::to_string(k) + " " + border_params(b);
+              ASSERT_TRUE(backends_match_ref("sobel", o + " to=s16", u8, rng));
+              ASSERT_TRUE(
+                  backends_match_ref("sobel", o + " to=s16 scale=0.37 delta=-3.5", u8, rng));
+              ASSERT_TRUE(backends_match_ref("sobel", o + " to=f32 scale=1.5 delta=0.25", u8, rng));
+              ASSERT_TRUE(backends_match_ref("sobel", o + " to=f32 scale=0.5 delta=2", f32, rng));
+            }
+        for (int dx = 0; dx <= 1; ++dx) {
+          const std::string o =
+              "dx=" + std::to_string(dx) + " dy=" + std::to_string(1 - dx) + " " + border_params(b);
+          ASSERT_TRUE(backends_match_ref("scharr", o + " to=s16", u8, rng));
+          ASSERT_TRUE(backends_match_ref("scharr", o + " to=s16 scale=3 delta=1", u8, rng));
+          ASSERT_TRUE(backends_match_ref("scharr", o + " to=f32", u8, rng));
+          ASSERT_TRUE(backends_match_ref("scharr", o + " to=f32 scale=2 delta=-1", f32, rng));
+        }
+      }
+}
+
 // Separable == 2-D: the u8 Sobel (to f32) equals filter2d of the outer-product kernel on an
 // f32 copy; every partial sum is an integer below 2^24, so both are exact.
 TEST(Sobel, SeparableEqualsFilter2dWithOuterProductKernel) {
