@@ -2,23 +2,31 @@
 // x - kw/2 .., rows y - kh/2 .., border rule outside; constant: the value saturated to the
 // depth), vectors along x over interleaved samples (horizontal neighbour: `ch` samples).
 //
-// Integers (u8, u16): the exact window sum S in u32 lanes. S <= 255*255 * 65535 < 2^32 for
-// every window the schema takes (kw, kh <= 255), so sums and differences taken modulo 2^32
-// are exact wherever the true value is a window or column sum.
+// Integers (u8, u16): the exact window sum S. S <= 255*255 * 65535 < 2^32 for every window
+// the schema takes (kw, kh <= 255), so sums and differences taken modulo 2^32 (or 2^16 where
+// the true values fit 16 bits) are exact wherever the true value is a window or column sum.
+// Lanes: column sums u16 for u8 (<= 255 * 255), u32 for u16; window sums u16 for u8 when
+// kw*kh <= 257 (255 * n < 2^16), else u32.
 // - Vertical: running column sums, per row one add of the entering row and one subtract of
 //   the leaving row (the band's first row sums its kh rows).
 // - Horizontal, on the padded column-sum row: binary decomposition of kw. W_1 = the row,
 //   W_2m(j) = W_m(j) + W_m(j + m) in place; kw = sum of its set bits b_0 < b_1 < ..., so
 //   S(j) = W_b0(j) + W_b1(j + b0) + W_b2(j + b0 + b1) + ...: floor(log2 kw) doubling passes
 //   and popcount(kw) accumulations, whatever kw.
-// - normalize: round-half-even(S / n), n = kw*kh <= 65025, by exact integer arithmetic:
-//     q0 = trunc(float(S) * float(1/n)). float(S) (exact for u8, S < 2^24; one rounding
-//     for u16: float(S >> 16) * 2^16 + float(S & 0xffff)), float(1/n) and the product carry
-//     a relative error < 3 * 2^-24 together, and S/n <= 65535, so |q0 - S/n| < 0.02 + 1 and
-//     q0 is floor(S/n) - 1, floor(S/n) or floor(S/n) + 1;
-//     r = S - q0*n computed modulo 2^32 is exact as an i32 (the true r is in [-n, 2n));
-//     one correction step brings r into [0, n) (q = floor(S/n), r = S mod n), then
-//     q += (2r > n || (2r == n && q odd)): exactly detail::div_round_half_even.
+// - normalize: round-half-even(S / n), n = kw*kh, bit-exact (struct Finalize):
+//   * u8, u16 lanes (S < 2^16, 2 <= n <= 257): q0 = (S * floor(2^16/n)) >> 16 (MulHigh) is
+//     floor(S/n) or floor(S/n) - 1 (S*m/2^16 > S/n - S/2^16 > S/n - 1), so r = S - q0*n is
+//     in [0, 2n); one step makes r = S mod n, q = floor(S/n), then
+//     q += (2r > n || (2r == n && q odd)): exactly detail::div_round_half_even. n = 1: S.
+//   * u8, u32 lanes (S < 2^24, n <= 65025 < 2^16): S and n are exact floats and the
+//     correctly rounded S/n (<= 255) is within 2^-17 of S/n, less than 1/(2n), the least
+//     distance of a non-tie S/n from a half-integer; a tie k + 1/2 is exact. So rounding the
+//     float quotient to nearest-even (NearestInt) is round-half-even(S/n).
+//   * u16 (S < 2^32): q0 = trunc(float(S) * float(1/n)), float(S) = float(S >> 16) * 2^16 +
+//     float(S & 0xffff) (one rounding); with float(1/n) and the product the relative error
+//     is < 3 * 2^-24 and S/n <= 65535, so q0 is floor(S/n) - 1, floor(S/n) or floor(S/n) + 1;
+//     r = S - q0*n modulo 2^32 is exact as an i32 (the true r is in [-n, 2n)); one
+//     correction brings r into [0, n), then the tie rule as above.
 //   !normalize: min(S, max of the depth) (the reference's saturate_cast of a sum >= 0).
 // f32: the reference's double sums in its order (column sums over the kh rows in row order
 // from 0.0, then the kw column sums in column order from 0.0, / double(n) by a division),
@@ -122,7 +130,7 @@ struct Finalize<T, std::uint32_t> {  // S < 2^32, n <= 65025
   bool divide;
   hn::Vec<DH> vn, vmax, lo16;
   hn::Vec<hn::RebindToSigned<DH>> vn_i, vn1_i, one_i, zero_i;
-  hn::Vec<hn::Rebind<float, DH>> rcp, k65536;
+  hn::Vec<hn::Rebind<float, DH>> rcp, k65536, vnf;
   Finalize(std::uint32_t n, bool normalize)
       : divide(normalize),
         vn(hn::Set(dh, n)),
@@ -133,28 +141,33 @@ struct Finalize<T, std::uint32_t> {  // S < 2^32, n <= 65025
         one_i(hn::Set(di, 1)),
         zero_i(hn::Zero(di)),
         rcp(hn::Set(df, float(1.0 / double(n)))),
-        k65536(hn::Set(df, 65536.0f)) {}
+        k65536(hn::Set(df, 65536.0f)),
+        vnf(hn::Set(df, float(n))) {}
   HWY_INLINE hn::Vec<decltype(dt)> operator()(hn::Vec<DH> s) const {
     if (!divide) return hn::DemoteTo(dt, hn::BitCast(di, hn::Min(s, vmax)));
-    hn::Vec<decltype(df)> f;
-    if constexpr (sizeof(T) == 1) {  // S < 2^24: exact
-      f = hn::ConvertTo(df, hn::BitCast(di, s));
-    } else {  // float(S >> 16) * 2^16 (exact) + float(S & 0xffff) (exact): one rounding
-      f = hn::Add(hn::Mul(hn::ConvertTo(df, hn::BitCast(di, hn::ShiftRight<16>(s))), k65536),
+    if constexpr (sizeof(T) == 1) {
+      // S < 2^24 and n < 2^16 are exact floats; S/n <= 255 is correctly rounded to within
+      // 2^-17 < 1/(2n), the least distance of a non-tie S/n from a half-integer, and a tie
+      // (k + 1/2, k <= 255) is exact: rounding it to nearest-even is round-half-even(S/n).
+      return hn::DemoteTo(dt, hn::NearestInt(hn::Div(hn::ConvertTo(df, hn::BitCast(di, s)), vnf)));
+    } else {
+      // u16: float(S >> 16) * 2^16 (exact) + float(S & 0xffff) (exact): one rounding.
+      const auto f =
+          hn::Add(hn::Mul(hn::ConvertTo(df, hn::BitCast(di, hn::ShiftRight<16>(s))), k65536),
                   hn::ConvertTo(df, hn::BitCast(di, hn::And(s, lo16))));
+      auto q = hn::ConvertTo(di, hn::Mul(f, rcp));
+      auto r = hn::BitCast(di, hn::Sub(s, hn::Mul(hn::BitCast(dh, q), vn)));
+      const auto neg = hn::Lt(r, zero_i);  // q0 = floor + 1
+      q = hn::IfThenElse(neg, hn::Sub(q, one_i), q);
+      r = hn::IfThenElse(neg, hn::Add(r, vn_i), r);
+      const auto big = hn::Gt(r, vn1_i);  // q0 = floor - 1
+      q = hn::IfThenElse(big, hn::Add(q, one_i), q);
+      r = hn::IfThenElse(big, hn::Sub(r, vn_i), r);
+      const auto r2 = hn::Add(r, r);
+      const auto up =
+          hn::Or(hn::Gt(r2, vn_i), hn::And(hn::Eq(r2, vn_i), hn::Eq(hn::And(q, one_i), one_i)));
+      return hn::DemoteTo(dt, hn::IfThenElse(up, hn::Add(q, one_i), q));
     }
-    auto q = hn::ConvertTo(di, hn::Mul(f, rcp));
-    auto r = hn::BitCast(di, hn::Sub(s, hn::Mul(hn::BitCast(dh, q), vn)));
-    const auto neg = hn::Lt(r, zero_i);  // q0 = floor + 1
-    q = hn::IfThenElse(neg, hn::Sub(q, one_i), q);
-    r = hn::IfThenElse(neg, hn::Add(r, vn_i), r);
-    const auto big = hn::Gt(r, vn1_i);  // q0 = floor - 1
-    q = hn::IfThenElse(big, hn::Add(q, one_i), q);
-    r = hn::IfThenElse(big, hn::Sub(r, vn_i), r);
-    const auto r2 = hn::Add(r, r);
-    const auto up =
-        hn::Or(hn::Gt(r2, vn_i), hn::And(hn::Eq(r2, vn_i), hn::Eq(hn::And(q, one_i), one_i)));
-    return hn::DemoteTo(dt, hn::IfThenElse(up, hn::Add(q, one_i), q));
   }
 };
 

@@ -8,9 +8,9 @@
 // offset t of its block, the window is the suffix S[t] of the block's rows (t .. kh-1) plus
 // the prefix P[t-1] of the next block's rows (0 .. t-1). S runs backwards over the block
 // (parked in the destination rows of the block, which are written last), P forwards:
-// 3 Max/Min per sample. kh <= 4 takes the kh rows directly (kh - 1 Max/Min).
+// 3 Max/Min per sample. kh <= 6 takes the kh rows directly in one pass (kh - 1 Max/Min).
 // Horizontal pass on the padded column-extreme row (border rule in x; constant: the value):
-// kw <= 4 directly from kw shifted loads; larger kw by doubling in place, M_2m(j) =
+// kw <= 6 directly from kw shifted loads; larger kw by doubling in place, M_2m(j) =
 // pick(M_m(j), M_m(j + m)), up to the largest power of two L <= kw, then
 // pick(M_L(j), M_L(j + kw - L)): floor(log2 kw) + 1 Max/Min per sample, all in vectors.
 // Max/Min of finite values is exact and order-free, so any grouping equals the reference
@@ -41,6 +41,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 #if HWY_TARGET != HWY_SCALAR
 namespace {
 
+// Windows up to these sizes take their rows / columns directly (one pass, k - 1 Max/Min
+// per sample), larger ones van Herk (rows) / doubling (columns).
+constexpr int kDirectRows = 6, kDirectCols = 6;
+
 template <bool kMax, class V>
 HWY_INLINE V pick(V a, V b) {
   if constexpr (kMax)
@@ -65,6 +69,24 @@ void pick2(const T* a, const T* b, T* out, std::int64_t n) {
   for (; i + N <= n; i += N)
     hn::StoreU(pick<kMax>(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
   for (; i < n; ++i) out[i] = pick1<kMax>(a[i], b[i]);
+}
+
+// out[i] = pick over the k rows r[0..k) of r[j][i] (k >= 1), one pass.
+template <bool kMax, class T>
+void pick_rows(const T* const* r, int k, T* out, std::int64_t n) {
+  const hn::ScalableTag<T> d;
+  const std::int64_t N = std::int64_t(hn::Lanes(d));
+  std::int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    auto v = hn::LoadU(d, r[0] + i);
+    for (int j = 1; j < k; ++j) v = pick<kMax>(v, hn::LoadU(d, r[j] + i));
+    hn::StoreU(v, d, out + i);
+  }
+  for (; i < n; ++i) {
+    T v = r[0][i];
+    for (int j = 1; j < k; ++j) v = pick1<kMax>(v, r[j][i]);
+    out[i] = v;
+  }
 }
 
 // r[i] = pick(r[i], s[i]); out[i] = r[i] (out may be null).
@@ -110,8 +132,8 @@ void horizontal(T* pad, T* out, std::int64_t wc, std::int64_t valid, int kw, int
     std::memcpy(out, pad, std::size_t(wc) * sizeof(T));
     return;
   }
-  int L = kw;  // kw <= 4: direct with L = kw shifted loads
-  if (kw > 4) {
+  int L = kw;  // kw <= kDirectCols: direct with L = kw shifted loads
+  if (kw > kDirectCols) {
     L = 1;
     while (2 * L <= kw) {
       // M_2L(j) = pick(M_L(j), M_L(j + L)), in place forwards: loads precede the store
@@ -187,14 +209,11 @@ void morph_t(const ConstImageView& src, const ImageView& dst, const detail::Morp
     return sy < 0 ? crow.data() : src.row<T>(sy);
   };
 
-  if (kh <= 4) {
+  if (kh <= kDirectRows) {
+    const T* r[kDirectRows];
     for (std::int64_t y = rows.begin; y < rows.end; ++y) {
-      const std::int64_t a = y - ay;
-      if (kh == 1)
-        std::memcpy(col, row(a), std::size_t(wc) * sizeof(T));
-      else
-        pick2<kMax>(row(a), row(a + 1), col, wc);
-      for (int j = 2; j < kh; ++j) pick2<kMax>(col, row(a + j), col, wc);
+      for (int j = 0; j < kh; ++j) r[j] = row(y - ay + j);
+      pick_rows<kMax>(r, kh, col, wc);
       finish_row(y);
     }
     return;
