@@ -161,6 +161,55 @@ TEST(Box, EveryBackendMatchesRef) {
   ASSERT_TRUE(backends_match_ref("box", "k=5 border=reflect101", {Depth::u8, 3}, {1920, 1080}, rng));
 }
 
+// The SIMD kernel's paths (src/backends/cpu/simd/box.cpp): running column sums over bands,
+// the binary decomposition of kw (powers of two, all bits set, one bit), the exact
+// round-half-even division and the saturated sum, every border (constant with values
+// inside and outside the depth's range), rows around the vector widths.
+TEST(Box, EveryBackendMatchesRefLargeWindows) {
+  auto rng = make_rng(0xb0c7);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(0));
+  borders.push_back(Border::constant(-3));
+  borders.push_back(Border::constant(300));
+  const std::vector<Size> sizes = {{263, 37}, {1000, 5}, {31, 97}, {70, 3}};
+  const Win wins[] = {{15, 15}, {31, 31}, {9, 9}, {31, 7}, {4, 16}, {2, 2}, {255, 3}, {1, 33}};
+  for (Depth d : kDepths)
+    for (int ch : {1, 3})
+      for (Size s : sizes)
+        for (Win k : wins)
+          for (bool norm : {true, false})
+            for (const Border& b : borders)
+              ASSERT_TRUE(backends_match_ref("box",
+                                             "kw=" + std::to_string(k.kw) + " kh=" +
+                                                 std::to_string(k.kh) + " normalize=" +
+                                                 std::to_string(norm) + " " + border_params(b),
+                                             {d, ch}, s, rng));
+}
+
+TEST(Box, EveryBackendMatchesRefOnExtremeSums) {
+  // The largest sums (255x255 windows of the depth's maximum: S = 65025 * 65535 < 2^32 for
+  // u16) and sums near them, normalised (ties and the division's correction step) or
+  // saturated.
+  auto rng = make_rng(0xb0c8);
+  for (Depth d : {Depth::u8, Depth::u16}) {
+    const double hi = d == Depth::u8 ? 255 : 65535;
+    for (bool norm : {true, false})
+      for (Win k : {Win{255, 255}, Win{254, 255}, Win{128, 2}, Win{2, 1}, Win{3, 5}}) {
+        const std::string params = "kw=" + std::to_string(k.kw) + " kh=" +
+                                   std::to_string(k.kh) + " normalize=" + std::to_string(norm);
+        PIXFLOW_TRACE(std::string(depth_name(d)) + " " + params);
+        auto full = random_image(40, 30, {d, 1}, rng);
+        fill_constant(full, hi);
+        ASSERT_TRUE(backends_match_ref("box", params + " border=reflect", full.view, rng));
+        auto high = random_image(300, 20, {d, 3}, rng, false, hi - 3, hi);
+        ASSERT_TRUE(backends_match_ref("box", params + " border=constant value=1e9", high.view,
+                                       rng));
+        auto low = random_image(300, 20, {d, 1}, rng, false, 0, 3);  // many exact ties
+        ASSERT_TRUE(backends_match_ref("box", params + " border=wrap", low.view, rng));
+      }
+  }
+}
+
 TEST(Box, PipelineStageMatchesDirectCall) {
   auto rng = make_rng(0xb0c6);
   auto src = random_image(30, 20, {Depth::f32, 1}, rng);

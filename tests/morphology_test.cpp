@@ -240,6 +240,40 @@ TEST(Morphology, EveryBackendMatchesRef) {
                                  rng));
 }
 
+// The SIMD kernel's paths (src/backends/cpu/simd/morphology.cpp): kh <= 4 direct and
+// kh >= 5 van Herk blocks (bands that start anywhere in a block, the last block partial),
+// kw <= 4 direct and kw >= 5 doubling (powers of two and not), large and unequal windows,
+// iterations, every border (constant with values inside and outside the depth's range),
+// rows around the vector widths and a tall image for many blocks per band.
+TEST(Morphology, EveryBackendMatchesRefLargeWindows) {
+  auto rng = make_rng(0x40e8);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(0));
+  borders.push_back(Border::constant(-3));
+  borders.push_back(Border::constant(300));
+  const std::vector<Size> sizes = {{263, 37}, {1000, 5}, {31, 97}, {70, 3}};
+  const Win wins[] = {{15, 15}, {31, 31}, {5, 9}, {9, 5}, {16, 4}, {2, 6}, {8, 31}, {3, 3}};
+  for (Depth d : kDepths)
+    for (int ch : {1, 3})
+      for (Size s : sizes)
+        for (Win k : wins)
+          for (const Border& b : borders)
+            for (MorphOp op : {MorphOp::dilate, MorphOp::erode}) {
+              const int it = (k.kw + k.kh) % 3 == 0 ? 2 : 1;
+              ASSERT_TRUE(backends_match_ref(
+                  morph_op_name(op),
+                  "kw=" + std::to_string(k.kw) + " kh=" + std::to_string(k.kh) +
+                      " iterations=" + std::to_string(it) + " " + border_params(b),
+                  {d, ch}, s, rng));
+            }
+  for (MorphOp op : {MorphOp::open, MorphOp::gradient})
+    for (int it : {1, 3})
+      ASSERT_TRUE(backends_match_ref(morph_op_name(op),
+                                     "kw=7 kh=5 iterations=" + std::to_string(it) +
+                                         " border=constant value=9",
+                                     {Depth::u8, 4}, {130, 140}, rng));
+}
+
 TEST(Morphology, PipelineStagesMatchDirectCalls) {
   auto rng = make_rng(0x40e7);
   auto src = random_image(30, 20, {Depth::u16, 3}, rng);

@@ -1,13 +1,37 @@
-// SIMD box filter (u8) for the cpu backend: running sums. Per band of rows, column sums over
-// the kh window rows are kept in 32-bit lanes and updated by one entering and one leaving
-// padded row per output row (cost independent of kh); the horizontal sum of kw column sums is
-// a direct sum of shifted vector loads for small kw and a running sum along the row otherwise
-// (cost independent of kw). The rule is the reference's (src/ref/box.cpp): the exact integer
-// window sum S, then div_round_half_even(S, kw*kh) for normalize, else saturate(S).
-// Division: S < 2^24 and n = kw*kh < 2^15, so float holds S exactly and the correctly rounded
-// float S/n is within 2^-16 of the true quotient, while a quotient that is not a half-integer
-// is at least 1/(2n) > 2^-16 away from one: rounding the float quotient half to even gives
-// exactly the reference's result. Other depths and larger windows take the reference.
+// SIMD box filter for the cpu backend: the rule of src/ref/box.cpp (window columns
+// x - kw/2 .., rows y - kh/2 .., border rule outside; constant: the value saturated to the
+// depth), vectors along x over interleaved samples (horizontal neighbour: `ch` samples).
+//
+// Integers (u8, u16): the exact window sum S. S <= 255*255 * 65535 < 2^32 for every window
+// the schema takes (kw, kh <= 255), so sums and differences taken modulo 2^32 (or 2^16 where
+// the true values fit 16 bits) are exact wherever the true value is a window or column sum.
+// Lanes: column sums u16 for u8 (<= 255 * 255), u32 for u16; window sums u16 for u8 when
+// kw*kh <= 257 (255 * n < 2^16), else u32.
+// - Vertical: running column sums, per row one add of the entering row and one subtract of
+//   the leaving row (the band's first row sums its kh rows).
+// - Horizontal, on the padded column-sum row: binary decomposition of kw. W_1 = the row,
+//   W_2m(j) = W_m(j) + W_m(j + m) in place; kw = sum of its set bits b_0 < b_1 < ..., so
+//   S(j) = W_b0(j) + W_b1(j + b0) + W_b2(j + b0 + b1) + ...: floor(log2 kw) doubling passes
+//   and popcount(kw) accumulations, whatever kw.
+// - normalize: round-half-even(S / n), n = kw*kh, bit-exact (struct Finalize):
+//   * u8, u16 lanes (S < 2^16, 2 <= n <= 257): q0 = (S * floor(2^16/n)) >> 16 (MulHigh) is
+//     floor(S/n) or floor(S/n) - 1 (S*m/2^16 > S/n - S/2^16 > S/n - 1), so r = S - q0*n is
+//     in [0, 2n); one step makes r = S mod n, q = floor(S/n), then
+//     q += (2r > n || (2r == n && q odd)): exactly detail::div_round_half_even. n = 1: S.
+//   * u8, u32 lanes (S < 2^24, n <= 65025 < 2^16): S and n are exact floats and the
+//     correctly rounded S/n (<= 255) is within 2^-17 of S/n, less than 1/(2n), the least
+//     distance of a non-tie S/n from a half-integer; a tie k + 1/2 is exact. So rounding the
+//     float quotient to nearest-even (NearestInt) is round-half-even(S/n).
+//   * u16 (S < 2^32): q0 = trunc(float(S) * float(1/n)), float(S) = float(S >> 16) * 2^16 +
+//     float(S & 0xffff) (one rounding); with float(1/n) and the product the relative error
+//     is < 3 * 2^-24 and S/n <= 65535, so q0 is floor(S/n) - 1, floor(S/n) or floor(S/n) + 1;
+//     r = S - q0*n modulo 2^32 is exact as an i32 (the true r is in [-n, 2n)); one
+//     correction brings r into [0, n), then the tie rule as above.
+//   !normalize: min(S, max of the depth) (the reference's saturate_cast of a sum >= 0).
+// f32: the reference's double sums in its order (column sums over the kh rows in row order
+// from 0.0, then the kw column sums in column order from 0.0, / double(n) by a division),
+// vectorised over x in double lanes: O(kw + kh) adds per sample. A running sum would change
+// the order of the double additions and is not bit-exact in general.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "src/backends/cpu/simd/box.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -16,9 +40,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
+#include <vector>
 
 #include "src/backends/cpu/bands.hpp"
 #include "src/backends/cpu/simd/rows.hpp"
+#include "src/base/numeric.hpp"
+#include "src/base/visit_depth.hpp"
 #include "src/ref/ref.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -26,133 +54,322 @@ namespace pixflow::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET != HWY_SCALAR
-// col[i] += row[i] (sign > 0) or -= row[i], for i in [0, n) rounded up to whole vectors.
-void accumulate(std::uint32_t* col, const std::uint8_t* row, std::int64_t n, bool add) {
-  const hn::ScalableTag<std::uint32_t> d32;
-  const hn::Rebind<std::uint8_t, decltype(d32)> d8;
-  const std::int64_t step = std::int64_t(hn::Lanes(d32));
-  for (std::int64_t i = 0; i < n; i += step) {
-    const auto v = hn::PromoteTo(d32, hn::LoadU(d8, row + i));
-    const auto c = hn::Load(d32, col + i);
-    hn::Store(add ? hn::Add(c, v) : hn::Sub(c, v), d32, col + i);
-  }
-}
+namespace {
 
-// s[e] = c[e] + c[e + ch] + ... + c[e + (kw - 1) ch] for e in [0, n): one running sum per
-// channel, kept in registers (a sum read back from memory would put a store-to-load
-// round trip on every element's dependency chain). Unsigned wrap-around cancels exactly.
-template <int CH>
-void running_sum_ch(const std::uint32_t* c, std::uint32_t* s, std::int64_t n, int kw) {
-  std::uint32_t acc[CH];
-  for (int k = 0; k < CH; ++k) {
-    acc[k] = 0;
-    for (int i = 0; i < kw; ++i) acc[k] += c[k + i * CH];
-    s[k] = acc[k];
+// Border maps in x for the pads of a padded row: ax pixels left, kw - 1 - ax right
+// (-1: the constant value).
+struct PadMap {
+  std::vector<std::int64_t> left, right;
+  PadMap(std::int64_t w, int kw, int ax, BorderType bt)
+      : left(std::size_t(ax)), right(std::size_t(kw - 1 - ax)) {
+    for (int i = 0; i < ax; ++i) left[std::size_t(i)] = detail::border_index(i - ax, w, bt);
+    for (std::size_t i = 0; i < right.size(); ++i)
+      right[i] = detail::border_index(w + std::int64_t(i), w, bt);
   }
-  const std::int64_t span = std::int64_t(kw) * CH;
-  for (std::int64_t e = CH; e + CH <= n; e += CH)
-    for (int k = 0; k < CH; ++k) {
-      acc[k] += c[e + k - CH + span] - c[e + k - CH];
-      s[e + k] = acc[k];
+  // pad = [left pads | row (already at pad + ax*ch) | right pads].
+  template <class A>
+  void fill(A* pad, std::int64_t w, int ch, A cval) const {
+    const A* row = pad + left.size() * std::size_t(ch);
+    for (std::size_t i = 0; i < left.size(); ++i)
+      for (int c = 0; c < ch; ++c)
+        pad[std::int64_t(i) * ch + c] = left[i] < 0 ? cval : row[left[i] * ch + c];
+    A* r = const_cast<A*>(row) + w * ch;
+    for (std::size_t i = 0; i < right.size(); ++i)
+      for (int c = 0; c < ch; ++c)
+        r[std::int64_t(i) * ch + c] = right[i] < 0 ? cval : row[right[i] * ch + c];
+  }
+};
+
+// ---- integers ---------------------------------------------------------------------------
+
+// round-half-even(S / n) (or min(S, max of T) when !normalize), S exact in H lanes; the
+// argument is in the comment at the top of the file.
+template <class T, class H>
+struct Finalize;
+
+template <>
+struct Finalize<std::uint8_t, std::uint16_t> {  // S <= 65535, n <= 257
+  using DH = hn::ScalableTag<std::uint16_t>;
+  DH dh;
+  hn::RebindToSigned<DH> di;
+  hn::Rebind<std::uint8_t, DH> dt;
+  bool divide;
+  hn::Vec<DH> m16, vn, vmax;
+  hn::Vec<hn::RebindToSigned<DH>> vn_i, vn1_i, one_i;
+  Finalize(std::uint32_t n, bool normalize)
+      : divide(normalize && n > 1),
+        m16(hn::Set(dh, std::uint16_t(n > 1 ? 65536u / n : 0))),
+        vn(hn::Set(dh, std::uint16_t(n))),
+        vmax(hn::Set(dh, std::uint16_t(255))),
+        vn_i(hn::Set(di, std::int16_t(n))),
+        vn1_i(hn::Set(di, std::int16_t(n - 1))),
+        one_i(hn::Set(di, std::int16_t(1))) {}
+  HWY_INLINE hn::Vec<decltype(dt)> operator()(hn::Vec<DH> s) const {
+    if (!divide) return hn::DemoteTo(dt, hn::BitCast(di, hn::Min(s, vmax)));
+    // q0 = floor(S * floor(2^16 / n) / 2^16) is floor(S/n) or floor(S/n) - 1 (S < 2^16);
+    // r = S - q0*n in [0, 2n).
+    auto q = hn::BitCast(di, hn::MulHigh(s, m16));
+    auto r = hn::BitCast(di, hn::Sub(s, hn::Mul(hn::BitCast(dh, q), vn)));
+    const auto big = hn::Gt(r, vn1_i);
+    q = hn::IfThenElse(big, hn::Add(q, one_i), q);
+    r = hn::IfThenElse(big, hn::Sub(r, vn_i), r);
+    const auto r2 = hn::Add(r, r);
+    const auto up =
+        hn::Or(hn::Gt(r2, vn_i), hn::And(hn::Eq(r2, vn_i), hn::Eq(hn::And(q, one_i), one_i)));
+    return hn::DemoteTo(dt, hn::IfThenElse(up, hn::Add(q, one_i), q));
+  }
+};
+
+template <class T>
+struct Finalize<T, std::uint32_t> {  // S < 2^32, n <= 65025
+  using DH = hn::ScalableTag<std::uint32_t>;
+  DH dh;
+  hn::RebindToSigned<DH> di;
+  hn::Rebind<float, DH> df;
+  hn::Rebind<T, DH> dt;
+  bool divide;
+  hn::Vec<DH> vn, vmax, lo16;
+  hn::Vec<hn::RebindToSigned<DH>> vn_i, vn1_i, one_i, zero_i;
+  hn::Vec<hn::Rebind<float, DH>> rcp, k65536, vnf;
+  Finalize(std::uint32_t n, bool normalize)
+      : divide(normalize),
+        vn(hn::Set(dh, n)),
+        vmax(hn::Set(dh, std::uint32_t(detail::Limits<T>::hi))),
+        lo16(hn::Set(dh, 0xffffu)),
+        vn_i(hn::Set(di, std::int32_t(n))),
+        vn1_i(hn::Set(di, std::int32_t(n) - 1)),
+        one_i(hn::Set(di, 1)),
+        zero_i(hn::Zero(di)),
+        rcp(hn::Set(df, float(1.0 / double(n)))),
+        k65536(hn::Set(df, 65536.0f)),
+        vnf(hn::Set(df, float(n))) {}
+  HWY_INLINE hn::Vec<decltype(dt)> operator()(hn::Vec<DH> s) const {
+    if (!divide) return hn::DemoteTo(dt, hn::BitCast(di, hn::Min(s, vmax)));
+    if constexpr (sizeof(T) == 1) {
+      // S < 2^24 and n < 2^16 are exact floats; S/n <= 255 is correctly rounded to within
+      // 2^-17 < 1/(2n), the least distance of a non-tie S/n from a half-integer, and a tie
+      // (k + 1/2, k <= 255) is exact: rounding it to nearest-even is round-half-even(S/n).
+      return hn::DemoteTo(dt, hn::NearestInt(hn::Div(hn::ConvertTo(df, hn::BitCast(di, s)), vnf)));
+    } else {
+      // u16: float(S >> 16) * 2^16 (exact) + float(S & 0xffff) (exact): one rounding.
+      const auto f =
+          hn::Add(hn::Mul(hn::ConvertTo(df, hn::BitCast(di, hn::ShiftRight<16>(s))), k65536),
+                  hn::ConvertTo(df, hn::BitCast(di, hn::And(s, lo16))));
+      auto q = hn::ConvertTo(di, hn::Mul(f, rcp));
+      auto r = hn::BitCast(di, hn::Sub(s, hn::Mul(hn::BitCast(dh, q), vn)));
+      const auto neg = hn::Lt(r, zero_i);  // q0 = floor + 1
+      q = hn::IfThenElse(neg, hn::Sub(q, one_i), q);
+      r = hn::IfThenElse(neg, hn::Add(r, vn_i), r);
+      const auto big = hn::Gt(r, vn1_i);  // q0 = floor - 1
+      q = hn::IfThenElse(big, hn::Add(q, one_i), q);
+      r = hn::IfThenElse(big, hn::Sub(r, vn_i), r);
+      const auto r2 = hn::Add(r, r);
+      const auto up =
+          hn::Or(hn::Gt(r2, vn_i), hn::And(hn::Eq(r2, vn_i), hn::Eq(hn::And(q, one_i), one_i)));
+      return hn::DemoteTo(dt, hn::IfThenElse(up, hn::Add(q, one_i), q));
     }
-}
-
-void running_sum(const std::uint32_t* c, std::uint32_t* s, std::int64_t n, int kw, int ch) {
-  switch (ch) {
-    case 1:
-      return running_sum_ch<1>(c, s, n, kw);
-    case 2:
-      return running_sum_ch<2>(c, s, n, kw);
-    case 3:
-      return running_sum_ch<3>(c, s, n, kw);
-    case 4:
-      return running_sum_ch<4>(c, s, n, kw);
-    default:
-      for (std::int64_t e = 0; e < n; ++e) {
-        std::uint32_t acc = 0;
-        for (int i = 0; i < kw; ++i) acc += c[e + i * ch];
-        s[e] = acc;
-      }
   }
-}
+};
 
-void box_u8(const ConstImageView& src, const ImageView& dst, const BoxParams& p, Rows rows) {
-  const hn::ScalableTag<std::uint32_t> d32;
-  const hn::Rebind<float, decltype(d32)> df;
-  const hn::Rebind<std::int32_t, decltype(d32)> di;
-  const hn::Rebind<std::uint8_t, decltype(d32)> d8;
-  const std::int64_t lanes = std::int64_t(hn::Lanes(d32));
-  const int ch = src.channels();
-  const std::int64_t w = src.width(), h = src.height();
-  const int ax = p.kw / 2, ay = p.kh / 2;
-  const std::int64_t row_n = w * ch;               // output samples per row
-  const std::int64_t pad_n = (w + p.kw - 1) * ch;  // padded samples per row
-  const std::int64_t round_pad = (pad_n + lanes - 1) / lanes * lanes;
-  const std::int64_t round_row = (row_n + lanes - 1) / lanes * lanes;
-  const std::uint8_t cval = detail::saturate_cast<std::uint8_t>(p.border.value);
+// T: the samples; V: the column sums (u16 for u8: <= 255 * 255); H: the window sums (u16
+// for u8 when n <= 257, else u32).
+template <class T, class V, class H>
+void box_int(const ConstImageView& src, const ImageView& dst, const BoxParams& p, Rows rows) {
+  const hn::ScalableTag<H> dh;
+  const hn::Rebind<V, decltype(dh)> dv;
+  const hn::Rebind<T, decltype(dh)> dt;
+  const std::int64_t N = std::int64_t(hn::Lanes(dh));
+  const int ch = src.channels(), kw = p.kw, kh = p.kh, ax = kw / 2, ay = kh / 2;
+  const std::int64_t w = src.width(), h = src.height(), wc = w * ch;
+  const BorderType bt = p.border.type;
+  const T cval = detail::saturate_cast<T>(p.border.value);
+  const std::uint32_t n = std::uint32_t(kw) * std::uint32_t(kh);
 
-  // Scratch: one padded source row, the column sums, the horizontal sums and one output
-  // row, each rounded up to whole vectors (plus the loads that start near the end).
-  Scratch<std::uint8_t> prow(std::size_t(round_pad + lanes));
-  Scratch<std::uint32_t> col(std::size_t(round_pad + lanes));
-  Scratch<std::uint32_t> sums(std::size_t(round_row + lanes));
-  Scratch<std::uint8_t> out(std::size_t(round_row + lanes));
-  std::memset(prow.data(), 0, prow.size());
-  std::memset(col.data(), 0, col.size() * sizeof(std::uint32_t));
-  std::memset(sums.data(), 0, sums.size() * sizeof(std::uint32_t));
-
-  auto padded = [&](std::int64_t y) {
-    pad_row<std::uint8_t>(src, detail::border_index(y, h, p.border.type), ax, p.kw - 1 - ax,
-                          p.border, cval, prow.data());
-    return prow.data();
+  Scratch<T> crow;  // rows outside the image (constant border)
+  if (bt == BorderType::constant) {
+    crow.reset(std::size_t(wc));
+    std::fill(crow.data(), crow.data() + wc, cval);
+  }
+  auto row = [&](std::int64_t a) -> const T* {
+    const std::int64_t sy = detail::border_index(a, h, bt);
+    return sy < 0 ? crow.data() : src.row<T>(sy);
   };
-  for (int j = 0; j < p.kh; ++j) accumulate(col.data(), padded(rows.begin - ay + j), pad_n, true);
+  auto widen = [&](hn::Vec<decltype(dv)> v) {
+    if constexpr (std::is_same_v<V, H>)
+      return v;
+    else
+      return hn::PromoteTo(dh, v);
+  };
 
-  const float n = float(p.kw * p.kh);
-  const bool direct = p.kw <= 7;
+  // col: running column sums; W: the padded row (doubling in place); A: accumulated windows.
+  const std::int64_t valid = (w + kw - 1) * ch;
+  Scratch<V> colbuf(static_cast<std::size_t>(wc));
+  Scratch<H> wbuf(static_cast<std::size_t>(valid + 3 * N)),
+      abuf(static_cast<std::size_t>(valid + 3 * N));
+  V* col = colbuf.data();
+  H *W = wbuf.data(), *A = abuf.data();
+  std::fill(W, W + valid + 3 * N, H(0));
+  std::fill(A, A + valid + 3 * N, H(0));
+  H* Wc = W + std::int64_t(ax) * ch;
+  const PadMap map(w, kw, ax, bt);
+  const H cpad = H(std::uint32_t(cval) * std::uint32_t(kh));
+
+  // The band's first row: the sum of its kh rows.
+  std::fill(col, col + wc, V(0));
+  for (int j = 0; j < kh; ++j) {
+    const T* s = row(rows.begin - ay + j);
+    std::int64_t i = 0;
+    for (; i + N <= wc; i += N)
+      hn::StoreU(hn::Add(hn::LoadU(dv, col + i), hn::PromoteTo(dv, hn::LoadU(dt, s + i))), dv,
+                 col + i);
+    for (; i < wc; ++i) col[i] = V(col[i] + s[i]);
+  }
+
+  const Finalize<T, H> finalize(n, p.normalize);
+  auto finalize1 = [&](std::uint32_t s) -> T {
+    return detail::saturate_cast<T>(p.normalize ? detail::div_round_half_even(std::int64_t(s), n)
+                                                : std::int64_t(s));
+  };
+
+  // Highest set bit of kw: the last accumulation, fused with finalize into dst.
+  int top = 1;
+  while (2 * top <= kw) top *= 2;
+
   for (std::int64_t y = rows.begin; y < rows.end; ++y) {
-    if (y > rows.begin) {
-      accumulate(col.data(), padded(y - ay + p.kh - 1), pad_n, true);
-      accumulate(col.data(), padded(y - 1 - ay), pad_n, false);
-    }
-    // Horizontal: sums[e] = col[e] + col[e + ch] + ... + col[e + (kw - 1) ch].
-    const std::uint32_t* c = col.data();
-    std::uint32_t* s = sums.data();
-    if (direct) {
-      for (std::int64_t e = 0; e < row_n; e += lanes) {
-        auto acc = hn::LoadU(d32, c + e);
-        for (int i = 1; i < p.kw; ++i) acc = hn::Add(acc, hn::LoadU(d32, c + e + i * ch));
-        hn::Store(acc, d32, s + e);
+    // Column sums (+ entering row, - leaving row after the band's first), widened into W.
+    const T* in = row(y - ay + kh - 1);
+    const T* out = row(y - ay - 1);
+    const bool update = y > rows.begin;
+    std::int64_t i = 0;
+    if (update) {
+      for (; i + N <= wc; i += N) {
+        const auto v = hn::Add(hn::LoadU(dv, col + i), hn::PromoteTo(dv, hn::LoadU(dt, in + i)));
+        const auto c = hn::Sub(v, hn::PromoteTo(dv, hn::LoadU(dt, out + i)));
+        hn::StoreU(c, dv, col + i);
+        hn::StoreU(widen(c), dh, Wc + i);
       }
     } else {
-      running_sum(c, s, row_n, p.kw, ch);
+      for (; i + N <= wc; i += N) hn::StoreU(widen(hn::LoadU(dv, col + i)), dh, Wc + i);
     }
-    // Normalise (or saturate) and narrow.
-    std::uint8_t* o = out.data();
-    const auto vn = hn::Set(df, n);
-    const auto v255 = hn::Set(d32, 255u);
-    for (std::int64_t e = 0; e < row_n; e += lanes) {
-      const auto v = hn::Load(d32, s + e);
-      hn::Vec<decltype(di)> q;
-      if (p.normalize)
-        q = hn::NearestInt(hn::Div(hn::ConvertTo(df, hn::BitCast(di, v)), vn));
-      else
-        q = hn::BitCast(di, hn::Min(v, v255));
-      hn::StoreU(hn::DemoteTo(d8, q), d8, o + e);
+    for (; i < wc; ++i) {
+      if (update) col[i] = V(col[i] + in[i] - out[i]);
+      Wc[i] = H(col[i]);
     }
-    std::memcpy(dst.row<std::uint8_t>(y), o, std::size_t(row_n));
+    map.fill(W, w, ch, cpad);
+    std::int64_t len = valid;  // valid samples of W_m
+    std::int64_t cur = 0;      // pixels of kw accumulated in A so far (its lower set bits)
+    bool have = false;
+    for (int m = 1;; m *= 2) {
+      const std::int64_t aoff = cur * ch;
+      if (m == top) {  // S(j) = A(j) + W_top(j + cur), finalized into dst
+        T* d = dst.row<T>(y);
+        std::int64_t j = 0;
+        for (; j + N <= wc; j += N) {
+          auto s = hn::LoadU(dh, W + j + aoff);
+          if (have) s = hn::Add(s, hn::LoadU(dh, A + j));
+          hn::StoreU(finalize(s), dt, d + j);
+        }
+        for (; j < wc; ++j) d[j] = finalize1(std::uint32_t(H(W[j + aoff] + (have ? A[j] : H(0)))));
+        break;
+      }
+      // W_2m(j) = W_m(j) + W_m(j + m), in place forwards (loads precede the store, and
+      // only positions below j were overwritten); with bit m of kw, A(j) += W_m(j + cur).
+      const std::int64_t off = std::int64_t(m) * ch, nlen = len - off;
+      if (kw & m) {
+        for (std::int64_t j = 0; j < nlen; j += N) {
+          const auto wj = hn::LoadU(dh, W + j);
+          auto a = hn::LoadU(dh, W + j + aoff);
+          if (have) a = hn::Add(a, hn::LoadU(dh, A + j));
+          hn::StoreU(a, dh, A + j);
+          hn::StoreU(hn::Add(wj, hn::LoadU(dh, W + j + off)), dh, W + j);
+        }
+        cur += m;
+        have = true;
+      } else {
+        for (std::int64_t j = 0; j < nlen; j += N)
+          hn::StoreU(hn::Add(hn::LoadU(dh, W + j), hn::LoadU(dh, W + j + off)), dh, W + j);
+      }
+      len = nlen;
+    }
   }
 }
+
+// ---- f32 --------------------------------------------------------------------------------
+
+void box_f32(const ConstImageView& src, const ImageView& dst, const BoxParams& p, Rows rows) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const std::int64_t N = std::int64_t(hn::Lanes(dd));
+  const int ch = src.channels(), kw = p.kw, kh = p.kh, ax = kw / 2, ay = kh / 2;
+  const std::int64_t w = src.width(), h = src.height(), wc = w * ch;
+  const BorderType bt = p.border.type;
+  const double cval = double(detail::saturate_cast<float>(p.border.value));
+  const double nd = double(std::int64_t(kw) * kh);
+  const PadMap map(w, kw, ax, bt);
+  const std::int64_t valid = (w + kw - 1) * ch;
+  Scratch<double> pad(static_cast<std::size_t>(valid));
+  double* col = pad.data() + std::int64_t(ax) * ch;
+  std::vector<const float*> srows(static_cast<std::size_t>(kh));
+  const auto vn = hn::Set(dd, nd);
+  for (std::int64_t y = rows.begin; y < rows.end; ++y) {
+    for (int j = 0; j < kh; ++j) {
+      const std::int64_t sy = detail::border_index(y - ay + j, h, bt);
+      srows[std::size_t(j)] = sy < 0 ? nullptr : src.row<float>(sy);
+    }
+    // Column sums from 0.0 over the kh rows in row order (outside: the value).
+    std::int64_t i = 0;
+    for (; i + N <= wc; i += N) {
+      auto s = hn::Zero(dd);
+      for (int j = 0; j < kh; ++j) {
+        const float* r = srows[std::size_t(j)];
+        s = hn::Add(s, r ? hn::PromoteTo(dd, hn::LoadU(df, r + i)) : hn::Set(dd, cval));
+      }
+      hn::StoreU(s, dd, col + i);
+    }
+    for (; i < wc; ++i) {
+      double s = 0;
+      for (int j = 0; j < kh; ++j) {
+        const float* r = srows[std::size_t(j)];
+        s += r ? double(r[i]) : cval;
+      }
+      col[i] = s;
+    }
+    map.fill(pad.data(), w, ch, cval * double(kh));
+    // Window sums from 0.0 over the kw column sums in column order.
+    float* d = dst.row<float>(y);
+    const double* q = pad.data();
+    std::int64_t j = 0;
+    for (; j + N <= wc; j += N) {
+      auto s = hn::Zero(dd);
+      for (int k = 0; k < kw; ++k) s = hn::Add(s, hn::LoadU(dd, q + j + std::int64_t(k) * ch));
+      if (p.normalize) s = hn::Div(s, vn);
+      hn::StoreU(hn::DemoteTo(df, s), df, d + j);
+    }
+    for (; j < wc; ++j) {
+      double s = 0;
+      for (int k = 0; k < kw; ++k) s += q[j + std::int64_t(k) * ch];
+      d[j] = p.normalize ? float(s / nd) : float(s);
+    }
+  }
+}
+
+}  // namespace
 #endif
 
 void box_rows(const ConstImageView& src, const ImageView& dst, const BoxParams& p, Rows rows) {
 #if HWY_TARGET == HWY_SCALAR
   ref::box(src, dst, p, rows);
 #else
-  // The float division is exact for n < 2^15 (see the top of the file).
-  if (src.depth() != Depth::u8 || std::int64_t(p.kw) * p.kh >= (1 << 15))
-    return ref::box(src, dst, p, rows);
-  box_u8(src, dst, p, rows);
+  switch (src.depth()) {
+    case Depth::u8:
+      if (p.kw * p.kh <= 257)  // 255 * n < 2^16
+        return box_int<std::uint8_t, std::uint16_t, std::uint16_t>(src, dst, p, rows);
+      return box_int<std::uint8_t, std::uint16_t, std::uint32_t>(src, dst, p, rows);
+    case Depth::u16:
+      return box_int<std::uint16_t, std::uint32_t, std::uint32_t>(src, dst, p, rows);
+    default:
+      return box_f32(src, dst, p, rows);
+  }
 #endif
 }
 
@@ -170,7 +387,7 @@ void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, Ro
 
 PIXFLOW_REGISTER_IMPLS(cpu_box) {
   using pixflow::Depth;
-  pixflow::cpu::add_banded<&pixflow::cpu::box>(table, "box",
-                                               pixflow::detail::Support::of({Depth::u8}));
+  pixflow::cpu::add_banded<&pixflow::cpu::box>(
+      table, "box", pixflow::detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 3, 4}));
 }
 #endif

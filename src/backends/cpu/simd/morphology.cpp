@@ -1,13 +1,22 @@
-// SIMD dilate/erode pass (morph_pass) for the cpu backend, u8/u16/f32, any channel count.
-// The reference (src/ref/morphology.cpp) takes the extreme over the kw x kh window, samples
-// outside by the border rule, the constant border contributing its value: exactly the
-// extreme over padded rows (pad_row), which is what this computes, separably:
-//   vertical: output rows are taken in pairs; the kh - 1 window rows the two share are
-//     reduced once, then each output adds its own first or last row: (kh + 1) / 2 Max per
-//     sample per output row instead of kh - 1;
-//   horizontal: kw - 1 Max of shifted unaligned loads per vector of outputs.
-// Both on full vectors (32 u8 lanes on AVX2, 64 on AVX-512). Max/Min are exact; for f32
-// the reference's std::max/std::min and Highway's Max/Min agree on every non-NaN input.
+// SIMD morph_pass (dilate / erode with a kw x kh rectangle, anchor (ax, ay)) for the cpu
+// backend: the rule of src/ref/morphology.cpp, column extreme over the window rows first,
+// then the row extreme along x, with vectors along x (samples of interleaved channels;
+// the horizontal neighbour of a sample is `ch` samples away).
+//
+// Vertical pass, per output row, in O(1) per sample for any kh (van Herk / Gil-Werman):
+// the window starts a = y - ay are cut into blocks of kh consecutive starts; for a start at
+// offset t of its block, the window is the suffix S[t] of the block's rows (t .. kh-1) plus
+// the prefix P[t-1] of the next block's rows (0 .. t-1). S runs backwards over the block
+// (parked in the destination rows of the block, which are written last), P forwards:
+// 3 Max/Min per sample. kh <= 6 takes the kh rows directly in one pass (kh - 1 Max/Min).
+// Horizontal pass on the padded column-extreme row (border rule in x; constant: the value):
+// kw <= 6 directly from kw shifted loads; larger kw by doubling in place, M_2m(j) =
+// pick(M_m(j), M_m(j + m)), up to the largest power of two L <= kw, then
+// pick(M_L(j), M_L(j + kw - L)): floor(log2 kw) + 1 Max/Min per sample, all in vectors.
+// Max/Min of finite values is exact and order-free, so any grouping equals the reference
+// (f32: std::max/std::min and Highway Max/Min agree on finite values). The constant border's
+// subtlety (a window row outside the image contributes the value) holds because rows outside
+// read a row of the value.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "src/backends/cpu/simd/morphology.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -20,6 +29,8 @@
 
 #include "src/backends/cpu/bands.hpp"
 #include "src/backends/cpu/simd/rows.hpp"
+#include "src/base/numeric.hpp"
+#include "src/base/passes.hpp"
 #include "src/base/visit_depth.hpp"
 #include "src/ref/ref.hpp"
 
@@ -28,88 +39,214 @@ namespace pixflow::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET != HWY_SCALAR
-template <class T>
+namespace {
+
+// Windows up to these sizes take their rows / columns directly (one pass, k - 1 Max/Min
+// per sample), larger ones van Herk (rows) / doubling (columns).
+constexpr int kDirectRows = 6, kDirectCols = 6;
+
+template <bool kMax, class V>
+HWY_INLINE V pick(V a, V b) {
+  if constexpr (kMax)
+    return hn::Max(a, b);
+  else
+    return hn::Min(a, b);
+}
+template <bool kMax, class T>
+HWY_INLINE T pick1(T a, T b) {
+  if constexpr (kMax)
+    return std::max(a, b);
+  else
+    return std::min(a, b);
+}
+
+// out[i] = pick(a[i], b[i]) for i < n (exact length: a, b, out may be image rows).
+template <bool kMax, class T>
+void pick2(const T* a, const T* b, T* out, std::int64_t n) {
+  const hn::ScalableTag<T> d;
+  const std::int64_t N = std::int64_t(hn::Lanes(d));
+  std::int64_t i = 0;
+  for (; i + N <= n; i += N)
+    hn::StoreU(pick<kMax>(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
+  for (; i < n; ++i) out[i] = pick1<kMax>(a[i], b[i]);
+}
+
+// out[i] = pick over the k rows r[0..k) of r[j][i] (k >= 1), one pass.
+template <bool kMax, class T>
+void pick_rows(const T* const* r, int k, T* out, std::int64_t n) {
+  const hn::ScalableTag<T> d;
+  const std::int64_t N = std::int64_t(hn::Lanes(d));
+  std::int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    auto v = hn::LoadU(d, r[0] + i);
+    for (int j = 1; j < k; ++j) v = pick<kMax>(v, hn::LoadU(d, r[j] + i));
+    hn::StoreU(v, d, out + i);
+  }
+  for (; i < n; ++i) {
+    T v = r[0][i];
+    for (int j = 1; j < k; ++j) v = pick1<kMax>(v, r[j][i]);
+    out[i] = v;
+  }
+}
+
+// r[i] = pick(r[i], s[i]); out[i] = r[i] (out may be null).
+template <bool kMax, class T>
+void run_suffix(T* r, const T* s, T* out, std::int64_t n) {
+  if (!out) return pick2<kMax>(r, s, r, n);
+  const hn::ScalableTag<T> d;
+  const std::int64_t N = std::int64_t(hn::Lanes(d));
+  std::int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto v = pick<kMax>(hn::LoadU(d, r + i), hn::LoadU(d, s + i));
+    hn::StoreU(v, d, r + i);
+    hn::StoreU(v, d, out + i);
+  }
+  for (; i < n; ++i) out[i] = r[i] = pick1<kMax>(r[i], s[i]);
+}
+
+// pout[i] = pick(pin[i], s[i]); col[i] = pick(suf[i], pout[i]).
+template <bool kMax, class T>
+void run_prefix(const T* pin, const T* s, const T* suf, T* pout, T* col, std::int64_t n) {
+  const hn::ScalableTag<T> d;
+  const std::int64_t N = std::int64_t(hn::Lanes(d));
+  std::int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto p = pick<kMax>(hn::LoadU(d, pin + i), hn::LoadU(d, s + i));
+    hn::StoreU(p, d, pout + i);
+    hn::StoreU(pick<kMax>(hn::LoadU(d, suf + i), p), d, col + i);
+  }
+  for (; i < n; ++i) {
+    pout[i] = pick1<kMax>(pin[i], s[i]);
+    col[i] = pick1<kMax>(suf[i], pout[i]);
+  }
+}
+
+// Row extreme: out[j] = pick over i < kw of pad[j + i*ch], j < wc. pad holds
+// (w + kw - 1) * ch valid samples and 3 spare vectors (the doubling passes run whole
+// vectors past the valid length; what they write there is never read back as valid).
+template <bool kMax, class T>
+void horizontal(T* pad, T* out, std::int64_t wc, std::int64_t valid, int kw, int ch) {
+  const hn::ScalableTag<T> d;
+  const std::int64_t N = std::int64_t(hn::Lanes(d));
+  if (kw == 1) {
+    std::memcpy(out, pad, std::size_t(wc) * sizeof(T));
+    return;
+  }
+  int L = kw;  // kw <= kDirectCols: direct with L = kw shifted loads
+  if (kw > kDirectCols) {
+    L = 1;
+    while (2 * L <= kw) {
+      // M_2L(j) = pick(M_L(j), M_L(j + L)), in place forwards: loads precede the store
+      // and only positions below j were overwritten.
+      const std::int64_t off = std::int64_t(L) * ch, len = valid - off;
+      for (std::int64_t j = 0; j < len; j += N)
+        hn::StoreU(pick<kMax>(hn::LoadU(d, pad + j), hn::LoadU(d, pad + j + off)), d, pad + j);
+      valid = len;
+      L *= 2;
+    }
+    const std::int64_t off = std::int64_t(kw - L) * ch;
+    std::int64_t j = 0;
+    for (; j + N <= wc; j += N)
+      hn::StoreU(pick<kMax>(hn::LoadU(d, pad + j), hn::LoadU(d, pad + j + off)), d, out + j);
+    for (; j < wc; ++j) out[j] = pick1<kMax>(pad[j], pad[j + off]);
+    return;
+  }
+  std::int64_t j = 0;
+  for (; j + N <= wc; j += N) {
+    auto v = hn::LoadU(d, pad + j);
+    for (int i = 1; i < L; ++i) v = pick<kMax>(v, hn::LoadU(d, pad + j + std::int64_t(i) * ch));
+    hn::StoreU(v, d, out + j);
+  }
+  for (; j < wc; ++j) {
+    T v = pad[j];
+    for (int i = 1; i < L; ++i) v = pick1<kMax>(v, pad[j + std::int64_t(i) * ch]);
+    out[j] = v;
+  }
+}
+
+template <class T, bool kMax>
 void morph_t(const ConstImageView& src, const ImageView& dst, const detail::MorphPass& m,
              Rows rows) {
   const hn::ScalableTag<T> d;
-  const std::int64_t lanes = std::int64_t(hn::Lanes(d));
-  const bool is_max = m.op == MorphOp::dilate;
-  auto pick = [is_max](auto a, auto b) { return is_max ? hn::Max(a, b) : hn::Min(a, b); };
-  const int ch = src.channels();
-  const std::int64_t w = src.width(), h = src.height();
-  const std::int64_t row_n = w * ch, pad_n = (w + m.kw - 1) * ch;
-  const std::int64_t stride = (pad_n + lanes - 1) / lanes * lanes + lanes;
+  const std::int64_t N = std::int64_t(hn::Lanes(d));
+  const int ch = src.channels(), kw = m.kw, kh = m.kh, ax = m.ax, ay = m.ay;
+  const std::int64_t w = src.width(), h = src.height(), wc = w * ch;
+  const BorderType bt = m.border.type;
   const T cval = detail::saturate_cast<T>(m.border.value);
 
-  // A ring of kh + 1 padded rows (window rows of two consecutive outputs), the shared
-  // vertical extreme, the vertical extreme of one output row, and one output row.
-  const int ring_n = m.kh + 1;
-  Scratch<T> ring{std::size_t(ring_n * stride)};
-  Scratch<T> shared{std::size_t(stride)}, col{std::size_t(stride)}, out{std::size_t(stride)};
-  std::memset(ring.data(), 0, ring.size() * sizeof(T));
-  std::memset(shared.data(), 0, shared.size() * sizeof(T));
-  std::memset(col.data(), 0, col.size() * sizeof(T));
-  std::int64_t next_row = rows.begin - m.ay;  // first window row not in the ring yet
-  auto slot = [&](std::int64_t v) {
-    const std::int64_t r = ((v % ring_n) + ring_n) % ring_n;
-    return ring.data() + r * stride;
-  };
-  auto need = [&](std::int64_t last) {
-    for (; next_row <= last; ++next_row)
-      pad_row<T>(src, detail::border_index(next_row, h, m.border.type), m.ax, m.kw - 1 - m.ax,
-                 m.border, cval, slot(next_row));
-  };
-  // out = extreme of rows [first, first + count) of the ring, or with `base` as well.
-  std::vector<const T*> rp(std::size_t(ring_n) + 1);
-  auto reduce = [&](T* o, std::int64_t first, int count, const T* base) {
-    int n = 0;
-    if (base) rp[std::size_t(n++)] = base;
-    for (int j = 0; j < count; ++j) rp[std::size_t(n++)] = slot(first + j);
-    const T* const* r = rp.data();
-    for (std::int64_t e = 0; e < pad_n; e += lanes) {
-      auto acc = hn::Load(d, r[0] + e);
-      for (int j = 1; j < n; ++j) acc = pick(acc, hn::Load(d, r[j] + e));
-      hn::Store(acc, d, o + e);
+  // Padded column-extreme row: ax pixels, the w columns, kw - 1 - ax pixels, 3 spare vectors.
+  const std::int64_t valid = (w + kw - 1) * ch;
+  Scratch<T> pad(static_cast<std::size_t>(valid + 3 * N));
+  std::fill(pad.data(), pad.data() + valid + 3 * N, cval);
+  T* col = pad.data() + std::int64_t(ax) * ch;
+  // Border map in x for the pads (-1: the constant value).
+  std::vector<std::int64_t> lmap(static_cast<std::size_t>(ax)),
+      rmap(static_cast<std::size_t>(kw - 1 - ax));
+  for (int i = 0; i < ax; ++i) lmap[std::size_t(i)] = detail::border_index(i - ax, w, bt);
+  for (int i = 0; i < kw - 1 - ax; ++i) rmap[std::size_t(i)] = detail::border_index(w + i, w, bt);
+  auto finish_row = [&](std::int64_t y) {  // pads from col, then the row extreme into dst
+    T* p = pad.data();
+    for (int i = 0; i < ax; ++i) {
+      const std::int64_t sx = lmap[std::size_t(i)];
+      for (int c = 0; c < ch; ++c) p[i * ch + c] = sx < 0 ? cval : col[sx * ch + c];
     }
-  };
-  // Full vectors straight into the destination row; the last partial one through `out`.
-  auto horizontal = [&](const T* c, std::int64_t y) {
-    T* row = dst.row<T>(y);
-    std::int64_t e = 0;
-    for (; e + lanes <= row_n; e += lanes) {
-      auto acc = hn::LoadU(d, c + e);
-      for (int i = 1; i < m.kw; ++i) acc = pick(acc, hn::LoadU(d, c + e + i * ch));
-      hn::StoreU(acc, d, row + e);
+    T* r = col + wc;
+    for (std::size_t i = 0; i < rmap.size(); ++i) {
+      const std::int64_t sx = rmap[i];
+      for (int c = 0; c < ch; ++c) r[std::int64_t(i) * ch + c] = sx < 0 ? cval : col[sx * ch + c];
     }
-    if (e < row_n) {
-      auto acc = hn::LoadU(d, c + e);
-      for (int i = 1; i < m.kw; ++i) acc = pick(acc, hn::LoadU(d, c + e + i * ch));
-      hn::Store(acc, d, out.data());
-      std::memcpy(row + e, out.data(), std::size_t(row_n - e) * sizeof(T));
-    }
+    horizontal<kMax>(pad.data(), dst.row<T>(y), wc, valid, kw, ch);
   };
 
-  for (std::int64_t y = rows.begin; y < rows.end; y += 2) {
-    const std::int64_t top = y - m.ay;  // first window row of output y
-    if (y + 1 < rows.end && m.kh > 1) {
-      need(top + m.kh);
-      reduce(shared.data(), top + 1, m.kh - 1, nullptr);  // rows both outputs share
-      reduce(col.data(), top, 1, shared.data());
-      horizontal(col.data(), y);
-      reduce(col.data(), top + m.kh, 1, shared.data());
-      horizontal(col.data(), y + 1);
-    } else {
-      need(top + m.kh - 1);
-      reduce(col.data(), top, m.kh, nullptr);
-      horizontal(col.data(), y);
-      if (y + 1 < rows.end) {  // kh == 1: the next row alone
-        need(top + 1);
-        reduce(col.data(), top + 1, 1, nullptr);
-        horizontal(col.data(), y + 1);
+  // Source rows by the border rule in y; outside (constant) a row of the value.
+  Scratch<T> crow;
+  if (bt == BorderType::constant) {
+    crow.reset(std::size_t(wc));
+    std::fill(crow.data(), crow.data() + wc, cval);
+  }
+  auto row = [&](std::int64_t a) -> const T* {
+    const std::int64_t sy = detail::border_index(a, h, bt);
+    return sy < 0 ? crow.data() : src.row<T>(sy);
+  };
+
+  if (kh <= kDirectRows) {
+    const T* r[kDirectRows];
+    for (std::int64_t y = rows.begin; y < rows.end; ++y) {
+      for (int j = 0; j < kh; ++j) r[j] = row(y - ay + j);
+      pick_rows<kMax>(r, kh, col, wc);
+      finish_row(y);
+    }
+    return;
+  }
+
+  Scratch<T> run(static_cast<std::size_t>(wc)), pre(static_cast<std::size_t>(wc));
+  for (std::int64_t y0 = rows.begin; y0 < rows.end; y0 += kh) {
+    const std::int64_t mrows = std::min<std::int64_t>(kh, rows.end - y0), base = y0 - ay;
+    // Suffixes of the block's rows, S[t] parked in dst row y0 + t (t < mrows).
+    std::memcpy(run.data(), row(base + kh - 1), std::size_t(wc) * sizeof(T));
+    if (kh - 1 < mrows)
+      std::memcpy(dst.row<T>(y0 + kh - 1), run.data(), std::size_t(wc) * sizeof(T));
+    for (int t = kh - 2; t >= 0; --t)
+      run_suffix<kMax>(run.data(), row(base + t), t < mrows ? dst.row<T>(y0 + t) : nullptr, wc);
+    // t = 0: the whole block; t > 0: S[t] with the next block's prefix of t rows.
+    std::memcpy(col, dst.row<T>(y0), std::size_t(wc) * sizeof(T));
+    finish_row(y0);
+    const T* p = nullptr;
+    for (std::int64_t t = 1; t < mrows; ++t) {
+      const T* s = row(base + kh + t - 1);
+      if (t == 1) {
+        pick2<kMax>(dst.row<T>(y0 + t), s, col, wc);
+        p = s;
+      } else {
+        run_prefix<kMax>(p, s, dst.row<T>(y0 + t), pre.data(), col, wc);
+        p = pre.data();
       }
+      finish_row(y0 + t);
     }
   }
 }
+
+}  // namespace
 #endif
 
 void morph_rows(const ConstImageView& src, const ImageView& dst, const detail::MorphPass& m,
@@ -117,8 +254,13 @@ void morph_rows(const ConstImageView& src, const ImageView& dst, const detail::M
 #if HWY_TARGET == HWY_SCALAR
   ref::morph_pass(src, dst, m, rows);
 #else
-  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(
-      src.depth(), [&](auto t) { morph_t<decltype(t)>(src, dst, m, rows); });
+  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(src.depth(), [&](auto t) {
+    using T = decltype(t);
+    if (m.op == MorphOp::dilate)
+      morph_t<T, true>(src, dst, m, rows);
+    else
+      morph_t<T, false>(src, dst, m, rows);
+  });
 #endif
 }
 
@@ -138,6 +280,7 @@ void morph_pass(const ConstImageView& src, const ImageView& dst, const detail::M
 PIXFLOW_REGISTER_IMPLS(cpu_morphology) {
   using pixflow::Depth;
   pixflow::cpu::add_banded<&pixflow::cpu::morph_pass>(
-      table, "morph_pass", pixflow::detail::Support::of({Depth::u8, Depth::u16, Depth::f32}));
+      table, "morph_pass",
+      pixflow::detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 3, 4}));
 }
 #endif
