@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 
@@ -422,6 +423,90 @@ bool has_nan(const ConstImageView& v) {
                                               Format fmt, Size s, std::mt19937_64& rng) {
   TestImage src = random_image(s.w, s.h, fmt, rng);
   return backends_match_ref(op, params, src.view, rng);
+}
+
+TestImage special_f32_image(std::int64_t w, std::int64_t h, int channels, std::mt19937_64& rng) {
+  static constexpr std::uint32_t kSpecial[] = {
+      0x7fc00001u, 0xffc00001u, 0x7fd23456u, 0xfff00042u, 0x7f800001u /* signalling */,
+      0x7f800000u, 0xff800000u, 0x00000000u, 0x80000000u, 0x7f7fffffu, 0xff7fffffu,
+      0x00000001u, 0x80000001u, 0x00400000u};
+  TestImage t = random_image(w, h, {Depth::f32, channels}, rng);
+  std::uniform_int_distribution<int> pick(0, 2 * int(std::size(kSpecial)) - 1);
+  std::uniform_int_distribution<int> small(-16, 16);
+  for (std::int64_t y = 0; y < h; ++y) {
+    float* r = t.view.row<float>(y);
+    for (std::int64_t i = 0; i < w * channels; ++i) {
+      const int k = pick(rng);
+      if (k < int(std::size(kSpecial)))
+        std::memcpy(&r[i], &kSpecial[k], sizeof(float));
+      else
+        r[i] = float(small(rng)) * 0.25f;
+    }
+  }
+  return t;
+}
+
+namespace {
+// "" when the views hold the same bits, else where they first differ.
+std::string compare_bits(const ConstImageView& got, const ConstImageView& want) {
+  if (got.width() != want.width() || got.height() != want.height() ||
+      got.format() != want.format())
+    return "shape differs";
+  std::int64_t bad = 0;
+  std::ostringstream first;
+  const std::int64_t n = got.width() * got.channels();
+  for (std::int64_t y = 0; y < got.height(); ++y)
+    for (std::int64_t i = 0; i < n; ++i) {
+      std::uint32_t g, w;
+      std::memcpy(&g, got.row<float>(y) + i, 4);
+      std::memcpy(&w, want.row<float>(y) + i, 4);
+      if (g != w && bad++ < 5)
+        first << " (" << i / got.channels() << "," << y << ",c" << i % got.channels()
+              << "): got 0x" << std::hex << g << " want 0x" << w << std::dec << ";";
+    }
+  if (bad == 0) return "";
+  return std::to_string(bad) + " samples differ:" + first.str();
+}
+}  // namespace
+
+::testing::AssertionResult backends_match_ref_bits(std::string_view op_name,
+                                                   const std::string& params, int channels,
+                                                   Size s, std::mt19937_64& rng) {
+  const schema::Op* op = schema::find(op_name);
+  if (!op) return ::testing::AssertionFailure() << "no catalogue op " << op_name;
+  TestImage src = special_f32_image(s.w, s.h, channels, rng);
+  const std::string what = "seed=" + std::to_string(run_seed()) + " " + std::string(op_name) + " " +
+                           params + " on " + std::to_string(s.w) + "x" + std::to_string(s.h) +
+                           " f32x" + std::to_string(channels) + " (special values)";
+  std::string stage = "ref";
+  try {
+    const auto bound = op->bind(split_params(params), random_images(src.view, rng));
+    const schema::Shape out = bound->output(src.view);
+    TestImage want = make_dst(out.width, out.height, out.format, rng);
+    bound->run(src.view, want, Context{Backend::ref});
+    for (std::int64_t y = 0; y < want.view.height(); ++y)
+      for (std::int64_t i = 0; i < want.view.width() * want.view.channels(); ++i) {
+        std::uint32_t b;
+        std::memcpy(&b, want.view.row<float>(y) + i, 4);
+        if (b == 0x7fc00000u)
+          return ::testing::AssertionFailure() << what << ": the reference left poison";
+      }
+    for (Backend be : test_backends())
+      for (const std::string& target : cpu_targets_for(be)) {
+        stage = backend_name(be) + (target.empty() ? "" : " (SIMD " + target + ")");
+        SimdTargetScope forced(target);
+        TestImage dsrc = to_backend(be, src.view, rng);
+        TestImage got = make_dst_on(be, out.width, out.height, out.format, rng);
+        bound->run(dsrc, got, Context{be});
+        const std::string diff = compare_bits(to_host(got), want);
+        if (!diff.empty())
+          return ::testing::AssertionFailure()
+                 << what << ": " << stage << " differs from ref: " << diff;
+      }
+  } catch (const Error& e) {
+    return ::testing::AssertionFailure() << what << ": " << stage << " threw " << e.what();
+  }
+  return ::testing::AssertionSuccess();
 }
 
 #if PIXFLOW_HAVE_OPENCV

@@ -141,6 +141,17 @@ std::map<std::string, std::string> split_params(const std::string& text);
 ::testing::AssertionResult backends_match_ref(std::string_view op, const std::string& params,
                                               Format fmt, Size s, std::mt19937_64& rng);
 
+/// For ops whose f32 contract covers every bit pattern (median, dilate, erode order by
+/// totalOrder): the same check on a source full of special values (special_f32_image), the
+/// results compared bit for bit (NaN payloads and the sign of zero included). The
+/// destinations are poisoned with the NaN 0x7fc00000, which the source never holds.
+::testing::AssertionResult backends_match_ref_bits(std::string_view op, const std::string& params,
+                                                   int channels, Size s, std::mt19937_64& rng);
+/// An f32 image whose samples are, about one in two, a special value (NaN of either sign
+/// with various payloads, a signalling NaN, +-inf, +-0, +-FLT_MAX, +-denormals), else random
+/// finite values in [-4, 4] (repeats likely, so ties happen).
+TestImage special_f32_image(std::int64_t w, std::int64_t h, int channels, std::mt19937_64& rng);
+
 #if PIXFLOW_HAVE_OPENCV
 /// Wraps a host view as a cv::Mat (no copy).
 cv::Mat to_mat(const ConstImageView& v);

@@ -138,4 +138,34 @@ TEST(Median, PipelineStageMatchesDirectCall) {
 }
 
 }  // namespace
+
+// f32 orders by totalOrder (docs/ops/median.md): NaN of either sign, infinities and -0 have a
+// place, so every backend's median is the reference's sample, bit for bit.
+TEST(Median, F32SpecialValuesOrderByTotalOrderOnEveryBackend) {
+  auto rng = make_rng(0x3ed9);
+  for (int k : {3, 5, 7, 9})
+    for (int ch : {1, 3})
+      for (Size s : std::vector<Size>{{263, 37}, {17, 13}})
+        ASSERT_TRUE(backends_match_ref_bits(
+            "median", "k=" + std::to_string(k) + " border=reflect101", ch, s, rng));
+  // The order itself: -NaN < -inf < -1 < -0 < +0 < 1 < +inf < +NaN.
+  const std::uint32_t order[] = {0xffc00001u, 0xff800000u, 0xbf800000u, 0x80000000u,
+                                 0x00000000u, 0x3f800000u, 0x7f800000u, 0x7fc00001u};
+  for (int m = 0; m < 8; ++m) {
+    // A 1x3 row {order[m-1], order[m], order[m+1]} in shuffled places: its median is order[m].
+    if (m == 0 || m == 7) continue;
+    for (int rot = 0; rot < 3; ++rot) {
+      Image src(3, 1, {Depth::f32, 1}), dst(3, 1, {Depth::f32, 1});
+      for (int i = 0; i < 3; ++i)
+        std::memcpy(src.view().row<float>(0) + (i + rot) % 3, &order[m - 1 + i], 4);
+      for (Backend be : {Backend::ref, Backend::cpu}) {
+        median(src, dst, MedianParams{3, 1, Border::replicate()}, Context{be});
+        std::uint32_t got;
+        std::memcpy(&got, dst.view().row<float>(0) + 1, 4);
+        EXPECT_EQ(got, order[m]) << "m=" << m << " rot=" << rot << " " << backend_name(be);
+      }
+    }
+  }
+}
+
 }  // namespace pixflow::test

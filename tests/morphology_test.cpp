@@ -289,4 +289,34 @@ TEST(Morphology, PipelineStagesMatchDirectCalls) {
 }
 
 }  // namespace
+
+// f32 orders by totalOrder (docs/ops/morphology.md): the extreme is the same bits whatever
+// path a backend takes (direct, van Herk, doubling), NaN and -0 included.
+TEST(Morphology, F32SpecialValuesOrderByTotalOrderOnEveryBackend) {
+  auto rng = make_rng(0x40ea);
+  const Win wins[] = {{3, 3}, {15, 15}, {2, 9}, {9, 1}};
+  for (Win k : wins)
+    for (int ch : {1, 3})
+      for (const char* op : {"dilate", "erode"})
+        for (const char* b : {"border=reflect101", "border=constant value=-0.5"})
+          ASSERT_TRUE(backends_match_ref_bits(op,
+                                              "kw=" + std::to_string(k.kw) +
+                                                  " kh=" + std::to_string(k.kh) + " " + b,
+                                              ch, {263, 37}, rng));
+  // +NaN is the largest sample, -NaN the smallest, -0 below +0.
+  Image src(3, 1, {Depth::f32, 1}), dst(3, 1, {Depth::f32, 1});
+  const std::uint32_t bits[] = {0x80000000u, 0x7fc00005u, 0x00000000u};
+  std::memcpy(src.view().row<float>(0), bits, sizeof bits);
+  for (Backend be : {Backend::ref, Backend::cpu}) {
+    std::uint32_t got[3];
+    dilate(src, dst, MorphParams{3, 1}, Context{be});
+    std::memcpy(got, dst.view().row<float>(0), sizeof got);
+    EXPECT_EQ(got[0], 0x7fc00005u) << backend_name(be);
+    erode(src, dst, MorphParams{3, 1}, Context{be});
+    std::memcpy(got, dst.view().row<float>(0), sizeof got);
+    EXPECT_EQ(got[0], 0x80000000u) << backend_name(be);  // min of {+NaN, -0, +NaN} (reflect101)
+    EXPECT_EQ(got[2], 0x00000000u) << backend_name(be);  // +0 of {+NaN, +0, +0}
+  }
+}
+
 }  // namespace pixflow::test

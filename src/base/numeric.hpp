@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -74,6 +75,39 @@ PIXFLOW_HD T saturate_cast(std::int64_t v) {
     if (v > std::int64_t(Limits<T>::hi)) return static_cast<T>(Limits<T>::hi);
     return static_cast<T>(v);
   }
+}
+
+/// The order of the ordering ops (median, dilate, erode) on f32: IEEE 754 totalOrder,
+/// -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN, as signed 32-bit keys. Keys are equal only
+/// for identical bits, so the extreme or median of a window is the same bits whatever order
+/// its samples are visited in (a plain `<` makes NaN and the sign of zero depend on it). The
+/// map is its own inverse on the bits.
+PIXFLOW_HD std::int32_t order_key(float v) {
+#if defined(__CUDA_ARCH__)
+  const std::int32_t i = __float_as_int(v);
+#else
+  std::int32_t i;
+  std::memcpy(&i, &v, sizeof i);
+#endif
+  return i ^ ((i >> 31) & 0x7fffffff);
+}
+PIXFLOW_HD float from_order_key(std::int32_t k) {
+  const std::int32_t i = k ^ ((k >> 31) & 0x7fffffff);
+#if defined(__CUDA_ARCH__)
+  return __int_as_float(i);
+#else
+  float v;
+  std::memcpy(&v, &i, sizeof v);
+  return v;
+#endif
+}
+/// a before b in the ordering ops' order: `<` for integers, totalOrder for f32.
+template <class T>
+PIXFLOW_HD bool order_less(T a, T b) {
+  if constexpr (std::is_same_v<T, float>)
+    return order_key(a) < order_key(b);
+  else
+    return a < b;
 }
 
 /// Maps a coordinate outside [0, len) into it by the border rule, for any distance (the

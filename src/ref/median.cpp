@@ -9,7 +9,8 @@ namespace pixflow::ref {
 namespace {
 
 // dst(x, y, c) = the median (element kw*kh/2 in ascending order) of the kw x kh window
-// centred on (x, y), samples outside the image taken by the border rule.
+// centred on (x, y), samples outside the image taken by the border rule; f32 in totalOrder
+// (detail::order_less: NaN and -0 have a place, so the median is one sample's bits).
 template <class T>
 void median_t(const ConstImageView& src, const ImageView& dst, const MedianParams& p, Rows rows) {
   const int ch = src.channels();
@@ -29,7 +30,8 @@ void median_t(const ConstImageView& src, const ImageView& dst, const MedianParam
             win[n++] = (sy < 0 || sx < 0) ? cval : src.row<T>(sy)[sx * ch + c];
           }
         }
-        std::nth_element(win.begin(), win.begin() + std::ptrdiff_t(n / 2), win.end());
+        std::nth_element(win.begin(), win.begin() + std::ptrdiff_t(n / 2), win.end(),
+                         [](T a, T b) { return detail::order_less(a, b); });
         out[x * ch + c] = win[n / 2];
       }
   }

@@ -18,7 +18,11 @@ void morph_t(const ConstImageView& src, const ImageView& dst, bool is_max, int k
   const int ch = src.channels();
   const std::int64_t w = src.width(), h = src.height();
   const T cval = detail::saturate_cast<T>(border.value);
-  auto pick = [is_max](T a, T b) { return is_max ? std::max(a, b) : std::min(a, b); };
+  // f32 in totalOrder (detail::order_less): NaN and the sign of zero do not depend on the
+  // order the window is visited in.
+  auto pick = [is_max](T a, T b) {
+    return is_max ? (detail::order_less(a, b) ? b : a) : (detail::order_less(b, a) ? b : a);
+  };
   std::vector<T> col(std::size_t(w) * std::size_t(ch));
   for (std::int64_t y = rows.begin; y < rows.end; ++y) {
     bool row_outside = false;  // some window row is outside (constant border only)

@@ -12,6 +12,7 @@
 #include "src/backends/cuda/common/tile.cuh"
 #include "src/backends/cuda/u8_3x3.cuh"
 #include "src/base/backend.hpp"
+#include "src/base/numeric.hpp"
 #include "src/base/visit_depth.hpp"
 
 namespace pixflow::cuda {
@@ -20,10 +21,12 @@ namespace {
 // The small windows run on the tile engine's shape (launch.cuh).
 constexpr int kBX = kTileBX, kBY = kTileBY, kTY = kTileTY;
 
+// Compare-exchange in the ordering ops' order (f32: totalOrder, detail::order_less).
 template <class T>
 __device__ __forceinline__ void cx(T& a, T& b) {
-  const T lo = a < b ? a : b;
-  const T hi = a < b ? b : a;
+  const bool lt = detail::order_less(a, b);
+  const T lo = lt ? a : b;
+  const T hi = lt ? b : a;
   a = lo;
   b = hi;
 }

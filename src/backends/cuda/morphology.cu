@@ -1,13 +1,14 @@
 // "morph_pass" (one dilate or erode) on CUDA: the fused separable kernel with max / min (any
 // size and anchor); 3x3 centred on one u8 channel through the packed kernel. Iterations and
 // the composites (open, close, ...) are built by core from this pass and "sub".
-#include <cfloat>
 #include <cstdint>
+#include <type_traits>
 
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/separable.cuh"
 #include "src/backends/cuda/u8_3x3.cuh"
 #include "src/base/backend.hpp"
+#include "src/base/numeric.hpp"
 #include "src/base/passes.hpp"
 #include "src/base/visit_depth.hpp"
 
@@ -24,10 +25,6 @@ template <>
 __device__ __forceinline__ std::uint16_t lowest() {
   return 0;
 }
-template <>
-__device__ __forceinline__ float lowest() {
-  return -FLT_MAX;
-}
 template <class T>
 __device__ __forceinline__ T highest();
 template <>
@@ -38,17 +35,22 @@ template <>
 __device__ __forceinline__ std::uint16_t highest() {
   return 65535;
 }
-template <>
-__device__ __forceinline__ float highest() {
-  return FLT_MAX;
-}
 
+// f32 compares in totalOrder (detail::order_less, as the reference): the start value is the
+// NaN with the lowest (dilate) or highest (erode) key, so any sample replaces it.
 template <class T, bool kMax>
 struct MorphPolicy {
   using Acc = T;
   static constexpr bool kVerticalFirst = false;
-  __device__ T h_init() const { return kMax ? lowest<T>() : highest<T>(); }
-  __device__ T h(T a, T v, int) const { return kMax ? (v > a ? v : a) : (v < a ? v : a); }
+  __device__ T h_init() const {
+    if constexpr (std::is_same_v<T, float>)
+      return __int_as_float(kMax ? -1 : 0x7fffffff);
+    else
+      return kMax ? lowest<T>() : highest<T>();
+  }
+  __device__ T h(T a, T v, int) const {
+    return kMax ? (detail::order_less(a, v) ? v : a) : (detail::order_less(v, a) ? v : a);
+  }
   __device__ T v_init() const { return h_init(); }
   __device__ T v(T a, T v, int k) const { return h(a, v, k); }
   __device__ T out(T a) const { return a; }

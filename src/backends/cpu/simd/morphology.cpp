@@ -13,8 +13,10 @@
 // kw <= 6 directly from kw shifted loads; larger kw by doubling in place, M_2m(j) =
 // pick(M_m(j), M_m(j + m)), up to the largest power of two L <= kw, then
 // pick(M_L(j), M_L(j + kw - L)): floor(log2 kw) + 1 Max/Min per sample, all in vectors.
-// Max/Min of finite values is exact and order-free, so any grouping equals the reference
-// (f32: std::max/std::min and Highway Max/Min agree on finite values). The constant border's
+// Max/Min is exact and order-free, so any grouping equals the reference. f32 runs on the
+// signed totalOrder keys of detail::order_key (integer Max/Min; NaN and -0 have a place, so
+// the result does not depend on the grouping): source rows are turned into keys once, in a
+// ring of kh rows, and each finished output row back to floats in place. The constant border's
 // subtlety (a window row outside the image contributes the value) holds because rows outside
 // read a row of the value.
 #undef HWY_TARGET_INCLUDE
@@ -25,6 +27,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "src/backends/cpu/bands.hpp"
@@ -164,7 +167,21 @@ void horizontal(T* pad, T* out, std::int64_t wc, std::int64_t valid, int kw, int
   }
 }
 
-template <class T, bool kMax>
+// out[i] = order_key(in[i]) (also the inverse: the map is its own inverse on the bits).
+void order_keys(const float* in, std::int32_t* out, std::int64_t n) {
+  const hn::ScalableTag<std::int32_t> d;
+  const std::int64_t N = std::int64_t(hn::Lanes(d));
+  const auto mag = hn::Set(d, 0x7fffffff);
+  std::int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto v = hn::LoadU(d, reinterpret_cast<const std::int32_t*>(in) + i);
+    hn::StoreU(hn::Xor(v, hn::And(hn::BroadcastSignBit(v), mag)), d, out + i);
+  }
+  for (; i < n; ++i) out[i] = detail::order_key(in[i]);
+}
+
+// T: the sample type, or std::int32_t keys for f32 (kKeyed).
+template <class T, bool kMax, bool kKeyed = false>
 void morph_t(const ConstImageView& src, const ImageView& dst, const detail::MorphPass& m,
              Rows rows) {
   const hn::ScalableTag<T> d;
@@ -172,7 +189,11 @@ void morph_t(const ConstImageView& src, const ImageView& dst, const detail::Morp
   const int ch = src.channels(), kw = m.kw, kh = m.kh, ax = m.ax, ay = m.ay;
   const std::int64_t w = src.width(), h = src.height(), wc = w * ch;
   const BorderType bt = m.border.type;
-  const T cval = detail::saturate_cast<T>(m.border.value);
+  T cval;
+  if constexpr (kKeyed)
+    cval = detail::order_key(detail::saturate_cast<float>(m.border.value));
+  else
+    cval = detail::saturate_cast<T>(m.border.value);
 
   // Padded column-extreme row: ax pixels, the w columns, kw - 1 - ax pixels, 3 spare vectors.
   const std::int64_t valid = (w + kw - 1) * ch;
@@ -196,6 +217,8 @@ void morph_t(const ConstImageView& src, const ImageView& dst, const detail::Morp
       for (int c = 0; c < ch; ++c) r[std::int64_t(i) * ch + c] = sx < 0 ? cval : col[sx * ch + c];
     }
     horizontal<kMax>(pad.data(), dst.row<T>(y), wc, valid, kw, ch);
+    if constexpr (kKeyed)
+      order_keys(reinterpret_cast<const float*>(dst.row<T>(y)), dst.row<T>(y), wc);
   };
 
   // Source rows by the border rule in y; outside (constant) a row of the value.
@@ -204,9 +227,28 @@ void morph_t(const ConstImageView& src, const ImageView& dst, const detail::Morp
     crow.reset(std::size_t(wc));
     std::fill(crow.data(), crow.data() + wc, cval);
   }
+  // kKeyed: window row a as keys in ring slot a mod kh (the rows one output row or one
+  // van Herk step needs at once are consecutive, at most kh of them).
+  Scratch<T> ring;
+  std::vector<std::int64_t> tag;
+  if constexpr (kKeyed) {
+    ring.reset(std::size_t(wc) * std::size_t(kh));
+    tag.assign(std::size_t(kh), -1);
+  }
   auto row = [&](std::int64_t a) -> const T* {
     const std::int64_t sy = detail::border_index(a, h, bt);
-    return sy < 0 ? crow.data() : src.row<T>(sy);
+    if (sy < 0) return crow.data();
+    if constexpr (kKeyed) {
+      const std::size_t slot = std::size_t(((a % kh) + kh) % kh);
+      T* r = ring.data() + slot * std::size_t(wc);
+      if (tag[slot] != sy) {
+        order_keys(src.row<float>(sy), r, wc);
+        tag[slot] = sy;
+      }
+      return r;
+    } else {
+      return src.row<T>(sy);
+    }
   };
 
   if (kh <= kDirectRows) {
@@ -256,10 +298,16 @@ void morph_rows(const ConstImageView& src, const ImageView& dst, const detail::M
 #else
   detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(src.depth(), [&](auto t) {
     using T = decltype(t);
-    if (m.op == MorphOp::dilate)
+    if constexpr (std::is_same_v<T, float>) {
+      if (m.op == MorphOp::dilate)
+        morph_t<std::int32_t, true, true>(src, dst, m, rows);
+      else
+        morph_t<std::int32_t, false, true>(src, dst, m, rows);
+    } else if (m.op == MorphOp::dilate) {
       morph_t<T, true>(src, dst, m, rows);
-    else
+    } else {
       morph_t<T, false>(src, dst, m, rows);
+    }
   });
 #endif
 }
