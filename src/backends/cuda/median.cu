@@ -5,6 +5,7 @@
 // Other windows: u8 through a per-thread 256-bin histogram, u16/f32 through a radix select
 // on order-preserving integer keys (16 or 32 passes over the window). Both are exact.
 #include <cstdint>
+#include <type_traits>
 
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/launch.cuh"
@@ -21,12 +22,11 @@ namespace {
 // The small windows run on the tile engine's shape (launch.cuh).
 constexpr int kBX = kTileBX, kBY = kTileBY, kTY = kTileTY;
 
-// Compare-exchange in the ordering ops' order (f32: totalOrder, detail::order_less).
+// Compare-exchange (f32 runs on detail::order_key's int keys: totalOrder, one IMNMX each).
 template <class T>
 __device__ __forceinline__ void cx(T& a, T& b) {
-  const bool lt = detail::order_less(a, b);
-  const T lo = lt ? a : b;
-  const T hi = lt ? b : a;
+  const T lo = a < b ? a : b;
+  const T hi = a < b ? b : a;
   a = lo;
   b = hi;
 }
@@ -71,13 +71,25 @@ __global__ void median_small_kernel(DevView<T> src, DevView<T> dst, DevBorder<T>
       const long long y = y0 + ty;
       if (x >= dst.w || y >= dst.h) break;
       for (int c = 0; c < cn; ++c) {
-        T w[K * K];
+        // f32 selects on totalOrder keys (as the reference), the other depths on values.
+        constexpr bool kKeys = std::is_same_v<T, float>;
+        using W = std::conditional_t<kKeys, std::int32_t, T>;
+        W w[K * K];
 #pragma unroll
         for (int j = 0; j < K; ++j)
 #pragma unroll
-          for (int i = 0; i < K; ++i)
-            w[j * K + i] = tile[((ty + j) * TW + threadIdx.x + i) * cn + c];
-        dst.row(y)[x * cn + c] = forgetful_median<K * K>(w);
+          for (int i = 0; i < K; ++i) {
+            const T v = tile[((ty + j) * TW + threadIdx.x + i) * cn + c];
+            if constexpr (kKeys)
+              w[j * K + i] = detail::order_key(v);
+            else
+              w[j * K + i] = v;
+          }
+        const W m = forgetful_median<K * K>(w);
+        if constexpr (kKeys)
+          dst.row(y)[x * cn + c] = detail::from_order_key(m);
+        else
+          dst.row(y)[x * cn + c] = m;
       }
     }
     __syncthreads();
