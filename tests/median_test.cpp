@@ -1,5 +1,7 @@
 #include "tests/common.hpp"
 
+#include <cstring>
+
 #include "src/ref/ref.hpp"
 #if PIXFLOW_HAVE_OPENCV
 #include <opencv2/core.hpp>
