@@ -428,8 +428,8 @@ bool has_nan(const ConstImageView& v) {
 TestImage special_f32_image(std::int64_t w, std::int64_t h, int channels, std::mt19937_64& rng) {
   static constexpr std::uint32_t kSpecial[] = {
       0x7fc00001u, 0xffc00001u, 0x7fd23456u, 0xfff00042u, 0x7f800001u /* signalling */,
-      0x7f800000u, 0xff800000u, 0x00000000u, 0x80000000u, 0x7f7fffffu, 0xff7fffffu,
-      0x00000001u, 0x80000001u, 0x00400000u};
+      0x7f800000u, 0xff800000u, 0x00000000u, 0x80000000u, 0x7f7fffffu,
+      0xff7fffffu, 0x00000001u, 0x80000001u, 0x00400000u};
   TestImage t = random_image(w, h, {Depth::f32, channels}, rng);
   std::uniform_int_distribution<int> pick(0, 2 * int(std::size(kSpecial)) - 1);
   std::uniform_int_distribution<int> small(-16, 16);
@@ -449,8 +449,7 @@ TestImage special_f32_image(std::int64_t w, std::int64_t h, int channels, std::m
 namespace {
 // "" when the views hold the same bits, else where they first differ.
 std::string compare_bits(const ConstImageView& got, const ConstImageView& want) {
-  if (got.width() != want.width() || got.height() != want.height() ||
-      got.format() != want.format())
+  if (got.width() != want.width() || got.height() != want.height() || got.format() != want.format())
     return "shape differs";
   std::int64_t bad = 0;
   std::ostringstream first;
@@ -461,8 +460,8 @@ std::string compare_bits(const ConstImageView& got, const ConstImageView& want) 
       std::memcpy(&g, got.row<float>(y) + i, 4);
       std::memcpy(&w, want.row<float>(y) + i, 4);
       if (g != w && bad++ < 5)
-        first << " (" << i / got.channels() << "," << y << ",c" << i % got.channels()
-              << "): got 0x" << std::hex << g << " want 0x" << w << std::dec << ";";
+        first << " (" << i / got.channels() << "," << y << ",c" << i % got.channels() << "): got 0x"
+              << std::hex << g << " want 0x" << w << std::dec << ";";
     }
   if (bad == 0) return "";
   return std::to_string(bad) + " samples differ:" + first.str();
@@ -470,8 +469,8 @@ std::string compare_bits(const ConstImageView& got, const ConstImageView& want) 
 }  // namespace
 
 ::testing::AssertionResult backends_match_ref_bits(std::string_view op_name,
-                                                   const std::string& params, int channels,
-                                                   Size s, std::mt19937_64& rng) {
+                                                   const std::string& params, int channels, Size s,
+                                                   std::mt19937_64& rng) {
   const schema::Op* op = schema::find(op_name);
   if (!op) return ::testing::AssertionFailure() << "no catalogue op " << op_name;
   TestImage src = special_f32_image(s.w, s.h, channels, rng);

@@ -86,10 +86,10 @@ TEST(Median, EveryBackendMatchesRefAllBordersRectWindows) {
       for (Size s : std::vector<Size>{{1, 1}, {1, 9}, {9, 1}, {17, 13}, {64, 3}})
         for (auto [kw, kh] : windows)
           for (const Border& b : all_borders())
-            ASSERT_TRUE(backends_match_ref("median",
-                                           "kw=" + std::to_string(kw) + " kh=" + std::to_string(kh) +
-                                               " " + border_params(b),
-                                           {d, ch}, s, rng));
+            ASSERT_TRUE(backends_match_ref(
+                "median",
+                "kw=" + std::to_string(kw) + " kh=" + std::to_string(kh) + " " + border_params(b),
+                {d, ch}, s, rng));
   for (Depth d : kDepths)
     ASSERT_TRUE(backends_match_ref("median", "k=3 border=reflect101", {d, 3}, {1920, 1080}, rng));
 }

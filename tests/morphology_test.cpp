@@ -234,12 +234,12 @@ TEST(Morphology, EveryBackendMatchesRef) {
           for (const Border& b : all_borders())
             for (MorphOp op : kOps)
               ASSERT_TRUE(backends_match_ref(morph_op_name(op),
-                                             "kw=" + std::to_string(k.kw) + " kh=" +
-                                                 std::to_string(k.kh) + " iterations=2 " +
+                                             "kw=" + std::to_string(k.kw) +
+                                                 " kh=" + std::to_string(k.kh) + " iterations=2 " +
                                                  border_params(b),
                                              {d, ch}, s, rng));
-  ASSERT_TRUE(backends_match_ref("tophat", "k=5 border=reflect101", {Depth::u8, 3}, {1920, 1080},
-                                 rng));
+  ASSERT_TRUE(
+      backends_match_ref("tophat", "k=5 border=reflect101", {Depth::u8, 3}, {1920, 1080}, rng));
 }
 
 // The SIMD kernel's paths (src/backends/cpu/simd/morphology.cpp): kh <= 4 direct and
@@ -270,10 +270,10 @@ TEST(Morphology, EveryBackendMatchesRefLargeWindows) {
             }
   for (MorphOp op : {MorphOp::open, MorphOp::gradient})
     for (int it : {1, 3})
-      ASSERT_TRUE(backends_match_ref(morph_op_name(op),
-                                     "kw=7 kh=5 iterations=" + std::to_string(it) +
-                                         " border=constant value=9",
-                                     {Depth::u8, 4}, {130, 140}, rng));
+      ASSERT_TRUE(backends_match_ref(
+          morph_op_name(op),
+          "kw=7 kh=5 iterations=" + std::to_string(it) + " border=constant value=9", {Depth::u8, 4},
+          {130, 140}, rng));
 }
 
 TEST(Morphology, PipelineStagesMatchDirectCalls) {
@@ -301,10 +301,9 @@ TEST(Morphology, F32SpecialValuesOrderByTotalOrderOnEveryBackend) {
     for (int ch : {1, 3})
       for (const char* op : {"dilate", "erode"})
         for (const char* b : {"border=reflect101", "border=constant value=-0.5"})
-          ASSERT_TRUE(backends_match_ref_bits(op,
-                                              "kw=" + std::to_string(k.kw) +
-                                                  " kh=" + std::to_string(k.kh) + " " + b,
-                                              ch, {263, 37}, rng));
+          ASSERT_TRUE(backends_match_ref_bits(
+              op, "kw=" + std::to_string(k.kw) + " kh=" + std::to_string(k.kh) + " " + b, ch,
+              {263, 37}, rng));
   // +NaN is the largest sample, -NaN the smallest, -0 below +0.
   Image src(3, 1, {Depth::f32, 1}), dst(3, 1, {Depth::f32, 1});
   const std::uint32_t bits[] = {0x80000000u, 0x7fc00005u, 0x00000000u};
