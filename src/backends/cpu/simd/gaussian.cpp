@@ -24,6 +24,15 @@
 #include "src/ref/ref.hpp"
 
 HWY_BEFORE_NAMESPACE();
+// The x86 vector targets (SSE4, AVX2, AVX-512): ReorderWidenMulAccumulate is pmaddwd (every
+// product in sum0) and ReorderDemote2To is packs within 128-bit blocks. Not EMU128, which runs
+// on x86 too but follows the generic lane rules (a GPU-machine run with gcc 13 caught that).
+#undef PIXFLOW_X86_MADD  // this file is compiled once per target
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSE4
+#define PIXFLOW_X86_MADD 1
+#else
+#define PIXFLOW_X86_MADD 0
+#endif
 namespace pixflow::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -140,7 +149,7 @@ HWY_NOINLINE void vpass_u8(const std::int16_t* const* HWY_RESTRICT win,
   const std::int64_t n = std::int64_t(hn::Lanes(di16));
   const auto bias = hn::Set(di32, (1 << 23) + (1 << 15));
   for (std::int64_t x = 0; x < len; x += n) {
-#if HWY_ARCH_X86
+#if PIXFLOW_X86_MADD
     // x86 keeps every product in sum0 (madd): one unused sum1 for all, so that the
     // accumulators stay in registers.
     V32 lo[kR], hi[kR], s0[1], s1[1];
@@ -153,7 +162,7 @@ HWY_NOINLINE void vpass_u8(const std::int16_t* const* HWY_RESTRICT win,
     const int np = kP > 0 ? kP : pairs;
     for (int k = 0; k < np; ++k) {
       const auto a = hn::Load(di16, win[2 * k] + x), b = hn::Load(di16, win[2 * k + 1] + x);
-#if HWY_ARCH_X86
+#if PIXFLOW_X86_MADD
       // Interleave within 128-bit blocks; ReorderDemote2To (packs) undoes it below.
       const auto il = hn::InterleaveLower(di16, a, b), ih = hn::InterleaveUpper(di16, a, b);
 #else
@@ -173,7 +182,7 @@ HWY_NOINLINE void vpass_u8(const std::int16_t* const* HWY_RESTRICT win,
           hn::ShiftRight<16>(hn::Add(hn::RearrangeToOddPlusEven(lo[m], s0[m * kS]), bias));
       const auto h =
           hn::ShiftRight<16>(hn::Add(hn::RearrangeToOddPlusEven(hi[m], s1[m * kS]), bias));
-#if HWY_ARCH_X86
+#if PIXFLOW_X86_MADD
       const auto r16 = hn::ReorderDemote2To(di16, l, h);
 #else
       const auto r16 = hn::OddEven(hn::BitCast(di16, hn::ShiftLeft<16>(h)), hn::BitCast(di16, l));
