@@ -193,6 +193,24 @@ TEST(GaussianIir, EveryBackendMatchesRef) {
         }
 }
 
+// The SIMD kernel's paths (src/backends/cpu/simd/gaussian_iir.cpp): groups of 8/16 lines
+// with a partial last group (rows and interleaved column samples), lines shorter than the
+// border extension, sigmas on both sides of the q formula's switch at 2.5, constant borders
+// with values outside the depth, 2 channels.
+TEST(GaussianIir, EveryBackendMatchesRefOnEverySimdPath) {
+  auto rng = make_rng(0x11a7);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  for (Depth d : {Depth::u8, Depth::f32})
+    for (int ch : {1, 2, 3})
+      for (Size s : std::vector<Size>{{263, 37}, {37, 263}, {5, 70}, {16, 16}})
+        for (double sigma : {0.5, 2.5, 7.0})
+          for (const Border& b : borders)
+            ASSERT_TRUE(backends_match_ref(
+                "gaussian_iir", "sigma=" + std::to_string(sigma) + " " + border_params(b), {d, ch},
+                s, rng));
+}
+
 TEST(GaussianIir, PipelineStageMatchesDirectCall) {
   auto rng = make_rng(0x11a6);
   auto src = random_image(30, 20, {Depth::u8, 3}, rng);

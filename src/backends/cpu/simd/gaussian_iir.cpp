@@ -1,0 +1,244 @@
+// SIMD gaussian_iir for the cpu backend: the recursive Gaussian of src/base/iir.hpp
+// (Young–van Vliet, Triggs–Sdika ends) with many lines in the lanes of the vectors.
+//
+// The recursion is sequential along a line, so the vectors run across lines: kL = kU
+// vectors of doubles hold kL independent lines, kU chains interleaved to hide the latency
+// of one step (a multiply and three dependent adds). The arithmetic per line is the
+// reference's, the same double operations in the same order (no MulAdd; the build has
+// -ffp-contract=off), so every line is bit-identical to ref::gaussian_iir_h / _v.
+//  - rows (into the f32 temporary): kL rows at a time, each row's border-extended channel
+//    gathered into a [position][lane] buffer through a precomputed border map, filtered,
+//    and the results scattered back to the kL rows;
+//  - columns (into dst): kL consecutive samples of a row (interleaved channels are just
+//    neighbouring columns) straight from the temporary's rows, the border in y by row map.
+// The causal pass stores w per position ([n + 3][kL] doubles), the anti-causal pass runs
+// backwards over it and overwrites the input buffer with y.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "src/backends/cpu/simd/gaussian_iir.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "src/backends/cpu/bands.hpp"
+#include "src/backends/cpu/simd/rows.hpp"
+#include "src/base/iir.hpp"
+#include "src/base/numeric.hpp"
+#include "src/base/visit_depth.hpp"
+#include "src/ref/ref.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace pixflow::cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_TARGET != HWY_SCALAR && HWY_HAVE_FLOAT64
+namespace {
+
+using Dd = hn::ScalableTag<double>;
+// Interleaved chains: 4 on vectors up to 256 bits, 2 on 512-bit vectors (16 lines either way
+// on AVX2 / AVX-512; 8 on 128-bit targets).
+constexpr int kU = HWY_MAX_BYTES >= 64 ? 2 : 4;
+
+std::int64_t lanes() {
+  return std::int64_t(kU) * std::int64_t(hn::Lanes(Dd()));
+}
+
+// Filters kL lines held in x ([i * kL + l], i < n, the border-extended input). On return
+// x[i * kL + l] holds the line's output y at position i for e <= i < n - e. w: (n + 3) * kL.
+void filter_lanes(double* HWY_RESTRICT x, double* HWY_RESTRICT w, std::int64_t n, std::int64_t e,
+                  const detail::IirCoeffs& k) {
+  const Dd d;
+  const std::int64_t N = std::int64_t(hn::Lanes(d)), L = kU * N;
+  using V = hn::Vec<Dd>;
+  const V B = hn::Set(d, k.B), b1 = hn::Set(d, k.b1), b2 = hn::Set(d, k.b2), b3 = hn::Set(d, k.b3);
+  V w0[kU], w1[kU], w2[kU];
+  for (int u = 0; u < kU; ++u) {
+    w0[u] = w1[u] = w2[u] = hn::LoadU(d, x + u * N);  // w[0] = w[1] = w[2] = x(0)
+    hn::StoreU(w0[u], d, w + u * N);
+    hn::StoreU(w0[u], d, w + L + u * N);
+    hn::StoreU(w0[u], d, w + 2 * L + u * N);
+  }
+  // w[i + 3] = B x(i) + b1 w[i + 2] + b2 w[i + 1] + b3 w[i], left to right.
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double* xi = x + i * L;
+    double* wi = w + (i + 3) * L;
+    for (int u = 0; u < kU; ++u) {
+      const V t = hn::Add(hn::Add(hn::Add(hn::Mul(B, hn::LoadU(d, xi + u * N)), hn::Mul(b1, w2[u])),
+                                  hn::Mul(b2, w1[u])),
+                          hn::Mul(b3, w0[u]));
+      hn::StoreU(t, d, wi + u * N);
+      w0[u] = w1[u];
+      w1[u] = w2[u];
+      w2[u] = t;
+    }
+  }
+  // Triggs–Sdika: y[n], y[n+1], y[n+2] from the last three w and up = x(n - 1).
+  V y1[kU], y2[kU], y3[kU];
+  for (int u = 0; u < kU; ++u) {
+    const V up = hn::LoadU(d, x + (n - 1) * L + u * N);
+    const V u0 = hn::Sub(w2[u], up), u1 = hn::Sub(w1[u], up), u2 = hn::Sub(w0[u], up);
+    V v[3];
+    for (int r = 0; r < 3; ++r)
+      v[r] = hn::Add(
+          hn::Add(hn::Add(hn::Mul(hn::Set(d, k.M[r][0]), u0), hn::Mul(hn::Set(d, k.M[r][1]), u1)),
+                  hn::Mul(hn::Set(d, k.M[r][2]), u2)),
+          up);
+    y1[u] = v[0];
+    y2[u] = v[1];
+    y3[u] = v[2];
+  }
+  // y[i] = B w[i + 3] + b1 y[i + 1] + b2 y[i + 2] + b3 y[i + 3], backwards; only the
+  // positions of the line itself are kept.
+  for (std::int64_t i = n; i-- > 0;) {
+    const double* wi = w + (i + 3) * L;
+    double* yi = x + i * L;
+    const bool keep = i >= e && i < n - e;
+    for (int u = 0; u < kU; ++u) {
+      const V y = hn::Add(hn::Add(hn::Add(hn::Mul(B, hn::LoadU(d, wi + u * N)), hn::Mul(b1, y1[u])),
+                                  hn::Mul(b2, y2[u])),
+                          hn::Mul(b3, y3[u]));
+      y3[u] = y2[u];
+      y2[u] = y1[u];
+      y1[u] = y;
+      if (keep) hn::StoreU(y, d, yi + u * N);
+    }
+  }
+}
+
+// Border map of an extended line: m[i] = source index of position i (-1: the constant).
+std::vector<std::int64_t> line_map(std::int64_t len, std::int64_t e, BorderType bt) {
+  std::vector<std::int64_t> m(std::size_t(len + 2 * e));
+  for (std::int64_t i = 0; i < len + 2 * e; ++i)
+    m[std::size_t(i)] = detail::border_index(i - e, len, bt);
+  return m;
+}
+
+template <class T>
+void rows_t(const ConstImageView& src, const ImageView& tmp, const GaussianIirParams& p,
+            Rows rows) {
+  const detail::IirCoeffs k = detail::iir_coeffs(p.sigma);
+  const int ch = src.channels();
+  const std::int64_t len = src.width(), e = detail::iir_extension(p), n = len + 2 * e;
+  const std::int64_t L = lanes();
+  const double cval = double(detail::saturate_cast<T>(p.border.value));
+  const std::vector<std::int64_t> map = line_map(len, e, p.border.type);
+  Scratch<double> x(std::size_t(n * L)), w(std::size_t((n + 3) * L));
+  for (std::int64_t r0 = rows.begin; r0 < rows.end; r0 += L) {
+    const std::int64_t g = std::min(L, rows.end - r0);  // lanes past g repeat the last row
+    for (int c = 0; c < ch; ++c) {
+      for (std::int64_t l = 0; l < L; ++l) {
+        const T* in = src.row<T>(r0 + std::min(l, g - 1));
+        for (std::int64_t i = 0; i < n; ++i) {
+          const std::int64_t s = map[std::size_t(i)];
+          x[std::size_t(i * L + l)] = s < 0 ? cval : double(in[s * ch + c]);
+        }
+      }
+      filter_lanes(x.data(), w.data(), n, e, k);
+      for (std::int64_t l = 0; l < g; ++l) {
+        float* out = tmp.row<float>(r0 + l);
+        for (std::int64_t i = 0; i < len; ++i)
+          out[i * ch + c] = float(x[std::size_t((i + e) * L + l)]);
+      }
+    }
+  }
+}
+
+template <class T>
+void cols_t(const ConstImageView& tmp, const ImageView& dst, const GaussianIirParams& p,
+            Rows cols) {
+  const detail::IirCoeffs k = detail::iir_coeffs(p.sigma);
+  const int ch = tmp.channels();
+  const std::int64_t len = tmp.height(), e = detail::iir_extension(p), n = len + 2 * e;
+  const std::int64_t L = lanes();
+  const double cval = double(detail::saturate_cast<T>(p.border.value));
+  const std::vector<std::int64_t> map = line_map(len, e, p.border.type);
+  Scratch<double> x(std::size_t(n * L)), w(std::size_t((n + 3) * L));
+  const hn::Rebind<float, Dd> df;
+  const Dd d;
+  const std::int64_t N = std::int64_t(hn::Lanes(d));
+  const std::int64_t s_end = cols.end * ch;
+  for (std::int64_t s0 = cols.begin * ch; s0 < s_end; s0 += L) {
+    const std::int64_t g = std::min(L, s_end - s0);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t r = map[std::size_t(i)];
+      double* xi = x.data() + i * L;
+      if (r < 0) {
+        for (std::int64_t l = 0; l < L; ++l) xi[l] = cval;
+        continue;
+      }
+      const float* in = tmp.row<float>(r) + s0;
+      if (g == L) {
+        for (std::int64_t l = 0; l < L; l += N)
+          hn::StoreU(hn::PromoteTo(d, hn::LoadU(df, in + l)), d, xi + l);
+      } else {
+        for (std::int64_t l = 0; l < L; ++l) xi[l] = double(in[std::min(l, g - 1)]);
+      }
+    }
+    filter_lanes(x.data(), w.data(), n, e, k);
+    for (std::int64_t i = 0; i < len; ++i) {
+      const double* yi = x.data() + (i + e) * L;
+      T* out = dst.row<T>(i) + s0;
+      if constexpr (std::is_same_v<T, float>) {
+        if (g == L) {
+          for (std::int64_t l = 0; l < L; l += N)
+            hn::StoreU(hn::DemoteTo(df, hn::LoadU(d, yi + l)), df, out + l);
+          continue;
+        }
+      }
+      // u8: the float result rounded half to even and saturated (the reference's rule).
+      for (std::int64_t l = 0; l < g; ++l) out[l] = detail::saturate_cast<T>(double(float(yi[l])));
+    }
+  }
+}
+
+}  // namespace
+#endif
+
+void iir_rows(const ConstImageView& src, const ImageView& tmp, const GaussianIirParams& p,
+              Rows rows) {
+#if HWY_TARGET == HWY_SCALAR || !HWY_HAVE_FLOAT64
+  ref::gaussian_iir_h(src, tmp, p, rows);
+#else
+  detail::visit_depth<Depth::u8, Depth::f32>(
+      src.depth(), [&](auto t) { rows_t<decltype(t)>(src, tmp, p, rows); });
+#endif
+}
+
+void iir_cols(const ConstImageView& tmp, const ImageView& dst, const GaussianIirParams& p,
+              Rows cols) {
+#if HWY_TARGET == HWY_SCALAR || !HWY_HAVE_FLOAT64
+  ref::gaussian_iir_v(tmp, dst, p, cols);
+#else
+  detail::visit_depth<Depth::u8, Depth::f32>(
+      dst.depth(), [&](auto t) { cols_t<decltype(t)>(tmp, dst, p, cols); });
+#endif
+}
+
+}  // namespace pixflow::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace pixflow::cpu {
+HWY_EXPORT(iir_rows);
+HWY_EXPORT(iir_cols);
+
+namespace {
+// Rows into an f32 temporary, then bands of columns (as the threaded reference).
+void gaussian_iir(const detail::Exec& e, const ConstImageView& src, const ImageView& dst,
+                  const GaussianIirParams& p) {
+  Image tmp(src.width(), src.height(), {Depth::f32, src.channels()}, src.location());
+  const ImageView tv = tmp.view();
+  Bands::run(e, src.height(), [&](Rows r) { HWY_DYNAMIC_DISPATCH(iir_rows)(src, tv, p, r); });
+  Bands::run(e, src.width(), [&](Rows c) { HWY_DYNAMIC_DISPATCH(iir_cols)(tv, dst, p, c); });
+}
+}  // namespace
+}  // namespace pixflow::cpu
+
+PIXFLOW_REGISTER_IMPLS(cpu_gaussian_iir) {
+  table.add("gaussian_iir", pixflow::Backend::cpu, &pixflow::cpu::gaussian_iir,
+            pixflow::detail::Support::of({pixflow::Depth::u8, pixflow::Depth::f32}));
+}
+#endif
