@@ -42,6 +42,8 @@ using Dd = hn::ScalableTag<double>;
 // on AVX2 / AVX-512; 8 on 128-bit targets).
 constexpr int kU = HWY_MAX_BYTES >= 64 ? 2 : 4;
 
+constexpr std::int64_t kChunk = 64;  // positions per gather / scatter step
+constexpr std::int64_t kMaxLanes = kU * std::int64_t(HWY_MAX_BYTES / sizeof(double));
 std::int64_t lanes() {
   return std::int64_t(kU) * std::int64_t(hn::Lanes(Dd()));
 }
@@ -128,19 +130,30 @@ void rows_t(const ConstImageView& src, const ImageView& tmp, const GaussianIirPa
   Scratch<double> x(std::size_t(n * L)), w(std::size_t((n + 3) * L));
   for (std::int64_t r0 = rows.begin; r0 < rows.end; r0 += L) {
     const std::int64_t g = std::min(L, rows.end - r0);  // lanes past g repeat the last row
+    const T* in[kMaxLanes];
+    float* out[kMaxLanes];
+    for (std::int64_t l = 0; l < L; ++l) {
+      in[l] = src.row<T>(r0 + std::min(l, g - 1));
+      out[l] = tmp.row<float>(r0 + std::min(l, g - 1));
+    }
     for (int c = 0; c < ch; ++c) {
-      for (std::int64_t l = 0; l < L; ++l) {
-        const T* in = src.row<T>(r0 + std::min(l, g - 1));
-        for (std::int64_t i = 0; i < n; ++i) {
-          const std::int64_t s = map[std::size_t(i)];
-          x[std::size_t(i * L + l)] = s < 0 ? cval : double(in[s * ch + c]);
-        }
+      // In chunks of positions, row by row: each row is read contiguously and the chunk
+      // of x stays in L1 (position-major over all kL rows at once thrashes L1: the rows
+      // are a power-of-two stride apart).
+      for (std::int64_t i0 = 0; i0 < n; i0 += kChunk) {
+        const std::int64_t i1 = std::min(n, i0 + kChunk);
+        for (std::int64_t l = 0; l < L; ++l)
+          for (std::int64_t i = i0; i < i1; ++i) {
+            const std::int64_t s = map[std::size_t(i)];
+            x[std::size_t(i * L + l)] = s < 0 ? cval : double(in[l][s * ch + c]);
+          }
       }
       filter_lanes(x.data(), w.data(), n, e, k);
-      for (std::int64_t l = 0; l < g; ++l) {
-        float* out = tmp.row<float>(r0 + l);
-        for (std::int64_t i = 0; i < len; ++i)
-          out[i * ch + c] = float(x[std::size_t((i + e) * L + l)]);
+      for (std::int64_t i0 = 0; i0 < len; i0 += kChunk) {
+        const std::int64_t i1 = std::min(len, i0 + kChunk);
+        for (std::int64_t l = 0; l < g; ++l)
+          for (std::int64_t i = i0; i < i1; ++i)
+            out[l][i * ch + c] = float(x[std::size_t((i + e) * L + l)]);
       }
     }
   }
@@ -188,7 +201,22 @@ void cols_t(const ConstImageView& tmp, const ImageView& dst, const GaussianIirPa
           continue;
         }
       }
-      // u8: the float result rounded half to even and saturated (the reference's rule).
+      if constexpr (std::is_same_v<T, std::uint8_t>) {
+        if (g == L) {
+          // The float result rounded half to even (Round) and saturated, as saturate_cast
+          // of double(float(y)); results here are finite (u8 input, unit-gain filter).
+          const hn::Rebind<std::int32_t, Dd> di;
+          const hn::Rebind<std::uint8_t, Dd> du8;
+          const auto lo = hn::Zero(d), hi = hn::Set(d, 255.0);
+          for (std::int64_t l = 0; l < L; l += N) {
+            const auto f = hn::PromoteTo(d, hn::DemoteTo(df, hn::LoadU(d, yi + l)));
+            const auto r = hn::Min(hn::Max(hn::Round(f), lo), hi);
+            hn::StoreU(hn::DemoteTo(du8, hn::DemoteTo(di, r)), du8, out + l);
+          }
+          continue;
+        }
+      }
+      // The float result rounded half to even and saturated (the reference's rule).
       for (std::int64_t l = 0; l < g; ++l) out[l] = detail::saturate_cast<T>(double(float(yi[l])));
     }
   }
