@@ -182,6 +182,23 @@ TEST(Convert, EveryBackendMatchesRefExactlyIncludingInPlace) {
           }
 }
 
+// The SIMD kernel (src/backends/cpu/simd/convert.cpp, double lanes) once per SIMD target:
+// every depth pair, scales with halves (ties), negative offsets, abs, saturation both ways,
+// widths around the vector lengths.
+TEST(Convert, EveryBackendMatchesRefOnEverySimdPath) {
+  auto rng = make_rng(0xC0209);
+  const Depth all[] = {Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32};
+  const char* params[] = {"", "scale=0.5", "scale=-3.25 offset=0.5 abs=1", "scale=1e6 offset=-7",
+                          "scale=0.0039215686 offset=-0.5"};
+  for (Depth from : all)
+    for (Depth to : all)
+      for (const char* q : params)
+        for (Size s : std::vector<Size>{{263, 37}, {31, 2}, {1, 1}})
+          ASSERT_TRUE(backends_match_ref(
+              "convert", std::string("to=") + depth_name(to) + " " + q, {from, s.w == 31 ? 3 : 1},
+              s, rng));
+}
+
 TEST(Convert, IdentityAndRoundTripThroughF32AreLossless) {
   auto rng = make_rng(0xC0205);
   for (Depth d : kAll) {

@@ -155,6 +155,20 @@ TEST(Threshold, EveryBackendMatchesRefExactlyIncludingInPlace) {
           }
 }
 
+// The SIMD kernel (src/backends/cpu/simd/threshold.cpp) once per SIMD target: every type
+// and depth, thresholds inside, below and above each depth's range and fractional ones.
+TEST(Threshold, EveryBackendMatchesRefOnEverySimdPath) {
+  auto rng = make_rng(0x7e5a);
+  const Depth all[] = {Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32};
+  for (Depth d : all)
+    for (const char* type : {"binary", "binary_inv", "trunc", "tozero", "tozero_inv"})
+      for (const char* t : {"127.5", "-1e12", "1e12", "0", "-0.5", "65534.9"})
+        for (Size s : std::vector<Size>{{263, 37}, {31, 2}})
+          ASSERT_TRUE(backends_match_ref("threshold",
+                                         std::string("type=") + type + " t=" + t + " maxval=200.5",
+                                         {d, s.w == 31 ? 3 : 1}, s, rng));
+}
+
 TEST(Threshold, BinaryPlusBinaryInvIsMaxvalAndTozeroPlusTozeroInvIsSrc) {
   auto rng = make_rng(0x7204);
   auto src = random_image(33, 9, {Depth::u8, 1}, rng);
