@@ -194,9 +194,8 @@ TEST(Convert, EveryBackendMatchesRefOnEverySimdPath) {
     for (Depth to : all)
       for (const char* q : params)
         for (Size s : std::vector<Size>{{263, 37}, {31, 2}, {1, 1}})
-          ASSERT_TRUE(backends_match_ref(
-              "convert", std::string("to=") + depth_name(to) + " " + q, {from, s.w == 31 ? 3 : 1},
-              s, rng));
+          ASSERT_TRUE(backends_match_ref("convert", std::string("to=") + depth_name(to) + " " + q,
+                                         {from, s.w == 31 ? 3 : 1}, s, rng));
 }
 
 TEST(Convert, IdentityAndRoundTripThroughF32AreLossless) {
@@ -224,11 +223,15 @@ TEST(Convert, BadToAndInPlaceDepthChangeAreRefused) {
   const ImageView alias(big.data(), 8, 4, big.stride(), {Depth::u8, 3});
   const BadCase cases[] = {
       {"bad to",
-       [&] { convert(u8, f32, {Depth(9), 1, 0, false}); },
+       [&] {
+         convert(u8, f32, {Depth(9), 1, 0, false});
+       },
        Status::invalid_argument,
        {"convert:", "to must be"}},
       {"in place depth change",
-       [&] { convert(big, alias, {Depth::u8, 1, 0, false}); },
+       [&] {
+         convert(big, alias, {Depth::u8, 1, 0, false});
+       },
        Status::invalid_argument,
        {"convert:", "overlap"}},
   };

@@ -188,8 +188,8 @@ TEST(GaussianIir, EveryBackendMatchesRef) {
       for (Size s : std::vector<Size>{{1, 1}, {1, 9}, {9, 1}, {17, 13}, {64, 3}, {1920, 1080}})
         for (const Border& b : all_borders()) {
           if (s.w == 1920 && (ch != 3 || b.type != BorderType::replicate)) continue;
-          ASSERT_TRUE(backends_match_ref("gaussian_iir", "sigma=3.5 " + border_params(b), {d, ch},
-                                         s, rng));
+          ASSERT_TRUE(
+              backends_match_ref("gaussian_iir", "sigma=3.5 " + border_params(b), {d, ch}, s, rng));
         }
 }
 

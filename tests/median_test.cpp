@@ -141,6 +141,25 @@ TEST(Median, PipelineStageMatchesDirectCall) {
 
 }  // namespace
 
+// The SIMD kernel (src/backends/cpu/simd/median.cpp) once per SIMD target: k = 3, 5, 7 on
+// every depth, 1 and 3 channels, every border (constant inside and outside the depth's
+// range), widths around the vector lengths, images smaller than the window, bands that start
+// anywhere (the harness's thread counts).
+TEST(Median, EveryBackendMatchesRefOnEverySimdPath) {
+  auto rng = make_rng(0x3ed5);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(-3));
+  borders.push_back(Border::constant(300));
+  const std::vector<Size> sizes = {{263, 37}, {70, 3}, {2, 9}, {33, 17}};
+  for (Depth d : kDepths)
+    for (int ch : {1, 3})
+      for (int k : {3, 5, 7})
+        for (Size s : sizes)
+          for (const Border& b : borders)
+            ASSERT_TRUE(backends_match_ref(
+                "median", "k=" + std::to_string(k) + " " + border_params(b), {d, ch}, s, rng));
+}
+
 // f32 orders by totalOrder (docs/ops/median.md): NaN of either sign, infinities and -0 have a
 // place, so every backend's median is the reference's sample, bit for bit.
 TEST(Median, F32SpecialValuesOrderByTotalOrderOnEveryBackend) {

@@ -188,8 +188,11 @@ TEST(Threshold, BinaryPlusBinaryInvIsMaxvalAndTozeroPlusTozeroInvIsSrc) {
 // Ranges, dst and overlap: SchemaBadInput (tests/schema_test.cpp). Here: a type out of the enum.
 TEST(Threshold, TypeOutOfTheEnumIsRefused) {
   Image a(8, 4, {Depth::u8, 1}), d(8, 4, {Depth::u8, 1});
-  expect_error([&] { threshold(a, d, {1, 1, ThresholdType(9)}); }, Status::invalid_argument,
-               {"threshold:", "type"});
+  expect_error(
+      [&] {
+        threshold(a, d, {1, 1, ThresholdType(9)});
+      },
+      Status::invalid_argument, {"threshold:", "type"});
 }
 
 TEST(Threshold, CliStageParsesTMaxvalType) {

@@ -62,8 +62,8 @@ TEST(Transpose, RefMatchesOpenCV) {
 TEST(Transpose, EveryBackendMatchesRefOnEverySimdPath) {
   auto rng = make_rng(0x7a05);
   const Depth all[] = {Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32};
-  const std::vector<Size> sizes = {{263, 37}, {37, 263}, {16, 16}, {17, 33}, {1, 100}, {100, 1},
-                                   {130, 129}};
+  const std::vector<Size> sizes = {{263, 37}, {37, 263}, {16, 16},  {17, 33},
+                                   {1, 100},  {100, 1},  {130, 129}};
   for (Depth d : all)
     for (int ch : {1, 2, 3, 4})
       for (Size s : sizes) ASSERT_TRUE(backends_match_ref("transpose", "", {d, ch}, s, rng));
