@@ -36,24 +36,32 @@ __device__ __forceinline__ std::uint16_t highest() {
   return 65535;
 }
 
-// f32 compares in totalOrder (detail::order_less, as the reference): the start value is the
-// NaN with the lowest (dilate) or highest (erode) key, so any sample replaces it.
 template <class T, bool kMax>
 struct MorphPolicy {
   using Acc = T;
   static constexpr bool kVerticalFirst = false;
-  __device__ T h_init() const {
-    if constexpr (std::is_same_v<T, float>)
-      return __int_as_float(kMax ? -1 : 0x7fffffff);
-    else
-      return kMax ? lowest<T>() : highest<T>();
-  }
-  __device__ T h(T a, T v, int) const {
-    return kMax ? (detail::order_less(a, v) ? v : a) : (detail::order_less(v, a) ? v : a);
-  }
+  __device__ T h_init() const { return kMax ? lowest<T>() : highest<T>(); }
+  __device__ T h(T a, T v, int) const { return kMax ? (v > a ? v : a) : (v < a ? v : a); }
   __device__ T v_init() const { return h_init(); }
   __device__ T v(T a, T v, int k) const { return h(a, v, k); }
   __device__ T out(T a) const { return a; }
+};
+
+// f32 in totalOrder (detail::order_key, as the reference): each sample becomes its signed
+// key once, in the horizontal pass; the extremes are integer max / min (one IMNMX), the
+// vertical pass works on keys, and the output turns the key back into the float's bits.
+template <bool kMax>
+struct MorphPolicy<float, kMax> {
+  using Acc = std::int32_t;
+  static constexpr bool kVerticalFirst = false;
+  __device__ Acc h_init() const { return kMax ? INT32_MIN : INT32_MAX; }
+  __device__ Acc h(Acc a, float v, int) const {
+    const Acc k = detail::order_key(v);
+    return kMax ? max(a, k) : min(a, k);
+  }
+  __device__ Acc v_init() const { return h_init(); }
+  __device__ Acc v(Acc a, Acc b, int) const { return kMax ? max(a, b) : min(a, b); }
+  __device__ float out(Acc a) const { return detail::from_order_key(a); }
 };
 
 template <class T, bool kMax>
