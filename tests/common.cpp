@@ -381,10 +381,44 @@ bool has_nan(const ConstImageView& v) {
       if (std::isnan(v.row<float>(y)[i])) return true;
   return false;
 }
+// Whether an f32 view holds a sample with exactly these bits.
+bool has_bits(const ConstImageView& v, std::uint32_t bits) {
+  if (v.depth() != Depth::f32) return false;
+  for (std::int64_t y = 0; y < v.height(); ++y)
+    for (std::int64_t i = 0; i < v.width() * v.channels(); ++i) {
+      std::uint32_t b;
+      std::memcpy(&b, v.row<float>(y) + i, sizeof b);
+      if (b == bits) return true;
+    }
+  return false;
+}
 }  // namespace
 
-::testing::AssertionResult backends_match_ref(std::string_view op_name, const std::string& params,
-                                              const ConstImageView& src, std::mt19937_64& rng) {
+namespace {
+// "" when the views hold the same bits, else where they first differ.
+std::string compare_bits(const ConstImageView& got, const ConstImageView& want) {
+  if (got.width() != want.width() || got.height() != want.height() || got.format() != want.format())
+    return "shape differs";
+  std::int64_t bad = 0;
+  std::ostringstream first;
+  const std::int64_t n = got.width() * got.channels();
+  for (std::int64_t y = 0; y < got.height(); ++y)
+    for (std::int64_t i = 0; i < n; ++i) {
+      std::uint32_t g, w;
+      std::memcpy(&g, got.row<float>(y) + i, 4);
+      std::memcpy(&w, want.row<float>(y) + i, 4);
+      if (g != w && bad++ < 5)
+        first << " (" << i / got.channels() << "," << y << ",c" << i % got.channels() << "): got 0x"
+              << std::hex << g << " want 0x" << w << std::dec << ";";
+    }
+  if (bad == 0) return "";
+  return std::to_string(bad) + " samples differ:" + first.str();
+}
+
+// backends_match_ref (bits = false: values compared, NaN poison) and backends_match_ref_bits
+// (bits = true: every bit compared, poison the NaN 0x7fc00000).
+::testing::AssertionResult match_ref(std::string_view op_name, const std::string& params,
+                                     const ConstImageView& src, std::mt19937_64& rng, bool bits) {
   const schema::Op* op = schema::find(op_name);
   if (!op) return ::testing::AssertionFailure() << "no catalogue op " << op_name;
   std::map<std::string, std::string> kv = split_params(params);
@@ -399,7 +433,7 @@ bool has_nan(const ConstImageView& v) {
     const schema::Shape out = bound->output(src);
     TestImage want = make_dst(out.width, out.height, out.format, rng);
     bound->run(src, want, Context{Backend::ref});
-    if (has_nan(want))
+    if (bits ? has_bits(want, 0x7fc00000u) : has_nan(want))
       return ::testing::AssertionFailure() << what << ": the reference left poison (NaN)";
     for (Backend be : test_backends())
       for (const std::string& target : cpu_targets_for(be)) {
@@ -408,7 +442,8 @@ bool has_nan(const ConstImageView& v) {
         TestImage dsrc = to_backend(be, src, rng);
         TestImage got = make_dst_on(be, out.width, out.height, out.format, rng);
         bound->run(dsrc, got, Context{be});
-        const std::string diff = compare(to_host(got), want);
+        const std::string diff =
+            bits ? compare_bits(to_host(got), want) : compare(to_host(got), want);
         if (!diff.empty())
           return ::testing::AssertionFailure()
                  << what << ": " << stage << " differs from ref: " << diff;
@@ -417,6 +452,12 @@ bool has_nan(const ConstImageView& v) {
     return ::testing::AssertionFailure() << what << ": " << stage << " threw " << e.what();
   }
   return ::testing::AssertionSuccess();
+}
+}  // namespace
+
+::testing::AssertionResult backends_match_ref(std::string_view op, const std::string& params,
+                                              const ConstImageView& src, std::mt19937_64& rng) {
+  return match_ref(op, params, src, rng, false);
 }
 
 ::testing::AssertionResult backends_match_ref(std::string_view op, const std::string& params,
@@ -446,66 +487,11 @@ TestImage special_f32_image(std::int64_t w, std::int64_t h, int channels, std::m
   return t;
 }
 
-namespace {
-// "" when the views hold the same bits, else where they first differ.
-std::string compare_bits(const ConstImageView& got, const ConstImageView& want) {
-  if (got.width() != want.width() || got.height() != want.height() || got.format() != want.format())
-    return "shape differs";
-  std::int64_t bad = 0;
-  std::ostringstream first;
-  const std::int64_t n = got.width() * got.channels();
-  for (std::int64_t y = 0; y < got.height(); ++y)
-    for (std::int64_t i = 0; i < n; ++i) {
-      std::uint32_t g, w;
-      std::memcpy(&g, got.row<float>(y) + i, 4);
-      std::memcpy(&w, want.row<float>(y) + i, 4);
-      if (g != w && bad++ < 5)
-        first << " (" << i / got.channels() << "," << y << ",c" << i % got.channels() << "): got 0x"
-              << std::hex << g << " want 0x" << w << std::dec << ";";
-    }
-  if (bad == 0) return "";
-  return std::to_string(bad) + " samples differ:" + first.str();
-}
-}  // namespace
-
 ::testing::AssertionResult backends_match_ref_bits(std::string_view op_name,
                                                    const std::string& params, int channels, Size s,
                                                    std::mt19937_64& rng) {
-  const schema::Op* op = schema::find(op_name);
-  if (!op) return ::testing::AssertionFailure() << "no catalogue op " << op_name;
   TestImage src = special_f32_image(s.w, s.h, channels, rng);
-  const std::string what = "seed=" + std::to_string(run_seed()) + " " + std::string(op_name) + " " +
-                           params + " on " + std::to_string(s.w) + "x" + std::to_string(s.h) +
-                           " f32x" + std::to_string(channels) + " (special values)";
-  std::string stage = "ref";
-  try {
-    const auto bound = op->bind(split_params(params), random_images(src.view, rng));
-    const schema::Shape out = bound->output(src.view);
-    TestImage want = make_dst(out.width, out.height, out.format, rng);
-    bound->run(src.view, want, Context{Backend::ref});
-    for (std::int64_t y = 0; y < want.view.height(); ++y)
-      for (std::int64_t i = 0; i < want.view.width() * want.view.channels(); ++i) {
-        std::uint32_t b;
-        std::memcpy(&b, want.view.row<float>(y) + i, 4);
-        if (b == 0x7fc00000u)
-          return ::testing::AssertionFailure() << what << ": the reference left poison";
-      }
-    for (Backend be : test_backends())
-      for (const std::string& target : cpu_targets_for(be)) {
-        stage = backend_name(be) + (target.empty() ? "" : " (SIMD " + target + ")");
-        SimdTargetScope forced(target);
-        TestImage dsrc = to_backend(be, src.view, rng);
-        TestImage got = make_dst_on(be, out.width, out.height, out.format, rng);
-        bound->run(dsrc, got, Context{be});
-        const std::string diff = compare_bits(to_host(got), want);
-        if (!diff.empty())
-          return ::testing::AssertionFailure()
-                 << what << ": " << stage << " differs from ref: " << diff;
-      }
-  } catch (const Error& e) {
-    return ::testing::AssertionFailure() << what << ": " << stage << " threw " << e.what();
-  }
-  return ::testing::AssertionSuccess();
+  return match_ref(op_name, params, src.view, rng, true);
 }
 
 #if PIXFLOW_HAVE_OPENCV
