@@ -29,6 +29,7 @@
 #include "src/ref/ref.hpp"
 
 #include "src/backends/cpu/simd/median_networks-inl.hpp"
+#include "src/backends/cpu/simd/order_keys-inl.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace pixflow::cpu::HWY_NAMESPACE {
@@ -36,19 +37,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET != HWY_SCALAR
 namespace {
-
-// In place: x -> order_key(x) on int32 bits (its own inverse).
-void keys_in_place(std::int32_t* p, std::int64_t n) {
-  const hn::ScalableTag<std::int32_t> d;
-  const std::int64_t N = std::int64_t(hn::Lanes(d));
-  const auto mag = hn::Set(d, 0x7fffffff);
-  std::int64_t i = 0;
-  for (; i + N <= n; i += N) {
-    const auto v = hn::LoadU(d, p + i);
-    hn::StoreU(hn::Xor(v, hn::And(hn::BroadcastSignBit(v), mag)), d, p + i);
-  }
-  for (; i < n; ++i) p[i] ^= (p[i] >> 31) & 0x7fffffff;
-}
 
 // S: the sample type in memory; T: the lane type (S, or int32 keys for f32).
 template <int K, class S, class T>
@@ -84,7 +72,7 @@ void median_t(const ConstImageView& src, const ImageView& dst, const MedianParam
         std::int32_t fb;
         std::memcpy(&fb, &fv, sizeof fb);
         pad_row<std::int32_t>(src, sy, R, R, p.border, fb, r);
-        keys_in_place(r, pw);
+        order_keys(r, r, pw);
       } else {
         pad_row<T>(src, sy, R, R, p.border, cval, r);
       }
@@ -109,7 +97,7 @@ void median_t(const ConstImageView& src, const ImageView& dst, const MedianParam
         for (int r = 0; r < K; ++r)
           v[c * K + r] = hn::LoadU(d, ranks.data() + r * stride + j + std::int64_t(c) * ch);
       V m = MedianNet<K>::window(v);
-      if constexpr (kKeys) m = hn::Xor(m, hn::And(hn::BroadcastSignBit(m), hn::Set(d, 0x7fffffff)));
+      if constexpr (kKeys) m = order_key_lanes(d, m);
       if (j + N <= wc) {
         hn::StoreU(m, d, out + j);
       } else {

@@ -37,6 +37,8 @@
 #include "src/base/visit_depth.hpp"
 #include "src/ref/ref.hpp"
 
+#include "src/backends/cpu/simd/order_keys-inl.hpp"
+
 HWY_BEFORE_NAMESPACE();
 namespace pixflow::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
@@ -167,19 +169,6 @@ void horizontal(T* pad, T* out, std::int64_t wc, std::int64_t valid, int kw, int
   }
 }
 
-// out[i] = order_key(in[i]) (also the inverse: the map is its own inverse on the bits).
-void order_keys(const float* in, std::int32_t* out, std::int64_t n) {
-  const hn::ScalableTag<std::int32_t> d;
-  const std::int64_t N = std::int64_t(hn::Lanes(d));
-  const auto mag = hn::Set(d, 0x7fffffff);
-  std::int64_t i = 0;
-  for (; i + N <= n; i += N) {
-    const auto v = hn::LoadU(d, reinterpret_cast<const std::int32_t*>(in) + i);
-    hn::StoreU(hn::Xor(v, hn::And(hn::BroadcastSignBit(v), mag)), d, out + i);
-  }
-  for (; i < n; ++i) out[i] = detail::order_key(in[i]);
-}
-
 // T: the sample type, or std::int32_t keys for f32 (kKeyed).
 template <class T, bool kMax, bool kKeyed = false>
 void morph_t(const ConstImageView& src, const ImageView& dst, const detail::MorphPass& m,
@@ -217,8 +206,7 @@ void morph_t(const ConstImageView& src, const ImageView& dst, const detail::Morp
       for (int c = 0; c < ch; ++c) r[std::int64_t(i) * ch + c] = sx < 0 ? cval : col[sx * ch + c];
     }
     horizontal<kMax>(pad.data(), dst.row<T>(y), wc, valid, kw, ch);
-    if constexpr (kKeyed)
-      order_keys(reinterpret_cast<const float*>(dst.row<T>(y)), dst.row<T>(y), wc);
+    if constexpr (kKeyed) order_keys(dst.row<T>(y), dst.row<T>(y), wc);
   };
 
   // Source rows by the border rule in y; outside (constant) a row of the value.
