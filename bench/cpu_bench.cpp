@@ -9,11 +9,11 @@
 //             in the same process on the same input (peers below; "—" where OpenCV has none).
 // Protocol (PERFORMANCE.md, host version): one warm-up call, then the median of --repeats calls
 // (default 7) on the same preallocated, poisoned output (a warm-up slower than 1 s counts as a
-// run, and one more call is made: the slow cases are the threaded reference's). Every cpu output (1T and NT) is
-// compared with ref's byte for byte; a mismatch is reported and makes the exit status 1.
-// OpenCV's output is compared with ref's for information (its border and rounding rules differ
-// in places: docs/ops/*.md); the max |difference| is printed.
-// Also matmul 1024x1024 f32 beside OpenBLAS's cblas_sgemm when the build found it.
+// run, and one more call is made: the slow cases are the threaded reference's). Every cpu output
+// (1T and NT) is compared with ref's byte for byte; a mismatch is reported and makes the exit
+// status 1. OpenCV's output is compared with ref's for information (its border and rounding rules
+// differ in places: docs/ops/*.md); the max |difference| is printed. Also matmul 1024x1024 f32
+// beside OpenBLAS's cblas_sgemm when the build found it.
 //
 // Output: a Markdown table on stdout (and --md FILE), one JSON object per case (--json FILE),
 // with the CPU model, the SIMD target dispatch chose and OpenCV's.
@@ -45,6 +45,7 @@
 extern "C" void openblas_set_num_threads(int);
 #endif
 
+#include "bench/maps.hpp"
 #include "pixflow/pixflow.hpp"
 #include "src/schema/schema.hpp"
 
@@ -245,7 +246,7 @@ std::optional<Peer> opencv_peer(const std::string& op) {
     };
   if (op == "remap")
     return [](const PeerInput& in, cv::Mat& d) {
-      cv::remap(in.src, d, in.map_x, in.map_y, cv::INTER_LINEAR, cv::BORDER_REFLECT_101);
+      cv::remap(in.src, d, in.map_x, in.map_y, cv::INTER_LINEAR, cv::BORDER_CONSTANT, 0);
     };
   if (op == "transpose") return [](const PeerInput& in, cv::Mat& d) { cv::transpose(in.src, d); };
   if (op == "gray")
@@ -391,7 +392,14 @@ Result run_case(const Options& o, const sc::Op& op, const sc::BenchCase& bc, For
       case sc::ImageRole::map_x:
       case sc::ImageRole::map_y: {
         img = std::make_shared<Image>(n, n, Format{Depth::f32, 1});
-        fill_random(img->view(), rng, -3.0, double(n) + 3);
+        std::vector<float> other(static_cast<std::size_t>(n));
+        for (std::int64_t y = 0; y < n; ++y) {
+          float* row = img->view().row<float>(y);
+          if (p.role == sc::ImageRole::map_x)
+            bench::smooth_map_row(y, n, n, row, other.data());
+          else
+            bench::smooth_map_row(y, n, n, other.data(), row);
+        }
         (p.role == sc::ImageRole::map_x ? pin.map_x : pin.map_y) = as_mat(img->view());
         break;
       }

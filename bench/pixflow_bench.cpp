@@ -35,6 +35,7 @@
 
 #include <cuda_runtime.h>
 
+#include "bench/maps.hpp"
 #include "bench/peers.hpp"
 #include "pixflow/pixflow.hpp"
 #include "src/schema/schema.hpp"
@@ -286,8 +287,7 @@ std::shared_ptr<Buffer> random_input(std::int64_t w, std::int64_t h, Format f, i
   return b;
 }
 
-/// Smooth random maps for remap: a slight zoom plus sine displacements of a few pixels, so
-/// that most samples are interior and some leave the image (constant border).
+/// The remap maps (bench/maps.hpp), on the host and the device.
 std::pair<std::shared_ptr<Buffer>, std::shared_ptr<Buffer>> smooth_maps(std::int64_t w,
                                                                         std::int64_t h) {
   const auto kx = std::make_tuple(w, h, -1, 1, 0), ky = std::make_tuple(w, h, -1, 1, 1);
@@ -296,13 +296,7 @@ std::pair<std::shared_ptr<Buffer>, std::shared_ptr<Buffer>> smooth_maps(std::int
   mx->host = Image(w, h, {Depth::f32, 1});
   my->host = Image(w, h, {Depth::f32, 1});
   parallel_for(h, [&](std::int64_t y) {
-    for (std::int64_t x = 0; x < w; ++x) {
-      const double cx = double(x) - 0.5 * double(w), cy = double(y) - 0.5 * double(h);
-      mx->host.row<float>(y)[x] =
-          float(0.5 * double(w) + 1.003 * cx + 4.7 * std::sin(0.0131 * double(y) + 0.4));
-      my->host.row<float>(y)[x] =
-          float(0.5 * double(h) + 0.998 * cy + 3.9 * std::cos(0.0173 * double(x) + 1.1));
-    }
+    bench::smooth_map_row(y, w, h, mx->host.row<float>(y), my->host.row<float>(y));
   });
   for (auto* b : {mx.get(), my.get()}) {
     b->dev = Image(w, h, {Depth::f32, 1}, Location::cuda(0));

@@ -149,6 +149,53 @@ TEST(Remap, EveryBackendMatchesRefExactly) {
             }
 }
 
+// The cpu backend's SIMD paths (src/backends/cpu/simd/remap.cpp) under every target of the
+// machine: maps near the identity with fractions (taps gathered inside the source), lanes
+// whose taps cross each edge (the border: the vector goes to the reference), fractions of
+// exactly 0.5 (nearest rounds up), a NaN in some rows, the row's tail; u8/u16 sources whose
+// p00 and p10 share one 32-bit read (x1, u8x3) and those that need two.
+TEST(Remap, EveryBackendMatchesRefOnEverySimdPath) {
+  auto rng = make_rng(0x7e06);
+  std::uniform_real_distribution<float> jitter(-1.2f, 1.2f);
+  for (Depth d : {Depth::u8, Depth::u16, Depth::f32})
+    for (int ch : {1, 3, 4})
+      for (Size s : std::vector<Size>{{2, 2}, {3, 5}, {37, 19}, {130, 41}})
+        for (Interp in : {Interp::nearest, Interp::linear})
+          for (const Border& b : all_borders()) {
+            PIXFLOW_TRACE(testing::Message()
+                          << depth_name(d) << "x" << ch << " " << s.w << "x" << s.h << " "
+                          << interp_name(in) << " " << describe(b));
+            auto src = random_image(s.w, s.h, {d, ch}, rng);
+            const std::int64_t w = s.w + 21, h = s.h + 3;  // tails for every vector width
+            auto mx = make_dst(w, h, {Depth::f32, 1}, rng);
+            auto my = make_dst(w, h, {Depth::f32, 1}, rng);
+            for (std::int64_t y = 0; y < h; ++y)
+              for (std::int64_t x = 0; x < w; ++x) {
+                float fx = float(x) * float(s.w) / float(w) + jitter(rng);
+                float fy = float(y) * float(s.h) / float(h) + jitter(rng);
+                if (rng() % 7 == 0) fx = std::floor(fx) + 0.5f;
+                if (rng() % 7 == 0) fy = std::floor(fy) + 0.5f;
+                mx.view.row<float>(y)[x] = fx;
+                my.view.row<float>(y)[x] = fy;
+              }
+            mx.view.row<float>(h - 1)[w / 2] = std::numeric_limits<float>::quiet_NaN();
+            my.view.row<float>(0)[w / 3] = -std::numeric_limits<float>::infinity();
+            auto want = make_dst(w, h, {d, ch}, rng);
+            remap(src, mx, my, want, RemapParams{in, b}, {Backend::ref});
+            for (Backend be : test_backends())
+              for (const std::string& target : cpu_targets_for(be)) {
+                PIXFLOW_TRACE(testing::Message() << backend_name(be) << " " << target);
+                SimdTargetScope forced(target);
+                auto dsrc = to_backend(be, src, rng);
+                auto dmx = to_backend(be, mx, rng);
+                auto dmy = to_backend(be, my, rng);
+                auto got = make_dst_on(be, w, h, {d, ch}, rng);
+                remap(dsrc, dmx, dmy, got, RemapParams{in, b}, {be});
+                ASSERT_EQ(compare(to_host(got), want), "");
+              }
+          }
+}
+
 TEST(Remap, IdentityMapIsCopyForBothInterpolations) {
   auto rng = make_rng(0x7e05);
   for (Depth d : {Depth::u8, Depth::u16, Depth::f32})
