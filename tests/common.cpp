@@ -394,8 +394,6 @@ bool has_bits(const ConstImageView& v, std::uint32_t bits) {
 }
 }  // namespace
 
-namespace {
-// "" when the views hold the same bits, else where they first differ.
 std::string compare_bits(const ConstImageView& got, const ConstImageView& want) {
   if (got.width() != want.width() || got.height() != want.height() || got.format() != want.format())
     return "shape differs";
@@ -414,6 +412,8 @@ std::string compare_bits(const ConstImageView& got, const ConstImageView& want) 
   if (bad == 0) return "";
   return std::to_string(bad) + " samples differ:" + first.str();
 }
+
+namespace {
 
 // backends_match_ref (bits = false: values compared, NaN poison) and backends_match_ref_bits
 // (bits = true: every bit compared, poison the NaN 0x7fc00000).

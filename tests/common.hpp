@@ -90,6 +90,10 @@ void poison(const ImageView& v);
 std::string compare(const ConstImageView& got, const ConstImageView& want, double tol = 0,
                     double rel = 0);
 
+/// "" when the two views hold the same bits (f32: NaN payloads and the sign of zero
+/// included), else where they first differ.
+std::string compare_bits(const ConstImageView& got, const ConstImageView& want);
+
 /// Sample (x, y, c) as double, for any depth.
 double sample(const ConstImageView& v, std::int64_t x, std::int64_t y, int c);
 

@@ -96,6 +96,48 @@ TEST(Matmul, F32RefWithinOneE5TimesKOfDoubleSumOnEveryBackend) {
     }
 }
 
+// The cpu backend's f32 kernel (src/backends/cpu/simd/linalg.cpp) is the reference's sums in
+// the reference's order: bit-identical under every SIMD target, on shapes that cross its
+// blocks (k blocks of 256, column blocks of 48 vectors, 4-row and 3-vector tiles) and leave
+// tails of rows, vectors and columns; dot likewise on widths around every vector size.
+TEST(Matmul, F32EveryBackendMatchesRefOnEverySimdPath) {
+  auto rng = make_rng(0xD0306);
+  const Mkn shapes[] = {{1, 1, 16},   {3, 5, 17},  {4, 256, 48},  {5, 257, 47},
+                        {7, 520, 50}, {2, 9, 800}, {9, 300, 1541}};
+  for (Mkn s : shapes) {
+    PIXFLOW_TRACE(testing::Message() << "M=" << s.m << " K=" << s.k << " N=" << s.n);
+    auto a = random_image(s.k, s.m, {Depth::f32, 1}, rng, false, -1, 1);
+    auto b = random_image(s.n, s.k, {Depth::f32, 1}, rng, false, -1, 1);
+    a.view.row<float>(0)[0] = -0.0f;  // a first term of -0: 0 + (-0) is +0 on every path
+    auto want = make_dst(s.n, s.m, {Depth::f32, 1}, rng);
+    matmul(a, b, want, {Backend::ref});
+    for (Backend be : test_backends())
+      for (const std::string& target : cpu_targets_for(be)) {
+        PIXFLOW_TRACE(testing::Message() << backend_name(be) << " " << target);
+        SimdTargetScope forced(target);
+        auto da = to_backend(be, a, rng), db = to_backend(be, b, rng);
+        auto got = make_dst_on(be, s.n, s.m, {Depth::f32, 1}, rng);
+        matmul(da, db, got, {be});
+        ASSERT_EQ(compare_bits(to_host(got), want), "");
+      }
+  }
+  for (std::int64_t w : {3, 4, 5, 8, 15, 16, 17, 33, 67}) {
+    PIXFLOW_TRACE(testing::Message() << "dot " << w << "x3");
+    auto a = random_image(w, 3, {Depth::f32, 4}, rng), b = random_image(w, 3, {Depth::f32, 4}, rng);
+    auto want = make_dst(w, 3, {Depth::f32, 1}, rng);
+    dot(a, b, want, {Backend::ref});
+    for (Backend be : test_backends())
+      for (const std::string& target : cpu_targets_for(be)) {
+        PIXFLOW_TRACE(testing::Message() << backend_name(be) << " " << target);
+        SimdTargetScope forced(target);
+        auto da = to_backend(be, a, rng), db = to_backend(be, b, rng);
+        auto got = make_dst_on(be, w, 3, {Depth::f32, 1}, rng);
+        dot(da, db, got, {be});
+        ASSERT_EQ(compare_bits(to_host(got), want), "");
+      }
+  }
+}
+
 TEST(Matmul, S32IsExactAndSaturatesEvenBeyondInt64) {
   auto rng = make_rng(0xD0304);
   for (Mkn s : kShapes) {
