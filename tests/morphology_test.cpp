@@ -276,6 +276,21 @@ TEST(Morphology, EveryBackendMatchesRefLargeWindows) {
           {130, 140}, rng));
 }
 
+// The cpu backend runs the composites in one call over strips of rows (morph_composite):
+// rows of 33 KB make the strips 16 rows, so a 37-row image has three strips (the last one
+// short) and the first pass's rows cross strip and image edges under every border.
+TEST(Morphology, CompositesMatchRefAcrossCpuStrips) {
+  auto rng = make_rng(0x40e9);
+  for (MorphOp op : {MorphOp::open, MorphOp::close, MorphOp::gradient, MorphOp::tophat,
+                     MorphOp::blackhat})
+    for (const Border& b : all_borders()) {
+      ASSERT_TRUE(backends_match_ref(morph_op_name(op), "k=3 " + border_params(b),
+                                     {Depth::u8, 4}, {8300, 37}, rng));
+      ASSERT_TRUE(backends_match_ref(morph_op_name(op), "kw=5 kh=7 " + border_params(b),
+                                     {Depth::f32, 1}, {8300, 37}, rng));
+    }
+}
+
 TEST(Morphology, PipelineStagesMatchDirectCalls) {
   auto rng = make_rng(0x40e7);
   auto src = random_image(30, 20, {Depth::u16, 3}, rng);

@@ -32,6 +32,14 @@ void run_on(std::string_view op, const Exec& exec, Format f, const A&... args) {
   fn(exec, args...);
 }
 
+/// Whether the call's backend has an implementation of `op` for `f` taking these
+/// arguments: for optional fused implementations (a composite in one call) that core
+/// otherwise runs as a sequence of required ops.
+template <class... A>
+bool has_impl(std::string_view op, const Exec& exec, Format f) {
+  return impl_table().find<const A&...>(op, exec.backend, f) != nullptr;
+}
+
 /// Runs op's implementation on the backend chosen for `where` (the call's first image),
 /// with that image's device current. Every implementation parameter is a const reference.
 template <class... A>

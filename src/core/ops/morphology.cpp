@@ -1,7 +1,8 @@
 // dilate, erode and the composites open, close, gradient, tophat, blackhat. Backends
 // implement one pass ("morph_pass"); the composites are sequences of passes (and a
 // saturating "sub", exactly arith's) through intermediates at the images' location, each
-// pass applying the border to its own input, as cv::morphologyEx does.
+// pass applying the border to its own input, as cv::morphologyEx does. A backend may also
+// register "morph_composite", the same sequence in one call (MorphPass::op = the composite).
 #include "src/base/passes.hpp"
 #include "src/core/check.hpp"
 #include "src/core/dispatch.hpp"
@@ -30,6 +31,13 @@ void morphology(ConstImageView src, ImageView dst, MorphOp mop, const MorphParam
   auto sub = [&](ConstImageView a, ConstImageView b, ImageView out) {
     detail::run_on("sub", exec, f, a, b, out, ArithOp::sub);
   };
+  // A backend may run a composite in one call ("morph_composite": the cpu backend does it
+  // over cache-sized strips, with no whole intermediate image); else the passes below.
+  if (mop != MorphOp::dilate && mop != MorphOp::erode &&
+      detail::has_impl<ConstImageView, ImageView, detail::MorphPass>("morph_composite", exec, f)) {
+    m.op = mop;
+    return detail::run_on("morph_composite", exec, f, src, dst, m);
+  }
   // Intermediates come from the device's stream-ordered workspace (no host sync, capturable).
   auto temp = [&] { return detail::scratch_image(exec, src.width(), src.height(), f); };
   switch (mop) {

@@ -170,9 +170,12 @@ void horizontal(T* pad, T* out, std::int64_t wc, std::int64_t valid, int kw, int
 }
 
 // T: the sample type, or std::int32_t keys for f32 (kKeyed).
+// Output row y (src's coordinates) is dst row y - dy: the fused composites write rows
+// into strips of scratch.
 template <class T, bool kMax, bool kKeyed = false>
-void morph_t(const ConstImageView& src, const ImageView& dst, const detail::MorphPass& m,
-             Rows rows) {
+void morph_t(const ConstImageView& src, const ImageView& dst, const detail::MorphPass& m, Rows rows,
+             std::int64_t dy = 0) {
+  auto out = [&](std::int64_t y) { return dst.row<T>(y - dy); };
   const hn::ScalableTag<T> d;
   const std::int64_t N = std::int64_t(hn::Lanes(d));
   const int ch = src.channels(), kw = m.kw, kh = m.kh, ax = m.ax, ay = m.ay;
@@ -205,8 +208,8 @@ void morph_t(const ConstImageView& src, const ImageView& dst, const detail::Morp
       const std::int64_t sx = rmap[i];
       for (int c = 0; c < ch; ++c) r[std::int64_t(i) * ch + c] = sx < 0 ? cval : col[sx * ch + c];
     }
-    horizontal<kMax>(pad.data(), dst.row<T>(y), wc, valid, kw, ch);
-    if constexpr (kKeyed) order_keys(dst.row<T>(y), dst.row<T>(y), wc);
+    horizontal<kMax>(pad.data(), out(y), wc, valid, kw, ch);
+    if constexpr (kKeyed) order_keys(out(y), out(y), wc);
   };
 
   // Source rows by the border rule in y; outside (constant) a row of the value.
@@ -254,24 +257,115 @@ void morph_t(const ConstImageView& src, const ImageView& dst, const detail::Morp
     const std::int64_t mrows = std::min<std::int64_t>(kh, rows.end - y0), base = y0 - ay;
     // Suffixes of the block's rows, S[t] parked in dst row y0 + t (t < mrows).
     std::memcpy(run.data(), row(base + kh - 1), std::size_t(wc) * sizeof(T));
-    if (kh - 1 < mrows)
-      std::memcpy(dst.row<T>(y0 + kh - 1), run.data(), std::size_t(wc) * sizeof(T));
+    if (kh - 1 < mrows) std::memcpy(out(y0 + kh - 1), run.data(), std::size_t(wc) * sizeof(T));
     for (int t = kh - 2; t >= 0; --t)
-      run_suffix<kMax>(run.data(), row(base + t), t < mrows ? dst.row<T>(y0 + t) : nullptr, wc);
+      run_suffix<kMax>(run.data(), row(base + t), t < mrows ? out(y0 + t) : nullptr, wc);
     // t = 0: the whole block; t > 0: S[t] with the next block's prefix of t rows.
-    std::memcpy(col, dst.row<T>(y0), std::size_t(wc) * sizeof(T));
+    std::memcpy(col, out(y0), std::size_t(wc) * sizeof(T));
     finish_row(y0);
     const T* p = nullptr;
     for (std::int64_t t = 1; t < mrows; ++t) {
       const T* s = row(base + kh + t - 1);
       if (t == 1) {
-        pick2<kMax>(dst.row<T>(y0 + t), s, col, wc);
+        pick2<kMax>(out(y0 + t), s, col, wc);
         p = s;
       } else {
-        run_prefix<kMax>(p, s, dst.row<T>(y0 + t), pre.data(), col, wc);
+        run_prefix<kMax>(p, s, out(y0 + t), pre.data(), col, wc);
         p = pre.data();
       }
       finish_row(y0 + t);
+    }
+  }
+}
+
+// dst = a - b per sample, as arith's sub (saturating integers; f32 a plain difference).
+template <class T>
+void sub_rows(const T* a, const T* b, T* out, std::int64_t n) {
+  const hn::ScalableTag<T> d;
+  const std::int64_t N = std::int64_t(hn::Lanes(d));
+  std::int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto x = hn::LoadU(d, a + i), y = hn::LoadU(d, b + i);
+    if constexpr (std::is_same_v<T, float>)
+      hn::StoreU(hn::Sub(x, y), d, out + i);
+    else
+      hn::StoreU(hn::SaturatedSub(x, y), d, out + i);
+  }
+  for (; i < n; ++i) {
+    if constexpr (std::is_same_v<T, float>)
+      out[i] = a[i] - b[i];
+    else
+      out[i] = a[i] > b[i] ? T(a[i] - b[i]) : T(0);
+  }
+}
+
+// One band of a composite (open, close, gradient, tophat, blackhat) in one call: strips of
+// destination rows whose intermediates stay in L2, instead of whole intermediate images
+// (docs/ops/morphology.md: the same passes, the same results). For the two-pass composites
+// the strip holds the first pass's rows y0 - ay .. y1 - ay + kh - 2 in the second pass's
+// coordinates, each computed at its row by the border rule (outside the image: the constant
+// value, or the row it reflects/wraps to), so the second pass over the strip (anchor 0)
+// never reaches a border in y. S: the sample type (T: S, or int32 keys for f32).
+template <class S, class T, bool kKeyed>
+void composite_t(const ConstImageView& src, const ImageView& dst, const detail::MorphPass& m,
+                 Rows rows) {
+  const std::int64_t w = src.width(), h = src.height(), wc = w * src.channels();
+  const std::int64_t row_bytes = std::max<std::int64_t>(1, wc * std::int64_t(sizeof(S)));
+  const std::int64_t strip =
+      std::max<std::int64_t>(16, (std::int64_t(512) << 10) / row_bytes - m.kh + 1);
+  const std::int64_t pitch = (wc * std::int64_t(sizeof(S)) + 63) / 64 * 64 + 64;  // bytes
+  const MorphOp op = m.op;
+  const bool two_pass = op != MorphOp::gradient;
+  const MorphOp first =
+      op == MorphOp::open || op == MorphOp::tophat ? MorphOp::erode : MorphOp::dilate;
+  const std::int64_t trows = two_pass ? strip + m.kh - 1 : strip;
+  Scratch<std::uint8_t> tbuf(std::size_t(trows * pitch)), obuf(std::size_t(strip * pitch));
+  const ImageView tview(tbuf.data(), w, trows, pitch, src.format(), src.location());
+  const ImageView oview(obuf.data(), w, strip, pitch, src.format(), src.location());
+  auto pass = [&](MorphOp which, const ConstImageView& in, const ImageView& out,
+                  const detail::MorphPass& mp, Rows r, std::int64_t dy) {
+    if (which == MorphOp::dilate)
+      morph_t<T, true, kKeyed>(in, out, mp, r, dy);
+    else
+      morph_t<T, false, kKeyed>(in, out, mp, r, dy);
+  };
+  const S cval = detail::saturate_cast<S>(m.border.value);
+  for (std::int64_t y0 = rows.begin; y0 < rows.end; y0 += strip) {
+    const std::int64_t n = std::min(strip, rows.end - y0);
+    if (!two_pass) {  // gradient: dilate - erode, both from src
+      pass(MorphOp::dilate, src, tview, m, Rows{y0, y0 + n}, y0);
+      pass(MorphOp::erode, src, oview, m, Rows{y0, y0 + n}, y0);
+      for (std::int64_t i = 0; i < n; ++i)
+        sub_rows<S>(tview.row<S>(i), oview.row<S>(i), dst.row<S>(y0 + i), wc);
+      continue;
+    }
+    // First pass: strip row i is row a = y0 - ay + i of the intermediate image.
+    const std::int64_t a0 = y0 - m.ay, a1 = y0 + n - m.ay + m.kh - 1;
+    const std::int64_t lo = std::max<std::int64_t>(a0, 0), hi = std::min(a1, h);
+    if (lo < hi) pass(first, src, tview, m, Rows{lo, hi}, a0);
+    for (std::int64_t a = a0; a < a1; ++a) {
+      if (a >= 0 && a < h) continue;
+      const std::int64_t g = detail::border_index(a, h, m.border.type);
+      if (g < 0)
+        std::fill(tview.row<S>(a - a0), tview.row<S>(a - a0) + wc, cval);
+      else
+        pass(first, src, tview, m, Rows{g, g + 1}, g - (a - a0));
+    }
+    // Second pass over the strip; open/close straight into dst.
+    detail::MorphPass m2 = m;
+    m2.ay = 0;
+    const ConstImageView tin(tview.data(), w, a1 - a0, pitch, src.format(), src.location());
+    const MorphOp second = first == MorphOp::erode ? MorphOp::dilate : MorphOp::erode;
+    if (op == MorphOp::open || op == MorphOp::close) {
+      pass(second, tin, dst, m2, Rows{0, n}, -y0);
+      continue;
+    }
+    pass(second, tin, oview, m2, Rows{0, n}, 0);
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (op == MorphOp::tophat)  // src - open
+        sub_rows<S>(src.row<S>(y0 + i), oview.row<S>(i), dst.row<S>(y0 + i), wc);
+      else  // blackhat: close - src
+        sub_rows<S>(oview.row<S>(i), src.row<S>(y0 + i), dst.row<S>(y0 + i), wc);
     }
   }
 }
@@ -300,16 +394,62 @@ void morph_rows(const ConstImageView& src, const ImageView& dst, const detail::M
 #endif
 }
 
+void composite_rows(const ConstImageView& src, const ImageView& dst, const detail::MorphPass& m,
+                    Rows rows) {
+#if HWY_TARGET == HWY_SCALAR
+  // The reference's passes through whole-size intermediates, computing only the rows this
+  // band's outputs read (and the sub of arith).
+  const MorphOp op = m.op;
+  const Format f = src.format();
+  Image t(src.width(), src.height(), f), o(src.width(), src.height(), f);
+  detail::MorphPass mp = m;
+  auto sub = [&](const ConstImageView& a, const ConstImageView& b) {
+    ref::arith(a, b, dst, ArithOp::sub, rows);
+  };
+  if (op == MorphOp::gradient) {
+    mp.op = MorphOp::dilate;
+    ref::morph_pass(src, t, mp, rows);
+    mp.op = MorphOp::erode;
+    ref::morph_pass(src, o, mp, rows);
+    return sub(t, o);
+  }
+  const bool opening = op == MorphOp::open || op == MorphOp::tophat;
+  mp.op = opening ? MorphOp::erode : MorphOp::dilate;
+  for (std::int64_t a = rows.begin - m.ay; a < rows.end - m.ay + m.kh - 1; ++a) {
+    const std::int64_t g = detail::border_index(a, src.height(), m.border.type);
+    if (g >= 0) ref::morph_pass(src, t, mp, Rows{g, g + 1});
+  }
+  mp.op = opening ? MorphOp::dilate : MorphOp::erode;
+  if (op == MorphOp::open || op == MorphOp::close) return ref::morph_pass(t, dst, mp, rows);
+  ref::morph_pass(t, o, mp, rows);
+  if (op == MorphOp::tophat) return sub(src, o);
+  sub(o, src);
+#else
+  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(src.depth(), [&](auto t) {
+    using S = decltype(t);
+    if constexpr (std::is_same_v<S, float>)
+      composite_t<float, std::int32_t, true>(src, dst, m, rows);
+    else
+      composite_t<S, S, false>(src, dst, m, rows);
+  });
+#endif
+}
+
 }  // namespace pixflow::cpu::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace pixflow::cpu {
 HWY_EXPORT(morph_rows);
+HWY_EXPORT(composite_rows);
 
 void morph_pass(const ConstImageView& src, const ImageView& dst, const detail::MorphPass& m,
                 Rows rows) {
   HWY_DYNAMIC_DISPATCH(morph_rows)(src, dst, m, rows);
+}
+void morph_composite(const ConstImageView& src, const ImageView& dst, const detail::MorphPass& m,
+                     Rows rows) {
+  HWY_DYNAMIC_DISPATCH(composite_rows)(src, dst, m, rows);
 }
 }  // namespace pixflow::cpu
 
@@ -317,6 +457,9 @@ PIXFLOW_REGISTER_IMPLS(cpu_morphology) {
   using pixflow::Depth;
   pixflow::cpu::add_banded<&pixflow::cpu::morph_pass>(
       table, "morph_pass",
+      pixflow::detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 3, 4}));
+  pixflow::cpu::add_banded<&pixflow::cpu::morph_composite>(
+      table, "morph_composite",
       pixflow::detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 3, 4}));
 }
 #endif
