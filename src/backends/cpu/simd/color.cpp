@@ -15,6 +15,12 @@
 #include "src/ref/ref.hpp"
 
 HWY_BEFORE_NAMESPACE();
+#undef PIXFLOW_X86_MADD  // this file is compiled once per target
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSE4
+#define PIXFLOW_X86_MADD 1
+#else
+#define PIXFLOW_X86_MADD 0
+#endif
 namespace pixflow::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -23,7 +29,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // vector of T is de-interleaved at once and widened by halves (u8 -> u16 -> i32), so the
 // loads and the shuffles of LoadInterleaved run at full width.
 template <class D32, class V32>
-V32 luma(D32 d32, V32 r, V32 g, V32 b) {
+HWY_INLINE V32 luma(D32 d32, V32 r, V32 g, V32 b) {
   const auto kr = hn::Set(d32, 9798), kg = hn::Set(d32, 19235), kb = hn::Set(d32, 3735);
   const auto v = hn::Add(hn::Add(hn::Add(hn::Mul(kr, r), hn::Mul(kg, g)), hn::Mul(kb, b)),
                          hn::Set(d32, 1 << 14));
@@ -32,7 +38,7 @@ V32 luma(D32 d32, V32 r, V32 g, V32 b) {
 
 // One vector of u16 samples (d16) per channel -> luma of those lanes, stored at d.
 template <class T, class D16, class V16>
-void luma_u16_lanes(D16 /*d16*/, V16 r, V16 g, V16 b, T* d) {
+HWY_INLINE void luma_u16_lanes(D16 /*d16*/, V16 r, V16 g, V16 b, T* d) {
   const hn::Repartition<std::int32_t, D16> d32;
   const hn::Half<D16> dh;
   const hn::Rebind<T, decltype(d32)> dt;
@@ -48,6 +54,29 @@ void luma_u16_lanes(D16 /*d16*/, V16 r, V16 g, V16 b, T* d) {
   hn::StoreU(hn::DemoteTo(dt, luma(d32, lo(r), lo(g), lo(b))), dt, d);
   hn::StoreU(hn::DemoteTo(dt, luma(d32, hi(r), hi(g), hi(b))), dt, d + n);
 }
+
+#if PIXFLOW_X86_MADD
+// u8 on x86: the same integer sum by pairwise 16-bit multiply-adds (pmaddwd): (R, G) and
+// (B, 1) pairs interleaved within 128-bit blocks times (9798, 19235) and (3735, 2^14);
+// ReorderDemote2To (packs) undoes the interleave. Exact: every term fits int16 x int16.
+template <class D16, class V16>
+HWY_INLINE void luma_u8_madd(D16 d16, V16 r, V16 g, V16 b, std::uint8_t* d) {
+  const hn::Repartition<std::int32_t, D16> d32;
+  const hn::Rebind<std::uint8_t, D16> d8;
+  const auto krg = hn::BitCast(d16, hn::Set(d32, 9798 | (19235 << 16)));
+  const auto kb1 = hn::BitCast(d16, hn::Set(d32, 3735 | (16384 << 16)));
+  const auto one = hn::Set(d16, 1);
+  auto sum = [&](V16 rg, V16 b1) {
+    auto unused = hn::Zero(d32);  // x86 keeps every product in the first sum
+    auto s = hn::ReorderWidenMulAccumulate(d32, rg, krg, hn::Zero(d32), unused);
+    s = hn::ReorderWidenMulAccumulate(d32, b1, kb1, s, unused);
+    return hn::ShiftRight<15>(s);
+  };
+  const auto lo = sum(hn::InterleaveLower(d16, r, g), hn::InterleaveLower(d16, b, one));
+  const auto hi = sum(hn::InterleaveUpper(d16, r, g), hn::InterleaveUpper(d16, b, one));
+  hn::StoreU(hn::DemoteTo(d8, hn::ReorderDemote2To(d16, lo, hi)), d8, d);
+}
+#endif
 
 template <class T>
 std::int64_t gray_int(const T* s, T* d, std::int64_t w, int cn, bool bgr) {
@@ -68,8 +97,15 @@ std::int64_t gray_int(const T* s, T* d, std::int64_t w, int cn, bool bgr) {
       const hn::Rebind<std::uint16_t, decltype(dh8)> d16;
       auto lo = [&](hn::Vec<decltype(dt)> v) { return hn::PromoteTo(d16, hn::LowerHalf(dh8, v)); };
       auto hi = [&](hn::Vec<decltype(dt)> v) { return hn::PromoteTo(d16, hn::UpperHalf(dh8, v)); };
+#if PIXFLOW_X86_MADD
+      const hn::RebindToSigned<decltype(d16)> di16;
+      auto s16 = [&](hn::Vec<decltype(d16)> v) { return hn::BitCast(di16, v); };
+      luma_u8_madd(di16, s16(lo(r)), s16(lo(g)), s16(lo(b)), d + x);
+      luma_u8_madd(di16, s16(hi(r)), s16(hi(g)), s16(hi(b)), d + x + n / 2);
+#else
       luma_u16_lanes<T>(d16, lo(r), lo(g), lo(b), d + x);
       luma_u16_lanes<T>(d16, hi(r), hi(g), hi(b), d + x + n / 2);
+#endif
     }
   }
   return x;
