@@ -17,7 +17,7 @@ BUILD="${BUILD:-build-gpu}"
 # of TOTAL minus the time reserved for the stages after it, so one slow stage cannot push the
 # run past the 10-minute call.
 TOTAL="${TOTAL:-560}"
-T_CONFIGURE=60 T_BUILD=240 T_CTEST=150 T_SANITIZER=120 T_BENCH=180 T_PEERS=100 T_COMPARE=30
+T_CONFIGURE=60 T_BUILD=240 T_CTEST=150 T_SANITIZER=200 T_BENCH=180 T_PEERS=100 T_COMPARE=30
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT" || exit 1
