@@ -15,12 +15,7 @@
 #include "src/ref/ref.hpp"
 
 HWY_BEFORE_NAMESPACE();
-#undef PIXFLOW_X86_MADD  // this file is compiled once per target
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSE4
-#define PIXFLOW_X86_MADD 1
-#else
-#define PIXFLOW_X86_MADD 0
-#endif
+#include "src/backends/cpu/simd/x86_madd-inl.hpp"
 namespace pixflow::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 

@@ -24,15 +24,7 @@
 #include "src/ref/ref.hpp"
 
 HWY_BEFORE_NAMESPACE();
-// The x86 vector targets (SSE4, AVX2, AVX-512): ReorderWidenMulAccumulate is pmaddwd (every
-// product in sum0) and ReorderDemote2To is packs within 128-bit blocks. Not EMU128, which runs
-// on x86 too but follows the generic lane rules (a GPU-machine run with gcc 13 caught that).
-#undef PIXFLOW_X86_MADD  // this file is compiled once per target
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSE4
-#define PIXFLOW_X86_MADD 1
-#else
-#define PIXFLOW_X86_MADD 0
-#endif
+#include "src/backends/cpu/simd/x86_madd-inl.hpp"
 namespace pixflow::cpu::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
