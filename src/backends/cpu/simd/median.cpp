@@ -43,22 +43,33 @@ template <int K, class S, class T>
 void median_t(const ConstImageView& src, const ImageView& dst, const MedianParams& p, Rows rows) {
   constexpr bool kKeys = std::is_same_v<S, float>;
   constexpr int R = K / 2;
-  const hn::ScalableTag<T> d;
+  // k = 3 uses at most 256-bit vectors: its window is 9 shifted loads for 12 Min/Max, and a
+  // shifted 512-bit load crosses a cache line every time (a 256-bit one half the time); on
+  // Zen 4 the 256-bit kernel is 15-23 % faster in cache, while k = 5 is 10 % slower with it
+  // (bench/NOTES.md).
+  using D = std::conditional_t<K == 3, hn::CappedTag<T, 32 / sizeof(T)>, hn::ScalableTag<T>>;
+  const D d;
   using V = hn::Vec<decltype(d)>;
   const std::int64_t N = std::int64_t(hn::Lanes(d));
   const int ch = src.channels();
   const std::int64_t w = src.width(), h = src.height(), wc = w * ch;
   const std::int64_t pw = (w + 2 * R) * ch;  // padded row
-  const std::int64_t stride = pw + N;        // one spare vector per buffer row
+  const std::int64_t stride = pw + 2 * N;    // spare vectors: the last chunk may read past pw
+  // The row is done in chunks of C samples: the chunk's column sorts, then its outputs, so
+  // that the K rank rows of a chunk (about 16 KB) stay in L1 between the two; the 2R
+  // columns a chunk shares with the next are sorted twice.
+  const std::int64_t halo = (2 * R * ch + N - 1) / N * N;
+  const std::int64_t C = std::max<std::int64_t>(N, 16384 / std::int64_t(K * sizeof(T)) / N * N);
+  const std::int64_t cstride = C + halo + N;
   T cval;
   if constexpr (kKeys) {
     cval = detail::order_key(detail::saturate_cast<float>(p.border.value));
   } else {
     cval = detail::saturate_cast<T>(p.border.value);
   }
-  Scratch<T> ring{std::size_t(K * stride)}, ranks{std::size_t(K * stride)}, tail{std::size_t(N)};
+  Scratch<T> ring{std::size_t(K * stride)}, ranks{std::size_t(K * cstride)}, tail{std::size_t(N)};
   std::fill(ring.data(), ring.data() + K * stride, T(0));
-  std::fill(ranks.data(), ranks.data() + K * stride, T(0));
+  std::fill(ranks.data(), ranks.data() + K * cstride, T(0));
   std::vector<std::int64_t> tag(K, INT64_MIN);
   auto row = [&](std::int64_t a) -> const T* {
     const std::int64_t slot = ((a % K) + K) % K;
@@ -83,26 +94,30 @@ void median_t(const ConstImageView& src, const ImageView& dst, const MedianParam
   for (std::int64_t y = rows.begin; y < rows.end; ++y) {
     const T* in[K];
     for (int i = 0; i < K; ++i) in[i] = row(y - R + i);
-    // Column sorts over the padded row: rank r of column j at ranks[r * stride + j].
-    for (std::int64_t j = 0; j < pw; j += N) {
-      V c[K];
-      for (int i = 0; i < K; ++i) c[i] = hn::LoadU(d, in[i] + j);
-      MedianNet<K>::sort_column(c);
-      for (int r = 0; r < K; ++r) hn::StoreU(c[r], d, ranks.data() + r * stride + j);
-    }
     T* out = dst.row<T>(y);
-    for (std::int64_t j = 0; j < wc; j += N) {
-      V v[K * K];
-      for (int c = 0; c < K; ++c)
-        for (int r = 0; r < K; ++r)
-          v[c * K + r] = hn::LoadU(d, ranks.data() + r * stride + j + std::int64_t(c) * ch);
-      V m = MedianNet<K>::window(v);
-      if constexpr (kKeys) m = order_key_lanes(d, m);
-      if (j + N <= wc) {
-        hn::StoreU(m, d, out + j);
-      } else {
-        hn::StoreU(m, d, tail.data());
-        std::memcpy(out + j, tail.data(), std::size_t(wc - j) * sizeof(T));
+    for (std::int64_t c0 = 0; c0 < wc; c0 += C) {
+      const std::int64_t c1 = std::min(wc, c0 + C);
+      // Column sorts of padded columns [c0, c1 + 2R ch) rounded up to vectors: rank r of
+      // column c0 + j at ranks[r * cstride + j].
+      for (std::int64_t j = 0; j < c1 - c0 + 2 * R * ch; j += N) {
+        V c[K];
+        for (int i = 0; i < K; ++i) c[i] = hn::LoadU(d, in[i] + c0 + j);
+        MedianNet<K>::sort_column(c);
+        for (int r = 0; r < K; ++r) hn::StoreU(c[r], d, ranks.data() + r * cstride + j);
+      }
+      for (std::int64_t j = 0; j < c1 - c0; j += N) {
+        V v[K * K];
+        for (int c = 0; c < K; ++c)
+          for (int r = 0; r < K; ++r)
+            v[c * K + r] = hn::LoadU(d, ranks.data() + r * cstride + j + std::int64_t(c) * ch);
+        V m = MedianNet<K>::window(v);
+        if constexpr (kKeys) m = order_key_lanes(d, m);
+        if (c0 + j + N <= wc) {
+          hn::StoreU(m, d, out + c0 + j);
+        } else {
+          hn::StoreU(m, d, tail.data());
+          std::memcpy(out + c0 + j, tail.data(), std::size_t(wc - c0 - j) * sizeof(T));
+        }
       }
     }
   }
