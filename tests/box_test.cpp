@@ -153,18 +153,21 @@ TEST(Box, EveryBackendMatchesRef) {
         for (Win k : {Win{3, 3}, Win{2, 4}, Win{1, 7}, Win{21, 21}})
           for (bool norm : {true, false})
             for (const Border& b : all_borders())
-              ASSERT_TRUE(backends_match_ref("box",
-                                             "kw=" + std::to_string(k.kw) + " kh=" +
-                                                 std::to_string(k.kh) + " normalize=" +
-                                                 std::to_string(norm) + " " + border_params(b),
-                                             {d, ch}, s, rng));
-  ASSERT_TRUE(backends_match_ref("box", "k=5 border=reflect101", {Depth::u8, 3}, {1920, 1080}, rng));
+              ASSERT_TRUE(backends_match_ref(
+                  "box",
+                  "kw=" + std::to_string(k.kw) + " kh=" + std::to_string(k.kh) +
+                      " normalize=" + std::to_string(norm) + " " + border_params(b),
+                  {d, ch}, s, rng));
+  ASSERT_TRUE(
+      backends_match_ref("box", "k=5 border=reflect101", {Depth::u8, 3}, {1920, 1080}, rng));
 }
 
 // The SIMD kernel's paths (src/backends/cpu/simd/box.cpp): running column sums over bands,
 // the binary decomposition of kw (powers of two, all bits set, one bit), the exact
-// round-half-even division and the saturated sum, every border (constant with values
-// inside and outside the depth's range), rows around the vector widths.
+// round-half-even division and the saturated sum, 16-bit doubling stopped early with 32-bit
+// terms (u8 31x31: 3 terms + low bits; 32x31: 4 terms, no low bits; 17x31: 2; 255x3),
+// every border (constant with values inside and outside the depth's range), rows around
+// the vector widths.
 TEST(Box, EveryBackendMatchesRefLargeWindows) {
   auto rng = make_rng(0xb0c7);
   std::vector<Border> borders = all_borders();
@@ -172,18 +175,19 @@ TEST(Box, EveryBackendMatchesRefLargeWindows) {
   borders.push_back(Border::constant(-3));
   borders.push_back(Border::constant(300));
   const std::vector<Size> sizes = {{263, 37}, {1000, 5}, {31, 97}, {70, 3}};
-  const Win wins[] = {{15, 15}, {31, 31}, {9, 9}, {31, 7}, {4, 16}, {2, 2}, {255, 3}, {1, 33}};
+  const Win wins[] = {{15, 15}, {31, 31}, {9, 9},  {31, 7},  {4, 16},
+                      {2, 2},   {255, 3}, {1, 33}, {32, 31}, {17, 31}};
   for (Depth d : kDepths)
     for (int ch : {1, 3})
       for (Size s : sizes)
         for (Win k : wins)
           for (bool norm : {true, false})
             for (const Border& b : borders)
-              ASSERT_TRUE(backends_match_ref("box",
-                                             "kw=" + std::to_string(k.kw) + " kh=" +
-                                                 std::to_string(k.kh) + " normalize=" +
-                                                 std::to_string(norm) + " " + border_params(b),
-                                             {d, ch}, s, rng));
+              ASSERT_TRUE(backends_match_ref(
+                  "box",
+                  "kw=" + std::to_string(k.kw) + " kh=" + std::to_string(k.kh) +
+                      " normalize=" + std::to_string(norm) + " " + border_params(b),
+                  {d, ch}, s, rng));
 }
 
 TEST(Box, EveryBackendMatchesRefOnExtremeSums) {
@@ -195,15 +199,15 @@ TEST(Box, EveryBackendMatchesRefOnExtremeSums) {
     const double hi = d == Depth::u8 ? 255 : 65535;
     for (bool norm : {true, false})
       for (Win k : {Win{255, 255}, Win{254, 255}, Win{128, 2}, Win{2, 1}, Win{3, 5}}) {
-        const std::string params = "kw=" + std::to_string(k.kw) + " kh=" +
-                                   std::to_string(k.kh) + " normalize=" + std::to_string(norm);
+        const std::string params = "kw=" + std::to_string(k.kw) + " kh=" + std::to_string(k.kh) +
+                                   " normalize=" + std::to_string(norm);
         PIXFLOW_TRACE(std::string(depth_name(d)) + " " + params);
         auto full = random_image(40, 30, {d, 1}, rng);
         fill_constant(full, hi);
         ASSERT_TRUE(backends_match_ref("box", params + " border=reflect", full.view, rng));
         auto high = random_image(300, 20, {d, 3}, rng, false, hi - 3, hi);
-        ASSERT_TRUE(backends_match_ref("box", params + " border=constant value=1e9", high.view,
-                                       rng));
+        ASSERT_TRUE(
+            backends_match_ref("box", params + " border=constant value=1e9", high.view, rng));
         auto low = random_image(300, 20, {d, 1}, rng, false, 0, 3);  // many exact ties
         ASSERT_TRUE(backends_match_ref("box", params + " border=wrap", low.view, rng));
       }

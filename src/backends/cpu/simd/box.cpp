@@ -171,9 +171,18 @@ struct Finalize<T, std::uint32_t> {  // S < 2^32, n <= 65025
   }
 };
 
-// T: the samples; V: the column sums (u16 for u8: <= 255 * 255); H: the window sums (u16
-// for u8 when n <= 257, else u32).
-template <class T, class V, class H>
+// u8 with 16-bit partial sums: the widest power of two of columns (each <= 255 kh) whose sum
+// fits 16 bits.
+inline int u16_top(int kh) {
+  int m = 1;
+  while (2 * m * 255 * kh <= 65535) m *= 2;
+  return m;
+}
+
+// T: the samples; V: the column sums (u16 for u8: <= 255 * 255); H: the partial window sums
+// of the doubling passes (u16 for u8 when n <= 257 or when they stop at a width whose sums
+// fit 16 bits, else u32); F: the window sums (H, or u32 when the doubling stops early).
+template <class T, class V, class H, class F>
 void box_int(const ConstImageView& src, const ImageView& dst, const BoxParams& p, Rows rows) {
   const hn::ScalableTag<H> dh;
   const hn::Rebind<V, decltype(dh)> dv;
@@ -225,15 +234,30 @@ void box_int(const ConstImageView& src, const ImageView& dst, const BoxParams& p
     for (; i < wc; ++i) col[i] = V(col[i] + s[i]);
   }
 
-  const Finalize<T, H> finalize(n, p.normalize);
+  const Finalize<T, F> finalize(n, p.normalize);
   auto finalize1 = [&](std::uint32_t s) -> T {
     return detail::saturate_cast<T>(p.normalize ? detail::div_round_half_even(std::int64_t(s), n)
                                                 : std::int64_t(s));
   };
 
-  // Highest set bit of kw: the last accumulation, fused with finalize into dst.
+  // The doubling stops at W_top: the highest set bit of kw, or, with 16-bit partial sums of
+  // a window too large for 16 bits (F wider than H), the widest power of two whose sums
+  // still fit. Then S(j) = A(j) + W_top(j + cur) + W_top(j + cur + top) + ... (q terms,
+  // q * top + cur = kw) in F lanes, fused with finalize into dst.
   int top = 1;
   while (2 * top <= kw) top *= 2;
+  if constexpr (!std::is_same_v<H, F>) top = std::min(top, u16_top(kh));
+  const int q = kw / top;
+  const hn::ScalableTag<F> df;
+  const hn::Rebind<H, decltype(df)> dhf;
+  const hn::Rebind<T, decltype(df)> dtf;
+  const std::int64_t NF = std::int64_t(hn::Lanes(df));
+  auto widenf = [&](hn::Vec<decltype(dhf)> v) {
+    if constexpr (std::is_same_v<H, F>)
+      return v;
+    else
+      return hn::PromoteTo(df, v);
+  };
 
   for (std::int64_t y = rows.begin; y < rows.end; ++y) {
     // Column sums (+ entering row, - leaving row after the band's first), widened into W.
@@ -261,15 +285,22 @@ void box_int(const ConstImageView& src, const ImageView& dst, const BoxParams& p
     bool have = false;
     for (int m = 1;; m *= 2) {
       const std::int64_t aoff = cur * ch;
-      if (m == top) {  // S(j) = A(j) + W_top(j + cur), finalized into dst
+      if (m == top) {  // S(j) = A(j) + sum over t < q of W_top(j + cur + t top), into dst
         T* d = dst.row<T>(y);
+        const std::int64_t step = std::int64_t(top) * ch;
         std::int64_t j = 0;
-        for (; j + N <= wc; j += N) {
-          auto s = hn::LoadU(dh, W + j + aoff);
-          if (have) s = hn::Add(s, hn::LoadU(dh, A + j));
-          hn::StoreU(finalize(s), dt, d + j);
+        for (; j + NF <= wc; j += NF) {
+          auto s = widenf(hn::LoadU(dhf, W + j + aoff));
+          for (int t = 1; t < q; ++t)
+            s = hn::Add(s, widenf(hn::LoadU(dhf, W + j + aoff + t * step)));
+          if (have) s = hn::Add(s, widenf(hn::LoadU(dhf, A + j)));
+          hn::StoreU(finalize(s), dtf, d + j);
         }
-        for (; j < wc; ++j) d[j] = finalize1(std::uint32_t(H(W[j + aoff] + (have ? A[j] : H(0)))));
+        for (; j < wc; ++j) {
+          F s = F(have ? A[j] : H(0));
+          for (int t = 0; t < q; ++t) s = F(s + W[j + aoff + t * step]);
+          d[j] = finalize1(std::uint32_t(s));
+        }
         break;
       }
       // W_2m(j) = W_m(j) + W_m(j + m), in place forwards (loads precede the store, and
@@ -363,10 +394,16 @@ void box_rows(const ConstImageView& src, const ImageView& dst, const BoxParams& 
   switch (src.depth()) {
     case Depth::u8:
       if (p.kw * p.kh <= 257)  // 255 * n < 2^16
-        return box_int<std::uint8_t, std::uint16_t, std::uint16_t>(src, dst, p, rows);
-      return box_int<std::uint8_t, std::uint16_t, std::uint32_t>(src, dst, p, rows);
+        return box_int<std::uint8_t, std::uint16_t, std::uint16_t, std::uint16_t>(src, dst, p,
+                                                                                  rows);
+      // 16-bit doubling up to u16_top columns, then at most 4 widened terms (kw 31, kh 31:
+      // 8 columns, 3 terms + the low bits); wider windows double in 32 bits.
+      if (p.kw / u16_top(p.kh) <= 4)
+        return box_int<std::uint8_t, std::uint16_t, std::uint16_t, std::uint32_t>(src, dst, p,
+                                                                                  rows);
+      return box_int<std::uint8_t, std::uint16_t, std::uint32_t, std::uint32_t>(src, dst, p, rows);
     case Depth::u16:
-      return box_int<std::uint16_t, std::uint32_t, std::uint32_t>(src, dst, p, rows);
+      return box_int<std::uint16_t, std::uint32_t, std::uint32_t, std::uint32_t>(src, dst, p, rows);
     default:
       return box_f32(src, dst, p, rows);
   }
