@@ -15,6 +15,11 @@ struct Bands {
   static void run(const detail::Exec& e, std::int64_t n, F&& f) {
     ThreadPool::global().parallel_for(n, e.threads, [&](std::int64_t b, std::int64_t end) {
       f(detail::Rows{b, end});
+#if defined(__x86_64__) || defined(__i386__)
+      // A kernel may have written its band with streaming stores (StoreOut), which are
+      // weakly ordered: make them visible before the band counts as done.
+      __builtin_ia32_sfence();
+#endif
     });
   }
 };

@@ -25,6 +25,7 @@
 #include "src/ref/ref.hpp"
 
 #include "src/backends/cpu/simd/double_lanes-inl.hpp"
+#include "src/backends/cpu/simd/store_out-inl.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace pixflow::cpu::HWY_NAMESPACE {
@@ -35,23 +36,23 @@ namespace {
 
 // Integer image-image on full vectors of T (u8, u16, s16).
 template <class T>
-void ab_int(const T* a, const T* b, T* out, std::int64_t n, ArithOp op) {
+void ab_int(const T* a, const T* b, T* out, std::int64_t n, ArithOp op, bool stream) {
   const hn::ScalableTag<T> d;
   const std::int64_t N = std::int64_t(hn::Lanes(d));
   std::int64_t i = 0;
   switch (op) {
     case ArithOp::add:
       for (; i + N <= n; i += N)
-        hn::StoreU(hn::SaturatedAdd(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
+        StoreOut(hn::SaturatedAdd(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i, stream);
       break;
     case ArithOp::sub:
       for (; i + N <= n; i += N)
-        hn::StoreU(hn::SaturatedSub(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
+        StoreOut(hn::SaturatedSub(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i, stream);
       break;
     case ArithOp::absdiff:
       for (; i + N <= n; i += N) {
         const auto x = hn::LoadU(d, a + i), y = hn::LoadU(d, b + i);
-        hn::StoreU(hn::SaturatedSub(hn::Max(x, y), hn::Min(x, y)), d, out + i);
+        StoreOut(hn::SaturatedSub(hn::Max(x, y), hn::Min(x, y)), d, out + i, stream);
       }
       break;
     case ArithOp::mul:
@@ -65,7 +66,7 @@ void ab_int(const T* a, const T* b, T* out, std::int64_t n, ArithOp op) {
           const auto p = hn::Min(hn::Mul(hn::PromoteTo(d16, hn::LoadU(d8, a + i)),
                                          hn::PromoteTo(d16, hn::LoadU(d8, b + i))),
                                  hn::Set(d16, std::uint16_t(255)));
-          hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di16, p)), d8, out + i);
+          StoreOut(hn::DemoteTo(d8, hn::BitCast(di16, p)), d8, out + i, stream);
         }
       } else {
         // Products in 32-bit lanes: u16 as u32 (<= 65535^2 < 2^32) clamped unsigned, s16
@@ -80,9 +81,9 @@ void ab_int(const T* a, const T* b, T* out, std::int64_t n, ArithOp op) {
           if constexpr (std::is_same_v<T, std::uint16_t>) {
             const auto p =
                 hn::Min(hn::Mul(hn::BitCast(du32, x), hn::BitCast(du32, y)), hn::Set(du32, 65535u));
-            hn::StoreU(hn::DemoteTo(dh, hn::BitCast(d32, p)), dh, out + i);
+            StoreOut(hn::DemoteTo(dh, hn::BitCast(d32, p)), dh, out + i, stream);
           } else {
-            hn::StoreU(hn::DemoteTo(dh, hn::Mul(x, y)), dh, out + i);
+            StoreOut(hn::DemoteTo(dh, hn::Mul(x, y)), dh, out + i, stream);
           }
         }
       }
@@ -91,7 +92,7 @@ void ab_int(const T* a, const T* b, T* out, std::int64_t n, ArithOp op) {
   for (; i < n; ++i) out[i] = detail::arith_apply<T>(a[i], b[i], op);
 }
 
-void ab_f32(const float* a, const float* b, float* out, std::int64_t n, ArithOp op) {
+void ab_f32(const float* a, const float* b, float* out, std::int64_t n, ArithOp op, bool stream) {
   const hn::ScalableTag<float> d;
   const std::int64_t N = std::int64_t(hn::Lanes(d));
   std::int64_t i = 0;
@@ -113,7 +114,7 @@ void ab_f32(const float* a, const float* b, float* out, std::int64_t n, ArithOp 
         r = hn::Mul(x, y);
         break;
     }
-    hn::StoreU(r, d, out + i);
+    StoreOut(r, d, out + i, stream);
   }
   for (; i < n; ++i) out[i] = detail::arith_apply<float>(a[i], b[i], op);
 }
@@ -148,13 +149,14 @@ void arith_ab_rows(const ConstImageView& a, const ConstImageView& b, const Image
   ref::arith(a, b, dst, op, rows);
 #else
   const std::int64_t n = dst.width() * dst.channels();
+  const bool stream = stream_output(dst);
   detail::visit_depth<Depth::u8, Depth::u16, Depth::s16, Depth::f32>(a.depth(), [&](auto t) {
     using T = decltype(t);
     for (std::int64_t y = rows.begin; y < rows.end; ++y) {
       if constexpr (std::is_same_v<T, float>)
-        ab_f32(a.row<T>(y), b.row<T>(y), dst.row<T>(y), n, op);
+        ab_f32(a.row<T>(y), b.row<T>(y), dst.row<T>(y), n, op, stream);
       else
-        ab_int<T>(a.row<T>(y), b.row<T>(y), dst.row<T>(y), n, op);
+        ab_int<T>(a.row<T>(y), b.row<T>(y), dst.row<T>(y), n, op, stream);
     }
   });
 #endif

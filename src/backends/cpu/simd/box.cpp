@@ -45,6 +45,7 @@
 
 #include "src/backends/cpu/bands.hpp"
 #include "src/backends/cpu/simd/rows.hpp"
+#include "src/backends/cpu/simd/store_out-inl.hpp"
 #include "src/base/numeric.hpp"
 #include "src/base/visit_depth.hpp"
 #include "src/ref/ref.hpp"
@@ -248,6 +249,7 @@ void box_int(const ConstImageView& src, const ImageView& dst, const BoxParams& p
   while (2 * top <= kw) top *= 2;
   if constexpr (!std::is_same_v<H, F>) top = std::min(top, u16_top(kh));
   const int q = kw / top;
+  const bool stream = stream_output(dst);
   const hn::ScalableTag<F> df;
   const hn::Rebind<H, decltype(df)> dhf;
   const hn::Rebind<T, decltype(df)> dtf;
@@ -294,7 +296,7 @@ void box_int(const ConstImageView& src, const ImageView& dst, const BoxParams& p
           for (int t = 1; t < q; ++t)
             s = hn::Add(s, widenf(hn::LoadU(dhf, W + j + aoff + t * step)));
           if (have) s = hn::Add(s, widenf(hn::LoadU(dhf, A + j)));
-          hn::StoreU(finalize(s), dtf, d + j);
+          StoreOut(finalize(s), dtf, d + j, stream);
         }
         for (; j < wc; ++j) {
           F s = F(have ? A[j] : H(0));

@@ -20,6 +20,7 @@
 
 #include "src/backends/cpu/bands.hpp"
 #include "src/backends/cpu/simd/rows.hpp"
+#include "src/backends/cpu/simd/store_out-inl.hpp"
 #include "src/base/gaussian_taps.hpp"
 #include "src/ref/ref.hpp"
 
@@ -81,18 +82,6 @@ void ring_band(const ConstImageView& src, const ImageView& dst, const GaussianPa
   }
 }
 
-// Stores the first n of `count` lanes (full vector: StoreU; else through a buffer).
-template <class D, class V>
-void store_n(D d, V v, hn::TFromD<D>* out, std::int64_t n) {
-  if (n >= std::int64_t(hn::Lanes(d))) {
-    hn::StoreU(v, d, out);
-  } else {
-    HWY_ALIGN hn::TFromD<D> buf[hn::MaxLanes(d)];
-    hn::Store(v, d, buf);
-    std::memcpy(out, buf, std::size_t(n) * sizeof(hn::TFromD<D>));
-  }
-}
-
 // ---- u8 -------------------------------------------------------------------------------
 // h for 2 vectors per step; every pointer a local (no spills into the tap loop).
 HWY_NOINLINE void hpass_u8(const std::uint8_t* HWY_RESTRICT pr, std::int16_t* HWY_RESTRICT out,
@@ -133,7 +122,7 @@ HWY_NOINLINE void hpass_u8(const std::uint8_t* HWY_RESTRICT pr, std::int16_t* HW
 template <int kR, int kP>
 HWY_NOINLINE void vpass_u8(const std::int16_t* const* HWY_RESTRICT win,
                            std::uint8_t* const* HWY_RESTRICT out, int count, std::int64_t len,
-                           int pairs, const std::int32_t* HWY_RESTRICT tpm) {
+                           int pairs, const std::int32_t* HWY_RESTRICT tpm, bool stream) {
   const hn::ScalableTag<std::int16_t> di16;
   const hn::Repartition<std::int32_t, decltype(di16)> di32;
   const hn::Rebind<std::uint8_t, decltype(di16)> du8;
@@ -179,7 +168,7 @@ HWY_NOINLINE void vpass_u8(const std::int16_t* const* HWY_RESTRICT win,
 #else
       const auto r16 = hn::OddEven(hn::BitCast(di16, hn::ShiftLeft<16>(h)), hn::BitCast(di16, l));
 #endif
-      store_n(du8, hn::DemoteTo(du8, r16), out[m] + x, len - x);
+      StoreOutN(hn::DemoteTo(du8, r16), du8, out[m] + x, len - x, stream);
     }
   }
 }
@@ -187,6 +176,7 @@ HWY_NOINLINE void vpass_u8(const std::int16_t* const* HWY_RESTRICT win,
 template <int kR>
 void gaussian_u8_r(const ConstImageView& src, const ImageView& dst, const GaussianParams& p,
                    Rows rows, const std::int32_t* tx, const std::int32_t* ty) {
+  const bool stream = stream_output(dst);
   const hn::ScalableTag<std::uint16_t> du16;
   const std::int64_t n = std::int64_t(hn::Lanes(du16));
   const int ch = src.channels(), kw = p.kw, kh = p.kh;
@@ -211,13 +201,13 @@ void gaussian_u8_r(const ConstImageView& src, const ImageView& dst, const Gaussi
     w2[nr] = win[nr - 1];
     switch (kR == 2 ? pairs : 0) {
       case 2:
-        return vpass_u8<kR, 2>(w2, out, count, len, pairs, tpm.data());
+        return vpass_u8<kR, 2>(w2, out, count, len, pairs, tpm.data(), stream);
       case 3:
-        return vpass_u8<kR, 3>(w2, out, count, len, pairs, tpm.data());
+        return vpass_u8<kR, 3>(w2, out, count, len, pairs, tpm.data(), stream);
       case 4:
-        return vpass_u8<kR, 4>(w2, out, count, len, pairs, tpm.data());
+        return vpass_u8<kR, 4>(w2, out, count, len, pairs, tpm.data(), stream);
       default:
-        return vpass_u8<kR, 0>(w2, out, count, len, pairs, tpm.data());
+        return vpass_u8<kR, 0>(w2, out, count, len, pairs, tpm.data(), stream);
     }
   };
   ring_band<kR, std::uint8_t, std::int16_t>(src, dst, p, rows, 2 * n, hpass, vpass);
@@ -234,6 +224,7 @@ void gaussian_u8(const ConstImageView& src, const ImageView& dst, const Gaussian
 // ---- u16 ------------------------------------------------------------------------------
 void gaussian_u16(const ConstImageView& src, const ImageView& dst, const GaussianParams& p,
                   Rows rows, const std::int32_t* tx, const std::int32_t* ty) {
+  const bool stream = stream_output(dst);
   const hn::ScalableTag<std::uint32_t> du32;
   const hn::RebindToSigned<decltype(du32)> di32;
   const hn::Repartition<std::uint64_t, decltype(du32)> du64;
@@ -269,7 +260,7 @@ void gaussian_u16(const ConstImageView& src, const ImageView& dst, const Gaussia
       ev = hn::ShiftRight<32>(hn::Add(ev, half));  // result in the low half
       od = hn::Add(od, half);                      // result in the high half
       const auto res = hn::OddEven(hn::BitCast(du32, od), hn::BitCast(du32, ev));
-      store_n(du16, hn::DemoteTo(du16, hn::BitCast(di32, res)), out + x, len - x);
+      StoreOutN(hn::DemoteTo(du16, hn::BitCast(di32, res)), du16, out + x, len - x, stream);
     }
   };
   ring_band<1, std::uint16_t, std::uint32_t>(src, dst, p, rows, n, hpass, vpass);
@@ -279,6 +270,7 @@ void gaussian_u16(const ConstImageView& src, const ImageView& dst, const Gaussia
 // Four vectors per step (independent add chains hide the add latency).
 void gaussian_f32(const ConstImageView& src, const ImageView& dst, const GaussianParams& p,
                   Rows rows, const float* tx, const float* ty) {
+  const bool stream = stream_output(dst);
   const hn::ScalableTag<float> df;
   const std::int64_t n = std::int64_t(hn::Lanes(df));
   const int ch = src.channels(), kw = p.kw, kh = p.kh;
@@ -313,10 +305,10 @@ void gaussian_f32(const ConstImageView& src, const ImageView& dst, const Gaussia
         a2 = hn::Add(a2, hn::Mul(hn::Load(df, q + 2 * n), t));
         a3 = hn::Add(a3, hn::Mul(hn::Load(df, q + 3 * n), t));
       }
-      store_n(df, a0, out + x, len - x);
-      if (x + n < len) store_n(df, a1, out + x + n, len - x - n);
-      if (x + 2 * n < len) store_n(df, a2, out + x + 2 * n, len - x - 2 * n);
-      if (x + 3 * n < len) store_n(df, a3, out + x + 3 * n, len - x - 3 * n);
+      StoreOutN(a0, df, out + x, len - x, stream);
+      if (x + n < len) StoreOutN(a1, df, out + x + n, len - x - n, stream);
+      if (x + 2 * n < len) StoreOutN(a2, df, out + x + 2 * n, len - x - 2 * n, stream);
+      if (x + 3 * n < len) StoreOutN(a3, df, out + x + 3 * n, len - x - 3 * n, stream);
     }
   };
   ring_band<1, float, float>(src, dst, p, rows, 4 * n, hpass, vpass);

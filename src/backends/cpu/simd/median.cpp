@@ -30,6 +30,7 @@
 
 #include "src/backends/cpu/simd/median_networks-inl.hpp"
 #include "src/backends/cpu/simd/order_keys-inl.hpp"
+#include "src/backends/cpu/simd/store_out-inl.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace pixflow::cpu::HWY_NAMESPACE {
@@ -58,6 +59,7 @@ void median_t(const ConstImageView& src, const ImageView& dst, const MedianParam
   // The row is done in chunks of C samples: the chunk's column sorts, then its outputs, so
   // that the K rank rows of a chunk (about 16 KB) stay in L1 between the two; the 2R
   // columns a chunk shares with the next are sorted twice.
+  const bool stream = stream_output(dst);
   const std::int64_t halo = (2 * R * ch + N - 1) / N * N;
   const std::int64_t C = std::max<std::int64_t>(N, 16384 / std::int64_t(K * sizeof(T)) / N * N);
   const std::int64_t cstride = C + halo + N;
@@ -113,7 +115,7 @@ void median_t(const ConstImageView& src, const ImageView& dst, const MedianParam
         V m = MedianNet<K>::window(v);
         if constexpr (kKeys) m = order_key_lanes(d, m);
         if (c0 + j + N <= wc) {
-          hn::StoreU(m, d, out + c0 + j);
+          StoreOut(m, d, out + c0 + j, stream);
         } else {
           hn::StoreU(m, d, tail.data());
           std::memcpy(out + c0 + j, tail.data(), std::size_t(wc - c0 - j) * sizeof(T));

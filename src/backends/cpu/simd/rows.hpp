@@ -71,6 +71,16 @@ void pad_row(const ConstImageView& src, std::int64_t sy, int left, int right, co
   for (int i = 0; i < right; ++i) edge(w + i, out + (left + w + i) * ch);
 }
 
+/// Bytes of the last-level cache (Linux: sysfs, read once; elsewhere or unreadable: 32 MiB).
+std::int64_t last_level_cache_bytes() noexcept;
+/// Whether kernels write dst with streaming stores (StoreOut, store_out-inl.hpp): dst's
+/// samples take more than the last-level cache. `PIXFLOW_STREAM_STORES=0` turns it off
+/// (for comparisons).
+bool stream_output(const ImageView& dst) noexcept;
+/// Tests: streaming stores from `bytes` of destination on (0: always; -1: back to the
+/// last-level cache size).
+void set_stream_threshold_for_test(std::int64_t bytes) noexcept;
+
 /// The SIMD target Highway's dispatch uses on this machine ("AVX2", "AVX3", "NEON"...;
 /// "SCALAR" runs the reference). src/backends/cpu/simd/target.cpp (built with Highway only).
 const char* simd_target() noexcept;

@@ -20,6 +20,7 @@
 
 #include "src/backends/cpu/bands.hpp"
 #include "src/backends/cpu/simd/rows.hpp"
+#include "src/backends/cpu/simd/store_out-inl.hpp"
 #include "src/base/deriv_taps.hpp"
 #include "src/ref/ref.hpp"
 
@@ -72,17 +73,6 @@ void deriv_band(const ConstImageView& src, const DerivTaps& t, const Border& bor
   }
 }
 
-template <class D, class V>
-void store_n(D d, V v, hn::TFromD<D>* out, std::int64_t n) {
-  if (n >= std::int64_t(hn::Lanes(d))) {
-    hn::StoreU(v, d, out);
-  } else {
-    HWY_ALIGN hn::TFromD<D> buf[hn::MaxLanes(d)];
-    hn::Store(v, d, buf);
-    std::memcpy(out, buf, std::size_t(n) * sizeof(hn::TFromD<D>));
-  }
-}
-
 // acc += t * v for a small integer tap (0: nothing, +-1: add / sub).
 template <class D, class V>
 V tap_acc(D d, V acc, V v, int t) {
@@ -94,7 +84,7 @@ V tap_acc(D d, V acc, V v, int t) {
 // int32 sums (n of them) -> destination row: double(v) * scale + delta, then float, or
 // rint + saturate to int16.
 void finish_scaled(const std::int32_t* acc, void* out, std::int64_t n, bool to_f32, double scale,
-                   double delta) {
+                   double delta, bool stream) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<std::int32_t, decltype(dd)> di32;
   const hn::Rebind<float, decltype(dd)> df;
@@ -105,17 +95,18 @@ void finish_scaled(const std::int32_t* acc, void* out, std::int64_t n, bool to_f
   for (std::int64_t x = 0; x < n; x += nd) {
     const auto v = hn::Add(hn::Mul(hn::PromoteTo(dd, hn::LoadU(di32, acc + x)), vs), vd);
     if (to_f32) {
-      store_n(df, hn::DemoteTo(df, v), static_cast<float*>(out) + x, n - x);
+      StoreOutN(hn::DemoteTo(df, v), df, static_cast<float*>(out) + x, n - x, stream);
     } else {
       const auto r = hn::Min(hn::Max(hn::Round(v), lo), hi);  // rint, then saturate
-      store_n(di16, hn::DemoteTo(di16, hn::DemoteTo(di32, r)), static_cast<std::int16_t*>(out) + x,
-              n - x);
+      StoreOutN(hn::DemoteTo(di16, hn::DemoteTo(di32, r)), di16,
+                static_cast<std::int16_t*>(out) + x, n - x, stream);
     }
   }
 }
 
 void deriv_u8(const ConstImageView& src, const ImageView& dst, const DerivTaps& t, double scale,
               double delta, const Border& border, Rows rows) {
+  const bool stream = stream_output(dst);
   const hn::ScalableTag<std::int16_t> di16;
   const hn::Rebind<std::uint8_t, decltype(di16)> du8;
   const hn::ScalableTag<std::int32_t> di32;
@@ -145,7 +136,7 @@ void deriv_u8(const ConstImageView& src, const ImageView& dst, const DerivTaps& 
         for (int j = 0; j < t.ny; ++j)
           if (t.y[j] != 0) a = tap_acc(di16, a, hn::Load(di16, win[j] + x), t.y[j]);
         if (plain) {
-          store_n(di16, a, dst.row<std::int16_t>(y) + x, len - x);
+          StoreOutN(a, di16, dst.row<std::int16_t>(y) + x, len - x, stream);
         } else {
           const std::int64_t h = std::int64_t(hn::Lanes(di32));
           hn::StoreU(hn::PromoteTo(di32, hn::LowerHalf(a)), di32, acc.data() + x);
@@ -161,7 +152,7 @@ void deriv_u8(const ConstImageView& src, const ImageView& dst, const DerivTaps& 
           if (t.y[j] != 0)
             a = tap_acc(di32, a, hn::PromoteTo(di32, hn::LoadU(di16h, win[j] + x)), t.y[j]);
         if (plain)
-          store_n(di16h, hn::DemoteTo(di16h, a), dst.row<std::int16_t>(y) + x, len - x);
+          StoreOutN(hn::DemoteTo(di16h, a), di16h, dst.row<std::int16_t>(y) + x, len - x, stream);
         else
           hn::StoreU(a, di32, acc.data() + x);
       }
@@ -170,13 +161,14 @@ void deriv_u8(const ConstImageView& src, const ImageView& dst, const DerivTaps& 
       finish_scaled(acc.data(),
                     dst.depth() == Depth::f32 ? static_cast<void*>(dst.row<float>(y))
                                               : dst.row<std::int16_t>(y),
-                    len, dst.depth() == Depth::f32, scale, delta);
+                    len, dst.depth() == Depth::f32, scale, delta, stream);
   };
   deriv_band<std::uint8_t, std::int16_t>(src, t, border, rows, n, hpass, vpass);
 }
 
 void deriv_f32(const ConstImageView& src, const ImageView& dst, const DerivTaps& t, double scale,
                double delta, const Border& border, Rows rows) {
+  const bool stream = stream_output(dst);
   const hn::ScalableTag<float> df;
   const std::int64_t n = std::int64_t(hn::Lanes(df));
   const int ch = src.channels();
@@ -196,7 +188,7 @@ void deriv_f32(const ConstImageView& src, const ImageView& dst, const DerivTaps&
       auto a = hn::Zero(df);
       for (int j = 0; j < t.ny; ++j)
         a = hn::Add(a, hn::Mul(hn::Set(df, float(t.y[j])), hn::Load(df, win[j] + x)));
-      store_n(df, hn::Add(hn::Mul(a, vs), vd), out + x, len - x);
+      StoreOutN(hn::Add(hn::Mul(a, vs), vd), df, out + x, len - x, stream);
     }
   };
   deriv_band<float, float>(src, t, border, rows, n, hpass, vpass);

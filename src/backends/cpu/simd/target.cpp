@@ -3,7 +3,11 @@
 #include <hwy/highway.h>
 #include <hwy/targets.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -23,6 +27,46 @@ std::vector<std::int64_t> usable_targets() {
 }
 
 }  // namespace
+
+std::int64_t last_level_cache_bytes() noexcept {
+  static const std::int64_t bytes = [] {
+    constexpr std::int64_t kDefault = std::int64_t(32) << 20;
+    // index3 is the L3 on x86 Linux; take the largest level there is.
+    std::int64_t best = 0;
+    for (int i = 0; i < 8; ++i) {
+      const std::string path =
+          "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/size";
+      std::FILE* f = std::fopen(path.c_str(), "r");
+      if (!f) continue;
+      long long v = 0;
+      char unit = 0;
+      const int got = std::fscanf(f, "%lld%c", &v, &unit);
+      std::fclose(f);
+      if (got < 1 || v <= 0) continue;
+      const std::int64_t b = unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : v;
+      best = std::max(best, b);
+    }
+    return best > (std::int64_t(1) << 20) ? best : kDefault;
+  }();
+  return bytes;
+}
+
+namespace {
+std::atomic<std::int64_t> g_stream_threshold{-1};  // -1: the last-level cache size
+}  // namespace
+
+bool stream_output(const ImageView& dst) noexcept {
+  static const bool enabled = [] {
+    const char* e = std::getenv("PIXFLOW_STREAM_STORES");
+    return !(e && std::string(e) == "0");
+  }();
+  const std::int64_t t = g_stream_threshold.load(std::memory_order_relaxed);
+  return enabled && dst.row_bytes() * dst.height() >= (t < 0 ? last_level_cache_bytes() + 1 : t);
+}
+
+void set_stream_threshold_for_test(std::int64_t bytes) noexcept {
+  g_stream_threshold.store(bytes, std::memory_order_relaxed);
+}
 
 const char* simd_target() noexcept {
   try {

@@ -12,6 +12,7 @@
 
 #include "src/backends/cpu/bands.hpp"
 #include "src/backends/cpu/simd/rows.hpp"
+#include "src/backends/cpu/simd/store_out-inl.hpp"
 #include "src/base/pointwise.hpp"
 #include "src/base/visit_depth.hpp"
 #include "src/ref/ref.hpp"
@@ -30,6 +31,7 @@ void rows_t(const ConstImageView& src, const ImageView& dst, ThresholdType type,
   const hn::ScalableTag<T> d;
   const std::int64_t N = std::int64_t(hn::Lanes(d)), n = dst.width() * dst.channels();
   const auto vt = hn::Set(d, tv), vm = hn::Set(d, mv);
+  const bool stream = stream_output(dst);
   for (std::int64_t y = rows.begin; y < rows.end; ++y) {
     const T* s = src.row<T>(y);
     T* o = dst.row<T>(y);
@@ -56,7 +58,7 @@ void rows_t(const ConstImageView& src, const ImageView& dst, ThresholdType type,
           r = hn::IfThenZeroElse(m, x);
           break;
       }
-      hn::StoreU(r, d, o + i);
+      StoreOut(r, d, o + i, stream);
     }
     for (; i < n; ++i) o[i] = scalar(s[i]);
   }
