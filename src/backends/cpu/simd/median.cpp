@@ -69,7 +69,7 @@ void median_t(const ConstImageView& src, const ImageView& dst, const MedianParam
   } else {
     cval = detail::saturate_cast<T>(p.border.value);
   }
-  Scratch<T> ring{std::size_t(K * stride)}, ranks{std::size_t(K * cstride)}, tail{std::size_t(N)};
+  Scratch<T> ring{std::size_t(K * stride)}, ranks{std::size_t(K * cstride)};
   std::fill(ring.data(), ring.data() + K * stride, T(0));
   std::fill(ranks.data(), ranks.data() + K * cstride, T(0));
   std::vector<std::int64_t> tag(K, INT64_MIN);
@@ -114,12 +114,7 @@ void median_t(const ConstImageView& src, const ImageView& dst, const MedianParam
             v[c * K + r] = hn::LoadU(d, ranks.data() + r * cstride + j + std::int64_t(c) * ch);
         V m = MedianNet<K>::window(v);
         if constexpr (kKeys) m = order_key_lanes(d, m);
-        if (c0 + j + N <= wc) {
-          StoreOut(m, d, out + c0 + j, stream);
-        } else {
-          hn::StoreU(m, d, tail.data());
-          std::memcpy(out + c0 + j, tail.data(), std::size_t(wc - c0 - j) * sizeof(T));
-        }
+        StoreOutN(m, d, out + c0 + j, wc - c0 - j, stream);
       }
     }
   }

@@ -34,9 +34,9 @@ std::int64_t last_level_cache_bytes() noexcept {
     // index3 is the L3 on x86 Linux; take the largest level there is.
     std::int64_t best = 0;
     for (int i = 0; i < 8; ++i) {
-      const std::string path =
-          "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/size";
-      std::FILE* f = std::fopen(path.c_str(), "r");
+      char path[64];
+      std::snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+      std::FILE* f = std::fopen(path, "r");
       if (!f) continue;
       long long v = 0;
       char unit = 0;
