@@ -160,6 +160,30 @@ TEST(Median, EveryBackendMatchesRefOnEverySimdPath) {
                 "median", "k=" + std::to_string(k) + " " + border_params(b), {d, ch}, s, rng));
 }
 
+// The bit-by-bit selection (median_radix_t) that takes every window without a network: non-
+// square and k >= 9 windows on every depth (u8 up to 255 samples, the limit of its 8-bit
+// counts: 11x23 and 15x17 sit at and next to it), once per SIMD target.
+TEST(Median, RadixPathMatchesRefEverySimdPath) {
+  auto rng = make_rng(0x3eda);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(-3));
+  borders.push_back(Border::constant(300));
+  const std::vector<std::pair<int, int>> windows{{3, 1}, {1, 5}, {9, 9}, {11, 23}, {15, 17}};
+  const std::vector<Size> sizes = {{263, 37}, {70, 3}, {2, 9}, {33, 17}};
+  for (Depth d : kDepths)
+    for (int ch : {1, 3})
+      for (auto [kw, kh] : windows)
+        for (Size s : sizes)
+          for (const Border& b : borders)
+            ASSERT_TRUE(backends_match_ref(
+                "median",
+                "kw=" + std::to_string(kw) + " kh=" + std::to_string(kh) + " " + border_params(b),
+                {d, ch}, s, rng));
+  // Wider than a 512-bit vector of u8, windows past the image on both sides.
+  for (Depth d : kDepths)
+    ASSERT_TRUE(backends_match_ref("median", "kw=21 kh=13 border=wrap", {d, 4}, {150, 40}, rng));
+}
+
 // f32 orders by totalOrder (docs/ops/median.md): NaN of either sign, infinities and -0 have a
 // place, so every backend's median is the reference's sample, bit for bit.
 TEST(Median, F32SpecialValuesOrderByTotalOrderOnEveryBackend) {

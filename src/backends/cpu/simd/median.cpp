@@ -1,4 +1,4 @@
-// SIMD median for the cpu backend, square windows k = 3, 5, 7 (u8, u16, f32; any channels):
+// SIMD median for the cpu backend, any window (u8, u16, f32; any channels):
 // the rule of src/ref/median.cpp (element k*k/2 of the sorted window; f32 in totalOrder, run
 // here on detail::order_key's int32 keys), bit-identical.
 //
@@ -10,7 +10,10 @@
 // odd-even merge network of median_networks-inl.hpp (generated and checked exhaustively by
 // scripts/gen_median_networks.py): 20 / 140 / 362 Min/Max per vector for k = 3 / 5 / 7,
 // against ~2x that for a selection network that does not know the columns are sorted.
-// Other windows (non-square, k >= 9) go to the reference.
+// Other windows (non-square, k >= 9) run a bit-by-bit selection on the lanes (median_radix_t),
+// whose cost grows with kw * kh: 4096x1024 u8x1 at one thread (Zen 5), 9x9 19.5 ms, 15x15
+// 58.8 ms (OpenCV's constant-time histogram: 116 / 102 ms); u16 9x9 69 ms, f32 9x9 323 ms
+// (the reference: 3.2 s / 4.1 s). u8 windows over 255 samples still go to the reference.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "src/backends/cpu/simd/median.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -39,6 +42,63 @@ namespace hn = hwy::HWY_NAMESPACE;
 #if HWY_TARGET != HWY_SCALAR
 namespace {
 
+// The window's source rows, padded in x by the border rule (rx pixels each side) and, for
+// f32, turned into totalOrder keys, in a ring of `count` rows: each source row is padded
+// once per band however many output rows use it. Rows hold `stride` samples (zeros past
+// the padded width, so a kernel may load a whole vector that starts inside it).
+template <class S, class T>
+class PaddedRows {
+ public:
+  PaddedRows(const ConstImageView& src, const MedianParams& p, int rx, int count,
+             std::int64_t stride)
+      : src_(src),
+        border_(p.border),
+        rx_(rx),
+        count_(count),
+        stride_(stride),
+        pw_((src.width() + 2 * rx) * src.channels()),
+        rows_(std::size_t(count * stride)),
+        tag_(std::size_t(count), INT64_MIN) {
+    if constexpr (std::is_same_v<S, float>) {
+      cval_ = detail::order_key(detail::saturate_cast<float>(p.border.value));
+    } else {
+      cval_ = detail::saturate_cast<T>(p.border.value);
+    }
+    std::fill(rows_.data(), rows_.data() + count * stride, T(0));
+  }
+
+  /// Padded row a (any integer: rows outside the image by the border rule).
+  const T* row(std::int64_t a) {
+    const std::int64_t slot = ((a % count_) + count_) % count_;
+    T* r = rows_.data() + slot * stride_;
+    if (tag_[std::size_t(slot)] != a) {
+      const std::int64_t sy = detail::border_index(a, src_.height(), border_.type);
+      if constexpr (std::is_same_v<S, float>) {
+        // Pad the float bits, then key the whole padded row (cval is keyed already: pad with
+        // its float bits so that keying it gives cval back).
+        const float fv = detail::from_order_key(cval_);
+        std::int32_t fb;
+        std::memcpy(&fb, &fv, sizeof fb);
+        pad_row<std::int32_t>(src_, sy, rx_, rx_, border_, fb, r);
+        order_keys(r, r, pw_);
+      } else {
+        pad_row<T>(src_, sy, rx_, rx_, border_, cval_, r);
+      }
+      tag_[std::size_t(slot)] = a;
+    }
+    return r;
+  }
+
+ private:
+  const ConstImageView& src_;
+  Border border_;
+  int rx_, count_;
+  std::int64_t stride_, pw_;
+  Scratch<T> rows_;
+  std::vector<std::int64_t> tag_;
+  T cval_{};
+};
+
 // S: the sample type in memory; T: the lane type (S, or int32 keys for f32).
 template <int K, class S, class T>
 void median_t(const ConstImageView& src, const ImageView& dst, const MedianParams& p, Rows rows) {
@@ -63,39 +123,12 @@ void median_t(const ConstImageView& src, const ImageView& dst, const MedianParam
   const std::int64_t halo = (2 * R * ch + N - 1) / N * N;
   const std::int64_t C = std::max<std::int64_t>(N, 16384 / std::int64_t(K * sizeof(T)) / N * N);
   const std::int64_t cstride = C + halo + N;
-  T cval;
-  if constexpr (kKeys) {
-    cval = detail::order_key(detail::saturate_cast<float>(p.border.value));
-  } else {
-    cval = detail::saturate_cast<T>(p.border.value);
-  }
-  Scratch<T> ring{std::size_t(K * stride)}, ranks{std::size_t(K * cstride)};
-  std::fill(ring.data(), ring.data() + K * stride, T(0));
+  Scratch<T> ranks{std::size_t(K * cstride)};
   std::fill(ranks.data(), ranks.data() + K * cstride, T(0));
-  std::vector<std::int64_t> tag(K, INT64_MIN);
-  auto row = [&](std::int64_t a) -> const T* {
-    const std::int64_t slot = ((a % K) + K) % K;
-    T* r = ring.data() + slot * stride;
-    if (tag[std::size_t(slot)] != a) {
-      const std::int64_t sy = detail::border_index(a, h, p.border.type);
-      if constexpr (kKeys) {
-        // Pad the float bits, then key the whole padded row (cval is keyed already: pad with
-        // its float bits so that keying it gives cval back).
-        const float fv = detail::from_order_key(cval);
-        std::int32_t fb;
-        std::memcpy(&fb, &fv, sizeof fb);
-        pad_row<std::int32_t>(src, sy, R, R, p.border, fb, r);
-        order_keys(r, r, pw);
-      } else {
-        pad_row<T>(src, sy, R, R, p.border, cval, r);
-      }
-      tag[std::size_t(slot)] = a;
-    }
-    return r;
-  };
+  PaddedRows<S, T> ring(src, p, R, K, stride);
   for (std::int64_t y = rows.begin; y < rows.end; ++y) {
     const T* in[K];
-    for (int i = 0; i < K; ++i) in[i] = row(y - R + i);
+    for (int i = 0; i < K; ++i) in[i] = ring.row(y - R + i);
     T* out = dst.row<T>(y);
     for (std::int64_t c0 = 0; c0 < wc; c0 += C) {
       const std::int64_t c1 = std::min(wc, c0 + C);
@@ -120,6 +153,75 @@ void median_t(const ConstImageView& src, const ImageView& dst, const MedianParam
   }
 }
 
+// Any window, by bit-by-bit selection on the lanes: the median m of a window of n samples is
+// sample n/2 in order, so m >= c exactly when fewer than n/2 + 1 samples are below c. Each
+// lane builds its m from the top bit down: with the bits found so far in `prefix`, it counts
+// the window's samples below prefix | bit and keeps the bit where that count is <= n/2. One
+// compare and one subtract per sample and bit: 8 / 16 / 32 passes over the window for u8 /
+// u16 / f32 keys, so the cost grows with kw * kh; the networks above are cheaper for the
+// squares they exist for and the histogram (median_histogram-inl.hpp) for large u8 windows.
+// Counts share the lanes' type: u8 takes windows of at most 255 samples here. f32 keys are
+// signed: a lane's bits are built in the biased (unsigned) order, the compare unbiases them.
+// n + 1 in the lanes where s < c.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V count_below(D d, V n, V s, V c) {
+#if HWY_TARGET <= HWY_AVX3
+  // Mask registers: one masked add (a blend and a subtract of the mask on other targets).
+  return hn::IfThenElse(hn::Lt(s, c), hn::Add(n, hn::Set(d, hn::TFromD<D>(1))), n);
+#else
+  return hn::Sub(n, hn::VecFromMask(d, hn::Lt(s, c)));
+#endif
+}
+
+template <class S, class T>
+void median_radix_t(const ConstImageView& src, const ImageView& dst, const MedianParams& p,
+                    Rows rows) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  const std::int64_t N = std::int64_t(hn::Lanes(d));
+  const int ch = src.channels(), kw = p.kw, kh = p.kh, rx = kw / 2, ry = kh / 2;
+  const std::int64_t wc = src.width() * ch;
+  const std::int64_t stride = (src.width() + 2 * rx) * ch + 2 * N;
+  const bool stream = stream_output(dst);
+  PaddedRows<S, T> ring(src, p, rx, kh, stride);
+  constexpr int kBits = int(sizeof(T) * 8);
+  using B = hwy::MakeUnsigned<T>;
+  const V bias = hn::BitCast(d, hn::Set(hn::RebindToUnsigned<decltype(d)>(),
+                                        B(B(1) << (kBits - 1)) * B(std::is_signed_v<T>)));
+  const V half = hn::Set(d, T(kw * kh / 2));
+  std::vector<const T*> in(static_cast<std::size_t>(kh), nullptr);
+  for (std::int64_t y = rows.begin; y < rows.end; ++y) {
+    for (int i = 0; i < kh; ++i) in[std::size_t(i)] = ring.row(y - ry + i);
+    T* out = dst.row<T>(y);
+    for (std::int64_t j = 0; j < wc; j += N) {
+      V prefix = hn::Zero(d);
+      for (int b = kBits - 1; b >= 0; --b) {
+        const V with_bit = hn::Or(
+            prefix, hn::BitCast(d, hn::Set(hn::RebindToUnsigned<decltype(d)>(), B(B(1) << b))));
+        const V c = hn::Xor(with_bit, bias);
+        // Four counts in flight (each add waits on the previous one of its chain).
+        V n0 = hn::Zero(d), n1 = n0, n2 = n0, n3 = n0;
+        for (int i = 0; i < kh; ++i) {
+          const T* r = in[std::size_t(i)] + j;
+          int x = 0;
+          for (; x + 4 <= kw; x += 4, r += 4 * ch) {
+            n0 = count_below(d, n0, hn::LoadU(d, r), c);
+            n1 = count_below(d, n1, hn::LoadU(d, r + ch), c);
+            n2 = count_below(d, n2, hn::LoadU(d, r + 2 * ch), c);
+            n3 = count_below(d, n3, hn::LoadU(d, r + 3 * ch), c);
+          }
+          for (; x < kw; ++x, r += ch) n0 = count_below(d, n0, hn::LoadU(d, r), c);
+        }
+        const V below = hn::Add(hn::Add(n0, n1), hn::Add(n2, n3));
+        prefix = hn::IfThenElse(hn::Lt(half, below), prefix, with_bit);
+      }
+      V m = hn::Xor(prefix, bias);
+      if constexpr (std::is_same_v<S, float>) m = order_key_lanes(d, m);
+      StoreOutN(m, d, out + j, wc - j, stream);
+    }
+  }
+}
+
 template <class S, class T>
 void median_k(const ConstImageView& src, const ImageView& dst, const MedianParams& p, Rows rows) {
   switch (p.kw) {
@@ -140,14 +242,18 @@ void median_rows(const ConstImageView& src, const ImageView& dst, const MedianPa
 #if HWY_TARGET == HWY_SCALAR
   ref::median(src, dst, p, rows);
 #else
-  if (p.kw != p.kh || (p.kw != 3 && p.kw != 5 && p.kw != 7)) return ref::median(src, dst, p, rows);
+  const bool network = p.kw == p.kh && (p.kw == 3 || p.kw == 5 || p.kw == 7);
   switch (src.depth()) {
     case Depth::u8:
-      return median_k<std::uint8_t, std::uint8_t>(src, dst, p, rows);
+      if (network) return median_k<std::uint8_t, std::uint8_t>(src, dst, p, rows);
+      if (p.kw * p.kh <= 255) return median_radix_t<std::uint8_t, std::uint8_t>(src, dst, p, rows);
+      return ref::median(src, dst, p, rows);
     case Depth::u16:
-      return median_k<std::uint16_t, std::uint16_t>(src, dst, p, rows);
+      if (network) return median_k<std::uint16_t, std::uint16_t>(src, dst, p, rows);
+      return median_radix_t<std::uint16_t, std::uint16_t>(src, dst, p, rows);
     case Depth::f32:
-      return median_k<float, std::int32_t>(src, dst, p, rows);
+      if (network) return median_k<float, std::int32_t>(src, dst, p, rows);
+      return median_radix_t<float, std::int32_t>(src, dst, p, rows);
     default:
       return ref::median(src, dst, p, rows);
   }
