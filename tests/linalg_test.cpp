@@ -4,6 +4,10 @@
 #include <cmath>
 #include <limits>
 
+#if PIXFLOW_HAVE_SIMD
+#include "src/backends/cpu/simd/rows.hpp"
+#endif
+
 namespace pixflow::test {
 namespace {
 
@@ -112,14 +116,22 @@ TEST(Matmul, F32EveryBackendMatchesRefOnEverySimdPath) {
     auto want = make_dst(s.n, s.m, {Depth::f32, 1}, rng);
     matmul(a, b, want, {Backend::ref});
     for (Backend be : test_backends())
-      for (const std::string& target : cpu_targets_for(be)) {
-        PIXFLOW_TRACE(testing::Message() << backend_name(be) << " " << target);
-        SimdTargetScope forced(target);
-        auto da = to_backend(be, a, rng), db = to_backend(be, b, rng);
-        auto got = make_dst_on(be, s.n, s.m, {Depth::f32, 1}, rng);
-        matmul(da, db, got, {be});
-        ASSERT_EQ(compare_bits(to_host(got), want), "");
-      }
+      for (const std::string& target : cpu_targets_for(be))
+        for (int split : {0, 1}) {  // AVX-512 on full-width or on split (Zen 4) units
+          PIXFLOW_TRACE(testing::Message()
+                        << backend_name(be) << " " << target << " split " << split);
+          SimdTargetScope forced(target);
+#if PIXFLOW_HAVE_SIMD
+          cpu::set_splits_512bit_for_test(split);
+#endif
+          auto da = to_backend(be, a, rng), db = to_backend(be, b, rng);
+          auto got = make_dst_on(be, s.n, s.m, {Depth::f32, 1}, rng);
+          matmul(da, db, got, {be});
+#if PIXFLOW_HAVE_SIMD
+          cpu::set_splits_512bit_for_test(-1);
+#endif
+          ASSERT_EQ(compare_bits(to_host(got), want), "");
+        }
   }
   for (std::int64_t w : {3, 4, 5, 8, 15, 16, 17, 33, 67}) {
     PIXFLOW_TRACE(testing::Message() << "dot " << w << "x3");

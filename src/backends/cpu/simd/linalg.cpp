@@ -32,21 +32,25 @@ namespace {
 
 using Df = hn::ScalableTag<float>;
 
-// Vectors of at most 8 floats: on Zen 4, 512-bit multiplies and adds run as two 256-bit
-// halves and the kernel measured 25.9 ms at 1024^3 with them, 22.5 ms with 256-bit vectors
-// (AVX2 target). AVX-512 keeps its 32 registers for a larger tile.
-using Dm = hn::CappedTag<float, 8>;
 // The register tile: rows x vectors of columns. 32 vector registers (AVX-512): 6 x 4 = 24
 // accumulators; 16 (AVX2, SSE4, NEON): 4 x 3 = 12.
 constexpr int kMr = HWY_MAX_BYTES >= 64 ? 6 : 4;
 constexpr int kNv = HWY_MAX_BYTES >= 64 ? 4 : 3;
-constexpr std::int64_t kKc = 256;     // k rows of a packed block of B
-constexpr std::int64_t kNcVecs = 48;  // vectors of columns of a packed block (16 tiles)
+constexpr std::int64_t kKc = 256;  // k rows of a packed block of B
+// Columns of a packed block: 384 (16 tiles of 256-bit vectors), a 384 KB block of B in L2.
+constexpr std::int64_t kNcFloats = 384;
+
+// Vectors of the full width, or of 8 floats where the CPU splits 512-bit operations: on
+// Zen 4 the kernel measured 25.9 ms at 1024^3 with 512-bit vectors, 22.5 ms with 256-bit
+// ones; on Zen 5 (full-width units) 512-bit vectors took it from 16.7 to 9.8 ms (OpenBLAS
+// 16.5 ms in the same run, bench/NOTES.md). AVX-512 keeps its 32 registers either way.
+using Dfull = hn::ScalableTag<float>;
+using Dhalf = hn::CappedTag<float, 8>;
 
 // C[r][0, nv * L) of the tile += sum over k < kc of a[k * MR + r] * panel row k, one term at
 // a time (a: the tile's rows of A packed k-major); `first`: the sums start at 0 (the first
 // k block).
-template <int MR, int NV>
+template <class Dm, int MR, int NV>
 HWY_INLINE void tile(const float* HWY_RESTRICT a, const float* HWY_RESTRICT panel, std::int64_t kc,
                      float* const* c, bool first) {
   const Dm d;
@@ -67,29 +71,30 @@ HWY_INLINE void tile(const float* HWY_RESTRICT a, const float* HWY_RESTRICT pane
 }
 
 // tile<mr, nv> for the run-time mr <= kMr, nv <= kNv of the last rows and panel.
-template <int MR, int NV = kNv>
+template <class Dm, int MR, int NV = kNv>
 void tile_nv(int nv, const float* a, const float* panel, std::int64_t kc, float* const* c,
              bool first) {
   if constexpr (NV > 1)
-    if (nv < NV) return tile_nv<MR, NV - 1>(nv, a, panel, kc, c, first);
-  tile<MR, NV>(a, panel, kc, c, first);
+    if (nv < NV) return tile_nv<Dm, MR, NV - 1>(nv, a, panel, kc, c, first);
+  tile<Dm, MR, NV>(a, panel, kc, c, first);
 }
 
-template <int MR = kMr>
+template <class Dm, int MR = kMr>
 void tile_any(int mr, int nv, const float* a, const float* panel, std::int64_t kc, float* const* c,
               bool first) {
   if constexpr (MR > 1)
-    if (mr < MR) return tile_any<MR - 1>(mr, nv, a, panel, kc, c, first);
-  tile_nv<MR>(nv, a, panel, kc, c, first);
+    if (mr < MR) return tile_any<Dm, MR - 1>(mr, nv, a, panel, kc, c, first);
+  tile_nv<Dm, MR>(nv, a, panel, kc, c, first);
 }
 
+template <class Dm>
 void matmul_f32(const ConstImageView& a, const ConstImageView& b, const ImageView& c, Rows rows) {
   const Dm d;
   const std::int64_t L = std::int64_t(hn::Lanes(d));
   const std::int64_t K = a.width(), N = b.width();
   const std::int64_t nvec = N / L;  // whole vectors of columns
   if (nvec > 0 && K > 0) {
-    const std::int64_t nc_max = std::min(nvec, kNcVecs) * L;
+    const std::int64_t nc_max = std::min(nvec, std::max<std::int64_t>(1, kNcFloats / L)) * L;
     Scratch<float> packed(static_cast<std::size_t>(kKc * nc_max));
     Scratch<float> packed_a(static_cast<std::size_t>(kKc * kMr));
     float* pa = packed_a.data();
@@ -119,7 +124,7 @@ void matmul_f32(const ConstImageView& a, const ConstImageView& b, const ImageVie
             const int nv = int(std::min(kNv * L, nc - p) / L);
             float* cp[kMr];
             for (int r = 0; r < mr; ++r) cp[r] = cr[r] + p;
-            tile_any(mr, nv, pa, packed.data() + p * kc, kc, cp, k0 == 0);
+            tile_any<Dm>(mr, nv, pa, packed.data() + p * kc, kc, cp, k0 == 0);
           }
         }
       }
@@ -164,8 +169,10 @@ void matmul_rows(const ConstImageView& a, const ConstImageView& b, const ImageVi
 #if HWY_TARGET == HWY_SCALAR
   ref::matmul(a, b, c, rows);
 #else
-  if (a.depth() == Depth::f32)
-    matmul_f32(a, b, c, rows);
+  if (a.depth() == Depth::f32 && HWY_MAX_BYTES > 32 && splits_512bit_ops())
+    matmul_f32<Dhalf>(a, b, c, rows);
+  else if (a.depth() == Depth::f32)
+    matmul_f32<Dfull>(a, b, c, rows);
   else
     ref::matmul(a, b, c, rows);
 #endif

@@ -81,6 +81,13 @@ bool stream_output(const ImageView& dst) noexcept;
 /// last-level cache size).
 void set_stream_threshold_for_test(std::int64_t bytes) noexcept;
 
+/// Whether this CPU runs 512-bit vector operations as two 256-bit halves (AMD Zen 4: its
+/// AVX-512 has 256-bit units; Zen 5 and Intel's AVX-512 cores have full-width ones). Kernels
+/// that measured faster on 256-bit vectors there (matmul) pick their width by it.
+bool splits_512bit_ops() noexcept;
+/// Tests: 1 or 0 forces the answer, -1 goes back to the CPU's.
+void set_splits_512bit_for_test(int split) noexcept;
+
 /// The SIMD target Highway's dispatch uses on this machine ("AVX2", "AVX3", "NEON"...;
 /// "SCALAR" runs the reference). src/backends/cpu/simd/target.cpp (built with Highway only).
 const char* simd_target() noexcept;

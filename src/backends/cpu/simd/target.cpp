@@ -11,6 +11,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include "src/backends/cpu/simd/rows.hpp"
 
 namespace pixflow::cpu {
@@ -66,6 +70,31 @@ bool stream_output(const ImageView& dst) noexcept {
 
 void set_stream_threshold_for_test(std::int64_t bytes) noexcept {
   g_stream_threshold.store(bytes, std::memory_order_relaxed);
+}
+
+namespace {
+std::atomic<int> g_split_512{-1};  // -1: from the CPU
+}  // namespace
+
+bool splits_512bit_ops() noexcept {
+  static const bool zen4 = [] {
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
+    const bool amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u;  // AuthenticAMD
+    if (!amd || !__get_cpuid(1, &a, &b, &c, &d)) return false;
+    const unsigned family = ((a >> 8) & 0xf) + ((a >> 20) & 0xff);
+    return family == 0x19;  // Zen 3 has no AVX-512; Zen 4 is the one that splits it
+#else
+    return false;
+#endif
+  }();
+  const int forced = g_split_512.load(std::memory_order_relaxed);
+  return forced < 0 ? zen4 : forced != 0;
+}
+
+void set_splits_512bit_for_test(int split) noexcept {
+  g_split_512.store(split, std::memory_order_relaxed);
 }
 
 const char* simd_target() noexcept {
