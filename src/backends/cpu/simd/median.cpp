@@ -10,7 +10,8 @@
 // odd-even merge network of median_networks-inl.hpp (generated and checked exhaustively by
 // scripts/gen_median_networks.py): 20 / 140 / 362 Min/Max per vector for k = 3 / 5 / 7,
 // against ~2x that for a selection network that does not know the columns are sorted.
-// Other windows (non-square, k >= 9) go to the reference.
+// u8 windows of 11 x 11 samples or more: the constant-time histogram median of
+// median_histogram-inl.hpp. Other windows go to the reference.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "src/backends/cpu/simd/median.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -28,6 +29,7 @@
 #include "src/base/visit_depth.hpp"
 #include "src/ref/ref.hpp"
 
+#include "src/backends/cpu/simd/median_histogram-inl.hpp"
 #include "src/backends/cpu/simd/median_networks-inl.hpp"
 #include "src/backends/cpu/simd/order_keys-inl.hpp"
 #include "src/backends/cpu/simd/store_out-inl.hpp"
@@ -140,6 +142,8 @@ void median_rows(const ConstImageView& src, const ImageView& dst, const MedianPa
 #if HWY_TARGET == HWY_SCALAR
   ref::median(src, dst, p, rows);
 #else
+  if (src.depth() == Depth::u8 && median_uses_histogram(p.kw, p.kh))
+    return median_histogram_u8(src, dst, p, rows);
   if (p.kw != p.kh || (p.kw != 3 && p.kw != 5 && p.kw != 7)) return ref::median(src, dst, p, rows);
   switch (src.depth()) {
     case Depth::u8:

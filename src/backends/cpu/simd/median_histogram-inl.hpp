@@ -1,0 +1,209 @@
+// Constant-time median of u8 images for large windows: Perreault & Hebert, "Median Filtering
+// in Constant Time" (IEEE TIP 2007). Highway's per-target include idiom: include after
+// <hwy/highway.h>, outside any namespace.
+//
+// Every padded column (one per sample: a channel's horizontal neighbour is `ch` samples away)
+// keeps the histogram of its kh samples in the window rows; moving the output row down
+// removes the row leaving the window and adds the row entering (two scalar increments per
+// column and row). The kernel histogram of an output (the sum of its kw columns' histograms)
+// moves right by adding the column entering and subtracting the one leaving. Two tiers: 16
+// coarse bins (the high nibble, one 256-bit vector of u16) kept exact at every pixel, and 256
+// fine bins updated lazily, only the 16-bin segment of the coarse bin holding the median,
+// from the pixel its "last updated" stamp says (or rebuilt from the kw columns when that is
+// cheaper). Counts are u16: kw * kh <= 255 * 255 fits. The image is cut into vertical strips
+// whose column histograms (544 bytes a column) take about half the L2 cache; each strip
+// slides down the whole band of rows. The result is element kw*kh/2 of the sorted window,
+// as src/ref/median.cpp, bit-identical.
+#if defined(PIXFLOW_SIMD_MEDIAN_HISTOGRAM_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef PIXFLOW_SIMD_MEDIAN_HISTOGRAM_INL_H_
+#undef PIXFLOW_SIMD_MEDIAN_HISTOGRAM_INL_H_
+#else
+#define PIXFLOW_SIMD_MEDIAN_HISTOGRAM_INL_H_
+#endif
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "pixflow/image.hpp"
+#include "pixflow/ops.hpp"
+#include "src/backends/cpu/simd/rows.hpp"
+#include "src/base/numeric.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace pixflow::cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+/// Whether median_rows takes the histogram kernel: u8 windows other than the 3x3, 5x5, 7x7
+/// sorting networks, of at least 121 samples (11 x 11; smaller ones cost less by selection).
+constexpr bool median_uses_histogram(int kw, int kh) {
+  return !(kw == kh && (kw == 3 || kw == 5 || kw == 7)) && kw * kh >= 121;
+}
+
+#if HWY_TARGET != HWY_SCALAR
+namespace median_hist {
+
+/// Bytes of column histograms per strip: half the L2 cache (read once; 512 KiB if unknown),
+/// within [128 KiB, 1 MiB].
+inline std::int64_t strip_bytes() {
+  static const std::int64_t bytes = [] {
+    long l2 = -1;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    if (l2 <= 0) l2 = 1 << 20;
+    return std::clamp<std::int64_t>(l2 / 2, 128 << 10, 1 << 20);
+  }();
+  return bytes;
+}
+
+// a[0..16) += b[0..16) (u16, 16 / Lanes vectors).
+template <class D>
+HWY_INLINE void add16(D d, std::uint16_t* HWY_RESTRICT a, const std::uint16_t* HWY_RESTRICT b) {
+  for (std::size_t i = 0; i < 16; i += hn::Lanes(d))
+    hn::Store(hn::Add(hn::Load(d, a + i), hn::Load(d, b + i)), d, a + i);
+}
+// a[0..16) += plus[0..16) - minus[0..16).
+template <class D>
+HWY_INLINE void add_sub16(D d, std::uint16_t* HWY_RESTRICT a, const std::uint16_t* plus,
+                          const std::uint16_t* minus) {
+  for (std::size_t i = 0; i < 16; i += hn::Lanes(d))
+    hn::Store(hn::Sub(hn::Add(hn::Load(d, a + i), hn::Load(d, plus + i)), hn::Load(d, minus + i)),
+              d, a + i);
+}
+
+}  // namespace median_hist
+
+inline void median_histogram_u8(const ConstImageView& src, const ImageView& dst,
+                                const MedianParams& p, Rows rows) {
+  namespace mh = median_hist;
+  const hn::CappedTag<std::uint16_t, 16> d;
+  const int ch = src.channels();
+  const std::int64_t w = src.width(), h = src.height();
+  const int kw = p.kw, rx = p.kw / 2, ry = p.kh / 2;
+  const int rank = p.kw * p.kh / 2;
+  const BorderType bt = p.border.type;
+  const std::uint8_t cval = detail::saturate_cast<std::uint8_t>(p.border.value);
+  if (rows.begin >= rows.end || w <= 0) return;
+
+  // Strip width S (outputs): its (S + 2 rx) * ch columns take strip_bytes(); at least kw
+  // outputs, so that the 2 rx columns a strip shares with the next cost at most as much as
+  // its own; strips of equal width.
+  constexpr std::int64_t kColBytes = 17 * 16 * sizeof(std::uint16_t);
+  std::int64_t S =
+      std::max<std::int64_t>(mh::strip_bytes() / kColBytes / ch - 2 * rx, std::max(kw, 64));
+  const std::int64_t nstrips = (w + S - 1) / S;
+  S = (w + nstrips - 1) / nstrips;
+  const std::int64_t maxcols = (S + 2 * rx) * ch;
+
+  Scratch<std::uint16_t> colc{std::size_t(maxcols * 16)}, colf{std::size_t(maxcols * 256)};
+  Scratch<std::uint16_t> kfine{256};
+  Scratch<std::uint8_t> add_buf{std::size_t(maxcols)}, rem_buf{std::size_t(maxcols)},
+      const_row{std::size_t(maxcols)};
+  std::memset(const_row.data(), cval, std::size_t(maxcols));
+  HWY_ALIGN std::uint16_t kc[16];
+
+  for (std::int64_t x0 = 0; x0 < w; x0 += S) {
+    const std::int64_t sw = std::min(S, w - x0);  // outputs of this strip
+    const std::int64_t npx = sw + 2 * rx;         // padded pixels it reads
+    const std::int64_t ncols = npx * ch;
+    // Padded pixel i of the strip is source pixel x0 - rx + i (by the border rule outside
+    // [0, w)): [left, right) of them lie inside the image.
+    const std::int64_t left = std::clamp<std::int64_t>(rx - x0, 0, npx);
+    const std::int64_t right = std::clamp<std::int64_t>(w - x0 + rx, left, npx);
+    // The strip's padded samples of window row a (a buffer's, or the source row's own).
+    auto strip_row = [&](std::int64_t a, std::uint8_t* buf) -> const std::uint8_t* {
+      const std::int64_t sy = detail::border_index(a, h, bt);
+      if (sy < 0) return const_row.data();
+      const std::uint8_t* in = src.row<std::uint8_t>(sy);
+      if (left == 0 && right == npx) return in + (x0 - rx) * ch;
+      for (std::int64_t i = 0; i < npx; ++i) {
+        if (i == left && right > left) {
+          std::memcpy(buf + i * ch, in + (x0 - rx + i) * ch, std::size_t((right - left) * ch));
+          i = right - 1;
+          continue;
+        }
+        const std::int64_t sx = detail::border_index(x0 - rx + i, w, bt);
+        for (int c = 0; c < ch; ++c) buf[i * ch + c] = sx < 0 ? cval : in[sx * ch + c];
+      }
+      return buf;
+    };
+
+    // Column histograms of the window rows of the band's first output row but its last.
+    std::uint16_t* HWY_RESTRICT cc = colc.data();
+    std::uint16_t* HWY_RESTRICT cf = colf.data();
+    std::memset(cc, 0, std::size_t(ncols * 16) * sizeof(std::uint16_t));
+    std::memset(cf, 0, std::size_t(ncols * 256) * sizeof(std::uint16_t));
+    for (std::int64_t a = rows.begin - ry; a < rows.begin + ry; ++a) {
+      const std::uint8_t* r = strip_row(a, add_buf.data());
+      for (std::int64_t j = 0; j < ncols; ++j) {
+        ++cc[j * 16 + (r[j] >> 4)];
+        ++cf[j * 256 + r[j]];
+      }
+    }
+
+    for (std::int64_t y = rows.begin; y < rows.end; ++y) {
+      const std::uint8_t* add = strip_row(y + ry, add_buf.data());
+      const std::uint8_t* rem = y > rows.begin ? strip_row(y - 1 - ry, rem_buf.data()) : nullptr;
+      std::uint8_t* out = dst.row<std::uint8_t>(y) + x0 * ch;
+      // Column j enters the window row: add the new row's sample, remove the old row's.
+      auto update = [&](std::int64_t j) {
+        const int v = add[j];
+        ++cc[j * 16 + (v >> 4)];
+        ++cf[j * 256 + v];
+        if (rem) {
+          const int u = rem[j];
+          --cc[j * 16 + (u >> 4)];
+          --cf[j * 256 + u];
+        }
+      };
+      for (int c = 0; c < ch; ++c) {
+        // Column of padded pixel i, this channel.
+        auto ccol = [&](std::int64_t i) { return cc + (i * ch + c) * 16; };
+        auto fcol = [&](std::int64_t i) { return cf + (i * ch + c) * 256; };
+        std::fill(kc, kc + 16, std::uint16_t(0));
+        for (std::int64_t i = 0; i < 2 * rx; ++i) {
+          update(i * ch + c);
+          mh::add16(d, kc, ccol(i));
+        }
+        // stamp[b]: the output whose window fine segment b holds (stale at the row start).
+        std::int64_t stamp[16];
+        std::fill(stamp, stamp + 16, std::int64_t(-(std::int64_t(1) << 40)));
+        std::uint16_t* HWY_RESTRICT kf = kfine.data();
+        for (std::int64_t x = 0; x < sw; ++x) {
+          update((x + 2 * rx) * ch + c);
+          if (x == 0) {
+            mh::add16(d, kc, ccol(2 * rx));
+          } else {
+            mh::add_sub16(d, kc, ccol(x + 2 * rx), ccol(x - 1));
+          }
+          int b = 0, below = 0;
+          while (below + kc[b] <= rank) below += kc[b++];
+          std::uint16_t* seg = kf + b * 16;
+          const std::int64_t dt = x - stamp[b];
+          if (dt > 0) {
+            if (2 * dt > kw) {
+              std::fill(seg, seg + 16, std::uint16_t(0));
+              for (std::int64_t i = x; i <= x + 2 * rx; ++i) mh::add16(d, seg, fcol(i) + b * 16);
+            } else {
+              for (std::int64_t t = stamp[b] + 1; t <= x; ++t)
+                mh::add_sub16(d, seg, fcol(t + 2 * rx) + b * 16, fcol(t - 1) + b * 16);
+            }
+            stamp[b] = x;
+          }
+          int f = 0;
+          while (below + seg[f] <= rank) below += seg[f++];
+          out[x * ch + c] = std::uint8_t(b * 16 + f);
+        }
+      }
+    }
+  }
+}
+#endif
+
+}  // namespace pixflow::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif
