@@ -4,16 +4,17 @@
 //
 // Every padded column (one per sample: a channel's horizontal neighbour is `ch` samples away)
 // keeps the histogram of its kh samples in the window rows; moving the output row down
-// removes the row leaving the window and adds the row entering (two scalar increments per
-// column and row). The kernel histogram of an output (the sum of its kw columns' histograms)
-// moves right by adding the column entering and subtracting the one leaving. Two tiers: 16
-// coarse bins (the high nibble, one 256-bit vector of u16) kept exact at every pixel, and 256
-// fine bins updated lazily, only the 16-bin segment of the coarse bin holding the median,
+// removes the row leaving the window and adds the row entering (scalar increments, for all
+// the strip's columns before the row's sweep). The kernel histogram of an output (the sum of its kw
+// columns' histograms) moves right by adding the column entering and subtracting the one leaving.
+// Two tiers: 16 coarse bins (the high nibble, one 256-bit vector of u16) kept exact at every pixel,
+// and 256 fine bins updated lazily, only the 16-bin segment of the coarse bin holding the median,
 // from the pixel its "last updated" stamp says (or rebuilt from the kw columns when that is
-// cheaper). Counts are u16: kw * kh <= 255 * 255 fits. The image is cut into vertical strips
-// whose column histograms (544 bytes a column) take about half the L2 cache; each strip
-// slides down the whole band of rows. The result is element kw*kh/2 of the sorted window,
-// as src/ref/median.cpp, bit-identical.
+// cheaper). The median's coarse bin is found by a scalar scan, its fine bin by vector
+// prefix sums and compares. Counts are u16: kw * kh <= 255 * 255 fits. The image is cut into
+// vertical strips whose column histograms (544 bytes a column) take about half the L2 cache; each
+// strip slides down the whole band of rows. The result is element kw*kh/2 of the sorted window, as
+// src/ref/median.cpp, bit-identical.
 #if defined(PIXFLOW_SIMD_MEDIAN_HISTOGRAM_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef PIXFLOW_SIMD_MEDIAN_HISTOGRAM_INL_H_
 #undef PIXFLOW_SIMD_MEDIAN_HISTOGRAM_INL_H_
@@ -59,12 +60,6 @@ inline std::int64_t strip_bytes() {
   return bytes;
 }
 
-// a[0..16) += b[0..16) (u16, 16 / Lanes vectors).
-template <class D>
-HWY_INLINE void add16(D d, std::uint16_t* HWY_RESTRICT a, const std::uint16_t* HWY_RESTRICT b) {
-  for (std::size_t i = 0; i < 16; i += hn::Lanes(d))
-    hn::Store(hn::Add(hn::Load(d, a + i), hn::Load(d, b + i)), d, a + i);
-}
 // a[0..16) += plus[0..16) - minus[0..16).
 template <class D>
 HWY_INLINE void add_sub16(D d, std::uint16_t* HWY_RESTRICT a, const std::uint16_t* plus,
@@ -72,6 +67,70 @@ HWY_INLINE void add_sub16(D d, std::uint16_t* HWY_RESTRICT a, const std::uint16_
   for (std::size_t i = 0; i < 16; i += hn::Lanes(d))
     hn::Store(hn::Sub(hn::Add(hn::Load(d, a + i), hn::Load(d, plus + i)), hn::Load(d, minus + i)),
               d, a + i);
+}
+// a[0..16) = sum of col[k * stride ..][0..16), k < n (in a register, not through memory).
+template <class D>
+HWY_INLINE void sum16(D d, std::uint16_t* HWY_RESTRICT a, const std::uint16_t* HWY_RESTRICT col,
+                      std::int64_t stride, std::int64_t n) {
+  for (std::size_t i = 0; i < 16; i += hn::Lanes(d)) {
+    auto acc = hn::Zero(d);
+    for (std::int64_t k = 0; k < n; ++k) acc = hn::Add(acc, hn::Load(d, col + k * stride + i));
+    hn::Store(acc, d, a + i);
+  }
+}
+// a[0..16) += sum over k < n of plus[k * stride ..] - minus[k * stride ..].
+template <class D>
+HWY_INLINE void slide16(D d, std::uint16_t* HWY_RESTRICT a, const std::uint16_t* plus,
+                        const std::uint16_t* minus, std::int64_t stride, std::int64_t n) {
+  for (std::size_t i = 0; i < 16; i += hn::Lanes(d)) {
+    auto acc = hn::Load(d, a + i);
+    for (std::int64_t k = 0; k < n; ++k)
+      acc = hn::Sub(hn::Add(acc, hn::Load(d, plus + k * stride + i)),
+                    hn::Load(d, minus + k * stride + i));
+    hn::Store(acc, d, a + i);
+  }
+}
+
+// The bin of h[0..16) that holds element r of the sorted samples (sum(h) > r): the number of
+// bins whose count up to and including them is <= r; *below = the count before that bin.
+// x86: prefix sums in vectors, no branch (a scan's exit mispredicts about once a pixel on
+// noisy images).
+template <class D>
+HWY_INLINE int select_bin(D d, const std::uint16_t* HWY_RESTRICT h, int r, int* below) {
+#if HWY_ARCH_X86
+  constexpr std::size_t kN = hn::MaxLanes(D());
+  static_assert(kN == 8 || kN == 16, "CappedTag<uint16_t, 16> on x86: 128 or 256 bits");
+  // pre[i + 1] = h[0] + ... + h[i]; pre[0] = 0.
+  HWY_ALIGN std::uint16_t pre[32];
+  pre[0] = 0;
+  const auto lim = hn::Set(d, std::uint16_t(r + 1));  // r <= 255 * 255 / 2
+  auto prefix = [&](hn::Vec<D> v) {                   // within 128-bit blocks
+    v = hn::Add(v, hn::ShiftLeftLanes<1>(d, v));
+    v = hn::Add(v, hn::ShiftLeftLanes<2>(d, v));
+    return hn::Add(v, hn::ShiftLeftLanes<4>(d, v));
+  };
+  int b;
+  if constexpr (kN == 16) {
+    auto v = prefix(hn::Load(d, h));
+    v = hn::Add(v, hn::ConcatLowerLower(d, hn::Broadcast<7>(v), hn::Zero(d)));
+    hn::StoreU(v, d, pre + 1);
+    b = int(hn::CountTrue(d, hn::Lt(v, lim)));
+  } else {
+    const auto v0 = prefix(hn::Load(d, h));
+    const auto v1 = hn::Add(prefix(hn::Load(d, h + 8)), hn::Broadcast<7>(v0));
+    hn::StoreU(v0, d, pre + 1);
+    hn::StoreU(v1, d, pre + 9);
+    b = int(hn::CountTrue(d, hn::Lt(v0, lim)) + hn::CountTrue(d, hn::Lt(v1, lim)));
+  }
+  *below = pre[b];
+  return b;
+#else
+  (void)d;
+  int b = 0, n = 0;
+  while (n + h[b] <= r) n += h[b++];
+  *below = n;
+  return b;
+#endif
 }
 
 }  // namespace median_hist
@@ -148,53 +207,55 @@ inline void median_histogram_u8(const ConstImageView& src, const ImageView& dst,
       const std::uint8_t* add = strip_row(y + ry, add_buf.data());
       const std::uint8_t* rem = y > rows.begin ? strip_row(y - 1 - ry, rem_buf.data()) : nullptr;
       std::uint8_t* out = dst.row<std::uint8_t>(y) + x0 * ch;
-      // Column j enters the window row: add the new row's sample, remove the old row's.
-      auto update = [&](std::int64_t j) {
-        const int v = add[j];
-        ++cc[j * 16 + (v >> 4)];
-        ++cf[j * 256 + v];
-        if (rem) {
-          const int u = rem[j];
+      // Every column moves down a row first: add the new row's sample, remove the old row's.
+      // (Done column by column inside the sweep, the kernel's vector loads of a column just
+      // written by scalar stores wait for the stores: ~3x slower.)
+      if (rem) {
+        for (std::int64_t j = 0; j < ncols; ++j) {
+          const int v = add[j], u = rem[j];
+          ++cc[j * 16 + (v >> 4)];
+          ++cf[j * 256 + v];
           --cc[j * 16 + (u >> 4)];
           --cf[j * 256 + u];
         }
-      };
+      } else {
+        for (std::int64_t j = 0; j < ncols; ++j) {
+          const int v = add[j];
+          ++cc[j * 16 + (v >> 4)];
+          ++cf[j * 256 + v];
+        }
+      }
       for (int c = 0; c < ch; ++c) {
         // Column of padded pixel i, this channel.
         auto ccol = [&](std::int64_t i) { return cc + (i * ch + c) * 16; };
         auto fcol = [&](std::int64_t i) { return cf + (i * ch + c) * 256; };
-        std::fill(kc, kc + 16, std::uint16_t(0));
-        for (std::int64_t i = 0; i < 2 * rx; ++i) {
-          update(i * ch + c);
-          mh::add16(d, kc, ccol(i));
-        }
+        const std::int64_t fstride = std::int64_t(ch) * 256;
+        mh::sum16(d, kc, ccol(0), std::int64_t(ch) * 16, kw);
         // stamp[b]: the output whose window fine segment b holds (stale at the row start).
         std::int64_t stamp[16];
         std::fill(stamp, stamp + 16, std::int64_t(-(std::int64_t(1) << 40)));
         std::uint16_t* HWY_RESTRICT kf = kfine.data();
         for (std::int64_t x = 0; x < sw; ++x) {
-          update((x + 2 * rx) * ch + c);
-          if (x == 0) {
-            mh::add16(d, kc, ccol(2 * rx));
-          } else {
-            mh::add_sub16(d, kc, ccol(x + 2 * rx), ccol(x - 1));
-          }
+          if (x > 0) mh::add_sub16(d, kc, ccol(x + 2 * rx), ccol(x - 1));
+          // The coarse bin by a scalar scan: the median's coarse bin changes slowly, so its
+          // exit predicts well, and the fine segment's loads can start early (select_bin
+          // here: ~20 % slower).
           int b = 0, below = 0;
           while (below + kc[b] <= rank) below += kc[b++];
           std::uint16_t* seg = kf + b * 16;
           const std::int64_t dt = x - stamp[b];
           if (dt > 0) {
             if (2 * dt > kw) {
-              std::fill(seg, seg + 16, std::uint16_t(0));
-              for (std::int64_t i = x; i <= x + 2 * rx; ++i) mh::add16(d, seg, fcol(i) + b * 16);
+              mh::sum16(d, seg, fcol(x) + b * 16, fstride, kw);
             } else {
-              for (std::int64_t t = stamp[b] + 1; t <= x; ++t)
-                mh::add_sub16(d, seg, fcol(t + 2 * rx) + b * 16, fcol(t - 1) + b * 16);
+              mh::slide16(d, seg, fcol(stamp[b] + 1 + 2 * rx) + b * 16, fcol(stamp[b]) + b * 16,
+                          fstride, dt);
             }
             stamp[b] = x;
           }
-          int f = 0;
-          while (below + seg[f] <= rank) below += seg[f++];
+          // The fine bin by vector compares (a scan's exit mispredicts here: 2x slower).
+          int below_f;
+          const int f = mh::select_bin(d, seg, rank - below, &below_f);
           out[x * ch + c] = std::uint8_t(b * 16 + f);
         }
       }
