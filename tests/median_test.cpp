@@ -160,15 +160,15 @@ TEST(Median, EveryBackendMatchesRefOnEverySimdPath) {
                 "median", "k=" + std::to_string(k) + " " + border_params(b), {d, ch}, s, rng));
 }
 
-// The bit-by-bit selection (median_radix_t) that takes every window without a network: non-
-// square and k >= 9 windows on every depth (u8 up to 255 samples, the limit of its 8-bit
-// counts: 11x23 and 15x17 sit at and next to it), once per SIMD target.
+// The bit-by-bit selection (median_radix_t) that takes every window without a network or the
+// u8 histogram: non-square and k >= 9 windows on every depth (u8 below 169 samples: 13x11
+// is its largest here; 15x17 runs the selection on u16 and f32), once per SIMD target.
 TEST(Median, RadixPathMatchesRefEverySimdPath) {
   auto rng = make_rng(0x3eda);
   std::vector<Border> borders = all_borders();
   borders.push_back(Border::constant(-3));
   borders.push_back(Border::constant(300));
-  const std::vector<std::pair<int, int>> windows{{3, 1}, {1, 5}, {9, 9}, {11, 23}, {15, 17}};
+  const std::vector<std::pair<int, int>> windows{{3, 1}, {1, 5}, {9, 9}, {13, 11}, {15, 17}};
   const std::vector<Size> sizes = {{263, 37}, {70, 3}, {2, 9}, {33, 17}};
   for (Depth d : kDepths)
     for (int ch : {1, 3})
@@ -182,6 +182,37 @@ TEST(Median, RadixPathMatchesRefEverySimdPath) {
   // Wider than a 512-bit vector of u8, windows past the image on both sides.
   for (Depth d : kDepths)
     ASSERT_TRUE(backends_match_ref("median", "kw=21 kh=13 border=wrap", {d, 4}, {150, 40}, rng));
+}
+
+// The u8 histogram median (src/backends/cpu/simd/median_histogram-inl.hpp, windows of 121+
+// samples) once per SIMD target: square and non-square windows up to 255 on a side, 1, 3 and
+// 4 channels, every border (constant inside and outside the u8 range), images smaller than
+// the window, bands that start anywhere (the harness's thread counts) and images wide enough
+// for several strips of column histograms (the strip width follows the L2 cache size, so
+// 2100 pixels need 2+ strips even at 2 MiB of L2).
+TEST(Median, HistogramPathMatchesRefEveryTarget) {
+  auto rng = make_rng(0x3eda);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(-3));
+  borders.push_back(Border::constant(300));
+  auto check = [&](int kw, int kh, int ch, Size s, const Border& b) {
+    return backends_match_ref(
+        "median", "kw=" + std::to_string(kw) + " kh=" + std::to_string(kh) + " " + border_params(b),
+        {Depth::u8, ch}, s, rng);
+  };
+  const std::vector<std::pair<int, int>> windows{{11, 11}, {13, 9},  {31, 31},
+                                                 {255, 3}, {3, 255}, {41, 17}};
+  for (auto [kw, kh] : windows)
+    for (int ch : {1, 3, 4})
+      // 263 wide: several bands of the harness's threads (2 strips for 255 x 3); fewer
+      // rows for 3 and 4 channels (the reference's time).
+      for (Size s : std::vector<Size>{{1, 1}, {1, 9}, {9, 1}, {17, 13}, {263, ch == 1 ? 37 : 13}})
+        for (const Border& b : borders) ASSERT_TRUE(check(kw, kh, ch, s, b));
+  // Several strips (the reference is slow: nth_element per sample, so smaller windows here).
+  for (auto [kw, kh] : std::vector<std::pair<int, int>>{{11, 11}, {25, 5}})
+    for (int ch : {1, 3})
+      for (Size s : std::vector<Size>{{2100, 9}, {700, 5}})
+        for (const Border& b : borders) ASSERT_TRUE(check(kw, kh, ch, s, b));
 }
 
 // f32 orders by totalOrder (docs/ops/median.md): NaN of either sign, infinities and -0 have a

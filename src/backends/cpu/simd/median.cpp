@@ -10,10 +10,12 @@
 // odd-even merge network of median_networks-inl.hpp (generated and checked exhaustively by
 // scripts/gen_median_networks.py): 20 / 140 / 362 Min/Max per vector for k = 3 / 5 / 7,
 // against ~2x that for a selection network that does not know the columns are sorted.
-// Other windows (non-square, k >= 9) run a bit-by-bit selection on the lanes (median_radix_t),
-// whose cost grows with kw * kh: 4096x1024 u8x1 at one thread (Zen 5), 9x9 19.5 ms, 15x15
-// 58.8 ms (OpenCV's constant-time histogram: 116 / 102 ms); u16 9x9 69 ms, f32 9x9 323 ms
-// (the reference: 3.2 s / 4.1 s). u8 windows over 255 samples still go to the reference.
+// Other windows: u8 windows of at least kMinHistogramWindow samples run the constant-time
+// histogram median of median_histogram-inl.hpp (Perreault and Hebert); the rest (non-square,
+// k >= 9 on any depth) a bit-by-bit selection on the lanes (median_radix_t), whose cost grows
+// with kw * kh: 4096x1024 u8x1 at one thread (Zen 5), 9x9 19.5 ms, 15x15 58.8 ms (OpenCV's
+// constant-time histogram: 116 / 102 ms); u16 9x9 69 ms, f32 9x9 323 ms (the reference:
+// 3.2 s / 4.1 s).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "src/backends/cpu/simd/median.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -31,6 +33,7 @@
 #include "src/base/visit_depth.hpp"
 #include "src/ref/ref.hpp"
 
+#include "src/backends/cpu/simd/median_histogram-inl.hpp"
 #include "src/backends/cpu/simd/median_networks-inl.hpp"
 #include "src/backends/cpu/simd/order_keys-inl.hpp"
 #include "src/backends/cpu/simd/store_out-inl.hpp"
@@ -246,8 +249,10 @@ void median_rows(const ConstImageView& src, const ImageView& dst, const MedianPa
   switch (src.depth()) {
     case Depth::u8:
       if (network) return median_k<std::uint8_t, std::uint8_t>(src, dst, p, rows);
-      if (p.kw * p.kh <= 255) return median_radix_t<std::uint8_t, std::uint8_t>(src, dst, p, rows);
-      return ref::median(src, dst, p, rows);
+      if (median_uses_histogram(p.kw, p.kh)) return median_histogram_u8(src, dst, p, rows);
+      // Windows over 255 samples take the histogram, so the selection's 8-bit counts hold.
+      static_assert(median_uses_histogram(1, 256));
+      return median_radix_t<std::uint8_t, std::uint8_t>(src, dst, p, rows);
     case Depth::u16:
       if (network) return median_k<std::uint16_t, std::uint16_t>(src, dst, p, rows);
       return median_radix_t<std::uint16_t, std::uint16_t>(src, dst, p, rows);
