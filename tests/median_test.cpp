@@ -77,10 +77,13 @@ TEST(Median, RefMatchesOpenCVOnFullHd) {
 #endif
 
 // Windows and sizes beyond the schema's examples (tests/schema_test.cpp sweeps those) and
-// one large image per depth (the CPU backend's row bands).
+// one large image per depth (the CPU backend's row bands). The cpu backend's kernels: sorting
+// networks (3x3), bit-by-bit selection (5x3, 1x7, 9x9, 31x5; 13x15 on u16/f32) and the u8
+// histogram (13x15); this test also runs under the sanitizers (make test-asan).
 TEST(Median, EveryBackendMatchesRefAllBordersRectWindows) {
   auto rng = make_rng(0x3ed3);
-  const std::vector<std::pair<int, int>> windows{{1, 1}, {3, 3}, {5, 3}, {1, 7}, {9, 9}, {31, 5}};
+  const std::vector<std::pair<int, int>> windows{{1, 1}, {3, 3},  {5, 3},  {1, 7},
+                                                 {9, 9}, {31, 5}, {13, 15}};
   for (Depth d : kDepths)
     for (int ch : {1, 3, 4})
       for (Size s : std::vector<Size>{{1, 1}, {1, 9}, {9, 1}, {17, 13}, {64, 3}})
