@@ -8,7 +8,12 @@
 //  - image-scalar: the reference computes in double: double lanes here too (the sample
 //    widened exactly, one double operation, then round half to even and saturate, or
 //    round to float), see double_lanes-inl.hpp.
-// s32 (64-bit saturating arithmetic) is left to the threaded reference (not in Support).
+//  - image-image, s32: add and sub wrap in 32 bits and take the saturated value where the
+//    operands' signs show an overflow (exactly where the int64 result leaves the range);
+//    absdiff is max - min as an unsigned 32-bit value (< 2^32, exact), clamped to INT32_MAX;
+//    mul multiplies in double lanes: the product of two int32 is exact in double when its
+//    magnitude is below 2^53 and rounds to >= 2^53 otherwise, so clamping the double to the
+//    s32 range saturates exactly as the int64 product does.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "src/backends/cpu/simd/arith.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -92,6 +97,48 @@ void ab_int(const T* a, const T* b, T* out, std::int64_t n, ArithOp op, bool str
   for (; i < n; ++i) out[i] = detail::arith_apply<T>(a[i], b[i], op);
 }
 
+void ab_s32(const std::int32_t* a, const std::int32_t* b, std::int32_t* out, std::int64_t n,
+            ArithOp op, bool stream) {
+  const hn::ScalableTag<std::int32_t> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const std::int64_t N = std::int64_t(hn::Lanes(d));
+  const auto vmax = hn::Set(d, INT32_MAX);
+  std::int64_t i = 0;
+  switch (op) {
+    case ArithOp::add:
+    case ArithOp::sub: {
+      const bool add = op == ArithOp::add;
+      for (; i + N <= n; i += N) {
+        const auto x = hn::LoadU(d, a + i), y = hn::LoadU(d, b + i);
+        // Wrapping sum or difference; an overflow gives a result whose sign differs from
+        // x's where y's sign equals x's (add) or differs from it (sub).
+        const auto r = hn::BitCast(d, add ? hn::Add(hn::BitCast(du, x), hn::BitCast(du, y))
+                                          : hn::Sub(hn::BitCast(du, x), hn::BitCast(du, y)));
+        const auto ovf =
+            add ? hn::And(hn::Xor(x, r), hn::Xor(y, r)) : hn::And(hn::Xor(x, y), hn::Xor(x, r));
+        const auto sat = hn::Xor(hn::ShiftRight<31>(x), vmax);  // x < 0: INT32_MIN
+        StoreOut(hn::IfThenElse(hn::Lt(ovf, hn::Zero(d)), sat, r), d, out + i, stream);
+      }
+      break;
+    }
+    case ArithOp::absdiff:
+      for (; i + N <= n; i += N) {
+        const auto x = hn::LoadU(d, a + i), y = hn::LoadU(d, b + i);
+        const auto r = hn::Sub(hn::BitCast(du, hn::Max(x, y)), hn::BitCast(du, hn::Min(x, y)));
+        StoreOut(hn::BitCast(d, hn::Min(r, hn::BitCast(du, vmax))), d, out + i, stream);
+      }
+      break;
+    case ArithOp::mul: {
+      const Dd dd;
+      const std::int64_t M = std::int64_t(hn::Lanes(dd));
+      for (; i + M <= n; i += M)
+        store_double(hn::Mul(load_double(a + i), load_double(b + i)), out + i);
+      break;
+    }
+  }
+  for (; i < n; ++i) out[i] = detail::arith_apply<std::int32_t>(a[i], b[i], op);
+}
+
 void ab_f32(const float* a, const float* b, float* out, std::int64_t n, ArithOp op, bool stream) {
   const hn::ScalableTag<float> d;
   const std::int64_t N = std::int64_t(hn::Lanes(d));
@@ -150,11 +197,13 @@ void arith_ab_rows(const ConstImageView& a, const ConstImageView& b, const Image
 #else
   const std::int64_t n = dst.width() * dst.channels();
   const bool stream = stream_output(dst);
-  detail::visit_depth<Depth::u8, Depth::u16, Depth::s16, Depth::f32>(a.depth(), [&](auto t) {
+  detail::visit_depth(a.depth(), [&](auto t) {
     using T = decltype(t);
     for (std::int64_t y = rows.begin; y < rows.end; ++y) {
       if constexpr (std::is_same_v<T, float>)
         ab_f32(a.row<T>(y), b.row<T>(y), dst.row<T>(y), n, op, stream);
+      else if constexpr (std::is_same_v<T, std::int32_t>)
+        ab_s32(a.row<T>(y), b.row<T>(y), dst.row<T>(y), n, op, stream);
       else
         ab_int<T>(a.row<T>(y), b.row<T>(y), dst.row<T>(y), n, op, stream);
     }
@@ -168,7 +217,7 @@ void arith_av_rows(const ConstImageView& a, double v, const ImageView& dst, Arit
 #else
   if (!std::isfinite(v)) return ref::arith(a, v, dst, op, rows);  // NaN rules stay scalar
   const std::int64_t n = dst.width() * dst.channels();
-  detail::visit_depth<Depth::u8, Depth::u16, Depth::s16, Depth::f32>(a.depth(), [&](auto t) {
+  detail::visit_depth(a.depth(), [&](auto t) {
     using T = decltype(t);
     for (std::int64_t y = rows.begin; y < rows.end; ++y)
       av_t<T>(a.row<T>(y), v, dst.row<T>(y), n, op);
@@ -195,7 +244,8 @@ void arith_av(const ConstImageView& a, double v, const ImageView& dst, ArithOp o
 
 PIXFLOW_REGISTER_IMPLS(cpu_arith) {
   using pixflow::Depth;
-  const auto s = pixflow::detail::Support::of({Depth::u8, Depth::u16, Depth::s16, Depth::f32});
+  const auto s =
+      pixflow::detail::Support::of({Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32});
   for (const char* op : {"add", "sub", "absdiff", "mul"}) {
     pixflow::cpu::add_banded<&pixflow::cpu::arith_ab>(table, op, s);
     pixflow::cpu::add_banded<&pixflow::cpu::arith_av>(table, op, s);
