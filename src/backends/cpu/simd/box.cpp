@@ -263,12 +263,14 @@ void box_int(const ConstImageView& src, const ImageView& dst, const BoxParams& p
 
   for (std::int64_t y = rows.begin; y < rows.end; ++y) {
     // Column sums (+ entering row, - leaving row after the band's first), widened into W.
+    // The entering row comes from DRAM on large images: prefetched ahead of the loads.
     const T* in = row(y - ay + kh - 1);
     const T* out = row(y - ay - 1);
     const bool update = y > rows.begin;
     std::int64_t i = 0;
     if (update) {
       for (; i + N <= wc; i += N) {
+        prefetch_ahead(in + i);
         const auto v = hn::Add(hn::LoadU(dv, col + i), hn::PromoteTo(dv, hn::LoadU(dt, in + i)));
         const auto c = hn::Sub(v, hn::PromoteTo(dv, hn::LoadU(dt, out + i)));
         hn::StoreU(c, dv, col + i);

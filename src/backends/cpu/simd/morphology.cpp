@@ -84,6 +84,7 @@ void pick_rows(const T* const* r, int k, T* out, std::int64_t n) {
   const std::int64_t N = std::int64_t(hn::Lanes(d));
   std::int64_t i = 0;
   for (; i + N <= n; i += N) {
+    prefetch_ahead(r[k - 1] + i);  // the newest row: from DRAM on large images
     auto v = hn::LoadU(d, r[0] + i);
     for (int j = 1; j < k; ++j) v = pick<kMax>(v, hn::LoadU(d, r[j] + i));
     hn::StoreU(v, d, out + i);

@@ -47,6 +47,15 @@ class Scratch {
   std::size_t n_ = 0;
 };
 
+/// How far ahead of a row's streaming loads kernels prefetch. On Zen 4 the hardware
+/// prefetcher alone leaves the loads of each new source row waiting on DRAM: box 9x9 u8x3 at
+/// 4096^2, one thread, 17.4 -> 15.7 ms with 2 KB (1 KB: 16.7; 4-8 KB: as 2 KB).
+inline constexpr std::int64_t kPrefetchAhead = 2048;
+/// Prefetches the line kPrefetchAhead bytes after p (any address: a prefetch never faults).
+inline void prefetch_ahead(const void* p) {
+  __builtin_prefetch(static_cast<const char*>(p) + kPrefetchAhead);
+}
+
 /// Writes source row `sy` (already mapped by border_index; -1 = outside, constant border)
 /// of `src` (samples of type T, ch channels) into out[0 .. (left + w + right) * ch): the
 /// row's samples preceded by `left` and followed by `right` pixels taken by the border
