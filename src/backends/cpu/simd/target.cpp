@@ -56,7 +56,7 @@ std::int64_t last_level_cache_bytes() noexcept {
 }
 
 namespace {
-std::atomic<std::int64_t> g_stream_threshold{-1};  // -1: the last-level cache size
+std::atomic<std::int64_t> g_stream_threshold{-1};  // -1: a quarter of the last-level cache
 }  // namespace
 
 bool stream_output(const ImageView& dst) noexcept {
@@ -65,7 +65,8 @@ bool stream_output(const ImageView& dst) noexcept {
     return !(e && std::string(e) == "0");
   }();
   const std::int64_t t = g_stream_threshold.load(std::memory_order_relaxed);
-  return enabled && dst.row_bytes() * dst.height() >= (t < 0 ? last_level_cache_bytes() + 1 : t);
+  return enabled &&
+         dst.row_bytes() * dst.height() >= (t < 0 ? last_level_cache_bytes() / 4 + 1 : t);
 }
 
 void set_stream_threshold_for_test(std::int64_t bytes) noexcept {
