@@ -44,8 +44,11 @@ TEST(StreamStores, KernelsMatchRefWithStreamingStoresOn) {
       {"sobel", "dx=1 dy=1 to=f32 scale=0.5", {Depth::u8, Depth::f32}},
       {"scharr", "dx=0 dy=1 to=s16 scale=3 delta=1", {Depth::u8}},
       {"threshold", "t=100 type=binary maxval=200", {Depth::u8, Depth::u16, Depth::f32}},
-      {"add", "with=random", {Depth::u8, Depth::u16, Depth::s16, Depth::f32}},
-      {"mul", "with=random", {Depth::u8, Depth::u16, Depth::s16}},
+      {"add", "with=random", {Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32}},
+      {"mul", "with=random", {Depth::u8, Depth::u16, Depth::s16, Depth::s32}},
+      {"sub", "value=2.5", {Depth::u8, Depth::s32, Depth::f32}},  // double lanes
+      {"convert", "to=f32 scale=0.5 offset=1", {Depth::u8, Depth::s32}},
+      {"convert", "to=s32 scale=3", {Depth::u16, Depth::f32}},
   };
   const std::vector<Size> sizes = {{263, 9}, {64, 4}, {130, 3}};
   for (const Case& c : cases)

@@ -132,7 +132,7 @@ void ab_s32(const std::int32_t* a, const std::int32_t* b, std::int32_t* out, std
       const Dd dd;
       const std::int64_t M = std::int64_t(hn::Lanes(dd));
       for (; i + M <= n; i += M)
-        store_double(hn::Mul(load_double(a + i), load_double(b + i)), out + i);
+        store_double(hn::Mul(load_double(a + i), load_double(b + i)), out + i, stream);
       break;
     }
   }
@@ -167,7 +167,7 @@ void ab_f32(const float* a, const float* b, float* out, std::int64_t n, ArithOp 
 }
 
 template <class T>
-void av_t(const T* a, double v, T* out, std::int64_t n, ArithOp op) {
+void av_t(const T* a, double v, T* out, std::int64_t n, ArithOp op, bool stream) {
   const Dd d;
   const auto vv = hn::Set(d, v);
   auto f = [&](hn::Vec<Dd> x) {
@@ -183,7 +183,7 @@ void av_t(const T* a, double v, T* out, std::int64_t n, ArithOp op) {
         return hn::Mul(x, vv);
     }
   };
-  const std::int64_t done = map_double_lanes<T, T>(a, out, n, f);
+  const std::int64_t done = map_double_lanes<T, T>(a, out, n, f, stream);
   for (std::int64_t i = done; i < n; ++i) out[i] = detail::arith_apply_scalar<T>(a[i], v, op);
 }
 
@@ -217,10 +217,11 @@ void arith_av_rows(const ConstImageView& a, double v, const ImageView& dst, Arit
 #else
   if (!std::isfinite(v)) return ref::arith(a, v, dst, op, rows);  // NaN rules stay scalar
   const std::int64_t n = dst.width() * dst.channels();
+  const bool stream = stream_output(dst);
   detail::visit_depth(a.depth(), [&](auto t) {
     using T = decltype(t);
     for (std::int64_t y = rows.begin; y < rows.end; ++y)
-      av_t<T>(a.row<T>(y), v, dst.row<T>(y), n, op);
+      av_t<T>(a.row<T>(y), v, dst.row<T>(y), n, op, stream);
   });
 #endif
 }

@@ -29,7 +29,7 @@ void convert_t(const ConstImageView& src, const ImageView& dst, const ConvertPar
   const std::int64_t n = dst.width() * dst.channels();
   const Dd d;
   const auto scale = hn::Set(d, p.scale), offset = hn::Set(d, p.offset);
-  const bool abs = p.abs;
+  const bool abs = p.abs, stream = stream_output(dst);
   auto f = [&](hn::Vec<Dd> x) {
     const auto v = hn::Add(hn::Mul(x, scale), offset);
     return abs ? hn::Abs(v) : v;
@@ -38,7 +38,7 @@ void convert_t(const ConstImageView& src, const ImageView& dst, const ConvertPar
     const S* s = src.row<S>(y);
     D* o = dst.row<D>(y);
     // In place (same depth, identical views) is safe: each vector is loaded before stored.
-    const std::int64_t done = map_double_lanes<S, D>(s, o, n, f);
+    const std::int64_t done = map_double_lanes<S, D>(s, o, n, f, stream);
     for (std::int64_t i = done; i < n; ++i)
       o[i] = detail::convert_apply<S, D>(s[i], p.scale, p.offset, p.abs);
   }

@@ -1,6 +1,6 @@
-// StoreOut: a kernel's store of finished output samples. With `stream` (stream_output(dst):
-// the destination is larger than the last-level cache, where its lines would be evicted
-// before anyone reads them) full aligned vectors go out as non-temporal stores, which skip
+// StoreOut: a kernel's store of finished output samples. With `stream` (stream_output(dst),
+// rows.hpp: a destination large enough that its lines would be evicted before anyone reads
+// them) full aligned vectors go out as non-temporal stores, which skip
 // the read-for-ownership of every destination line: a third less memory traffic for a
 // streaming kernel. Otherwise, and for vectors narrower than 16 bytes (x86's streaming store
 // writes 16), a plain unaligned store. The band runner fences after each band
