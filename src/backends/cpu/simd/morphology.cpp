@@ -47,9 +47,15 @@ namespace hn = hwy::HWY_NAMESPACE;
 #if HWY_TARGET != HWY_SCALAR
 namespace {
 
-// Windows up to these sizes take their rows / columns directly (one pass, k - 1 Max/Min
-// per sample), larger ones van Herk (rows) / doubling (columns).
-constexpr int kDirectRows = 6, kDirectCols = 6;
+// Windows up to kDirectCols wide take their columns directly (k - 1 Max/Min per sample),
+// wider ones doubling passes along x. Rows: block_rows(kh) output rows per pass over their
+// rows (pick_rows_block; 1: a copy of the one row).
+constexpr int kDirectCols = 6, kMaxBlock = 16;
+inline int block_rows(int kh) {
+  int b = 1;
+  while (2 * b <= kh && 2 * b <= kMaxBlock) b *= 2;
+  return b;
+}
 
 template <bool kMax, class V>
 HWY_INLINE V pick(V a, V b) {
@@ -66,66 +72,39 @@ HWY_INLINE T pick1(T a, T b) {
     return std::min(a, b);
 }
 
-// out[i] = pick(a[i], b[i]) for i < n (exact length: a, b, out may be image rows).
-template <bool kMax, class T>
-void pick2(const T* a, const T* b, T* out, std::int64_t n) {
-  const hn::ScalableTag<T> d;
-  const std::int64_t N = std::int64_t(hn::Lanes(d));
-  std::int64_t i = 0;
-  for (; i + N <= n; i += N)
-    hn::StoreU(pick<kMax>(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
-  for (; i < n; ++i) out[i] = pick1<kMax>(a[i], b[i]);
-}
-
-// out[i] = pick over the k rows r[0..k) of r[j][i] (k >= 1), one pass.
-template <bool kMax, class T>
-void pick_rows(const T* const* r, int k, T* out, std::int64_t n) {
+// Vertical extremes of kBlock consecutive output rows at once (kh >= kBlock): rows r[0 ..
+// kh + kBlock - 1) of the window of output rows 0 .. kBlock-1, out[t][i] = pick over j < kh
+// of r[t + j][i]. Per vector column the rows kBlock-1 .. kh-1 that every output shares are
+// picked once (the core), then suffixes over rows t .. kBlock-2 and prefixes over rows kh ..
+// t + kh - 1 finish each output, all in registers: kh + kBlock - 1 loads and about
+// kh + 3 kBlock comparisons per kBlock outputs, one store each (van Herk / Gil-Werman within
+// a block, with no intermediate rows in memory). Only the first `nout` outputs are stored.
+template <int kBlock, bool kMax, class T>
+void pick_rows_block(const T* const* r, int kh, T* const* out, int nout, std::int64_t n) {
   const hn::ScalableTag<T> d;
   const std::int64_t N = std::int64_t(hn::Lanes(d));
   std::int64_t i = 0;
   for (; i + N <= n; i += N) {
-    prefetch_ahead(r[k - 1] + i);  // the newest row: from DRAM on large images
-    auto v = hn::LoadU(d, r[0] + i);
-    for (int j = 1; j < k; ++j) v = pick<kMax>(v, hn::LoadU(d, r[j] + i));
-    hn::StoreU(v, d, out + i);
+    for (int t = kh - 1; t < kh + kBlock - 1; ++t) prefetch_ahead(r[t] + i);  // new rows
+    auto core = hn::LoadU(d, r[kBlock - 1] + i);
+    for (int j = kBlock; j < kh; ++j) core = pick<kMax>(core, hn::LoadU(d, r[j] + i));
+    hn::Vec<decltype(d)> o[kBlock];
+    o[kBlock - 1] = core;
+    for (int t = kBlock - 2; t >= 0; --t) o[t] = pick<kMax>(o[t + 1], hn::LoadU(d, r[t] + i));
+    auto pre = hn::LoadU(d, r[kh] + i);
+    o[1] = pick<kMax>(o[1], pre);
+    for (int t = 2; t < kBlock; ++t) {
+      pre = pick<kMax>(pre, hn::LoadU(d, r[kh + t - 1] + i));
+      o[t] = pick<kMax>(o[t], pre);
+    }
+    for (int t = 0; t < nout; ++t) hn::StoreU(o[t], d, out[t] + i);
   }
-  for (; i < n; ++i) {
-    T v = r[0][i];
-    for (int j = 1; j < k; ++j) v = pick1<kMax>(v, r[j][i]);
-    out[i] = v;
-  }
-}
-
-// r[i] = pick(r[i], s[i]); out[i] = r[i] (out may be null).
-template <bool kMax, class T>
-void run_suffix(T* r, const T* s, T* out, std::int64_t n) {
-  if (!out) return pick2<kMax>(r, s, r, n);
-  const hn::ScalableTag<T> d;
-  const std::int64_t N = std::int64_t(hn::Lanes(d));
-  std::int64_t i = 0;
-  for (; i + N <= n; i += N) {
-    const auto v = pick<kMax>(hn::LoadU(d, r + i), hn::LoadU(d, s + i));
-    hn::StoreU(v, d, r + i);
-    hn::StoreU(v, d, out + i);
-  }
-  for (; i < n; ++i) out[i] = r[i] = pick1<kMax>(r[i], s[i]);
-}
-
-// pout[i] = pick(pin[i], s[i]); col[i] = pick(suf[i], pout[i]).
-template <bool kMax, class T>
-void run_prefix(const T* pin, const T* s, const T* suf, T* pout, T* col, std::int64_t n) {
-  const hn::ScalableTag<T> d;
-  const std::int64_t N = std::int64_t(hn::Lanes(d));
-  std::int64_t i = 0;
-  for (; i + N <= n; i += N) {
-    const auto p = pick<kMax>(hn::LoadU(d, pin + i), hn::LoadU(d, s + i));
-    hn::StoreU(p, d, pout + i);
-    hn::StoreU(pick<kMax>(hn::LoadU(d, suf + i), p), d, col + i);
-  }
-  for (; i < n; ++i) {
-    pout[i] = pick1<kMax>(pin[i], s[i]);
-    col[i] = pick1<kMax>(suf[i], pout[i]);
-  }
+  for (; i < n; ++i)
+    for (int t = 0; t < nout; ++t) {
+      T v = r[t][i];
+      for (int j = 1; j < kh; ++j) v = pick1<kMax>(v, r[t + j][i]);
+      out[t][i] = v;
+    }
 }
 
 // Row extreme: out[j] = pick over i < kw of pad[j + i*ch], j < wc. pad holds
@@ -189,32 +168,36 @@ void morph_t(const ConstImageView& src, const ImageView& dst, const detail::Morp
   else
     cval = detail::saturate_cast<T>(m.border.value);
 
-  // Streaming stores only where dst rows are written once: keyed rows are turned back into
-  // floats right after, and van Herk (kh > kDirectRows) parks its suffixes in dst rows
-  // (15x15 u8x3 4096^2 measured 12.9 -> 15.6 ms with streaming there).
-  const bool stream = !kKeyed && m.kh <= kDirectRows && stream_output(dst);
-  // Padded column-extreme row: ax pixels, the w columns, kw - 1 - ax pixels, 3 spare vectors.
-  const std::int64_t valid = (w + kw - 1) * ch;
-  Scratch<T> pad(static_cast<std::size_t>(valid + 3 * N));
-  std::fill(pad.data(), pad.data() + valid + 3 * N, cval);
-  T* col = pad.data() + std::int64_t(ax) * ch;
+  // Streaming stores only where dst rows are written once (keyed rows are turned back into
+  // floats right after).
+  const bool stream = !kKeyed && stream_output(dst);
+  // Padded column-extreme rows (one per output row of a block): ax pixels, the w columns,
+  // kw - 1 - ax pixels, 3 spare vectors.
+  const int nbuf = block_rows(kh);
+  const std::int64_t valid = (w + kw - 1) * ch, pitch = valid + 3 * N;
+  Scratch<T> pads(static_cast<std::size_t>(pitch * nbuf));
+  std::fill(pads.data(), pads.data() + pitch * nbuf, cval);
+  auto colrow = [&](int t) { return pads.data() + pitch * t + std::int64_t(ax) * ch; };
+  T* col = colrow(0);
   // Border map in x for the pads (-1: the constant value).
   std::vector<std::int64_t> lmap(static_cast<std::size_t>(ax)),
       rmap(static_cast<std::size_t>(kw - 1 - ax));
   for (int i = 0; i < ax; ++i) lmap[std::size_t(i)] = detail::border_index(i - ax, w, bt);
   for (int i = 0; i < kw - 1 - ax; ++i) rmap[std::size_t(i)] = detail::border_index(w + i, w, bt);
-  auto finish_row = [&](std::int64_t y) {  // pads from col, then the row extreme into dst
-    T* p = pad.data();
+  // Pads of padded row t from its columns, then the row extreme into dst row y.
+  auto finish_row = [&](std::int64_t y, int t = 0) {
+    T* p = pads.data() + pitch * t;
+    const T* col = colrow(t);
     for (int i = 0; i < ax; ++i) {
       const std::int64_t sx = lmap[std::size_t(i)];
       for (int c = 0; c < ch; ++c) p[i * ch + c] = sx < 0 ? cval : col[sx * ch + c];
     }
-    T* r = col + wc;
+    T* r = p + std::int64_t(ax) * ch + wc;
     for (std::size_t i = 0; i < rmap.size(); ++i) {
       const std::int64_t sx = rmap[i];
       for (int c = 0; c < ch; ++c) r[std::int64_t(i) * ch + c] = sx < 0 ? cval : col[sx * ch + c];
     }
-    horizontal<kMax>(pad.data(), out(y), wc, valid, kw, ch, stream);
+    horizontal<kMax>(p, out(y), wc, valid, kw, ch, stream);
     if constexpr (kKeyed) order_keys(out(y), out(y), wc);
   };
 
@@ -224,19 +207,20 @@ void morph_t(const ConstImageView& src, const ImageView& dst, const detail::Morp
     crow.reset(std::size_t(wc));
     std::fill(crow.data(), crow.data() + wc, cval);
   }
-  // kKeyed: window row a as keys in ring slot a mod kh (the rows one output row or one
-  // van Herk step needs at once are consecutive, at most kh of them).
+  // kKeyed: window row a as keys in ring slot a mod nring (the rows one output row or one
+  // block of rows needs at once are consecutive, at most nring of them).
+  const int nring = kh + nbuf - 1;
   Scratch<T> ring;
   std::vector<std::int64_t> tag;
   if constexpr (kKeyed) {
-    ring.reset(std::size_t(wc) * std::size_t(kh));
-    tag.assign(std::size_t(kh), -1);
+    ring.reset(std::size_t(wc) * std::size_t(nring));
+    tag.assign(std::size_t(nring), -1);
   }
   auto row = [&](std::int64_t a) -> const T* {
     const std::int64_t sy = detail::border_index(a, h, bt);
     if (sy < 0) return crow.data();
     if constexpr (kKeyed) {
-      const std::size_t slot = std::size_t(((a % kh) + kh) % kh);
+      const std::size_t slot = std::size_t(((a % nring) + nring) % nring);
       T* r = ring.data() + slot * std::size_t(wc);
       if (tag[slot] != sy) {
         order_keys(src.row<float>(sy), r, wc);
@@ -248,39 +232,32 @@ void morph_t(const ConstImageView& src, const ImageView& dst, const detail::Morp
     }
   };
 
-  if (kh <= kDirectRows) {
-    const T* r[kDirectRows];
-    for (std::int64_t y = rows.begin; y < rows.end; ++y) {
-      for (int j = 0; j < kh; ++j) r[j] = row(y - ay + j);
-      pick_rows<kMax>(r, kh, col, wc);
-      finish_row(y);
+  std::vector<const T*> r(static_cast<std::size_t>(kh + nbuf - 1));
+  T* cols[kMaxBlock];
+  for (int t = 0; t < nbuf; ++t) cols[t] = colrow(t);
+  auto blocks = [&](auto block) {
+    constexpr int B = decltype(block)::value;
+    for (std::int64_t y0 = rows.begin; y0 < rows.end; y0 += B) {
+      const int nout = int(std::min<std::int64_t>(B, rows.end - y0));
+      for (int j = 0; j < kh + B - 1; ++j) r[std::size_t(j)] = row(y0 - ay + j);
+      if constexpr (B == 1)
+        std::memcpy(cols[0], r[0], std::size_t(wc) * sizeof(T));
+      else
+        pick_rows_block<B, kMax>(r.data(), kh, cols, nout, wc);
+      for (int t = 0; t < nout; ++t) finish_row(y0 + t, t);
     }
-    return;
-  }
-
-  Scratch<T> run(static_cast<std::size_t>(wc)), pre(static_cast<std::size_t>(wc));
-  for (std::int64_t y0 = rows.begin; y0 < rows.end; y0 += kh) {
-    const std::int64_t mrows = std::min<std::int64_t>(kh, rows.end - y0), base = y0 - ay;
-    // Suffixes of the block's rows, S[t] parked in dst row y0 + t (t < mrows).
-    std::memcpy(run.data(), row(base + kh - 1), std::size_t(wc) * sizeof(T));
-    if (kh - 1 < mrows) std::memcpy(out(y0 + kh - 1), run.data(), std::size_t(wc) * sizeof(T));
-    for (int t = kh - 2; t >= 0; --t)
-      run_suffix<kMax>(run.data(), row(base + t), t < mrows ? out(y0 + t) : nullptr, wc);
-    // t = 0: the whole block; t > 0: S[t] with the next block's prefix of t rows.
-    std::memcpy(col, out(y0), std::size_t(wc) * sizeof(T));
-    finish_row(y0);
-    const T* p = nullptr;
-    for (std::int64_t t = 1; t < mrows; ++t) {
-      const T* s = row(base + kh + t - 1);
-      if (t == 1) {
-        pick2<kMax>(out(y0 + t), s, col, wc);
-        p = s;
-      } else {
-        run_prefix<kMax>(p, s, out(y0 + t), pre.data(), col, wc);
-        p = pre.data();
-      }
-      finish_row(y0 + t);
-    }
+  };
+  switch (nbuf) {
+    case 1:
+      return blocks(std::integral_constant<int, 1>());
+    case 2:
+      return blocks(std::integral_constant<int, 2>());
+    case 4:
+      return blocks(std::integral_constant<int, 4>());
+    case 8:
+      return blocks(std::integral_constant<int, 8>());
+    default:
+      return blocks(std::integral_constant<int, 16>());
   }
 }
 
