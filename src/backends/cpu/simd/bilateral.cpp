@@ -577,6 +577,8 @@ void run_f32(const ConstImageView& src, const ImageView& dst, const BilateralPar
 }
 #endif
 
+// Test hook (bilateral.hpp): ColourWeight over an array. NaN lanes, whose pixels the kernel
+// hands to the reference, get the scalar exp here.
 std::size_t colour_weights(const double* x, float* out, std::size_t n) {
 #if HWY_TARGET == HWY_SCALAR
   for (std::size_t i = 0; i < n; ++i) out[i] = float(std::exp(x[i]));
