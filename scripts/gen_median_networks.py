@@ -1,6 +1,16 @@
 #!/usr/bin/env python3
 """Writes src/backends/cpu/simd/median_networks-inl.hpp: the min/max networks of the SIMD
-median (src/backends/cpu/simd/median.cpp) for square windows k = 3, 5, 7.
+median (src/backends/cpu/simd/median.cpp) for square windows k = 3, 5, 7 (k = 3: a window
+network over k sorted columns; k = 5, 7: pairs of output rows, below).
+
+Pairs of output rows (k = 5, 7): the window of output row y is k sorted runs (rows y - k/2 ..
+y + k/2, each run the k samples of the row around x, sorted once per source row); rows y and
+y + 1 share k - 1 runs. `pair_core` merges the shared runs (the same balanced odd-even merge),
+pruned to the k + 1 ranks that can be the median once one more run of k joins (ranks
+m - k .. m of the (k-1)k merged, m = k*k/2); `pair_final` then takes rank k of those k + 1
+and the extra run, as the largest of min(q[i], run[k - i]) (the k-th smallest of two sorted
+lists). Both are checked together over every 0-1 input with sorted runs ((k+1)^k cases, as
+bitsets: one bit per case, Min = and, Max = or).
 
 Per window (k = 3: the classic max-of-mins / median-of-medians / min-of-maxes network): k
 columns, each already sorted (by the column network, shared by the k outputs
@@ -123,6 +133,78 @@ def check_window(k, ops, out):
             raise SystemExit(f"k={k}: network wrong for {zs}")
 
 
+def pair_network(k):
+    """(pruned core ops on wires r*k + i of the k-1 shared runs, the k+1 output wires)."""
+    m = (k * k) // 2
+    lists = [[c * k + r for r in range(k)] for c in range(k - 1)]
+    ops = []
+    while len(lists) > 1:
+        nxt = []
+        for i in range(0, len(lists) - 1, 2):
+            nxt.append(merge(lists[i], lists[i + 1], ops))
+        if len(lists) % 2:
+            nxt.append(lists[-1])
+        lists = nxt
+    outs = [lists[0][r] for r in range(m - k, m + 1)]
+    need = set(outs)
+    kept = []
+    for lo, hi in reversed(ops):
+        nl, nh = lo in need, hi in need
+        if nl and nh:
+            kept.append(('cx', lo, hi))
+        elif nl:
+            kept.append(('min', lo, hi))
+            need.add(hi)
+        elif nh:
+            kept.append(('max', lo, hi))
+            need.add(lo)
+    kept.reverse()
+    return kept, outs
+
+
+def check_pair(k, ops, outs):
+    # Case index = sum of z_c (k+1)^c over the k runs (runs 0 .. k-2 shared, run k-1 the
+    # extra one); z_c = the zeros of run c. A wire's bitset: the cases where it holds 1.
+    base = k + 1
+    ncase = base ** k
+    full = (1 << ncase) - 1
+
+    def ones_where_rank_at_least(c, r):  # run c's rank r is 1 iff z_c <= r
+        blk = base ** c
+        period = '0' * ((k - r) * blk) + '1' * ((r + 1) * blk)  # z = k .. 0, high bits first
+        return int(period * (ncase // (blk * base)), 2)
+
+    v = {}
+    for c in range(k - 1):
+        for r in range(k):
+            v[c * k + r] = ones_where_rank_at_least(c, r)
+    for kind, lo, hi in ops:
+        a, b = v[lo], v[hi]
+        if kind == 'cx':
+            v[lo], v[hi] = a & b, a | b
+        elif kind == 'min':
+            v[lo] = a & b
+        else:
+            v[hi] = a | b
+    q = [v[w] for w in outs]
+    run = [ones_where_rank_at_least(k - 1, r) for r in range(k)]
+    got = q[0]
+    for i in range(1, k + 1):
+        got |= q[i] & run[k - i]
+    m = (k * k) // 2
+    want = 0  # median 1 iff at most m zeros in all
+    bits = []
+    for idx in range(ncase):
+        t, z = idx, 0
+        for _ in range(k):
+            z += t % base
+            t //= base
+        bits.append('1' if z <= m else '0')
+    want = int(''.join(reversed(bits)), 2)
+    if got & full != want:
+        raise SystemExit(f"pair network k={k} wrong")
+
+
 def check_sort(k, ops, order):
     for bits in itertools.product((0, 1), repeat=k):
         v = run(ops, bits)
@@ -145,12 +227,15 @@ def main():
         sops = []
         order = sort_net(list(range(k)), sops)  # order[r]: the wire of rank r
         check_sort(k, sops, order)
-        wops, out = window_network(k)
-        check_window(k, wops, out)
-        nmin = sum(1 for o in wops if o[0] != 'cx')
-        ncx = len(wops) - nmin
-        w(f"// k = {k}: column sort {len(sops)} compare-exchanges; window {ncx} compare-exchanges\n")
-        w(f"// + {nmin} single min/max = {2 * ncx + nmin} Min/Max per output vector.\n")
+        if k == 3:
+            wops, out = window_network(k)
+            check_window(k, wops, out)
+            nmin = sum(1 for o in wops if o[0] != 'cx')
+            ncx = len(wops) - nmin
+            w(f"// k = {k}: column sort {len(sops)} compare-exchanges; window {ncx} compare-exchanges\n")
+            w(f"// + {nmin} single min/max = {2 * ncx + nmin} Min/Max per output vector.\n")
+        else:
+            w(f"// k = {k}: run sort {len(sops)} compare-exchanges; pairs of output rows below.\n")
         w(f"template <>\nstruct MedianNet<{k}> {{\n")
         w("  template <class V>\n  static HWY_INLINE void sort_column(V* c) {\n")
         for lo, hi in sops:
@@ -159,16 +244,43 @@ def main():
             w(f"    const V t[{k}] = {{" + ", ".join(f"c[{o}]" for o in order) + "};\n")
             w(f"    for (int r = 0; r < {k}; ++r) c[r] = t[r];  // rank order\n")
         w("  }\n")
-        w(f"  // v[c * {k} + r]: rank r of window column c; returns the median.\n")
-        w("  template <class V>\n  static HWY_INLINE V window(V* v) {\n")
-        for kind, lo, hi in wops:
-            if kind == 'cx':
-                w(f"    {{ const V a = v[{lo}]; v[{lo}] = hn::Min(a, v[{hi}]); v[{hi}] = hn::Max(a, v[{hi}]); }}\n")
-            elif kind == 'min':
-                w(f"    v[{lo}] = hn::Min(v[{lo}], v[{hi}]);\n")
-            else:
-                w(f"    v[{hi}] = hn::Max(v[{lo}], v[{hi}]);\n")
-        w(f"    return v[{out}];\n  }}\n}};\n\n")
+        if k == 3:
+            w(f"  // v[c * {k} + r]: rank r of window column c; returns the median.\n")
+            w("  template <class V>\n  static HWY_INLINE V window(V* v) {\n")
+            for kind, lo, hi in wops:
+                if kind == 'cx':
+                    w(f"    {{ const V a = v[{lo}]; v[{lo}] = hn::Min(a, v[{hi}]); v[{hi}] = hn::Max(a, v[{hi}]); }}\n")
+                elif kind == 'min':
+                    w(f"    v[{lo}] = hn::Min(v[{lo}], v[{hi}]);\n")
+                else:
+                    w(f"    v[{hi}] = hn::Max(v[{lo}], v[{hi}]);\n")
+            w(f"    return v[{out}];\n  }}\n")
+        if k in (5, 7):
+            pops, outs = pair_network(k)
+            check_pair(k, pops, outs)
+            pmin = sum(1 for o in pops if o[0] != 'cx')
+            pcx = len(pops) - pmin
+            w(f"  // Pairs of rows: v[r * {k} + i], rank i of shared run r (r < {k - 1}); q: the {k + 1}\n")
+            w(f"  // ranks {(k * k) // 2 - k}..{(k * k) // 2} of their merge ({pcx} compare-exchanges + {pmin} single\n")
+            w(f"  // min/max = {2 * pcx + pmin} Min/Max).\n")
+            w("  template <class V>\n  static HWY_INLINE void pair_core(V* v, V* q) {\n")
+            for kind, lo, hi in pops:
+                if kind == 'cx':
+                    w(f"    {{ const V a = v[{lo}]; v[{lo}] = hn::Min(a, v[{hi}]); v[{hi}] = hn::Max(a, v[{hi}]); }}\n")
+                elif kind == 'min':
+                    w(f"    v[{lo}] = hn::Min(v[{lo}], v[{hi}]);\n")
+                else:
+                    w(f"    v[{hi}] = hn::Max(v[{lo}], v[{hi}]);\n")
+            for t, wire in enumerate(outs):
+                w(f"    q[{t}] = v[{wire}];\n")
+            w("  }\n")
+            w(f"  // The median of q and one more sorted run c: rank {k} of the two ({2 * k} Min/Max).\n")
+            w("  template <class V>\n  static HWY_INLINE V pair_final(const V* q, const V* c) {\n")
+            w("    V m = q[0];\n")
+            for i in range(1, k + 1):
+                w(f"    m = hn::Max(m, hn::Min(q[{i}], c[{k - i}]));\n")
+            w("    return m;\n  }\n")
+        w("};\n\n")
     w("}  // namespace pixflow::cpu::HWY_NAMESPACE\nHWY_AFTER_NAMESPACE();\n\n")
     w("#endif  // include guard\n")
 

@@ -2,14 +2,17 @@
 // the rule of src/ref/median.cpp (element k*k/2 of the sorted window; f32 in totalOrder, run
 // here on detail::order_key's int32 keys), bit-identical.
 //
-// Per output row: the k window rows, padded in x by the border rule (pad_row, once per source
+// 3x3 (median_t): the 3 window rows, padded in x by the border rule (pad_row, once per source
 // row into a ring), are sorted column by column with a sorting network on vectors of
-// neighbouring samples and stored as k rank rows; each column sort serves the k outputs whose
-// windows contain the column. An output vector then loads its k columns' k ranks (shifted
-// loads: the horizontal neighbour of a sample is `ch` samples away) and runs the pruned
-// odd-even merge network of median_networks-inl.hpp (generated and checked exhaustively by
-// scripts/gen_median_networks.py): 20 / 140 / 362 Min/Max per vector for k = 3 / 5 / 7,
-// against ~2x that for a selection network that does not know the columns are sorted.
+// neighbouring samples and stored as 3 rank rows; each column sort serves the 3 outputs whose
+// windows contain the column. An output vector then loads its 3 columns' ranks (shifted loads:
+// the horizontal neighbour of a sample is `ch` samples away) and runs a 12 Min/Max network.
+// 5x5, 7x7 (median_pairs_t): each padded source row's runs of k samples sorted once, output
+// rows in pairs that merge their k - 1 shared runs once (pruned to the k + 1 ranks that can
+// still be the median), then one small merge per row with its own run: 54 / 168 Min/Max per
+// output vector against 140 / 362 for the window network over column sorts. The networks are
+// generated and checked exhaustively by scripts/gen_median_networks.py
+// (median_networks-inl.hpp).
 // Other windows: u8 windows of at least kMinHistogramWindow samples run the constant-time
 // histogram median of median_histogram-inl.hpp (Perreault and Hebert); the rest (non-square,
 // k >= 9 on any depth) a bit-by-bit selection on the lanes (median_radix_t), whose cost grows
@@ -156,6 +159,74 @@ void median_t(const ConstImageView& src, const ImageView& dst, const MedianParam
   }
 }
 
+// k = 5, 7 by pairs of output rows: each padded source row's runs (the k samples x, x + ch,
+// .. x + (k-1) ch around every x) sorted once into k rank rows (a ring of k + 1 source
+// rows); output rows y and y + 1 share the runs of rows y - k/2 + 1 .. y + k/2, merged once
+// per pair (MedianNet::pair_core: the k + 1 ranks that can still be the median), then each
+// row's median with its own extra run (pair_final). Per output vector (k = 5): 88 / 2 + 10
+// Min/Max and 15 loads, against 140 and 25 for the window network over shared column sorts.
+template <int K, class S, class T>
+void median_pairs_t(const ConstImageView& src, const ImageView& dst, const MedianParams& p,
+                    Rows rows) {
+  constexpr bool kKeys = std::is_same_v<S, float>;
+  constexpr int R = K / 2;
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  const std::int64_t N = std::int64_t(hn::Lanes(d));
+  const int ch = src.channels();
+  const std::int64_t wc = src.width() * ch;
+  const std::int64_t stride = (src.width() + 2 * R) * ch + 2 * N;  // padded row + spare
+  const std::int64_t rstride = (wc + N - 1) / N * N + N;           // a rank row + spare
+  const bool stream = stream_output(dst);
+  PaddedRows<S, T> padded(src, p, R, 1, stride);
+  Scratch<T> sorted{std::size_t((K + 1) * K * rstride)};
+  std::fill(sorted.data(), sorted.data() + (K + 1) * K * rstride, T(0));
+  std::int64_t tag[K + 1];
+  std::fill(tag, tag + K + 1, INT64_MIN);
+  // Rank i of the run at x of source row a: runs(a)[i * rstride + x].
+  auto runs = [&](std::int64_t a) -> const T* {
+    const std::int64_t slot = ((a % (K + 1)) + (K + 1)) % (K + 1);
+    T* o = sorted.data() + slot * K * rstride;
+    if (tag[slot] != a) {
+      const T* pr = padded.row(a);
+      for (std::int64_t x = 0; x < wc; x += N) {
+        V c[K];
+        for (int i = 0; i < K; ++i) c[i] = hn::LoadU(d, pr + x + std::int64_t(i) * ch);
+        MedianNet<K>::sort_column(c);
+        for (int i = 0; i < K; ++i) hn::StoreU(c[i], d, o + std::int64_t(i) * rstride + x);
+      }
+      tag[slot] = a;
+    }
+    return o;
+  };
+  for (std::int64_t y = rows.begin; y < rows.end; y += 2) {
+    const bool two = y + 1 < rows.end;
+    const T* r[K + 1];  // rows y - R .. y + R + 1
+    for (int i = 0; i < K + 1; ++i) r[i] = runs(y - R + i);
+    T* out0 = dst.row<T>(y);
+    T* out1 = two ? dst.row<T>(y + 1) : nullptr;
+    for (std::int64_t x = 0; x < wc; x += N) {
+      V v[(K - 1) * K];
+      for (int j = 0; j < K - 1; ++j)
+        for (int i = 0; i < K; ++i)
+          v[j * K + i] = hn::LoadU(d, r[1 + j] + std::int64_t(i) * rstride + x);
+      V q[K + 1];
+      MedianNet<K>::pair_core(v, q);
+      V c[K];
+      for (int i = 0; i < K; ++i) c[i] = hn::LoadU(d, r[0] + std::int64_t(i) * rstride + x);
+      V m = MedianNet<K>::pair_final(q, c);
+      if constexpr (kKeys) m = order_key_lanes(d, m);
+      StoreOutN(m, d, out0 + x, wc - x, stream);
+      if (two) {
+        for (int i = 0; i < K; ++i) c[i] = hn::LoadU(d, r[K] + std::int64_t(i) * rstride + x);
+        m = MedianNet<K>::pair_final(q, c);
+        if constexpr (kKeys) m = order_key_lanes(d, m);
+        StoreOutN(m, d, out1 + x, wc - x, stream);
+      }
+    }
+  }
+}
+
 // Any window, by bit-by-bit selection on the lanes: the median m of a window of n samples is
 // sample n/2 in order, so m >= c exactly when fewer than n/2 + 1 samples are below c. Each
 // lane builds its m from the top bit down: with the bits found so far in `prefix`, it counts
@@ -231,9 +302,9 @@ void median_k(const ConstImageView& src, const ImageView& dst, const MedianParam
     case 3:
       return median_t<3, S, T>(src, dst, p, rows);
     case 5:
-      return median_t<5, S, T>(src, dst, p, rows);
+      return median_pairs_t<5, S, T>(src, dst, p, rows);
     default:
-      return median_t<7, S, T>(src, dst, p, rows);
+      return median_pairs_t<7, S, T>(src, dst, p, rows);
   }
 }
 

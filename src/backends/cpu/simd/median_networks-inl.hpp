@@ -44,8 +44,7 @@ struct MedianNet<3> {
   }
 };
 
-// k = 5: column sort 9 compare-exchanges; window 58 compare-exchanges
-// + 24 single min/max = 140 Min/Max per output vector.
+// k = 5: run sort 9 compare-exchanges; pairs of output rows below.
 template <>
 struct MedianNet<5> {
   template <class V>
@@ -62,9 +61,11 @@ struct MedianNet<5> {
     const V t[5] = {c[0], c[1], c[3], c[4], c[2]};
     for (int r = 0; r < 5; ++r) c[r] = t[r];  // rank order
   }
-  // v[c * 5 + r]: rank r of window column c; returns the median.
+  // Pairs of rows: v[r * 5 + i], rank i of shared run r (r < 4); q: the 6
+  // ranks 7..12 of their merge (37 compare-exchanges + 14 single
+  // min/max = 88 Min/Max).
   template <class V>
-  static HWY_INLINE V window(V* v) {
+  static HWY_INLINE void pair_core(V* v, V* q) {
     { const V a = v[0]; v[0] = hn::Min(a, v[5]); v[5] = hn::Max(a, v[5]); }
     { const V a = v[4]; v[4] = hn::Min(a, v[9]); v[9] = hn::Max(a, v[9]); }
     { const V a = v[4]; v[4] = hn::Min(a, v[5]); v[5] = hn::Max(a, v[5]); }
@@ -91,68 +92,52 @@ struct MedianNet<5> {
     { const V a = v[13]; v[13] = hn::Min(a, v[14]); v[14] = hn::Max(a, v[14]); }
     { const V a = v[16]; v[16] = hn::Min(a, v[17]); v[17] = hn::Max(a, v[17]); }
     { const V a = v[18]; v[18] = hn::Min(a, v[15]); v[15] = hn::Max(a, v[15]); }
-    { const V a = v[0]; v[0] = hn::Min(a, v[10]); v[10] = hn::Max(a, v[10]); }
-    { const V a = v[5]; v[5] = hn::Min(a, v[15]); v[15] = hn::Max(a, v[15]); }
+    v[10] = hn::Max(v[0], v[10]);
+    v[5] = hn::Min(v[5], v[15]);
     { const V a = v[5]; v[5] = hn::Min(a, v[10]); v[10] = hn::Max(a, v[10]); }
     { const V a = v[4]; v[4] = hn::Min(a, v[14]); v[14] = hn::Max(a, v[14]); }
-    { const V a = v[4]; v[4] = hn::Min(a, v[5]); v[5] = hn::Max(a, v[5]); }
-    { const V a = v[14]; v[14] = hn::Min(a, v[10]); v[10] = hn::Max(a, v[10]); }
-    { const V a = v[2]; v[2] = hn::Min(a, v[12]); v[12] = hn::Max(a, v[12]); }
-    { const V a = v[7]; v[7] = hn::Min(a, v[17]); v[17] = hn::Max(a, v[17]); }
+    v[5] = hn::Max(v[4], v[5]);
+    v[14] = hn::Min(v[14], v[10]);
+    v[12] = hn::Max(v[2], v[12]);
+    v[7] = hn::Min(v[7], v[17]);
     { const V a = v[7]; v[7] = hn::Min(a, v[12]); v[12] = hn::Max(a, v[12]); }
-    { const V a = v[2]; v[2] = hn::Min(a, v[4]); v[4] = hn::Max(a, v[4]); }
-    { const V a = v[7]; v[7] = hn::Min(a, v[5]); v[5] = hn::Max(a, v[5]); }
+    v[5] = hn::Max(v[7], v[5]);
     { const V a = v[12]; v[12] = hn::Min(a, v[14]); v[14] = hn::Max(a, v[14]); }
-    { const V a = v[17]; v[17] = hn::Min(a, v[10]); v[10] = hn::Max(a, v[10]); }
-    { const V a = v[1]; v[1] = hn::Min(a, v[11]); v[11] = hn::Max(a, v[11]); }
-    { const V a = v[9]; v[9] = hn::Min(a, v[19]); v[19] = hn::Max(a, v[19]); }
+    v[11] = hn::Max(v[1], v[11]);
+    v[9] = hn::Min(v[9], v[19]);
     { const V a = v[9]; v[9] = hn::Min(a, v[11]); v[11] = hn::Max(a, v[11]); }
     { const V a = v[6]; v[6] = hn::Min(a, v[16]); v[16] = hn::Max(a, v[16]); }
-    { const V a = v[6]; v[6] = hn::Min(a, v[9]); v[9] = hn::Max(a, v[9]); }
-    { const V a = v[16]; v[16] = hn::Min(a, v[11]); v[11] = hn::Max(a, v[11]); }
-    { const V a = v[3]; v[3] = hn::Min(a, v[13]); v[13] = hn::Max(a, v[13]); }
-    { const V a = v[8]; v[8] = hn::Min(a, v[18]); v[18] = hn::Max(a, v[18]); }
+    v[9] = hn::Max(v[6], v[9]);
+    v[16] = hn::Min(v[16], v[11]);
+    v[13] = hn::Max(v[3], v[13]);
+    v[8] = hn::Min(v[8], v[18]);
     { const V a = v[8]; v[8] = hn::Min(a, v[13]); v[13] = hn::Max(a, v[13]); }
-    { const V a = v[3]; v[3] = hn::Min(a, v[6]); v[6] = hn::Max(a, v[6]); }
     { const V a = v[8]; v[8] = hn::Min(a, v[9]); v[9] = hn::Max(a, v[9]); }
-    { const V a = v[13]; v[13] = hn::Min(a, v[16]); v[16] = hn::Max(a, v[16]); }
-    { const V a = v[18]; v[18] = hn::Min(a, v[11]); v[11] = hn::Max(a, v[11]); }
-    { const V a = v[1]; v[1] = hn::Min(a, v[2]); v[2] = hn::Max(a, v[2]); }
-    { const V a = v[3]; v[3] = hn::Min(a, v[4]); v[4] = hn::Max(a, v[4]); }
-    v[7] = hn::Max(v[6], v[7]);
+    v[13] = hn::Min(v[13], v[16]);
     { const V a = v[8]; v[8] = hn::Min(a, v[5]); v[5] = hn::Max(a, v[5]); }
     { const V a = v[9]; v[9] = hn::Min(a, v[12]); v[12] = hn::Max(a, v[12]); }
     { const V a = v[13]; v[13] = hn::Min(a, v[14]); v[14] = hn::Max(a, v[14]); }
-    v[16] = hn::Min(v[16], v[17]);
-    v[10] = hn::Max(v[18], v[10]);
-    { const V a = v[11]; v[11] = hn::Min(a, v[15]); v[15] = hn::Max(a, v[15]); }
-    v[20] = hn::Max(v[0], v[20]);
-    v[10] = hn::Min(v[10], v[20]);
-    v[10] = hn::Max(v[5], v[10]);
-    v[24] = hn::Max(v[4], v[24]);
-    v[14] = hn::Min(v[14], v[24]);
-    v[14] = hn::Min(v[14], v[10]);
-    v[22] = hn::Max(v[2], v[22]);
-    v[15] = hn::Min(v[15], v[22]);
-    v[12] = hn::Min(v[12], v[15]);
-    v[12] = hn::Max(v[7], v[12]);
-    v[14] = hn::Max(v[12], v[14]);
-    v[21] = hn::Max(v[1], v[21]);
-    v[11] = hn::Min(v[11], v[21]);
-    v[11] = hn::Max(v[9], v[11]);
-    v[16] = hn::Min(v[16], v[11]);
-    v[23] = hn::Max(v[3], v[23]);
-    v[19] = hn::Min(v[19], v[23]);
-    v[13] = hn::Min(v[13], v[19]);
-    v[13] = hn::Max(v[8], v[13]);
-    v[13] = hn::Min(v[13], v[16]);
-    v[14] = hn::Max(v[13], v[14]);
-    return v[14];
+    q[0] = v[8];
+    q[1] = v[5];
+    q[2] = v[9];
+    q[3] = v[12];
+    q[4] = v[13];
+    q[5] = v[14];
+  }
+  // The median of q and one more sorted run c: rank 5 of the two (10 Min/Max).
+  template <class V>
+  static HWY_INLINE V pair_final(const V* q, const V* c) {
+    V m = q[0];
+    m = hn::Max(m, hn::Min(q[1], c[4]));
+    m = hn::Max(m, hn::Min(q[2], c[3]));
+    m = hn::Max(m, hn::Min(q[3], c[2]));
+    m = hn::Max(m, hn::Min(q[4], c[1]));
+    m = hn::Max(m, hn::Min(q[5], c[0]));
+    return m;
   }
 };
 
-// k = 7: column sort 16 compare-exchanges; window 157 compare-exchanges
-// + 48 single min/max = 362 Min/Max per output vector.
+// k = 7: run sort 16 compare-exchanges; pairs of output rows below.
 template <>
 struct MedianNet<7> {
   template <class V>
@@ -176,9 +161,11 @@ struct MedianNet<7> {
     const V t[7] = {c[0], c[2], c[1], c[6], c[3], c[4], c[5]};
     for (int r = 0; r < 7; ++r) c[r] = t[r];  // rank order
   }
-  // v[c * 7 + r]: rank r of window column c; returns the median.
+  // Pairs of rows: v[r * 7 + i], rank i of shared run r (r < 6); q: the 8
+  // ranks 17..24 of their merge (137 compare-exchanges + 34 single
+  // min/max = 308 Min/Max).
   template <class V>
-  static HWY_INLINE V window(V* v) {
+  static HWY_INLINE void pair_core(V* v, V* q) {
     { const V a = v[0]; v[0] = hn::Min(a, v[7]); v[7] = hn::Max(a, v[7]); }
     { const V a = v[4]; v[4] = hn::Min(a, v[11]); v[11] = hn::Max(a, v[11]); }
     { const V a = v[4]; v[4] = hn::Min(a, v[7]); v[7] = hn::Max(a, v[7]); }
@@ -297,94 +284,80 @@ struct MedianNet<7> {
     { const V a = v[19]; v[19] = hn::Min(a, v[23]); v[23] = hn::Max(a, v[23]); }
     { const V a = v[26]; v[26] = hn::Min(a, v[21]); v[21] = hn::Max(a, v[21]); }
     { const V a = v[22]; v[22] = hn::Min(a, v[25]); v[25] = hn::Max(a, v[25]); }
-    { const V a = v[28]; v[28] = hn::Min(a, v[42]); v[42] = hn::Max(a, v[42]); }
-    { const V a = v[35]; v[35] = hn::Min(a, v[42]); v[42] = hn::Max(a, v[42]); }
-    { const V a = v[32]; v[32] = hn::Min(a, v[46]); v[46] = hn::Max(a, v[46]); }
-    { const V a = v[39]; v[39] = hn::Min(a, v[46]); v[46] = hn::Max(a, v[46]); }
-    { const V a = v[32]; v[32] = hn::Min(a, v[35]); v[35] = hn::Max(a, v[35]); }
-    { const V a = v[39]; v[39] = hn::Min(a, v[42]); v[42] = hn::Max(a, v[42]); }
-    { const V a = v[30]; v[30] = hn::Min(a, v[44]); v[44] = hn::Max(a, v[44]); }
-    { const V a = v[37]; v[37] = hn::Min(a, v[44]); v[44] = hn::Max(a, v[44]); }
-    { const V a = v[34]; v[34] = hn::Min(a, v[48]); v[48] = hn::Max(a, v[48]); }
-    { const V a = v[34]; v[34] = hn::Min(a, v[37]); v[37] = hn::Max(a, v[37]); }
-    { const V a = v[48]; v[48] = hn::Min(a, v[44]); v[44] = hn::Max(a, v[44]); }
-    { const V a = v[30]; v[30] = hn::Min(a, v[32]); v[32] = hn::Max(a, v[32]); }
-    { const V a = v[34]; v[34] = hn::Min(a, v[35]); v[35] = hn::Max(a, v[35]); }
-    { const V a = v[37]; v[37] = hn::Min(a, v[39]); v[39] = hn::Max(a, v[39]); }
-    { const V a = v[48]; v[48] = hn::Min(a, v[42]); v[42] = hn::Max(a, v[42]); }
-    { const V a = v[44]; v[44] = hn::Min(a, v[46]); v[46] = hn::Max(a, v[46]); }
-    { const V a = v[29]; v[29] = hn::Min(a, v[43]); v[43] = hn::Max(a, v[43]); }
-    { const V a = v[36]; v[36] = hn::Min(a, v[43]); v[43] = hn::Max(a, v[43]); }
-    { const V a = v[33]; v[33] = hn::Min(a, v[47]); v[47] = hn::Max(a, v[47]); }
-    { const V a = v[41]; v[41] = hn::Min(a, v[47]); v[47] = hn::Max(a, v[47]); }
-    { const V a = v[33]; v[33] = hn::Min(a, v[36]); v[36] = hn::Max(a, v[36]); }
-    { const V a = v[41]; v[41] = hn::Min(a, v[43]); v[43] = hn::Max(a, v[43]); }
-    { const V a = v[31]; v[31] = hn::Min(a, v[45]); v[45] = hn::Max(a, v[45]); }
-    { const V a = v[40]; v[40] = hn::Min(a, v[45]); v[45] = hn::Max(a, v[45]); }
-    { const V a = v[38]; v[38] = hn::Min(a, v[40]); v[40] = hn::Max(a, v[40]); }
-    { const V a = v[31]; v[31] = hn::Min(a, v[33]); v[33] = hn::Max(a, v[33]); }
-    { const V a = v[38]; v[38] = hn::Min(a, v[36]); v[36] = hn::Max(a, v[36]); }
-    { const V a = v[40]; v[40] = hn::Min(a, v[41]); v[41] = hn::Max(a, v[41]); }
-    { const V a = v[45]; v[45] = hn::Min(a, v[43]); v[43] = hn::Max(a, v[43]); }
-    { const V a = v[29]; v[29] = hn::Min(a, v[30]); v[30] = hn::Max(a, v[30]); }
-    { const V a = v[31]; v[31] = hn::Min(a, v[32]); v[32] = hn::Max(a, v[32]); }
-    { const V a = v[33]; v[33] = hn::Min(a, v[34]); v[34] = hn::Max(a, v[34]); }
-    { const V a = v[38]; v[38] = hn::Min(a, v[35]); v[35] = hn::Max(a, v[35]); }
-    { const V a = v[36]; v[36] = hn::Min(a, v[37]); v[37] = hn::Max(a, v[37]); }
-    { const V a = v[40]; v[40] = hn::Min(a, v[39]); v[39] = hn::Max(a, v[39]); }
-    { const V a = v[41]; v[41] = hn::Min(a, v[48]); v[48] = hn::Max(a, v[48]); }
-    { const V a = v[45]; v[45] = hn::Min(a, v[42]); v[42] = hn::Max(a, v[42]); }
-    { const V a = v[43]; v[43] = hn::Min(a, v[44]); v[44] = hn::Max(a, v[44]); }
-    { const V a = v[47]; v[47] = hn::Min(a, v[46]); v[46] = hn::Max(a, v[46]); }
     v[28] = hn::Max(v[0], v[28]);
-    v[14] = hn::Min(v[14], v[42]);
     v[28] = hn::Max(v[14], v[28]);
     v[35] = hn::Max(v[7], v[35]);
     v[21] = hn::Min(v[21], v[35]);
     v[21] = hn::Min(v[21], v[28]);
     v[32] = hn::Max(v[4], v[32]);
-    v[18] = hn::Min(v[18], v[46]);
     v[18] = hn::Min(v[18], v[32]);
     v[11] = hn::Min(v[11], v[39]);
     v[18] = hn::Max(v[11], v[18]);
-    v[21] = hn::Max(v[18], v[21]);
+    { const V a = v[18]; v[18] = hn::Min(a, v[21]); v[21] = hn::Max(a, v[21]); }
     v[30] = hn::Max(v[2], v[30]);
-    v[16] = hn::Min(v[16], v[44]);
-    v[30] = hn::Max(v[16], v[30]);
-    v[37] = hn::Max(v[9], v[37]);
+    { const V a = v[16]; v[16] = hn::Min(a, v[30]); v[30] = hn::Max(a, v[30]); }
+    { const V a = v[9]; v[9] = hn::Min(a, v[37]); v[37] = hn::Max(a, v[37]); }
     v[25] = hn::Min(v[25], v[37]);
+    v[16] = hn::Max(v[9], v[16]);
     v[25] = hn::Min(v[25], v[30]);
     v[34] = hn::Max(v[6], v[34]);
     v[23] = hn::Min(v[23], v[34]);
-    v[20] = hn::Min(v[20], v[48]);
-    v[23] = hn::Max(v[20], v[23]);
+    { const V a = v[20]; v[20] = hn::Min(a, v[23]); v[23] = hn::Max(a, v[23]); }
+    v[16] = hn::Max(v[20], v[16]);
     v[23] = hn::Min(v[23], v[25]);
-    v[21] = hn::Max(v[23], v[21]);
+    { const V a = v[16]; v[16] = hn::Min(a, v[18]); v[18] = hn::Max(a, v[18]); }
+    { const V a = v[23]; v[23] = hn::Min(a, v[21]); v[21] = hn::Max(a, v[21]); }
     v[29] = hn::Max(v[1], v[29]);
-    v[15] = hn::Min(v[15], v[43]);
-    v[29] = hn::Max(v[15], v[29]);
-    v[36] = hn::Max(v[8], v[36]);
+    { const V a = v[15]; v[15] = hn::Min(a, v[29]); v[29] = hn::Max(a, v[29]); }
+    { const V a = v[8]; v[8] = hn::Min(a, v[36]); v[36] = hn::Max(a, v[36]); }
     v[22] = hn::Min(v[22], v[36]);
+    v[15] = hn::Max(v[8], v[15]);
     v[22] = hn::Min(v[22], v[29]);
     v[33] = hn::Max(v[5], v[33]);
     v[19] = hn::Min(v[19], v[33]);
     v[13] = hn::Min(v[13], v[41]);
-    v[19] = hn::Max(v[13], v[19]);
-    v[22] = hn::Max(v[19], v[22]);
+    { const V a = v[13]; v[13] = hn::Min(a, v[19]); v[19] = hn::Max(a, v[19]); }
+    v[15] = hn::Max(v[13], v[15]);
+    { const V a = v[19]; v[19] = hn::Min(a, v[22]); v[22] = hn::Max(a, v[22]); }
     v[31] = hn::Max(v[3], v[31]);
-    v[17] = hn::Min(v[17], v[47]);
-    v[31] = hn::Max(v[17], v[31]);
-    v[40] = hn::Max(v[12], v[40]);
+    { const V a = v[17]; v[17] = hn::Min(a, v[31]); v[31] = hn::Max(a, v[31]); }
+    { const V a = v[12]; v[12] = hn::Min(a, v[40]); v[40] = hn::Max(a, v[40]); }
     v[27] = hn::Min(v[27], v[40]);
+    v[17] = hn::Max(v[12], v[17]);
     v[27] = hn::Min(v[27], v[31]);
     v[38] = hn::Max(v[10], v[38]);
     v[26] = hn::Min(v[26], v[38]);
-    v[24] = hn::Min(v[24], v[45]);
-    v[26] = hn::Max(v[24], v[26]);
+    { const V a = v[24]; v[24] = hn::Min(a, v[26]); v[26] = hn::Max(a, v[26]); }
+    { const V a = v[24]; v[24] = hn::Min(a, v[17]); v[17] = hn::Max(a, v[17]); }
     v[26] = hn::Min(v[26], v[27]);
+    v[15] = hn::Max(v[24], v[15]);
+    { const V a = v[17]; v[17] = hn::Min(a, v[19]); v[19] = hn::Max(a, v[19]); }
     v[26] = hn::Min(v[26], v[22]);
-    v[21] = hn::Max(v[26], v[21]);
-    return v[21];
+    { const V a = v[15]; v[15] = hn::Min(a, v[16]); v[16] = hn::Max(a, v[16]); }
+    { const V a = v[17]; v[17] = hn::Min(a, v[18]); v[18] = hn::Max(a, v[18]); }
+    { const V a = v[19]; v[19] = hn::Min(a, v[23]); v[23] = hn::Max(a, v[23]); }
+    { const V a = v[26]; v[26] = hn::Min(a, v[21]); v[21] = hn::Max(a, v[21]); }
+    q[0] = v[15];
+    q[1] = v[16];
+    q[2] = v[17];
+    q[3] = v[18];
+    q[4] = v[19];
+    q[5] = v[23];
+    q[6] = v[26];
+    q[7] = v[21];
+  }
+  // The median of q and one more sorted run c: rank 7 of the two (14 Min/Max).
+  template <class V>
+  static HWY_INLINE V pair_final(const V* q, const V* c) {
+    V m = q[0];
+    m = hn::Max(m, hn::Min(q[1], c[6]));
+    m = hn::Max(m, hn::Min(q[2], c[5]));
+    m = hn::Max(m, hn::Min(q[3], c[4]));
+    m = hn::Max(m, hn::Min(q[4], c[3]));
+    m = hn::Max(m, hn::Min(q[5], c[2]));
+    m = hn::Max(m, hn::Min(q[6], c[1]));
+    m = hn::Max(m, hn::Min(q[7], c[0]));
+    return m;
   }
 };
 
