@@ -41,7 +41,7 @@ using Df = hn::ScalableTag<float>;
 // The register tile: rows x vectors of columns. 32 vector registers (AVX-512): 6 x 4 = 24
 // accumulators; 16 (AVX2, SSE4, NEON): 4 x 3 = 12.
 constexpr int kMr = HWY_MAX_BYTES >= 64 ? 6 : 4;
-constexpr int kNv = HWY_MAX_BYTES >= 64 ? 4 : 3;
+constexpr int kNv = HWY_MAX_BYTES >= 64 ? 4 : 2;
 constexpr std::int64_t kKc = 256;  // k rows of a packed block of B
 // Columns of a packed block: 384 (16 tiles of 256-bit vectors), a 384 KB block of B in L2.
 constexpr std::int64_t kNcFloats = 384;
@@ -152,12 +152,13 @@ void matmul_f32(const ConstImageView& a, const ConstImageView& b, const ImageVie
 __extension__ typedef __int128 Acc128;
 
 // 32 registers (AVX-512): 4 rows x 3 vectors = 24 accumulators; 16: 2 x 2 = 8 (each term
-// needs a product and its high half besides the B vectors and the broadcast A).
+// needs a product and its high half besides the B vectors and the broadcast A). On Zen 4,
+// 1024^3 at 1 thread: AVX-512 4x3 92 ms, 6x2 90, 3x4 92 (noise); AVX2 at 512^3: 2x2
+// 17.2 ms, 3x2 20.9, 2x3 20.7 (spills).
 constexpr int kMrS = HWY_MAX_BYTES >= 64 ? 4 : 2;
 constexpr int kNvS = HWY_MAX_BYTES >= 64 ? 3 : 2;
 
 using Di32full = hn::ScalableTag<std::int32_t>;
-using Di32half = hn::CappedTag<std::int32_t, 8>;
 
 // p >> 32 on int64 lanes. AVX2/SSE4 have no 64-bit arithmetic shift (Highway's emulation
 // takes four operations): the high 32-bit half moved down, its sign (a 32-bit shift) above.
@@ -302,9 +303,7 @@ void matmul_rows(const ConstImageView& a, const ConstImageView& b, const ImageVi
     matmul_f32<Dhalf>(a, b, c, rows);
   else if (a.depth() == Depth::f32)
     matmul_f32<Dfull>(a, b, c, rows);
-  else if (HWY_MAX_BYTES > 32 && splits_512bit_ops())
-    matmul_s32<Di32half>(a, b, c, rows);
-  else
+  else  // full width even where 512-bit operations split (Zen 4: 93 ms vs 166 at 1024^3)
     matmul_s32<Di32full>(a, b, c, rows);
 #endif
 }
