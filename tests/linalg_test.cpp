@@ -200,6 +200,78 @@ TEST(Matmul, S32EveryBackendMatchesRefExactly) {
     }
 }
 
+// Fills a (M x K) and b (K x N) for the s32 cases: 0 uniform over int32; 1 samples from the
+// extremes {INT32_MIN, INT32_MIN + 1, -1, 0, 1, INT32_MAX - 1, INT32_MAX} and uniform (sums
+// beyond int64 either way, most saturating; (-2^31)^2 = 2^62 twice is 2^63); 2 every sum
+// out past int64 and back to an exact, unsaturated value: for k < 2h a_ik = +-(2^31 - 1)
+// (sign by row) and b_kj = +-(2^31 - 1) for k < h, the opposite for h <= k < 2h (sign by
+// column), so the partial sums climb to +-h (2^31 - 1)^2 (beyond 2^63 for h >= 3, beyond
+// 2^64 and more for large K) and return to 0; the terms past 2h are small (|a b| <= 2^22).
+void fill_s32_case(const ImageView& a, const ImageView& b, int mode, std::mt19937_64& rng) {
+  const std::int64_t M = a.height(), K = a.width(), N = b.width();
+  const std::int32_t extremes[] = {INT32_MIN, INT32_MIN + 1, -1, 0, 1, INT32_MAX - 1, INT32_MAX};
+  std::uniform_int_distribution<std::int32_t> any(INT32_MIN, INT32_MAX), small(-2048, 2048);
+  std::uniform_int_distribution<int> pick(0, 7);
+  auto extreme = [&] {
+    const int e = pick(rng);
+    return e < 7 ? extremes[e] : any(rng);
+  };
+  const std::int64_t h = K / 3;
+  for (std::int64_t i = 0; i < M; ++i)
+    for (std::int64_t k = 0; k < K; ++k)
+      a.row<std::int32_t>(i)[k] = mode == 0   ? any(rng)
+                                  : mode == 1 ? extreme()
+                                  : k < 2 * h ? (i % 2 ? INT32_MAX : -INT32_MAX)
+                                              : small(rng);
+  for (std::int64_t k = 0; k < K; ++k)
+    for (std::int64_t j = 0; j < N; ++j)
+      b.row<std::int32_t>(k)[j] = mode == 0   ? any(rng)
+                                  : mode == 1 ? extreme()
+                                  : k < 2 * h ? ((j % 3 == 1) != (k < h) ? INT32_MAX : -INT32_MAX)
+                                              : small(rng);
+}
+
+// The cpu backend's s32 kernel (src/backends/cpu/simd/linalg.cpp: exact 128-bit sums kept
+// as a wrapping sum and a sum of high halves) equals the reference under every SIMD target:
+// M, K, N around the tiles (2 or 4 rows, 2 or 3 vectors of 2-8 lanes) and their tails, ROI
+// views (padded, offset), sums beyond int64 in both directions that saturate or come back.
+TEST(Matmul, S32EveryBackendMatchesRefOnEverySimdPath) {
+  auto rng = make_rng(0xD0307);
+  std::vector<Mkn> shapes;
+  for (std::int64_t m : {1, 2, 3, 5, 7, 17})
+    for (std::int64_t k : {1, 2, 3, 7, 17, 33})
+      for (std::int64_t n : {1, 2, 3, 7, 9, 17, 24, 25, 33, 49}) shapes.push_back({m, k, n});
+  for (Mkn s : std::vector<Mkn>{{100, 130, 101}, {33, 257, 131}, {9, 1000, 77}, {130, 7, 3}})
+    shapes.push_back(s);
+  int mode = 0;
+  for (Mkn s : shapes)
+    for (int rep = 0; rep < 2; ++rep, mode = (mode + 1) % 3) {
+      PIXFLOW_TRACE(testing::Message()
+                    << "M=" << s.m << " K=" << s.k << " N=" << s.n << " mode " << mode);
+      auto a = random_image(s.k, s.m, {Depth::s32, 1}, rng, false, INT32_MIN, INT32_MAX);
+      auto b = random_image(s.n, s.k, {Depth::s32, 1}, rng, false, INT32_MIN, INT32_MAX);
+      fill_s32_case(a.view, b.view, mode, rng);
+      auto want = make_dst(s.n, s.m, {Depth::s32, 1}, rng);
+      matmul(a, b, want, {Backend::ref});
+      if (mode == 2 && s.k >= 9) {  // the case's claim: past int64 and back, unsaturated
+        std::int64_t exact = 0;
+        for (std::int64_t k = 2 * (s.k / 3); k < s.k; ++k)
+          exact += std::int64_t(a.view.row<std::int32_t>(0)[k]) * b.view.row<std::int32_t>(k)[0];
+        ASSERT_EQ(want.view.row<std::int32_t>(0)[0],
+                  std::clamp<std::int64_t>(exact, INT32_MIN, INT32_MAX));
+      }
+      for (Backend be : test_backends())
+        for (const std::string& target : cpu_targets_for(be)) {  // (full width: no split path)
+          PIXFLOW_TRACE(testing::Message() << backend_name(be) << " " << target);
+          SimdTargetScope forced(target);
+          auto da = to_backend(be, a, rng), db = to_backend(be, b, rng);
+          auto got = make_dst_on(be, s.n, s.m, {Depth::s32, 1}, rng);
+          matmul(da, db, got, {be});
+          ASSERT_EQ(compare_bits(to_host(got), want), "");
+        }
+    }
+}
+
 TEST(Linalg, BadInputTableGivesStatusAndNamesOpAndParameter) {
   Image a4(6, 3, {Depth::f32, 4}), b4(6, 3, {Depth::f32, 4}), d1(6, 3, {Depth::f32, 1});
   Image a3(6, 3, {Depth::f32, 3}), u4(6, 3, {Depth::u8, 4}), b4s(5, 3, {Depth::f32, 4});

@@ -9,8 +9,14 @@
 //   packed per block of kKc rows x kNc columns into panels of the tile's width, contiguous
 //   in k; between k blocks the partial sums wait in C (a float stored and reloaded is the
 //   same float, so the order of each sum is unchanged). Columns past the last whole vector
-//   run the reference's loop. s32 matmul stays on the threaded reference (its exact sums
-//   need 128 bits).
+//   run the reference's loop.
+// - matmul s32: the reference's exact (128-bit) sum of the int64 products, saturated to
+//   int32. Products by MulEven (32 x 32 -> 64 bits per 64-bit lane, B packed sign-extended
+//   into 64-bit lanes); each sum kept as two 64-bit lanes, the wrapping sum W of the
+//   products and the exact sum H of their high halves (p >> 32), from which the exact sum
+//   is 2^32 H + (W - 2^32 H mod 2^64) for K <= 2^32 (the proof above saturated_sum; larger K goes
+//   to the reference). Panels of 2-3 vectors of columns (zero-padded past N) packed for the
+//   whole K, register tiles of 2-4 rows, the sums in registers from k = 0 to K.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "src/backends/cpu/simd/linalg.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -35,7 +41,7 @@ using Df = hn::ScalableTag<float>;
 // The register tile: rows x vectors of columns. 32 vector registers (AVX-512): 6 x 4 = 24
 // accumulators; 16 (AVX2, SSE4, NEON): 4 x 3 = 12.
 constexpr int kMr = HWY_MAX_BYTES >= 64 ? 6 : 4;
-constexpr int kNv = HWY_MAX_BYTES >= 64 ? 4 : 3;
+constexpr int kNv = HWY_MAX_BYTES >= 64 ? 4 : 2;
 constexpr std::int64_t kKc = 256;  // k rows of a packed block of B
 // Columns of a packed block: 384 (16 tiles of 256-bit vectors), a 384 KB block of B in L2.
 constexpr std::int64_t kNcFloats = 384;
@@ -136,6 +142,130 @@ void matmul_f32(const ConstImageView& a, const ConstImageView& b, const ImageVie
   }
 }
 
+// ---- s32 matmul: the exact sum of 32 x 32 -> 64-bit products, saturated to int32 ----
+//
+// Each output keeps two 64-bit lanes: W, the wrapping (mod 2^64) sum of its products p_k, and
+// H, the sum of their high halves h_k = p_k >> 32 (arithmetic). With l_k = p_k - 2^32 h_k in
+// [0, 2^32): S = sum p_k = 2^32 H + L, L = sum l_k in [0, K 2^32) (below 2^64 for K <= 2^32);
+// |h_k| <= 2^30, so |H| <= K 2^30 never overflows; L = (W - 2^32 H) mod 2^64, the one value
+// of that residue in [0, 2^64). S is exact, then saturated as the reference does.
+__extension__ typedef __int128 Acc128;
+
+// 32 registers (AVX-512): 4 rows x 3 vectors = 24 accumulators; 16: 2 x 2 = 8 (each term
+// needs a product and its high half besides the B vectors and the broadcast A). On Zen 4,
+// 1024^3 at 1 thread: AVX-512 4x3 92 ms, 6x2 90, 3x4 92 (noise); AVX2 at 512^3: 2x2
+// 17.2 ms, 3x2 20.9, 2x3 20.7 (spills).
+constexpr int kMrS = HWY_MAX_BYTES >= 64 ? 4 : 2;
+constexpr int kNvS = HWY_MAX_BYTES >= 64 ? 3 : 2;
+
+using Di32full = hn::ScalableTag<std::int32_t>;
+
+// p >> 32 on int64 lanes. AVX2/SSE4 have no 64-bit arithmetic shift (Highway's emulation
+// takes four operations): the high 32-bit half moved down, its sign (a 32-bit shift) above.
+template <class D64>
+HWY_INLINE hn::Vec<D64> high_half(D64 d64, hn::Vec<D64> p) {
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4
+  const hn::Repartition<std::int32_t, D64> d32;
+  const hn::RebindToUnsigned<D64> du64;
+  return hn::BitCast(d64, hn::OddEven(hn::ShiftRight<31>(hn::BitCast(d32, p)),
+                                      hn::BitCast(d32, hn::ShiftRight<32>(hn::BitCast(du64, p)))));
+#else
+  (void)d64;
+  return hn::ShiftRight<32>(p);
+#endif
+}
+
+HWY_INLINE std::int32_t saturated_sum(std::int64_t w, std::int64_t h) {
+  const std::uint64_t l = static_cast<std::uint64_t>(w) - (static_cast<std::uint64_t>(h) << 32);
+  const Acc128 s = Acc128(h) * (Acc128(1) << 32) + Acc128(l);
+  constexpr Acc128 kLo = INT32_MIN, kHi = INT32_MAX;
+  return static_cast<std::int32_t>(s < kLo ? kLo : s > kHi ? kHi : s);
+}
+
+// c[r][0, ncols) = the saturated sums over k < K of a[r][k] * panel[k][.] for MR rows and
+// NV vectors of 64-bit lanes (panel: K rows of NV vectors, each B value sign-extended in
+// its 64-bit lane, zero past the last column).
+template <class D32, int MR, int NV>
+HWY_INLINE void tile_s32(const std::int32_t* const* a, const std::int64_t* HWY_RESTRICT panel,
+                         std::int64_t K, std::int32_t* const* c, std::int64_t ncols) {
+  const D32 d32;
+  const hn::RepartitionToWide<D32> d64;
+  const std::size_t n = hn::Lanes(d64);
+  hn::Vec<decltype(d64)> w[MR][NV], h[MR][NV];
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v) w[r][v] = h[r][v] = hn::Zero(d64);
+  for (std::int64_t k = 0; k < K; ++k) {
+    hn::Vec<D32> b[NV];
+    for (int v = 0; v < NV; ++v) b[v] = hn::BitCast(d32, hn::Load(d64, panel + (k * NV + v) * n));
+    for (int r = 0; r < MR; ++r) {
+      const auto ar = hn::Set(d32, a[r][k]);
+      for (int v = 0; v < NV; ++v) {
+        const auto p = hn::MulEven(ar, b[v]);
+        w[r][v] = hn::Add(w[r][v], p);
+        h[r][v] = hn::Add(h[r][v], high_half(d64, p));
+      }
+    }
+  }
+  HWY_ALIGN std::int64_t wl[HWY_MAX_BYTES / 8], hl[HWY_MAX_BYTES / 8];
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v) {
+      hn::Store(w[r][v], d64, wl);
+      hn::Store(h[r][v], d64, hl);
+      const std::int64_t j0 = v * std::int64_t(n);
+      const std::int64_t m = std::min<std::int64_t>(std::int64_t(n), ncols - j0);
+      for (std::int64_t x = 0; x < m; ++x) c[r][j0 + x] = saturated_sum(wl[x], hl[x]);
+    }
+}
+
+template <class D32, int MR, int NV = kNvS>
+void tile_s32_nv(int nv, const std::int32_t* const* a, const std::int64_t* panel, std::int64_t K,
+                 std::int32_t* const* c, std::int64_t ncols) {
+  if constexpr (NV > 1)
+    if (nv < NV) return tile_s32_nv<D32, MR, NV - 1>(nv, a, panel, K, c, ncols);
+  tile_s32<D32, MR, NV>(a, panel, K, c, ncols);
+}
+
+template <class D32, int MR = kMrS>
+void tile_s32_any(int mr, int nv, const std::int32_t* const* a, const std::int64_t* panel,
+                  std::int64_t K, std::int32_t* const* c, std::int64_t ncols) {
+  if constexpr (MR > 1)
+    if (mr < MR) return tile_s32_any<D32, MR - 1>(mr, nv, a, panel, K, c, ncols);
+  tile_s32_nv<D32, MR>(nv, a, panel, K, c, ncols);
+}
+
+// Panels of kNvS vectors of columns (the last one narrower, its last vector zero-padded),
+// each packed for the whole K, then every kMrS rows of the band against it: the sums stay
+// in registers from k = 0 to K.
+template <class D32>
+void matmul_s32(const ConstImageView& a, const ConstImageView& b, const ImageView& c, Rows rows) {
+  const std::int64_t K = a.width(), N = b.width();
+  if (K > (std::int64_t(1) << 32)) return ref::matmul(a, b, c, rows);  // L could reach 2^64
+  const std::int64_t L = std::int64_t(hn::Lanes(hn::RepartitionToWide<D32>()));
+  const std::int64_t pw = kNvS * L;
+  Scratch<std::int64_t> packed(static_cast<std::size_t>(std::max<std::int64_t>(1, K * pw)));
+  for (std::int64_t j0 = 0; j0 < N; j0 += pw) {
+    const std::int64_t ncols = std::min(pw, N - j0);
+    const int nv = int((ncols + L - 1) / L);
+    const std::int64_t stride = nv * L;
+    for (std::int64_t k = 0; k < K; ++k) {
+      const std::int32_t* src = b.row<std::int32_t>(k) + j0;
+      std::int64_t* out = packed.data() + k * stride;
+      for (std::int64_t x = 0; x < ncols; ++x) out[x] = src[x];
+      for (std::int64_t x = ncols; x < stride; ++x) out[x] = 0;
+    }
+    for (std::int64_t i = rows.begin; i < rows.end; i += kMrS) {
+      const int mr = int(std::min<std::int64_t>(kMrS, rows.end - i));
+      const std::int32_t* ar[kMrS];
+      std::int32_t* cr[kMrS];
+      for (int r = 0; r < mr; ++r) {
+        ar[r] = a.row<std::int32_t>(i + r);
+        cr[r] = c.row<std::int32_t>(i + r) + j0;
+      }
+      tile_s32_any<D32>(mr, nv, ar, packed.data(), K, cr, ncols);
+    }
+  }
+}
+
 }  // namespace
 #endif
 
@@ -173,8 +303,8 @@ void matmul_rows(const ConstImageView& a, const ConstImageView& b, const ImageVi
     matmul_f32<Dhalf>(a, b, c, rows);
   else if (a.depth() == Depth::f32)
     matmul_f32<Dfull>(a, b, c, rows);
-  else
-    ref::matmul(a, b, c, rows);
+  else  // full width even where 512-bit operations split (Zen 4: 93 ms vs 166 at 1024^3)
+    matmul_s32<Di32full>(a, b, c, rows);
 #endif
 }
 
@@ -198,7 +328,7 @@ PIXFLOW_REGISTER_IMPLS(cpu_linalg) {
   using pixflow::Depth;
   pixflow::cpu::add_banded<&pixflow::cpu::dot>(table, "dot",
                                                pixflow::detail::Support::of({Depth::f32}, {4}));
-  pixflow::cpu::add_banded<&pixflow::cpu::matmul>(table, "matmul",
-                                                  pixflow::detail::Support::of({Depth::f32}, {1}));
+  pixflow::cpu::add_banded<&pixflow::cpu::matmul>(
+      table, "matmul", pixflow::detail::Support::of({Depth::f32, Depth::s32}, {1}));
 }
 #endif
