@@ -148,7 +148,7 @@ TEST(Box, WindowOneIsCopyAndConstantImageStaysConstant) {
 TEST(Box, EveryBackendMatchesRef) {
   auto rng = make_rng(0xb0c5);
   for (Depth d : kDepths)
-    for (int ch : {1, 3, 4})
+    for (int ch : {1, 2, 3, 4})
       for (Size s : std::vector<Size>{{1, 1}, {1, 9}, {9, 1}, {17, 13}, {64, 3}})
         for (Win k : {Win{3, 3}, Win{2, 4}, Win{1, 7}, Win{21, 21}})
           for (bool norm : {true, false})

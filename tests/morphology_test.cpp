@@ -228,7 +228,7 @@ TEST(Morphology, WindowOneIsCopyAndConstantImageStaysConstant) {
 TEST(Morphology, EveryBackendMatchesRef) {
   auto rng = make_rng(0x40e6);
   for (Depth d : kDepths)
-    for (int ch : {1, 3, 4})
+    for (int ch : {1, 2, 3, 4})
       for (Size s : std::vector<Size>{{1, 1}, {1, 9}, {9, 1}, {17, 13}, {64, 3}})
         for (Win k : {Win{3, 3}, Win{4, 2}, Win{1, 7}, Win{21, 21}})
           for (const Border& b : all_borders())

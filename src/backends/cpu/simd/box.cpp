@@ -438,6 +438,6 @@ void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, Ro
 PIXFLOW_REGISTER_IMPLS(cpu_box) {
   using pixflow::Depth;
   pixflow::cpu::add_banded<&pixflow::cpu::box>(
-      table, "box", pixflow::detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 3, 4}));
+      table, "box", pixflow::detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 2, 3, 4}));
 }
 #endif

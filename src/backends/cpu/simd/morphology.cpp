@@ -440,9 +440,9 @@ PIXFLOW_REGISTER_IMPLS(cpu_morphology) {
   using pixflow::Depth;
   pixflow::cpu::add_banded<&pixflow::cpu::morph_pass>(
       table, "morph_pass",
-      pixflow::detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 3, 4}));
+      pixflow::detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 2, 3, 4}));
   pixflow::cpu::add_banded<&pixflow::cpu::morph_composite>(
       table, "morph_composite",
-      pixflow::detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 3, 4}));
+      pixflow::detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 2, 3, 4}));
 }
 #endif
