@@ -119,7 +119,7 @@ void median_t(const ConstImageView& src, const ImageView& dst, const MedianParam
   using V = hn::Vec<decltype(d)>;
   const std::int64_t N = std::int64_t(hn::Lanes(d));
   const int ch = src.channels();
-  const std::int64_t w = src.width(), h = src.height(), wc = w * ch;
+  const std::int64_t w = src.width(), wc = w * ch;
   const std::int64_t pw = (w + 2 * R) * ch;  // padded row
   const std::int64_t stride = pw + 2 * N;    // spare vectors: the last chunk may read past pw
   // The row is done in chunks of C samples: the chunk's column sorts, then its outputs, so

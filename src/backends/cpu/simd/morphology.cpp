@@ -178,7 +178,6 @@ void morph_t(const ConstImageView& src, const ImageView& dst, const detail::Morp
   Scratch<T> pads(static_cast<std::size_t>(pitch * nbuf));
   std::fill(pads.data(), pads.data() + pitch * nbuf, cval);
   auto colrow = [&](int t) { return pads.data() + pitch * t + std::int64_t(ax) * ch; };
-  T* col = colrow(0);
   // Border map in x for the pads (-1: the constant value).
   std::vector<std::int64_t> lmap(static_cast<std::size_t>(ax)),
       rmap(static_cast<std::size_t>(kw - 1 - ax));
