@@ -12,7 +12,8 @@
 // - Horizontal, on the padded column-sum row: binary decomposition of kw. W_1 = the row,
 //   W_2m(j) = W_m(j) + W_m(j + m) in place; kw = sum of its set bits b_0 < b_1 < ..., so
 //   S(j) = W_b0(j) + W_b1(j + b0) + W_b2(j + b0 + b1) + ...: floor(log2 kw) doubling passes
-//   and popcount(kw) accumulations, whatever kw.
+//   and popcount(kw) accumulations, whatever kw. Windows up to kDirectBoxCols wide whose sums
+//   need no widening add their kw column sums directly instead (no pass stores).
 // - normalize: round-half-even(S / n), n = kw*kh, bit-exact (struct Finalize):
 //   * u8, u16 lanes (S < 2^16, 2 <= n <= 257): q0 = (S * floor(2^16/n)) >> 16 (MulHigh) is
 //     floor(S/n) or floor(S/n) - 1 (S*m/2^16 > S/n - S/2^16 > S/n - 1), so r = S - q0*n is
@@ -438,6 +439,7 @@ void box(const ConstImageView& src, const ImageView& dst, const BoxParams& p, Ro
 PIXFLOW_REGISTER_IMPLS(cpu_box) {
   using pixflow::Depth;
   pixflow::cpu::add_banded<&pixflow::cpu::box>(
-      table, "box", pixflow::detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 2, 3, 4}));
+      table, "box",
+      pixflow::detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1, 2, 3, 4}));
 }
 #endif

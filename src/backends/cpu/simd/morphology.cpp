@@ -3,22 +3,21 @@
 // then the row extreme along x, with vectors along x (samples of interleaved channels;
 // the horizontal neighbour of a sample is `ch` samples away).
 //
-// Vertical pass, per output row, in O(1) per sample for any kh (van Herk / Gil-Werman):
-// the window starts a = y - ay are cut into blocks of kh consecutive starts; for a start at
-// offset t of its block, the window is the suffix S[t] of the block's rows (t .. kh-1) plus
-// the prefix P[t-1] of the next block's rows (0 .. t-1). S runs backwards over the block
-// (parked in the destination rows of the block, which are written last), P forwards:
-// 3 Max/Min per sample. kh <= 6 takes the kh rows directly in one pass (kh - 1 Max/Min).
+// Vertical pass, B = block_rows(kh) output rows at a time (2, 4, 8 or 16, B <= kh; van Herk /
+// Gil-Werman within the block): per vector column the rows B-1 .. kh-1 that all B windows
+// share are picked once (the core), then suffixes over rows t .. B-2 and prefixes over rows
+// kh .. t + kh - 1 finish each output, in registers: (kh + B - 1) / B loads and about
+// (kh + 3B) / B Max/Min per output sample, one store (pick_rows_block). kh = 1 copies the row.
 // Horizontal pass on the padded column-extreme row (border rule in x; constant: the value):
-// kw <= 6 directly from kw shifted loads; larger kw by doubling in place, M_2m(j) =
-// pick(M_m(j), M_m(j + m)), up to the largest power of two L <= kw, then
-// pick(M_L(j), M_L(j + kw - L)): floor(log2 kw) + 1 Max/Min per sample, all in vectors.
+// kw <= 6 directly from kw shifted loads; larger kw by doubling in place (at most 256-bit
+// vectors), M_2m(j) = pick(M_m(j), M_m(j + m)), up to the largest power of two L <= kw,
+// then pick(M_L(j), M_L(j + kw - L)): floor(log2 kw) + 1 Max/Min per sample.
 // Max/Min is exact and order-free, so any grouping equals the reference. f32 runs on the
 // signed totalOrder keys of detail::order_key (integer Max/Min; NaN and -0 have a place, so
 // the result does not depend on the grouping): source rows are turned into keys once, in a
-// ring of kh rows, and each finished output row back to floats in place. The constant border's
-// subtlety (a window row outside the image contributes the value) holds because rows outside
-// read a row of the value.
+// ring of kh + B - 1 rows, and each finished output row back to floats in place. The
+// constant border's subtlety (a window row outside the image contributes the value) holds
+// because rows outside read a row of the value.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "src/backends/cpu/simd/morphology.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
