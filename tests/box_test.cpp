@@ -1,5 +1,6 @@
 #include "tests/common.hpp"
 
+#include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 #if PIXFLOW_HAVE_OPENCV
 #include <opencv2/core.hpp>
@@ -143,6 +144,64 @@ TEST(Box, WindowOneIsCopyAndConstantImageStaysConstant) {
     }
 }
 
+// The division without a division that the CUDA box kernels use (detail::RecipU32) is the
+// rule's div_round_half_even: every sum a u8 window of up to 700 samples can take, and for
+// larger n (up to 65025 = 255 x 255) the sums around every tie and multiple of n, random
+// sums and the largest 32-bit values.
+TEST(Box, ReciprocalDivisionIsTheRoundingRule) {
+  auto check = [](std::uint32_t s, std::uint32_t n, const detail::RecipU32& r) {
+    const auto want = std::uint32_t(detail::div_round_half_even(std::int64_t(s), n));
+    if (r(s) != want) {
+      ADD_FAILURE() << s << " / " << n << ": got " << r(s) << ", want " << want;
+      return false;
+    }
+    return true;
+  };
+  for (std::uint32_t n = 1; n <= 700; ++n) {
+    const detail::RecipU32 r(n);
+    for (std::uint32_t s = 0; s <= 255 * n; ++s)
+      if (!check(s, n, r)) return;
+  }
+  auto rng = make_rng(0xd1f);
+  std::uniform_int_distribution<std::uint32_t> any;
+  for (int t = 0; t < 3000; ++t) {
+    const std::uint32_t n = t < 2 ? 65025u - std::uint32_t(t) : 701 + any(rng) % 64325;
+    const detail::RecipU32 r(n);
+    for (std::uint32_t k : {0u, 1u, 2u, 3u, 127u, 128u, 254u, 255u, 65534u, 65535u}) {
+      const std::uint64_t base = std::uint64_t(k) * n;
+      const std::int64_t half = n / 2;
+      for (std::int64_t d : {std::int64_t(-1), std::int64_t(0), std::int64_t(1), half - 1, half,
+                             half + 1, std::int64_t(n) - 1})
+        if (std::int64_t(base) + d >= 0 && std::uint64_t(std::int64_t(base) + d) <= 0xffffffffu &&
+            !check(std::uint32_t(std::int64_t(base) + d), n, r))
+          return;
+    }
+    for (int i = 0; i < 100; ++i)
+      if (!check(any(rng), n, r)) return;
+    if (!check(0xffffffffu, n, r) || !check(0xfffffffeu, n, r)) return;
+  }
+}
+
+// The CUDA u8 box kernel's float division (detail::RecipOddU8, odd n < 32768) is the rule's
+// div_round_half_even: every sum of every odd window up to 1001 samples, and every sum of
+// the largest odd n it takes and of odd n around powers of two.
+TEST(Box, FloatReciprocalDivisionOfOddWindowsIsTheRoundingRule) {
+  auto check_n = [](std::uint32_t n) {
+    ASSERT_TRUE(detail::RecipOddU8::applies(n)) << n;
+    const detail::RecipOddU8 r(n);
+    for (std::uint32_t s = 0; s <= 255 * n; ++s) {
+      const auto want = std::uint32_t(detail::div_round_half_even(std::int64_t(s), n));
+      ASSERT_EQ(r(s), want) << s << " / " << n;
+    }
+  };
+  for (std::uint32_t n = 1; n <= 1001; n += 2) check_n(n);
+  for (std::uint32_t n : {32767u, 32765u, 16383u, 16385u, 8191u, 8193u, 4095u, 4097u, 2047u, 2049u,
+                          961u * 3u, 255u * 127u})
+    check_n(n);
+  EXPECT_FALSE(detail::RecipOddU8::applies(32769u));
+  EXPECT_FALSE(detail::RecipOddU8::applies(64u));
+}
+
 // Windows and sizes beyond the schema's examples (tests/schema_test.cpp sweeps those) and
 // the CPU backend's row bands at 1920x1080.
 TEST(Box, EveryBackendMatchesRef) {
@@ -188,6 +247,32 @@ TEST(Box, EveryBackendMatchesRefLargeWindows) {
                   "kw=" + std::to_string(k.kw) + " kh=" + std::to_string(k.kh) +
                       " normalize=" + std::to_string(norm) + " " + border_params(b),
                   {d, ch}, s, rng));
+}
+
+// Images of many tiles for the CUDA u8 kernel (src/backends/cuda/separable.cu, box_u8_kernel:
+// 256-sample tiles of 32 or 64 rows, 16-byte loads inside the image, per-sample borders at
+// its edges, running column sums split in row segments, runs of 32 outputs per thread),
+// 1-4 channels, windows narrower and wider than a tile's halo, even and one-sided; the
+// borders taken in turn. The last image has enough tiles for 64-row tiles.
+TEST(Box, EveryBackendMatchesRefOnManyTiles) {
+  auto rng = make_rng(0xb0c9);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  const std::vector<std::pair<Size, int>> images = {
+      {{600, 150}, 1}, {{517, 70}, 3}, {{300, 97}, 4}, {{389, 40}, 2}};
+  const Win wins[] = {{5, 5}, {9, 9}, {31, 31}, {4, 16}, {31, 7}, {1, 7}, {7, 1}, {3, 3}};
+  std::size_t turn = 0;
+  for (const auto& [s, ch] : images)
+    for (Win k : wins)
+      for (bool norm : {true, false})
+        ASSERT_TRUE(backends_match_ref(
+            "box",
+            "kw=" + std::to_string(k.kw) + " kh=" + std::to_string(k.kh) +
+                " normalize=" + std::to_string(norm) + " " +
+                border_params(borders[turn++ % borders.size()]),
+            {Depth::u8, ch}, s, rng));
+  for (const char* params : {"kw=9 kh=9 border=reflect101", "kw=31 kh=7 border=constant value=7"})
+    ASSERT_TRUE(backends_match_ref("box", params, {Depth::u8, 1}, {4100, 1100}, rng));
 }
 
 TEST(Box, EveryBackendMatchesRefOnExtremeSums) {

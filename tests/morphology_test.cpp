@@ -298,6 +298,35 @@ TEST(Morphology, EveryBackendMatchesRefLargeWindows) {
           {130, 140}, rng));
 }
 
+// Images of many tiles for the CUDA u8 kernel (src/backends/cuda/morphology.cu,
+// morph_u8_kernel: 256-sample tiles of 32 or 64 rows, doubling levels along y and along the
+// bytes of a row with steps of m*cn bytes), 1-4 channels, windows with anchors off centre
+// (even sizes), powers of two and not, wider than the tile's halo; impulse images, so that
+// a dropped row or column of a window shows; the borders taken in turn. The last image has
+// enough tiles for 64-row tiles.
+TEST(Morphology, EveryBackendMatchesRefOnManyTiles) {
+  auto rng = make_rng(0x40e9);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(-3));
+  const std::vector<std::pair<Size, int>> images = {
+      {{600, 150}, 1}, {{517, 70}, 3}, {{300, 97}, 4}, {{389, 40}, 2}};
+  const Win wins[] = {{5, 5}, {15, 15}, {31, 31}, {4, 16}, {16, 3}, {1, 7}, {7, 1}, {3, 3}};
+  std::size_t turn = 0;
+  for (const auto& [s, ch] : images)
+    for (Win k : wins)
+      for (MorphOp op : {MorphOp::dilate, MorphOp::erode}) {
+        const std::string params = "kw=" + std::to_string(k.kw) + " kh=" + std::to_string(k.kh) +
+                                   " " + border_params(borders[turn++ % borders.size()]);
+        const TestImage sparse = impulse_image(s, {Depth::u8, ch}, op, rng);
+        ASSERT_TRUE(backends_match_ref(morph_op_name(op), params, sparse.view, rng));
+      }
+  for (MorphOp op : {MorphOp::dilate, MorphOp::erode}) {
+    const TestImage sparse = impulse_image({4100, 1100}, {Depth::u8, 1}, op, rng);
+    ASSERT_TRUE(backends_match_ref(morph_op_name(op), "kw=15 kh=15 border=reflect101",
+                                   sparse.view, rng));
+  }
+}
+
 // The cpu backend splits rows into four bands per thread (src/backends/cpu/thread_pool.cpp),
 // so the images above give bands of at most 12 rows on a 2-core machine and no full block
 // of 16 rows: a tall image gives every block size whole blocks (a last output of a 16-row

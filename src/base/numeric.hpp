@@ -33,6 +33,57 @@ PIXFLOW_HD std::int64_t div_round_half_even(std::int64_t num, std::int64_t den) 
   return q;
 }
 
+/// round-half-even(s / n) for s < 2^32 and 1 <= n < 2^32 without a division: `Recip{n}` is
+/// made once per call, `r(s)` per sample (what div_round_half_even(s, n) gives; CUDA kernels
+/// use it where a 64-bit division costs ~100 instructions). With m = floor(2^32 / n),
+/// s/n - 1 < s/n - s/2^32 <= s*m/2^32 <= s/n, so q0 = floor(s*m / 2^32) is floor(s/n) or one
+/// less and r = s - q0*n lies in [0, 2n): one correction step gives floor and remainder, then
+/// the tie rule. n = 1 (m would be 2^32) is s itself.
+struct RecipU32 {
+  std::uint32_t n, m;
+  PIXFLOW_HD explicit RecipU32(std::uint32_t den)
+      : n(den), m(den > 1 ? std::uint32_t((std::uint64_t(1) << 32) / den) : 0u) {}
+  PIXFLOW_HD std::uint32_t operator()(std::uint32_t s) const {
+    if (n == 1) return s;
+    std::uint32_t q = std::uint32_t((std::uint64_t(s) * m) >> 32);
+    std::uint32_t r = s - q * n;
+    if (r >= n) {
+      q += 1;
+      r -= n;
+    }
+    const std::uint64_t r2 = 2 * std::uint64_t(r);
+    return q + ((r2 > n || (r2 == n && (q & 1u))) ? 1u : 0u);
+  }
+};
+
+/// round-half-even(s / n) for a window sum of u8 samples (s <= 255 n) with n odd and
+/// n < 32768, in three float operations: float(s) from its bits (s < 2^23), then one fused
+/// multiply-add s * rcp + 2^23 whose single rounding to the integer grid of [2^23, 2^24)
+/// rounds s * rcp to the nearest integer. rcp = float(1/n) is within 2^-24 relative of 1/n,
+/// so |s * rcp - s/n| <= 255 * 2^-24 < 1/(2n) (n < 32896), while s/n lies at least 1/(2n)
+/// from every half-integer (2s is even, (2k + 1) n is odd): s * rcp rounds to the integer
+/// nearest s/n, which is div_round_half_even(s, n) (no ties with n odd).
+struct RecipOddU8 {
+  float rcp;
+  PIXFLOW_HD explicit RecipOddU8(std::uint32_t n) : rcp(1.0f / float(n)) {}
+  PIXFLOW_HD static bool applies(std::uint32_t n) { return (n & 1u) && n < 32768u; }
+  PIXFLOW_HD std::uint32_t operator()(std::uint32_t s) const {
+#if defined(__CUDA_ARCH__)
+    const float f = __int_as_float(int(0x4B000000u | s)) - 8388608.0f;
+    return std::uint32_t(__float_as_int(__fmaf_rn(f, rcp, 8388608.0f))) - 0x4B000000u;
+#else
+    const std::uint32_t bits = 0x4B000000u | s;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    f -= 8388608.0f;
+    const float y = std::fma(f, rcp, 8388608.0f);
+    std::uint32_t out;
+    std::memcpy(&out, &y, sizeof out);
+    return out - 0x4B000000u;
+#endif
+  }
+};
+
 template <class T>
 struct Limits;
 template <>

@@ -2,6 +2,7 @@
 // the fused separable kernel of common/separable.cuh.
 #include <cstdint>
 
+#include "src/backends/cuda/common/byte_tile.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/separable.cuh"
 #include "src/backends/cuda/u8_3x3.cuh"
@@ -57,11 +58,174 @@ struct BoxPolicy {
   }
 };
 
+// u8, any window, 1-4 channels: byte tiles (common/byte_tile.cuh). Vertical pass: running
+// column sums, two bytes per 32-bit word (16-bit lanes: a column sum is <= 255 * 255); one
+// thread per tile column word and row segment. Horizontal pass: each thread a run of
+// kBoxRun samples of one row, running window sums per channel (S(e + cn) = S(e) +
+// C(e + kw cn) - C(e)) in 32 bits, then the exact division (detail::RecipU32). A warp's 32
+// threads take 32 rows of the same run; the column-sum rows have an odd pitch in words, so
+// their reads fall in 32 different banks.
+constexpr int kBoxRun = 32;
+
+struct BoxU8 {
+  int kw, kh, ax, ay;
+  detail::RecipU32 recip;        // any n
+  detail::RecipOddU8 recip_odd;  // odd n < 32768: three float operations
+  bool normalize, odd;
+};
+
+// Column-sum row pitch in u16: tw + 2 (tw is a multiple of 16, so tw / 2 + 1 words: odd).
+__host__ __device__ inline int box_col_pitch(int tw) {
+  return tw + 2;
+}
+inline std::size_t box_u8_smem(int kw, int kh, int cn, int bh) {
+  const int tw = byte_tile_width(kw, cn);
+  return (std::size_t(tw) * (bh + kh - 1) + 15) / 16 * 16 +
+         std::size_t(bh) * box_col_pitch(tw) * sizeof(std::uint16_t);
+}
+
+template <int CN>
+__global__ void __launch_bounds__(kByteTileThreads)
+    box_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                  DevBorder<std::uint8_t> border, BoxU8 p, int bh, int rows_of_blocks,
+                  bool src_aligned, bool dst_aligned) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int tw = byte_tile_width(p.kw, CN), th = bh + p.kh - 1, nw = tw / 4;
+  const int cp = box_col_pitch(tw);
+  unsigned char* tile = smem_raw;
+  std::uint16_t* col =
+      reinterpret_cast<std::uint16_t*>(smem_raw + (std::size_t(tw) * th + 15) / 16 * 16);
+  const long long wc = (long long)dst.w * CN;
+  const long long e0 = (long long)blockIdx.x * kByteTileBW;
+  const int nseg = max(1, kByteTileThreads / nw);
+  constexpr int kRuns = kByteTileBW / kBoxRun;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long y0 = (long long)by * bh;
+    const ByteTile t = byte_tile(e0, y0, p.kw, p.kh, p.ax, p.ay, CN, bh);
+    load_byte_tile(tile, t, p.ay, src, border, src_aligned);
+    const int rows = int(min((long long)bh, (long long)dst.h - y0));
+
+    // Vertical: column sums of tile rows r .. r + kh - 1, bytes 0, 2 of a word in `ev`,
+    // 1, 3 in `od` (modular 32-bit adds are exact: every lane ends in [0, 2^16)).
+    const int seg_rows = (rows + nseg - 1) / nseg;
+    for (int it = threadIdx.x; it < nw * nseg; it += blockDim.x) {
+      const int w = it % nw, sg = it / nw;
+      const int r0 = sg * seg_rows, r1 = min(rows, r0 + seg_rows);
+      if (r0 >= r1) continue;
+      const unsigned* tc = reinterpret_cast<const unsigned*>(tile) + w;
+      unsigned ev = 0, od = 0;
+      for (int j = 0; j < p.kh; ++j) {
+        const unsigned x = tc[(r0 + j) * nw];
+        ev += __byte_perm(x, 0, 0x4240);
+        od += __byte_perm(x, 0, 0x4341);
+      }
+      for (int r = r0;;) {
+        unsigned* c = reinterpret_cast<unsigned*>(col + r * cp) + 2 * w;
+        c[0] = __byte_perm(ev, od, 0x5410);
+        c[1] = __byte_perm(ev, od, 0x7632);
+        if (++r >= r1) break;
+        const unsigned xi = tc[(r + p.kh - 1) * nw], xo = tc[(r - 1) * nw];
+        ev = ev + __byte_perm(xi, 0, 0x4240) - __byte_perm(xo, 0, 0x4240);
+        od = od + __byte_perm(xi, 0, 0x4341) - __byte_perm(xo, 0, 0x4341);
+      }
+    }
+    __syncthreads();
+
+    // Horizontal: outputs e0 + run*kBoxRun + e of row r.
+    for (int it = threadIdx.x; it < bh * kRuns; it += blockDim.x) {
+      const int r = it % bh, run = it / bh;
+      const long long eb = e0 + (long long)run * kBoxRun;
+      if (r >= rows || eb >= wc) continue;
+      const std::uint16_t* v = col + r * cp + t.off + run * kBoxRun;
+      const std::uint16_t* vk = v + (p.kw - 1) * CN;  // the entering column sum
+      unsigned s[CN];
+#pragma unroll
+      for (int c = 0; c < CN; ++c) {
+        unsigned a = 0;
+        for (int i = 0; i < p.kw; ++i) a += v[c + i * CN];
+        s[c] = a;
+      }
+      unsigned packed[kBoxRun / 4];
+#pragma unroll
+      for (int e = 0; e < kBoxRun; ++e) {
+        if (e >= CN) s[e % CN] += unsigned(vk[e]) - unsigned(v[e - CN]);
+        const unsigned sum = s[e % CN];
+        const unsigned q =
+            !p.normalize ? min(sum, 255u) : p.odd ? p.recip_odd(sum) : p.recip(sum);
+        if (e % 4 == 0)
+          packed[e / 4] = q;
+        else
+          packed[e / 4] |= q << (8 * (e % 4));
+      }
+      std::uint8_t* out = dst.row(y0 + r) + eb;
+      if (dst_aligned && eb + kBoxRun <= wc) {
+#pragma unroll
+        for (int i = 0; i < kBoxRun / 16; ++i)
+          reinterpret_cast<uint4*>(out)[i] = make_uint4(packed[4 * i], packed[4 * i + 1],
+                                                        packed[4 * i + 2], packed[4 * i + 3]);
+      } else {
+#pragma unroll
+        for (int e = 0; e < kBoxRun; ++e)  // unrolled: packed[] stays in registers
+          if (eb + e < wc) out[e] = std::uint8_t(packed[e / 4] >> (8 * (e % 4)));
+      }
+    }
+    __syncthreads();  // the next tile overwrites what this one read
+  }
+}
+
+// Rows per block: 64, or 32 where 64 would leave SMs idle or the tile does not fit.
+int byte_tile_rows(long long wc, long long h, std::size_t (*smem)(int, int, int, int), int kw,
+                   int kh, int cn) {
+  const long long bx = (wc + kByteTileBW - 1) / kByteTileBW;
+  int bh = 64;
+  if (bx * ((h + 63) / 64) < 2 * 132 || smem(kw, kh, cn, 64) > kMaxSmem) bh = 32;
+  return smem(kw, kh, cn, bh) <= kMaxSmem ? bh : 0;
+}
+
+bool try_box_u8_tiles(const ConstImageView& s, const ImageView& d, const BoxParams& p,
+                      cudaStream_t st) {
+  const int cn = s.channels();
+  const long long wc = (long long)s.width() * cn;
+  const int bh = byte_tile_rows(wc, s.height(), box_u8_smem, p.kw, p.kh, cn);
+  if (bh == 0) return false;
+  const std::size_t smem = box_u8_smem(p.kw, p.kh, cn, bh);
+  const std::uint32_t n = std::uint32_t(p.kw) * std::uint32_t(p.kh);
+  const BoxU8 k{p.kw,
+                p.kh,
+                p.kw / 2,
+                p.kh / 2,
+                detail::RecipU32(n),
+                detail::RecipOddU8(n),
+                p.normalize,
+                detail::RecipOddU8::applies(n)};
+  const dim3 grid = grid_2d(wc, s.height(), kByteTileBW, bh);
+  const int rows = blocks_y(s.height(), bh);
+  const bool sa = rows_aligned(s, 16), da = rows_aligned(d, 16);
+  auto launch = [&](auto kernel) {
+    if (smem > 48 * 1024)
+      PIXFLOW_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    kernel<<<grid, kByteTileThreads, smem, st>>>(dev_view<std::uint8_t>(s),
+                                                 dev_view<std::uint8_t>(d),
+                                                 dev_border<std::uint8_t>(p.border), k, bh, rows,
+                                                 sa, da);
+  };
+  switch (cn) {
+    case 1: launch(box_u8_kernel<1>); break;
+    case 2: launch(box_u8_kernel<2>); break;
+    case 3: launch(box_u8_kernel<3>); break;
+    default: launch(box_u8_kernel<4>); break;
+  }
+  PIXFLOW_CUDA_CHECK_LAUNCH("box");
+  return true;
+}
+
 template <class T>
 void launch_box(const ConstImageView& s, const ImageView& d, const BoxParams& p, cudaStream_t st) {
   if (std::is_same_v<T, std::uint8_t> && p.kw == 3 && p.kh == 3 &&
       try_linear3_u8(s, d, p.border, u8_3x3::Linear3{1, 1, 1, 1, p.normalize ? 0 : 1}, st))
     return;
+  if (std::is_same_v<T, std::uint8_t> && try_box_u8_tiles(s, d, p, st)) return;
   launch_separable(dev_view<T>(s), dev_view<T>(d), dev_border<T>(p.border),
                    SepWindow{p.kw, p.kh, p.kw / 2, p.kh / 2},
                    BoxPolicy<T>{(long long)p.kw * p.kh, p.normalize}, st);

@@ -1,0 +1,137 @@
+// Byte tiles for the u8 window kernels (box in separable.cu, dilate/erode in morphology.cu):
+// a block computes kByteTileBW output samples (bytes, channels interleaved, so the same code
+// serves 1-4 channels: a horizontal neighbour is `cn` bytes away) of `bh` output rows, from a
+// tile of the input in shared memory whose rows start on a 16-byte boundary of the image row,
+// so the interior loads are 16-byte vector loads; edges go through the border rule per byte.
+// Both kernels run their vertical pass first (the window's results do not depend on the order:
+// integer sums, min/max), so the horizontal pass reads bh rows only.
+#pragma once
+
+#include <cstdint>
+
+#include "src/backends/cuda/common/image.cuh"
+
+namespace pixflow::cuda {
+
+// Threads per block and output samples per block row (launch shape, see launch.cuh's rule:
+// changing one changes speed only).
+constexpr int kByteTileThreads = 256;
+constexpr int kByteTileBW = 256;
+
+/// Where a block's tile lies: output samples [e0, e0 + kByteTileBW) of rows [y0, y0 + bh);
+/// input samples [xs, xs + tw) of rows [y0 - ay, y0 - ay + th), xs a multiple of 16.
+struct ByteTile {
+  long long e0, y0;
+  long long xs;  // first input sample of a tile row (may be negative)
+  int tw, th;    // bytes per tile row (a multiple of 16), rows
+  int off;       // tile column of the first window sample of output e0: e0 - ax*cn - xs
+};
+
+/// Bytes per tile row for a window of kw (anchor ax) on cn channels: the widest over every
+/// block position (the start rounds down to 16, the end up).
+__host__ __device__ inline int byte_tile_width(int kw, int cn) {
+  return (kByteTileBW + (kw - 1) * cn + 15 + 15) / 16 * 16;
+}
+
+__device__ __forceinline__ long long floor16(long long v) {
+  return v >= 0 ? v / 16 * 16 : -((-v + 15) / 16 * 16);
+}
+
+__device__ __forceinline__ ByteTile byte_tile(long long e0, long long y0, int kw, int kh, int ax,
+                                              int ay, int cn, int bh) {
+  ByteTile t;
+  t.e0 = e0;
+  t.y0 = y0;
+  t.xs = floor16(e0 - (long long)ax * cn);
+  t.tw = byte_tile_width(kw, cn);
+  t.th = bh + kh - 1;
+  t.off = int(e0 - (long long)ax * cn - t.xs);
+  (void)ay;
+  return t;
+}
+
+/// The items (r, w), r < rows, w < n, of a block-wide pass, thread by thread in steps of
+/// blockDim.x without a division per item: `for (Walk2D i(n); i.r < rows; i.next()) ...`.
+struct Walk2D {
+  int r, w, n, dr, dw;
+  __device__ __forceinline__ explicit Walk2D(int cols) : n(cols) {
+    r = int(threadIdx.x) / cols;
+    w = int(threadIdx.x) - r * cols;
+    dr = int(blockDim.x) / cols;
+    dw = int(blockDim.x) - dr * cols;
+  }
+  __device__ __forceinline__ void next() {
+    r += dr;
+    w += dw;
+    if (w >= n) {
+      w -= n;
+      ++r;
+    }
+  }
+};
+
+/// detail::border_index without its 64-bit remainders where p is less than one image length
+/// outside (every tile sample of a window narrower than the image): one reflection or shift,
+/// checked, else the general rule.
+__device__ __forceinline__ long long near_border_index(long long p, long long len, BorderType t) {
+  if (p >= 0 && p < len) return p;
+  long long q = -1;
+  switch (t) {
+    case BorderType::replicate: return p < 0 ? 0 : len - 1;
+    case BorderType::reflect: q = p < 0 ? -p - 1 : 2 * len - 1 - p; break;
+    case BorderType::reflect101: q = len == 1 ? 0 : p < 0 ? -p : 2 * len - 2 - p; break;
+    case BorderType::wrap: q = p < 0 ? p + len : p - len; break;
+    case BorderType::constant: return -1;
+  }
+  return q >= 0 && q < len ? q : detail::border_index(p, len, t);
+}
+
+/// Loads the tile (t.th rows of t.tw bytes, pitch t.tw) into `tile`: input row y0 - ay + r,
+/// samples xs + i, by the border rule (x and y independently). 16-byte loads for chunks
+/// inside the row when `aligned` (image start and stride multiples of 16). Every thread of
+/// the block calls it; syncs at the end.
+__device__ __forceinline__ void load_byte_tile(unsigned char* tile, const ByteTile& t, int ay,
+                                               const DevView<std::uint8_t>& v,
+                                               const DevBorder<std::uint8_t>& b, bool aligned) {
+  const int chunks = t.tw / 16;
+  const long long wc = (long long)v.w * v.cn;
+  for (int it = threadIdx.x; it < chunks * t.th; it += blockDim.x) {
+    const int r = it / chunks, c = it - r * chunks;
+    const long long sy = near_border_index(t.y0 - ay + r, v.h, b.type);
+    const long long g = t.xs + 16LL * c;
+    unsigned char* out = tile + r * t.tw + 16 * c;
+    if (sy >= 0 && aligned && g >= 0 && g + 16 <= wc) {
+      *reinterpret_cast<uint4*>(out) = *reinterpret_cast<const uint4*>(v.row(sy) + g);
+      continue;
+    }
+    for (int i = 0; i < 16; ++i) {
+      const long long e = g + i;
+      unsigned char val = b.value;
+      if (sy >= 0) {
+        if (e >= 0 && e < wc) {
+          val = v.row(sy)[e];
+        } else {
+          // Pixel and channel of sample e, outside the row by d samples (d < 2^31: the
+          // window's reach plus a 16-byte chunk), in 32-bit arithmetic.
+          long long px;
+          int ch;
+          if (e < 0) {
+            const int d = int(-e), q = (d + v.cn - 1) / v.cn;  // px = -q
+            px = -q;
+            ch = q * v.cn - d;
+          } else {
+            const int d = int(e - wc), q = d / v.cn;
+            px = v.w + q;
+            ch = d - q * v.cn;
+          }
+          const long long sx = near_border_index(px, v.w, b.type);
+          if (sx >= 0) val = v.row(sy)[sx * v.cn + ch];
+        }
+      }
+      out[i] = val;
+    }
+  }
+  __syncthreads();
+}
+
+}  // namespace pixflow::cuda
