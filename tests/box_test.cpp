@@ -1,5 +1,6 @@
 #include "tests/common.hpp"
 
+#include "src/backends/cpu/simd/box_div.hpp"
 #include "src/ref/ref.hpp"
 #if PIXFLOW_HAVE_OPENCV
 #include <opencv2/core.hpp>
@@ -198,7 +199,8 @@ TEST(Box, EveryBackendMatchesRefOnExtremeSums) {
   for (Depth d : {Depth::u8, Depth::u16}) {
     const double hi = d == Depth::u8 ? 255 : 65535;
     for (bool norm : {true, false})
-      for (Win k : {Win{255, 255}, Win{254, 255}, Win{128, 2}, Win{2, 1}, Win{3, 5}}) {
+      for (Win k : {Win{255, 255}, Win{254, 255}, Win{128, 2}, Win{2, 1}, Win{3, 5}, Win{31, 31},
+                    Win{32, 31}, Win{17, 31}}) {
         const std::string params = "kw=" + std::to_string(k.kw) + " kh=" + std::to_string(k.kh) +
                                    " normalize=" + std::to_string(norm);
         PIXFLOW_TRACE(std::string(depth_name(d)) + " " + params);
@@ -212,6 +214,42 @@ TEST(Box, EveryBackendMatchesRefOnExtremeSums) {
         ASSERT_TRUE(backends_match_ref("box", params + " border=wrap", low.view, rng));
       }
   }
+}
+
+// The u8 kernel's division of wrapped 16-bit window sums (box_wrap_shift, box_div.hpp), for
+// every window it takes (n > 257 with at most 4 sums of box_u16_top columns plus the low
+// bits), over every sum S <= 255 n and both ends of the estimate e: the least
+// (each term's low sh bits all ones) and S >> sh. q0 grows with e, so both ends in
+// [floor(S/n) - 1, floor(S/n)] prove every split of S into terms.
+TEST(Box, WrappedSixteenBitDivisionIsExactForEveryWindowItTakes) {
+  std::vector<std::uint64_t> seen;  // n * 8 + terms
+  int windows = 0;
+  for (int kh = 1; kh <= 255; ++kh)
+    for (int kw = 1; kw <= 255; ++kw) {
+      const std::uint32_t n = std::uint32_t(kw * kh);
+      const int u16top = cpu::box_u16_top(kh);
+      if (n <= 257 || kw / u16top > 4) continue;
+      int top = 1;
+      while (2 * top <= kw) top *= 2;
+      top = std::min(top, u16top);
+      const int terms = kw / top + (kw % top != 0);
+      const int sh = cpu::box_wrap_shift(n, terms);
+      ASSERT_GE(sh, 0) << kw << "x" << kh;
+      ++windows;
+      const std::uint64_t key = std::uint64_t(n) * 8 + std::uint64_t(terms);
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+      seen.push_back(key);
+      const std::uint64_t m = (std::uint64_t(65536) << sh) / n, low = (1u << sh) - 1;
+      for (std::uint64_t S = 0; S <= 255 * std::uint64_t(n); ++S) {
+        const std::uint64_t fl = S / n, slack = std::uint64_t(terms) * low;
+        const std::uint64_t e_lo = S >= slack ? (S - slack + low) >> sh : 0, e_hi = S >> sh;
+        ASSERT_LT(e_hi, 65536u);
+        const std::uint64_t q_lo = (e_lo * m) >> 16, q_hi = (e_hi * m) >> 16;
+        if (q_lo + 1 < fl || q_hi > fl) FAIL() << "n=" << n << " terms=" << terms << " S=" << S;
+      }
+    }
+  EXPECT_GT(windows, 1000);  // 31x31: n 961, 4 terms, sh 2
+  EXPECT_EQ(cpu::box_wrap_shift(961, 4), 2);
 }
 
 TEST(Box, PipelineStageMatchesDirectCall) {

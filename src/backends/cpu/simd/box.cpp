@@ -19,6 +19,11 @@
 //     floor(S/n) or floor(S/n) - 1 (S*m/2^16 > S/n - S/2^16 > S/n - 1), so r = S - q0*n is
 //     in [0, 2n); one step makes r = S mod n, q = floor(S/n), then
 //     q += (2r > n || (2r == n && q odd)): exactly detail::div_round_half_even. n = 1: S.
+//   * u8, 16-bit doubling with wider window sums (n > 257, at most 4 terms of W_top plus
+//     A), normalised: S stays in u16 lanes as lo = S mod 2^16 with the estimate
+//     e = sum (term >> sh) of S/2^sh; q0 = (e * floor(2^(16+sh)/n)) >> 16 is floor(S/n) or
+//     floor(S/n) - 1 (box_wrap_shift in box_div.hpp: the argument and the choice of sh), so
+//     r = lo - q0*n modulo 2^16 is the true r in [0, 2n), then as above. 31x31: sh = 2.
 //   * u8, u32 lanes (S < 2^24, n <= 65025 < 2^16): S and n are exact floats and the
 //     correctly rounded S/n (<= 255) is within 2^-17 of S/n, less than 1/(2n), the least
 //     distance of a non-tie S/n from a half-integer; a tie k + 1/2 is exact. So rounding the
@@ -45,6 +50,7 @@
 #include <vector>
 
 #include "src/backends/cpu/bands.hpp"
+#include "src/backends/cpu/simd/box_div.hpp"
 #include "src/backends/cpu/simd/rows.hpp"
 #include "src/backends/cpu/simd/store_out-inl.hpp"
 #include "src/base/numeric.hpp"
@@ -90,7 +96,7 @@ template <class T, class H>
 struct Finalize;
 
 template <>
-struct Finalize<std::uint8_t, std::uint16_t> {  // S <= 65535, n <= 257
+struct Finalize<std::uint8_t, std::uint16_t> {  // S < 2^16 (n <= 257), or wrapped (see below)
   using DH = hn::ScalableTag<std::uint16_t>;
   DH dh;
   hn::RebindToSigned<DH> di;
@@ -98,9 +104,10 @@ struct Finalize<std::uint8_t, std::uint16_t> {  // S <= 65535, n <= 257
   bool divide;
   hn::Vec<DH> m16, vn, vmax;
   hn::Vec<hn::RebindToSigned<DH>> vn_i, vn1_i, one_i;
-  Finalize(std::uint32_t n, bool normalize)
+  // sh: the estimate's shift (0 for exact sums): m16 = floor(2^(16 + sh) / n).
+  Finalize(std::uint32_t n, bool normalize, int sh = 0)
       : divide(normalize && n > 1),
-        m16(hn::Set(dh, std::uint16_t(n > 1 ? 65536u / n : 0))),
+        m16(hn::Set(dh, std::uint16_t(n > 1 ? (65536u << sh) / n : 0))),
         vn(hn::Set(dh, std::uint16_t(n))),
         vmax(hn::Set(dh, std::uint16_t(255))),
         vn_i(hn::Set(di, std::int16_t(n))),
@@ -108,10 +115,15 @@ struct Finalize<std::uint8_t, std::uint16_t> {  // S <= 65535, n <= 257
         one_i(hn::Set(di, std::int16_t(1))) {}
   HWY_INLINE hn::Vec<decltype(dt)> operator()(hn::Vec<DH> s) const {
     if (!divide) return hn::DemoteTo(dt, hn::BitCast(di, hn::Min(s, vmax)));
-    // q0 = floor(S * floor(2^16 / n) / 2^16) is floor(S/n) or floor(S/n) - 1 (S < 2^16);
-    // r = S - q0*n in [0, 2n).
-    auto q = hn::BitCast(di, hn::MulHigh(s, m16));
-    auto r = hn::BitCast(di, hn::Sub(s, hn::Mul(hn::BitCast(dh, q), vn)));
+    return (*this)(s, s);
+  }
+  // Normalised, from lo = S mod 2^16 and an estimate e of S/2^sh (e = S, sh = 0 for
+  // S < 2^16; wrapped sums: box_wrap_shift, box_div.hpp): q0 = floor(e * m16 / 2^16) is
+  // floor(S/n) or floor(S/n) - 1, so r = S - q0*n is in [0, 2n) and equals lo - q0*n
+  // modulo 2^16.
+  HWY_INLINE hn::Vec<decltype(dt)> operator()(hn::Vec<DH> lo, hn::Vec<DH> e) const {
+    auto q = hn::BitCast(di, hn::MulHigh(e, m16));
+    auto r = hn::BitCast(di, hn::Sub(lo, hn::Mul(hn::BitCast(dh, q), vn)));
     const auto big = hn::Gt(r, vn1_i);
     q = hn::IfThenElse(big, hn::Add(q, one_i), q);
     r = hn::IfThenElse(big, hn::Sub(r, vn_i), r);
@@ -133,7 +145,7 @@ struct Finalize<T, std::uint32_t> {  // S < 2^32, n <= 65025
   hn::Vec<DH> vn, vmax, lo16;
   hn::Vec<hn::RebindToSigned<DH>> vn_i, vn1_i, one_i, zero_i;
   hn::Vec<hn::Rebind<float, DH>> rcp, k65536, vnf;
-  Finalize(std::uint32_t n, bool normalize)
+  Finalize(std::uint32_t n, bool normalize, int /*sh*/ = 0)
       : divide(normalize),
         vn(hn::Set(dh, n)),
         vmax(hn::Set(dh, std::uint32_t(detail::Limits<T>::hi))),
@@ -178,14 +190,6 @@ struct Finalize<T, std::uint32_t> {  // S < 2^32, n <= 65025
 // doubling passes: 3x3 12.9 -> 9.8 ms, 7x7 15.3 -> 11.8, 9x9 15.5 -> 13.2, 11x11 17.3 ->
 // 14.8, 15x15 19.9 -> 18.4.
 constexpr int kDirectBoxCols = 15;
-
-// u8 with 16-bit partial sums: the widest power of two of columns (each <= 255 kh) whose sum
-// fits 16 bits.
-inline int u16_top(int kh) {
-  int m = 1;
-  while (2 * m * 255 * kh <= 65535) m *= 2;
-  return m;
-}
 
 // T: the samples; V: the column sums (u16 for u8: <= 255 * 255); H: the partial window sums
 // of the doubling passes (u16 for u8 when n <= 257 or when they stop at a width whose sums
@@ -252,11 +256,16 @@ void box_int(const ConstImageView& src, const ImageView& dst, const BoxParams& p
   // q * top + cur = kw) in F lanes, fused with finalize into dst.
   int top = 1;
   while (2 * top <= kw) top *= 2;
-  if constexpr (!std::is_same_v<H, F>) top = std::min(top, u16_top(kh));
+  if constexpr (!std::is_same_v<H, F>) top = std::min(top, box_u16_top(kh));
   // Narrow windows: the kw terms summed directly from P (no pass stores, no widening).
   if constexpr (std::is_same_v<V, H> && std::is_same_v<H, F>)
     if (kw <= kDirectBoxCols) top = 1;
   const int q = kw / top;
+  // 16-bit doubling with wider sums, normalised: the final sums stay in 16-bit lanes, taken
+  // modulo 2^16 with an estimate from the terms shifted right (Finalize's second form).
+  constexpr bool kWrapable = std::is_same_v<H, std::uint16_t> && !std::is_same_v<H, F>;
+  const int wsh = kWrapable && p.normalize ? box_wrap_shift(n, q + (kw % top != 0)) : -1;
+  const Finalize<T, H> wfinal(n, true, std::max(wsh, 0));
   const bool stream = stream_output(dst);
   const hn::ScalableTag<F> df;
   const hn::Rebind<H, decltype(df)> dhf;
@@ -301,6 +310,25 @@ void box_int(const ConstImageView& src, const ImageView& dst, const BoxParams& p
         T* d = dst.row<T>(y);
         const std::int64_t step = std::int64_t(top) * ch;
         std::int64_t j = 0;
+        if constexpr (kWrapable) {
+          if (wsh >= 0) {
+            for (; j + N <= wc; j += N) {
+              auto t = hn::LoadU(dh, S + j + aoff);
+              auto lo = t, e = hn::ShiftRightSame(t, wsh);
+              for (int u = 1; u < q; ++u) {
+                t = hn::LoadU(dh, S + j + aoff + u * step);
+                lo = hn::Add(lo, t);
+                e = hn::Add(e, hn::ShiftRightSame(t, wsh));
+              }
+              if (have) {
+                t = hn::LoadU(dh, A + j);
+                lo = hn::Add(lo, t);
+                e = hn::Add(e, hn::ShiftRightSame(t, wsh));
+              }
+              StoreOut(wfinal(lo, e), dt, d + j, stream);
+            }
+          }
+        }
         for (; j + NF <= wc; j += NF) {
           auto s = widenf(hn::LoadU(dhf, S + j + aoff));
           for (int t = 1; t < q; ++t)
@@ -412,7 +440,7 @@ void box_rows(const ConstImageView& src, const ImageView& dst, const BoxParams& 
                                                                                   rows);
       // 16-bit doubling up to u16_top columns, then at most 4 widened terms (kw 31, kh 31:
       // 8 columns, 3 terms + the low bits); wider windows double in 32 bits.
-      if (p.kw / u16_top(p.kh) <= 4)
+      if (p.kw / box_u16_top(p.kh) <= 4)
         return box_int<std::uint8_t, std::uint16_t, std::uint16_t, std::uint32_t>(src, dst, p,
                                                                                   rows);
       return box_int<std::uint8_t, std::uint16_t, std::uint32_t, std::uint32_t>(src, dst, p, rows);
