@@ -1,5 +1,6 @@
 #include "tests/common.hpp"
 
+#include "src/backends/cpu/simd/box_div.hpp"
 #include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 #if PIXFLOW_HAVE_OPENCV
@@ -225,6 +226,8 @@ TEST(Box, EveryBackendMatchesRef) {
 // the binary decomposition of kw (powers of two, all bits set, one bit), the exact
 // round-half-even division and the saturated sum, 16-bit doubling stopped early with 32-bit
 // terms (u8 31x31: 3 terms + low bits; 32x31: 4 terms, no low bits; 17x31: 2; 255x3),
+// normalised u8 over 257 samples in 16-bit lanes (box_wrap_plan: 31x31 and 23x31 subtract
+// one column sum, 45x10 three with W_16, 17x31 and 7x100 add one, 3x200 sums W_1),
 // every border (constant with values inside and outside the depth's range), rows around
 // the vector widths.
 TEST(Box, EveryBackendMatchesRefLargeWindows) {
@@ -234,8 +237,8 @@ TEST(Box, EveryBackendMatchesRefLargeWindows) {
   borders.push_back(Border::constant(-3));
   borders.push_back(Border::constant(300));
   const std::vector<Size> sizes = {{263, 37}, {1000, 5}, {31, 97}, {70, 3}};
-  const Win wins[] = {{15, 15}, {31, 31}, {9, 9},  {31, 7},  {4, 16},
-                      {2, 2},   {255, 3}, {1, 33}, {32, 31}, {17, 31}};
+  const Win wins[] = {{15, 15}, {31, 31}, {9, 9},   {31, 7},  {4, 16},  {2, 2},   {255, 3},
+                      {1, 33},  {32, 31}, {17, 31}, {23, 31}, {45, 10}, {7, 100}, {3, 200}};
   for (Depth d : kDepths)
     for (int ch : {1, 3})
       for (Size s : sizes)
@@ -283,7 +286,8 @@ TEST(Box, EveryBackendMatchesRefOnExtremeSums) {
   for (Depth d : {Depth::u8, Depth::u16}) {
     const double hi = d == Depth::u8 ? 255 : 65535;
     for (bool norm : {true, false})
-      for (Win k : {Win{255, 255}, Win{254, 255}, Win{128, 2}, Win{2, 1}, Win{3, 5}}) {
+      for (Win k : {Win{255, 255}, Win{254, 255}, Win{128, 2}, Win{2, 1}, Win{3, 5}, Win{31, 31},
+                    Win{32, 31}, Win{17, 31}}) {
         const std::string params = "kw=" + std::to_string(k.kw) + " kh=" + std::to_string(k.kh) +
                                    " normalize=" + std::to_string(norm);
         PIXFLOW_TRACE(std::string(depth_name(d)) + " " + params);
@@ -297,6 +301,52 @@ TEST(Box, EveryBackendMatchesRefOnExtremeSums) {
         ASSERT_TRUE(backends_match_ref("box", params + " border=wrap", low.view, rng));
       }
   }
+}
+
+// The u8 kernel's division in 16-bit lanes (box_wrap_shift, box_wrap_plan, box_div.hpp),
+// for every window it takes (n <= 257: exact sums, one term; n > 257: the plan's terms),
+// over every S' = S + floor(n/2) <= 255n + n/2 and both ends of the estimate e of S'/2^sh
+// (the least integer above S'/2^sh - (terms + 1), and S' >> sh): q0 grows with e, so both
+// ends in [floor(S'/n) - 1, floor(S'/n)] prove every e the kernel can form.
+TEST(Box, SixteenBitDivisionIsExactForEveryWindowItTakes) {
+  std::vector<std::uint64_t> seen;  // n * 8 + terms
+  int wrapped = 0;
+  auto check = [&](std::uint32_t n, int terms) {
+    const int sh = cpu::box_wrap_shift(n, terms);
+    ASSERT_GE(sh, 0) << n;
+    const std::uint64_t key = std::uint64_t(n) * 8 + std::uint64_t(terms);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) return;
+    seen.push_back(key);
+    const std::uint64_t m = (std::uint64_t(65536) << sh) / n;
+    const std::uint64_t k = sh == 0 ? 0 : std::uint64_t(terms) + 1;  // e exact for sh = 0
+    for (std::uint64_t S = 0; S <= 255 * std::uint64_t(n) + n / 2; ++S) {
+      const std::uint64_t fl = S / n, e_hi = S >> sh;
+      const std::uint64_t e_lo = k == 0 ? S : S >= (k << sh) ? ((S - (k << sh)) >> sh) + 1 : 0;
+      ASSERT_LT(e_hi, 65536u);
+      const std::uint64_t q_lo = (e_lo * m) >> 16, q_hi = (e_hi * m) >> 16;
+      if (q_lo + 1 < fl || q_hi > fl) FAIL() << "n=" << n << " terms=" << terms << " S'=" << S;
+    }
+  };
+  for (std::uint32_t n = 2; n <= 257; ++n) check(n, 1);
+  for (int kh = 1; kh <= 255; ++kh)
+    for (int kw = 1; kw <= 255; ++kw) {
+      if (kw * kh <= 257 || kw / cpu::box_u16_top(kh) > 4) continue;
+      const cpu::BoxWrapPlan plan = cpu::box_wrap_plan(kw, kh);
+      if (plan.sh >= 0) {
+        ++wrapped;
+        check(std::uint32_t(kw * kh), plan.terms);
+      } else {  // W_top wider than 16 columns: the doubling passes, then their terms
+        int top = 1;
+        while (2 * top <= kw) top *= 2;
+        top = std::min(top, cpu::box_u16_top(kh));
+        const int terms = kw / top + (kw % top != 0);
+        if (cpu::box_wrap_shift(std::uint32_t(kw * kh), terms) >= 0)
+          check(std::uint32_t(kw * kh), terms);
+      }
+      if (HasFatalFailure()) return;
+    }
+  EXPECT_GT(wrapped, 1000);
+  EXPECT_EQ(cpu::box_wrap_plan(31, 31).sh, 2);
 }
 
 TEST(Box, PipelineStageMatchesDirectCall) {

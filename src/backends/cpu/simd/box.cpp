@@ -6,7 +6,8 @@
 // the schema takes (kw, kh <= 255), so sums and differences taken modulo 2^32 (or 2^16 where
 // the true values fit 16 bits) are exact wherever the true value is a window or column sum.
 // Lanes: column sums u16 for u8 (<= 255 * 255), u32 for u16; window sums u16 for u8 when
-// kw*kh <= 257 (255 * n < 2^16), else u32.
+// kw*kh <= 257 (255 * n < 2^16) or, normalised, modulo 2^16 with an estimate (below), else
+// u32.
 // - Vertical: running column sums, per row one add of the entering row and one subtract of
 //   the leaving row (the band's first row sums its kh rows).
 // - Horizontal, on the padded column-sum row: binary decomposition of kw. W_1 = the row,
@@ -14,11 +15,19 @@
 //   S(j) = W_b0(j) + W_b1(j + b0) + W_b2(j + b0 + b1) + ...: floor(log2 kw) doubling passes
 //   and popcount(kw) accumulations, whatever kw. Windows up to kDirectBoxCols wide whose sums
 //   need no widening add their kw column sums directly instead (no pass stores).
+// - u8 windows of more than 257 samples, normalised, whose 16-bit sums of top columns
+//   (box_wrap_plan, box_div.hpp: top <= 16, at most 5 of them) reach across the window: one
+//   pass W_top(j) = the top column sums from j (top loads, one store), then
+//   S(j) = sum over i < q of W_top(j + i top) plus (or minus) the few column sums at the
+//   window's end, in 16-bit lanes modulo 2^16 (below). 31x31: W_8, 4 terms minus 1 column.
 // - normalize: round-half-even(S / n), n = kw*kh, bit-exact (struct Finalize):
-//   * u8, u16 lanes (S < 2^16, 2 <= n <= 257): q0 = (S * floor(2^16/n)) >> 16 (MulHigh) is
-//     floor(S/n) or floor(S/n) - 1 (S*m/2^16 > S/n - S/2^16 > S/n - 1), so r = S - q0*n is
-//     in [0, 2n); one step makes r = S mod n, q = floor(S/n), then
-//     q += (2r > n || (2r == n && q odd)): exactly detail::div_round_half_even. n = 1: S.
+//   * u8, u16 lanes (n <= 16384): round-half-even(S/n) = floor(S'/n), S' = S + floor(n/2),
+//     one less at the ties of even n (S' a multiple of n, quotient odd). From lo = S' mod
+//     2^16 and an estimate e of S'/2^sh (e = S', sh = 0, for exact sums S < 2^16; else
+//     the terms shifted right by sh, summed): q0 = (e * floor(2^(16+sh)/n)) >> 16 (MulHigh)
+//     is floor(S'/n) or floor(S'/n) - 1 (box_wrap_shift in box_div.hpp: the argument and
+//     the choice of sh; a test checks it for every window the kernel takes), so
+//     r = lo - q0*n modulo 2^16 is the true r in [0, 2n): q = q0 + (r >= n). n = 1: S.
 //   * u8, u32 lanes (S < 2^24, n <= 65025 < 2^16): S and n are exact floats and the
 //     correctly rounded S/n (<= 255) is within 2^-17 of S/n, less than 1/(2n), the least
 //     distance of a non-tie S/n from a half-integer; a tie k + 1/2 is exact. So rounding the
@@ -27,7 +36,7 @@
 //     float(S & 0xffff) (one rounding); with float(1/n) and the product the relative error
 //     is < 3 * 2^-24 and S/n <= 65535, so q0 is floor(S/n) - 1, floor(S/n) or floor(S/n) + 1;
 //     r = S - q0*n modulo 2^32 is exact as an i32 (the true r is in [-n, 2n)); one
-//     correction brings r into [0, n), then the tie rule as above.
+//     correction brings r into [0, n), then q += (2r > n || (2r == n && q odd)).
 //   !normalize: min(S, max of the depth) (the reference's saturate_cast of a sum >= 0).
 // f32: the reference's double sums in its order (column sums over the kh rows in row order
 // from 0.0, then the kw column sums in column order from 0.0, / double(n) by a division),
@@ -45,6 +54,7 @@
 #include <vector>
 
 #include "src/backends/cpu/bands.hpp"
+#include "src/backends/cpu/simd/box_div.hpp"
 #include "src/backends/cpu/simd/rows.hpp"
 #include "src/backends/cpu/simd/store_out-inl.hpp"
 #include "src/base/numeric.hpp"
@@ -90,35 +100,50 @@ template <class T, class H>
 struct Finalize;
 
 template <>
-struct Finalize<std::uint8_t, std::uint16_t> {  // S <= 65535, n <= 257
+struct Finalize<std::uint8_t, std::uint16_t> {  // S <= 255 n, n <= 16384 (see below)
   using DH = hn::ScalableTag<std::uint16_t>;
   DH dh;
   hn::RebindToSigned<DH> di;
   hn::Rebind<std::uint8_t, DH> dt;
-  bool divide;
-  hn::Vec<DH> m16, vn, vmax;
-  hn::Vec<hn::RebindToSigned<DH>> vn_i, vn1_i, one_i;
-  Finalize(std::uint32_t n, bool normalize)
+  bool divide, even;
+  int sh;
+  hn::Vec<DH> m16, vn, vmax, vh, vhs, one;
+  hn::Vec<hn::RebindToSigned<DH>> vn1_i, zero_i;
+  // sh: the estimate's shift (box_wrap_shift, box_div.hpp); m16 = floor(2^(16 + sh) / n).
+  Finalize(std::uint32_t n, bool normalize, int shift)
       : divide(normalize && n > 1),
-        m16(hn::Set(dh, std::uint16_t(n > 1 ? 65536u / n : 0))),
+        even(n % 2 == 0),
+        sh(shift),
+        m16(hn::Set(dh, std::uint16_t(n > 1 ? (65536u << shift) / n : 0))),
         vn(hn::Set(dh, std::uint16_t(n))),
         vmax(hn::Set(dh, std::uint16_t(255))),
-        vn_i(hn::Set(di, std::int16_t(n))),
+        vh(hn::Set(dh, std::uint16_t(n / 2))),
+        vhs(hn::Set(dh, std::uint16_t((n / 2) >> shift))),
+        one(hn::Set(dh, std::uint16_t(1))),
         vn1_i(hn::Set(di, std::int16_t(n - 1))),
-        one_i(hn::Set(di, std::int16_t(1))) {}
+        zero_i(hn::Zero(di)) {}
+  // Exact sums S < 2^16.
   HWY_INLINE hn::Vec<decltype(dt)> operator()(hn::Vec<DH> s) const {
     if (!divide) return hn::DemoteTo(dt, hn::BitCast(di, hn::Min(s, vmax)));
-    // q0 = floor(S * floor(2^16 / n) / 2^16) is floor(S/n) or floor(S/n) - 1 (S < 2^16);
-    // r = S - q0*n in [0, 2n).
-    auto q = hn::BitCast(di, hn::MulHigh(s, m16));
-    auto r = hn::BitCast(di, hn::Sub(s, hn::Mul(hn::BitCast(dh, q), vn)));
-    const auto big = hn::Gt(r, vn1_i);
-    q = hn::IfThenElse(big, hn::Add(q, one_i), q);
-    r = hn::IfThenElse(big, hn::Sub(r, vn_i), r);
-    const auto r2 = hn::Add(r, r);
-    const auto up =
-        hn::Or(hn::Gt(r2, vn_i), hn::And(hn::Eq(r2, vn_i), hn::Eq(hn::And(q, one_i), one_i)));
-    return hn::DemoteTo(dt, hn::IfThenElse(up, hn::Add(q, one_i), q));
+    return (*this)(s, sh > 0 ? hn::ShiftRightSame(s, sh) : s);
+  }
+  // Normalised, from lo = S mod 2^16 and an estimate S/2^sh - terms < e <= S/2^sh:
+  // round-half-even(S/n) = floor(S'/n), S' = S + floor(n/2), except at the ties of even n
+  // (S' a multiple of n and the quotient odd: one less). e' = e + (floor(n/2) >> sh)
+  // estimates S'/2^sh within terms + 1, so q0 = floor(e' * m16 / 2^16) is floor(S'/n) or
+  // floor(S'/n) - 1 (box_wrap_shift), and r = S' - q0*n in [0, 2n) is lo + floor(n/2) -
+  // q0*n modulo 2^16.
+  HWY_INLINE hn::Vec<decltype(dt)> operator()(hn::Vec<DH> lo, hn::Vec<DH> e) const {
+    auto q = hn::MulHigh(hn::Add(e, vhs), m16);
+    auto r = hn::BitCast(di, hn::Sub(hn::Add(lo, vh), hn::Mul(q, vn)));
+    const auto big = hn::RebindMask(dh, hn::Gt(r, vn1_i));
+    q = hn::IfThenElse(big, hn::Add(q, one), q);
+    if (even) {
+      r = hn::IfThenElse(hn::RebindMask(di, big), hn::Sub(r, hn::BitCast(di, vn)), r);
+      const auto tie = hn::And(hn::RebindMask(dh, hn::Eq(r, zero_i)), hn::Eq(hn::And(q, one), one));
+      q = hn::IfThenElse(tie, hn::Sub(q, one), q);
+    }
+    return hn::DemoteTo(dt, hn::BitCast(di, q));
   }
 };
 
@@ -133,7 +158,7 @@ struct Finalize<T, std::uint32_t> {  // S < 2^32, n <= 65025
   hn::Vec<DH> vn, vmax, lo16;
   hn::Vec<hn::RebindToSigned<DH>> vn_i, vn1_i, one_i, zero_i;
   hn::Vec<hn::Rebind<float, DH>> rcp, k65536, vnf;
-  Finalize(std::uint32_t n, bool normalize)
+  Finalize(std::uint32_t n, bool normalize, int /*sh*/ = 0)
       : divide(normalize),
         vn(hn::Set(dh, n)),
         vmax(hn::Set(dh, std::uint32_t(detail::Limits<T>::hi))),
@@ -179,14 +204,6 @@ struct Finalize<T, std::uint32_t> {  // S < 2^32, n <= 65025
 // 14.8, 15x15 19.9 -> 18.4.
 constexpr int kDirectBoxCols = 15;
 
-// u8 with 16-bit partial sums: the widest power of two of columns (each <= 255 kh) whose sum
-// fits 16 bits.
-inline int u16_top(int kh) {
-  int m = 1;
-  while (2 * m * 255 * kh <= 65535) m *= 2;
-  return m;
-}
-
 // T: the samples; V: the column sums (u16 for u8: <= 255 * 255); H: the partial window sums
 // of the doubling passes (u16 for u8 when n <= 257 or when they stop at a width whose sums
 // fit 16 bits, else u32); F: the window sums (H, or u32 when the doubling stops early).
@@ -217,12 +234,12 @@ void box_int(const ConstImageView& src, const ImageView& dst, const BoxParams& p
   // windows. With 32-bit doubling over 16-bit column sums (V narrower than H), P is first
   // widened into W.
   const std::int64_t valid = (w + kw - 1) * ch;
-  Scratch<V> pbuf(static_cast<std::size_t>(valid + 3 * N));
+  Scratch<V> pbuf(static_cast<std::size_t>(valid + 3 * N + 16 * ch));
   Scratch<H> wbuf(static_cast<std::size_t>(valid + 3 * N)),
       abuf(static_cast<std::size_t>(valid + 3 * N));
   V* P = pbuf.data();
   H *W = wbuf.data(), *A = abuf.data();
-  std::fill(P, P + valid + 3 * N, V(0));
+  std::fill(P, P + valid + 3 * N + 16 * ch, V(0));
   std::fill(W, W + valid + 3 * N, H(0));
   std::fill(A, A + valid + 3 * N, H(0));
   V* col = P + std::int64_t(ax) * ch;
@@ -240,7 +257,7 @@ void box_int(const ConstImageView& src, const ImageView& dst, const BoxParams& p
     for (; i < wc; ++i) col[i] = V(col[i] + s[i]);
   }
 
-  const Finalize<T, F> finalize(n, p.normalize);
+  const Finalize<T, F> finalize(n, p.normalize, std::max(box_wrap_shift(n, 1), 0));
   auto finalize1 = [&](std::uint32_t s) -> T {
     return detail::saturate_cast<T>(p.normalize ? detail::div_round_half_even(std::int64_t(s), n)
                                                 : std::int64_t(s));
@@ -252,11 +269,21 @@ void box_int(const ConstImageView& src, const ImageView& dst, const BoxParams& p
   // q * top + cur = kw) in F lanes, fused with finalize into dst.
   int top = 1;
   while (2 * top <= kw) top *= 2;
-  if constexpr (!std::is_same_v<H, F>) top = std::min(top, u16_top(kh));
+  if constexpr (!std::is_same_v<H, F>) top = std::min(top, box_u16_top(kh));
   // Narrow windows: the kw terms summed directly from P (no pass stores, no widening).
   if constexpr (std::is_same_v<V, H> && std::is_same_v<H, F>)
     if (kw <= kDirectBoxCols) top = 1;
   const int q = kw / top;
+  // 16-bit doubling with wider sums, normalised: the final sums stay in 16-bit lanes, taken
+  // modulo 2^16 with an estimate from the terms shifted right (Finalize's second form).
+  constexpr bool kWrapable = std::is_same_v<H, std::uint16_t> && !std::is_same_v<H, F>;
+  const int wsh = kWrapable && p.normalize ? box_wrap_shift(n, q + (kw % top != 0)) : -1;
+  // One pass of W_top straight from P instead of the doubling passes (box_wrap_plan).
+  BoxWrapPlan plan;
+  if constexpr (kWrapable)
+    if (p.normalize) plan = box_wrap_plan(kw, kh);
+  const bool fused = plan.sh >= 0;
+  const Finalize<T, H> wfinal(n, true, fused ? plan.sh : std::max(wsh, 0));
   const bool stream = stream_output(dst);
   const hn::ScalableTag<F> df;
   const hn::Rebind<H, decltype(df)> dhf;
@@ -284,6 +311,55 @@ void box_int(const ConstImageView& src, const ImageView& dst, const BoxParams& p
       for (; i < wc; ++i) col[i] = V(col[i] + in[i] - out[i]);
     }
     map.fill(P, w, ch, cpad);
+    if constexpr (kWrapable) {
+      if (fused) {
+        // W(j) = W_top(j), exact in 16 bits, as far as the last window's q-th term reaches
+        // (with sub, past the row: P is 0 there, and the same zeros are subtracted).
+        const std::int64_t top_ch = std::int64_t(plan.top) * ch;
+        const std::int64_t wlen = wc + std::int64_t(plan.q - 1) * top_ch;
+        for (std::int64_t j = 0; plan.top > 1 && j < wlen; j += N) {
+          auto a = hn::LoadU(dh, P + j), b = hn::LoadU(dh, P + j + ch);
+          for (int c = 2; c + 1 < plan.top; c += 2) {
+            a = hn::Add(a, hn::LoadU(dh, P + j + c * ch));
+            b = hn::Add(b, hn::LoadU(dh, P + j + (c + 1) * ch));
+          }
+          hn::StoreU(hn::Add(a, b), dh, W + j);
+        }
+        const H* Wt = plan.top > 1 ? W : P;
+        T* d = dst.row<T>(y);
+        const H* X = P + std::int64_t(plan.q) * top_ch - std::int64_t(plan.sub) * ch;
+        const auto one = hn::Set(dh, H(1));
+        std::int64_t j = 0;
+        for (; j + N <= wc; j += N) {
+          auto t = hn::LoadU(dh, Wt + j);
+          auto lo = t, e = hn::ShiftRightSame(t, plan.sh);
+          for (int u = 1; u < plan.q; ++u) {
+            t = hn::LoadU(dh, Wt + j + u * top_ch);
+            lo = hn::Add(lo, t);
+            e = hn::Add(e, hn::ShiftRightSame(t, plan.sh));
+          }
+          if (plan.add > 0 || plan.sub > 0) {
+            auto x = hn::LoadU(dh, X + j);
+            for (int c = 1; c < plan.add + plan.sub; ++c)
+              x = hn::Add(x, hn::LoadU(dh, X + j + c * ch));
+            if (plan.add > 0) {
+              lo = hn::Add(lo, x);
+              e = hn::Add(e, hn::ShiftRightSame(x, plan.sh));
+            } else {
+              lo = hn::Sub(lo, x);
+              e = hn::SaturatedSub(e, hn::Add(hn::ShiftRightSame(x, plan.sh), one));
+            }
+          }
+          StoreOut(wfinal(lo, e), dt, d + j, stream);
+        }
+        for (; j < wc; ++j) {
+          std::uint32_t sum = 0;
+          for (int c = 0; c < kw; ++c) sum += P[j + std::int64_t(c) * ch];
+          d[j] = finalize1(sum);
+        }
+        continue;
+      }
+    }
     const H* S;  // W_m: P for m = 1 (or its widened copy), then W
     if constexpr (std::is_same_v<V, H>) {
       S = P;
@@ -301,6 +377,25 @@ void box_int(const ConstImageView& src, const ImageView& dst, const BoxParams& p
         T* d = dst.row<T>(y);
         const std::int64_t step = std::int64_t(top) * ch;
         std::int64_t j = 0;
+        if constexpr (kWrapable) {
+          if (wsh >= 0) {
+            for (; j + N <= wc; j += N) {
+              auto t = hn::LoadU(dh, S + j + aoff);
+              auto lo = t, e = hn::ShiftRightSame(t, wsh);
+              for (int u = 1; u < q; ++u) {
+                t = hn::LoadU(dh, S + j + aoff + u * step);
+                lo = hn::Add(lo, t);
+                e = hn::Add(e, hn::ShiftRightSame(t, wsh));
+              }
+              if (have) {
+                t = hn::LoadU(dh, A + j);
+                lo = hn::Add(lo, t);
+                e = hn::Add(e, hn::ShiftRightSame(t, wsh));
+              }
+              StoreOut(wfinal(lo, e), dt, d + j, stream);
+            }
+          }
+        }
         for (; j + NF <= wc; j += NF) {
           auto s = widenf(hn::LoadU(dhf, S + j + aoff));
           for (int t = 1; t < q; ++t)
@@ -412,7 +507,7 @@ void box_rows(const ConstImageView& src, const ImageView& dst, const BoxParams& 
                                                                                   rows);
       // 16-bit doubling up to u16_top columns, then at most 4 widened terms (kw 31, kh 31:
       // 8 columns, 3 terms + the low bits); wider windows double in 32 bits.
-      if (p.kw / u16_top(p.kh) <= 4)
+      if (p.kw / box_u16_top(p.kh) <= 4)
         return box_int<std::uint8_t, std::uint16_t, std::uint16_t, std::uint32_t>(src, dst, p,
                                                                                   rows);
       return box_int<std::uint8_t, std::uint16_t, std::uint32_t, std::uint32_t>(src, dst, p, rows);
