@@ -270,9 +270,8 @@ TEST(Box, EveryBackendMatchesRefOnManyTiles) {
       for (bool norm : {true, false})
         ASSERT_TRUE(backends_match_ref(
             "box",
-            "kw=" + std::to_string(k.kw) + " kh=" + std::to_string(k.kh) +
-                " normalize=" + std::to_string(norm) + " " +
-                border_params(borders[turn++ % borders.size()]),
+            "kw=" + std::to_string(k.kw) + " kh=" + std::to_string(k.kh) + " normalize=" +
+                std::to_string(norm) + " " + border_params(borders[turn++ % borders.size()]),
             {Depth::u8, ch}, s, rng));
   for (const char* params : {"kw=9 kh=9 border=reflect101", "kw=31 kh=7 border=constant value=7"})
     ASSERT_TRUE(backends_match_ref("box", params, {Depth::u8, 1}, {4100, 1100}, rng));

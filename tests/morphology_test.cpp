@@ -322,8 +322,8 @@ TEST(Morphology, EveryBackendMatchesRefOnManyTiles) {
       }
   for (MorphOp op : {MorphOp::dilate, MorphOp::erode}) {
     const TestImage sparse = impulse_image({4100, 1100}, {Depth::u8, 1}, op, rng);
-    ASSERT_TRUE(backends_match_ref(morph_op_name(op), "kw=15 kh=15 border=reflect101",
-                                   sparse.view, rng));
+    ASSERT_TRUE(
+        backends_match_ref(morph_op_name(op), "kw=15 kh=15 border=reflect101", sparse.view, rng));
   }
 }
 

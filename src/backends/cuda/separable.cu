@@ -93,6 +93,7 @@ __global__ void __launch_bounds__(kByteTileThreads)
   const int tw = byte_tile_width(p.kw, CN), th = bh + p.kh - 1, nw = tw / 4;
   const int cp = box_col_pitch(tw);
   unsigned char* tile = smem_raw;
+  unsigned* stage = reinterpret_cast<unsigned*>(smem_raw);  // after the vertical pass
   std::uint16_t* col =
       reinterpret_cast<std::uint16_t*>(smem_raw + (std::size_t(tw) * th + 15) / 16 * 16);
   const long long wc = (long long)dst.w * CN;
@@ -150,25 +151,18 @@ __global__ void __launch_bounds__(kByteTileThreads)
       for (int e = 0; e < kBoxRun; ++e) {
         if (e >= CN) s[e % CN] += unsigned(vk[e]) - unsigned(v[e - CN]);
         const unsigned sum = s[e % CN];
-        const unsigned q =
-            !p.normalize ? min(sum, 255u) : p.odd ? p.recip_odd(sum) : p.recip(sum);
+        const unsigned q = !p.normalize ? min(sum, 255u) : p.odd ? p.recip_odd(sum) : p.recip(sum);
         if (e % 4 == 0)
           packed[e / 4] = q;
         else
           packed[e / 4] |= q << (8 * (e % 4));
       }
-      std::uint8_t* out = dst.row(y0 + r) + eb;
-      if (dst_aligned && eb + kBoxRun <= wc) {
+      unsigned* st = stage + r * kStageWords + run * (kBoxRun / 4);
 #pragma unroll
-        for (int i = 0; i < kBoxRun / 16; ++i)
-          reinterpret_cast<uint4*>(out)[i] = make_uint4(packed[4 * i], packed[4 * i + 1],
-                                                        packed[4 * i + 2], packed[4 * i + 3]);
-      } else {
-#pragma unroll
-        for (int e = 0; e < kBoxRun; ++e)  // unrolled: packed[] stays in registers
-          if (eb + e < wc) out[e] = std::uint8_t(packed[e / 4] >> (8 * (e % 4)));
-      }
+      for (int i = 0; i < kBoxRun / 4; ++i) st[i] = packed[i];
     }
+    __syncthreads();
+    store_staged(stage, rows, dst, e0, y0, dst_aligned);
     __syncthreads();  // the next tile overwrites what this one read
   }
 }
@@ -205,16 +199,23 @@ bool try_box_u8_tiles(const ConstImageView& s, const ImageView& d, const BoxPara
     if (smem > 48 * 1024)
       PIXFLOW_CUDA_CHECK(
           cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-    kernel<<<grid, kByteTileThreads, smem, st>>>(dev_view<std::uint8_t>(s),
-                                                 dev_view<std::uint8_t>(d),
-                                                 dev_border<std::uint8_t>(p.border), k, bh, rows,
-                                                 sa, da);
+    kernel<<<grid, kByteTileThreads, smem, st>>>(
+        dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(p.border), k,
+        bh, rows, sa, da);
   };
   switch (cn) {
-    case 1: launch(box_u8_kernel<1>); break;
-    case 2: launch(box_u8_kernel<2>); break;
-    case 3: launch(box_u8_kernel<3>); break;
-    default: launch(box_u8_kernel<4>); break;
+    case 1:
+      launch(box_u8_kernel<1>);
+      break;
+    case 2:
+      launch(box_u8_kernel<2>);
+      break;
+    case 3:
+      launch(box_u8_kernel<3>);
+      break;
+    default:
+      launch(box_u8_kernel<4>);
+      break;
   }
   PIXFLOW_CUDA_CHECK_LAUNCH("box");
   return true;

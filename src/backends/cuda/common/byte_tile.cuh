@@ -77,11 +77,19 @@ __device__ __forceinline__ long long near_border_index(long long p, long long le
   if (p >= 0 && p < len) return p;
   long long q = -1;
   switch (t) {
-    case BorderType::replicate: return p < 0 ? 0 : len - 1;
-    case BorderType::reflect: q = p < 0 ? -p - 1 : 2 * len - 1 - p; break;
-    case BorderType::reflect101: q = len == 1 ? 0 : p < 0 ? -p : 2 * len - 2 - p; break;
-    case BorderType::wrap: q = p < 0 ? p + len : p - len; break;
-    case BorderType::constant: return -1;
+    case BorderType::replicate:
+      return p < 0 ? 0 : len - 1;
+    case BorderType::reflect:
+      q = p < 0 ? -p - 1 : 2 * len - 1 - p;
+      break;
+    case BorderType::reflect101:
+      q = len == 1 ? 0 : p < 0 ? -p : 2 * len - 2 - p;
+      break;
+    case BorderType::wrap:
+      q = p < 0 ? p + len : p - len;
+      break;
+    case BorderType::constant:
+      return -1;
   }
   return q >= 0 && q < len ? q : detail::border_index(p, len, t);
 }
@@ -132,6 +140,38 @@ __device__ __forceinline__ void load_byte_tile(unsigned char* tile, const ByteTi
     }
   }
   __syncthreads();
+}
+
+/// Output staging: a block's output rows are written to shared memory (rows of kStageWords
+/// words: an odd pitch, so that threads on different rows hit different banks) and then to
+/// the image by consecutive threads along each row, 16 bytes each: whole 32-byte sectors per
+/// warp instead of pieces of many rows (which cost twice the L2 traffic in stores).
+constexpr int kStageWords = kByteTileBW / 4 + 1;
+
+/// Writes staged rows 0 .. rows - 1 to output rows y0 + r, samples e0 .. (clipped to the
+/// row). The caller syncs the block before (the stage is complete) and after (before
+/// reusing it).
+__device__ __forceinline__ void store_staged(const unsigned* stage, int rows,
+                                             const DevView<std::uint8_t>& dst, long long e0,
+                                             long long y0, bool aligned) {
+  constexpr int kChunks = kByteTileBW / 16;
+  const long long wc = (long long)dst.w * dst.cn;
+  for (int it = threadIdx.x; it < rows * kChunks; it += blockDim.x) {
+    const int r = it / kChunks, c = it % kChunks;
+    const long long eb = e0 + 16LL * c;
+    if (eb >= wc) continue;
+    const unsigned* s = stage + r * kStageWords + 4 * c;
+    const uint4 v = make_uint4(s[0], s[1], s[2], s[3]);
+    std::uint8_t* out = dst.row(y0 + r) + eb;
+    if (aligned && eb + 16 <= wc) {
+      *reinterpret_cast<uint4*>(out) = v;
+    } else {
+      const unsigned w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int e = 0; e < 16; ++e)
+        if (eb + e < wc) out[e] = std::uint8_t(w[e / 4] >> (8 * (e % 4)));
+    }
+  }
 }
 
 }  // namespace pixflow::cuda
