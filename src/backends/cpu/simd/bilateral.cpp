@@ -354,11 +354,13 @@ void run_sym(const ConstImageView& src, const ImageView& dst, const BilateralPar
       }
       // Forward weights of centre row yc, centres x0 - r .. x1 + r (column j = x - x0 + r).
       {
-        const std::uint8_t* cr = prow(yc) + r;
+        const std::uint8_t* prows[64];  // the window's rows yc - r .. yc + r (no modulo per offset)
+        for (int i = 0; i < side; ++i) prows[i] = prow(yc - r + i);
+        const std::uint8_t* cr = prows[r] + r;
         float* wr = wrow(yc);
         for (std::size_t f = 0; f < KF; ++f) {
           const std::size_t k = centre + 1 + f;
-          const std::uint8_t* pr = prow(yc + kdy[k]) + r + kdx[k];
+          const std::uint8_t* pr = prows[kdy[k] + r] + r + kdx[k];
 #if HWY_TARGET == HWY_AVX3
           if (CH == 1 && vbmi) {
             weights_vbmi(cr, pr, lw, planes.data(), win.space[k], wr + std::int64_t(f) * LW);
@@ -398,14 +400,18 @@ void run_sym(const ConstImageView& src, const ImageView& dst, const BilateralPar
       std::uint8_t* res = CH == 1 ? out : planar.data();
       // Per offset, this row's weight column (column x - x0; none for the centre) and
       // padded source column.
+      const float* frows[64];  // rows y - r .. y + r
+      const float* wrows[64];  // weight rows y - r .. y
+      for (int i = 0; i < side; ++i) frows[i] = frow(y - r + i);
+      for (int i = 0; i <= r; ++i) wrows[i] = wrow(y - r + i);
       for (std::size_t k = 0; k < K; ++k) {
         if (k > centre) {
-          wp[k] = wrow(y) + std::int64_t(k - centre - 1) * LW + r;
+          wp[k] = wrows[r] + std::int64_t(k - centre - 1) * LW + r;
         } else if (k < centre) {
           const std::size_t m = K - 1 - k;  // the mirror offset (forward)
-          wp[k] = wrow(y + kdy[k]) + std::int64_t(m - centre - 1) * LW + r + kdx[k];
+          wp[k] = wrows[kdy[k] + r] + std::int64_t(m - centre - 1) * LW + r + kdx[k];
         }
-        pp[k] = frow(y + kdy[k]) + 2 * r + kdx[k];
+        pp[k] = frows[kdy[k] + r] + 2 * r + kdx[k];
       }
       std::int64_t x = 0;
       for (; x + 2 * N <= sw; x += 2 * N) {
