@@ -246,6 +246,7 @@ void morph_t(const ConstImageView& src, const ImageView& dst, const detail::Morp
     while ((2 << nl) <= kw) ++nl;
     if ((1 << nl) / 2 * ch <= 64 && (kw - (1 << nl)) * ch <= 64 && nl >= 2 && nl <= 4) vbmi_nl = nl;
   }
+  (void)vbmi_nl;  // read only where T is u8
 #endif
   auto finish_row = [&](std::int64_t y, int t = 0) {
     T* p = pads.data() + pitch * t;
