@@ -226,9 +226,10 @@ void morph_t(const ConstImageView& src, const ImageView& dst, const detail::Morp
   // floats right after).
   const bool stream = !kKeyed && stream_output(dst);
   // Padded column-extreme rows (one per output row of a block): ax pixels, the w columns,
-  // kw - 1 - ax pixels, 3 spare vectors.
+  // kw - 1 - ax pixels, 8 spare vectors (horizontal_vbmi reads ahead), rows 64-byte aligned
+  // (its loads: 15x15 u8x3 1T 7.7 -> 7.25 ms).
   const int nbuf = block_rows(kh);
-  const std::int64_t valid = (w + kw - 1) * ch, pitch = valid + 8 * N;
+  const std::int64_t valid = (w + kw - 1) * ch, pitch = (valid + 8 * N + 63) / 64 * 64;
   Scratch<T> pads(static_cast<std::size_t>(pitch * nbuf));
   std::fill(pads.data(), pads.data() + pitch * nbuf, cval);
   auto colrow = [&](int t) { return pads.data() + pitch * t + std::int64_t(ax) * ch; };
