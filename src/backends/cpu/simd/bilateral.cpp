@@ -226,19 +226,18 @@ void pad_cols(const ConstImageView& src, std::int64_t sy, std::int64_t x0, std::
 
 #if HWY_TARGET == HWY_AVX3
 // u8x1 forward weights by byte permutes (AVX-512 VBMI, checked at run time: Highway's AVX3
-// target does not assume it): o[j] = space * lut[|a[j] - b[j]|] for j < n, rounded up to 64
-// (the caller's rows and weight arrays have the slack). The 256 floats of lut are four byte
-// planes of 256 entries, each in four registers (planes[4p + q]: byte p of lut[64q ..
-// 64q + 63]); per 64 deltas (bytes: |a - b| <= 255) each plane is two two-table permutes
-// (vpermi2b: entries 0..127 and 128..255) and a blend on bit 7, then two rounds of unpacks
-// interleave the planes into four vectors of 16 floats. The unpacks work within 128-bit
-// lanes, so the deltas are first permuted (position 16L + 4q + e takes delta 16q + 4L + e)
-// and the floats come out in order. The product is the reference's float space * colour.
-__attribute__((target(HWY_TARGET_STR ",avx512vbmi"))) void weights_vbmi(const std::uint8_t* a,
-                                                                        const std::uint8_t* b,
-                                                                        std::int64_t n,
-                                                                        const std::uint8_t* planes,
-                                                                        float space, float* o) {
+// target does not assume it): for each of the nb offsets f, o[f * o_step + j] = space[f] *
+// lut[|a[j] - b[f][j]|] for j < n, rounded up to 64 (the caller's rows and weight arrays
+// have the slack); the tables stay in registers for all offsets of a row. The 256 floats of lut are
+// four byte planes of 256 entries, each in four registers (planes[4p + q]: byte p of lut[64q .. 64q
+// + 63]); per 64 deltas (bytes: |a - b| <= 255) each plane is two two-table permutes (vpermi2b:
+// entries 0..127 and 128..255) and a blend on bit 7, then two rounds of unpacks interleave the
+// planes into four vectors of 16 floats. The unpacks work within 128-bit lanes, so the deltas are
+// first permuted (position 16L + 4q + e takes delta 16q + 4L + e) and the floats come out in order.
+// The product is the reference's float space * colour.
+__attribute__((target(HWY_TARGET_STR ",avx512vbmi"))) void weights_vbmi(
+    const std::uint8_t* a, const std::uint8_t* const* b, const float* space, std::size_t nb,
+    std::int64_t n, const std::uint8_t* planes, float* o, std::int64_t o_step) {
   alignas(64) std::uint8_t order[64];
   for (int L = 0; L < 4; ++L)
     for (int q = 0; q < 4; ++q)
@@ -246,24 +245,27 @@ __attribute__((target(HWY_TARGET_STR ",avx512vbmi"))) void weights_vbmi(const st
   const __m512i perm = _mm512_load_si512(order);
   __m512i t[16];
   for (int i = 0; i < 16; ++i) t[i] = _mm512_loadu_si512(planes + 64 * i);
-  const __m512 s = _mm512_set1_ps(space);
-  for (std::int64_t j = 0; j < n; j += 64) {
-    const __m512i va = _mm512_loadu_si512(a + j), vb = _mm512_loadu_si512(b + j);
-    __m512i d = _mm512_sub_epi8(_mm512_max_epu8(va, vb), _mm512_min_epu8(va, vb));
-    d = _mm512_permutexvar_epi8(perm, d);
-    const __mmask64 high = _mm512_movepi8_mask(d);  // delta >= 128
-    __m512i pl[4];
-    for (int q = 0; q < 4; ++q)
-      pl[q] = _mm512_mask_blend_epi8(high, _mm512_permutex2var_epi8(t[4 * q], d, t[4 * q + 1]),
-                                     _mm512_permutex2var_epi8(t[4 * q + 2], d, t[4 * q + 3]));
-    const __m512i lo01 = _mm512_unpacklo_epi8(pl[0], pl[1]),
-                  hi01 = _mm512_unpackhi_epi8(pl[0], pl[1]);
-    const __m512i lo23 = _mm512_unpacklo_epi8(pl[2], pl[3]),
-                  hi23 = _mm512_unpackhi_epi8(pl[2], pl[3]);
-    const __m512i f[4] = {_mm512_unpacklo_epi16(lo01, lo23), _mm512_unpackhi_epi16(lo01, lo23),
-                          _mm512_unpacklo_epi16(hi01, hi23), _mm512_unpackhi_epi16(hi01, hi23)};
-    for (int q = 0; q < 4; ++q)
-      _mm512_storeu_ps(o + j + 16 * q, _mm512_mul_ps(_mm512_castsi512_ps(f[q]), s));
+  for (std::size_t f = 0; f < nb; ++f, o += o_step) {
+    const __m512 s = _mm512_set1_ps(space[f]);
+    const std::uint8_t* bf = b[f];
+    for (std::int64_t j = 0; j < n; j += 64) {
+      const __m512i va = _mm512_loadu_si512(a + j), vb = _mm512_loadu_si512(bf + j);
+      __m512i d = _mm512_sub_epi8(_mm512_max_epu8(va, vb), _mm512_min_epu8(va, vb));
+      d = _mm512_permutexvar_epi8(perm, d);
+      const __mmask64 high = _mm512_movepi8_mask(d);  // delta >= 128
+      __m512i pl[4];
+      for (int q = 0; q < 4; ++q)
+        pl[q] = _mm512_mask_blend_epi8(high, _mm512_permutex2var_epi8(t[4 * q], d, t[4 * q + 1]),
+                                       _mm512_permutex2var_epi8(t[4 * q + 2], d, t[4 * q + 3]));
+      const __m512i lo01 = _mm512_unpacklo_epi8(pl[0], pl[1]),
+                    hi01 = _mm512_unpackhi_epi8(pl[0], pl[1]);
+      const __m512i lo23 = _mm512_unpacklo_epi8(pl[2], pl[3]),
+                    hi23 = _mm512_unpackhi_epi8(pl[2], pl[3]);
+      const __m512i w[4] = {_mm512_unpacklo_epi16(lo01, lo23), _mm512_unpackhi_epi16(lo01, lo23),
+                            _mm512_unpacklo_epi16(hi01, hi23), _mm512_unpackhi_epi16(hi01, hi23)};
+      for (int q = 0; q < 4; ++q)
+        _mm512_storeu_ps(o + j + 16 * q, _mm512_mul_ps(_mm512_castsi512_ps(w[q]), s));
+    }
   }
 }
 
@@ -309,6 +311,7 @@ void run_sym(const ConstImageView& src, const ImageView& dst, const BilateralPar
   // u8x1 on a CPU with VBMI: the colour table as four byte planes (weights_vbmi).
   const bool vbmi = CH == 1 && has_vbmi();
   std::vector<std::uint8_t> planes(vbmi ? 1024 : 0);
+  std::vector<const std::uint8_t*> fb(KF);  // the forward offsets' rows, per centre row
   for (std::size_t i = 0; i < planes.size(); ++i) {
     std::uint32_t bits;
     std::memcpy(&bits, &win.lut[i % 256], 4);
@@ -358,15 +361,20 @@ void run_sym(const ConstImageView& src, const ImageView& dst, const BilateralPar
         for (int i = 0; i < side; ++i) prows[i] = prow(yc - r + i);
         const std::uint8_t* cr = prows[r] + r;
         float* wr = wrow(yc);
-        for (std::size_t f = 0; f < KF; ++f) {
+        bool done = false;  // weights_vbmi did them
+#if HWY_TARGET == HWY_AVX3
+        if (CH == 1 && vbmi) {
+          for (std::size_t f = 0; f < KF; ++f) {
+            const std::size_t k = centre + 1 + f;
+            fb[f] = prows[kdy[k] + r] + r + kdx[k];
+          }
+          weights_vbmi(cr, fb.data(), win.space.data() + centre + 1, KF, lw, planes.data(), wr, LW);
+          done = true;
+        }
+#endif
+        for (std::size_t f = 0; !done && f < KF; ++f) {
           const std::size_t k = centre + 1 + f;
           const std::uint8_t* pr = prows[kdy[k] + r] + r + kdx[k];
-#if HWY_TARGET == HWY_AVX3
-          if (CH == 1 && vbmi) {
-            weights_vbmi(cr, pr, lw, planes.data(), win.space[k], wr + std::int64_t(f) * LW);
-            continue;
-          }
-#endif
           for (std::int64_t j = 0; j < lw4; j += N16) {
             auto dsum = hn::Zero(du16);
             for (int c = 0; c < CH; ++c) {
