@@ -265,7 +265,8 @@ TestImage impulse_image(Size s, Format fmt, MorphOp op, std::mt19937_64& rng) {
 // The SIMD kernel's paths (src/backends/cpu/simd/morphology.cpp): blocks of 1, 2, 4, 8 and
 // 16 output rows (kh 1, 2-3, 4-7, 8-15, 16+; bands that start anywhere in a block, the last
 // block partial), kw <= 6 direct and kw >= 7 doubling (powers of two and not), large and
-// unequal windows, iterations, every border (constant with values inside and outside the
+// unequal windows (u8 doubling in registers on AVX-512 VBMI: 2, 3 and 4 levels, 1, 3 and 4
+// channels), iterations, every border (constant with values inside and outside the
 // depth's range), rows around the vector widths and a tall image for many blocks per band;
 // uniform noise and impulse images.
 TEST(Morphology, EveryBackendMatchesRefLargeWindows) {
@@ -275,9 +276,9 @@ TEST(Morphology, EveryBackendMatchesRefLargeWindows) {
   borders.push_back(Border::constant(-3));
   borders.push_back(Border::constant(300));
   const std::vector<Size> sizes = {{263, 37}, {1000, 5}, {31, 97}, {70, 3}};
-  const Win wins[] = {{15, 15}, {31, 31}, {5, 9}, {9, 5}, {16, 4}, {2, 6}, {8, 31}, {3, 3}};
+  const Win wins[] = {{15, 15}, {31, 31}, {5, 9}, {9, 5}, {16, 4}, {2, 6}, {8, 31}, {3, 3}, {7, 5}};
   for (Depth d : kDepths)
-    for (int ch : {1, 3})
+    for (int ch : {1, 3, 4})
       for (Size s : sizes)
         for (Win k : wins)
           for (const Border& b : borders)

@@ -7,7 +7,9 @@
 // last pixels of a row (fewer than a vector) run the same arithmetic one at a time.
 //
 // u8: the colour weight is gathered from the reference's float table (GatherIndex); up to
-// radius 8 each weight is computed once per pair of pixels (run_sym).
+// radius 8 each weight is computed once per pair of pixels (run_sym), by scalar lookups in a
+// table of space * colour, or for u8x1 on AVX-512 with VBMI by byte permutes of the colour
+// table's four byte planes, then the product space * colour (weights_vbmi).
 //
 // f32: the reference's colour weight is float(std::exp(x)), x = double(delta)^2 * color_coeff
 // (glibc's double exp, then rounded to float), per sample. Here x is computed exactly as the
@@ -222,13 +224,65 @@ void pad_cols(const ConstImageView& src, std::int64_t sy, std::int64_t x0, std::
   }
 }
 
+#if HWY_TARGET == HWY_AVX3
+// u8x1 forward weights by byte permutes (AVX-512 VBMI, checked at run time: Highway's AVX3
+// target does not assume it): for each of the nb offsets f, o[f * o_step + j] = space[f] *
+// lut[|a[j] - b[f][j]|] for j < n, rounded up to 64 (the caller's rows and weight arrays
+// have the slack); the tables stay in registers for all offsets of a row. The 256 floats of lut are
+// four byte planes of 256 entries, each in four registers (planes[4p + q]: byte p of lut[64q .. 64q
+// + 63]); per 64 deltas (bytes: |a - b| <= 255) each plane is two two-table permutes (vpermi2b:
+// entries 0..127 and 128..255) and a blend on bit 7, then two rounds of unpacks interleave the
+// planes into four vectors of 16 floats. The unpacks work within 128-bit lanes, so the deltas are
+// first permuted (position 16L + 4q + e takes delta 16q + 4L + e) and the floats come out in order.
+// The product is the reference's float space * colour.
+__attribute__((target(HWY_TARGET_STR ",avx512vbmi"))) void weights_vbmi(
+    const std::uint8_t* a, const std::uint8_t* const* b, const float* space, std::size_t nb,
+    std::int64_t n, const std::uint8_t* planes, float* o, std::int64_t o_step) {
+  alignas(64) std::uint8_t order[64];
+  for (int L = 0; L < 4; ++L)
+    for (int q = 0; q < 4; ++q)
+      for (int e = 0; e < 4; ++e) order[16 * L + 4 * q + e] = std::uint8_t(16 * q + 4 * L + e);
+  const __m512i perm = _mm512_load_si512(order);
+  __m512i t[16];
+  for (int i = 0; i < 16; ++i) t[i] = _mm512_loadu_si512(planes + 64 * i);
+  for (std::size_t f = 0; f < nb; ++f, o += o_step) {
+    const __m512 s = _mm512_set1_ps(space[f]);
+    const std::uint8_t* bf = b[f];
+    for (std::int64_t j = 0; j < n; j += 64) {
+      const __m512i va = _mm512_loadu_si512(a + j), vb = _mm512_loadu_si512(bf + j);
+      __m512i d = _mm512_sub_epi8(_mm512_max_epu8(va, vb), _mm512_min_epu8(va, vb));
+      d = _mm512_permutexvar_epi8(perm, d);
+      const __mmask64 high = _mm512_movepi8_mask(d);  // delta >= 128
+      __m512i pl[4];
+      for (int q = 0; q < 4; ++q)
+        pl[q] = _mm512_mask_blend_epi8(high, _mm512_permutex2var_epi8(t[4 * q], d, t[4 * q + 1]),
+                                       _mm512_permutex2var_epi8(t[4 * q + 2], d, t[4 * q + 3]));
+      const __m512i lo01 = _mm512_unpacklo_epi8(pl[0], pl[1]),
+                    hi01 = _mm512_unpackhi_epi8(pl[0], pl[1]);
+      const __m512i lo23 = _mm512_unpacklo_epi8(pl[2], pl[3]),
+                    hi23 = _mm512_unpackhi_epi8(pl[2], pl[3]);
+      const __m512i w[4] = {_mm512_unpacklo_epi16(lo01, lo23), _mm512_unpackhi_epi16(lo01, lo23),
+                            _mm512_unpacklo_epi16(hi01, hi23), _mm512_unpackhi_epi16(hi01, hi23)};
+      for (int q = 0; q < 4; ++q)
+        _mm512_storeu_ps(o + j + 16 * q, _mm512_mul_ps(_mm512_castsi512_ps(w[q]), s));
+    }
+  }
+}
+
+bool has_vbmi() {
+  static const bool yes = __builtin_cpu_supports("avx512vbmi");
+  return yes;
+}
+#endif
+
 // The same arithmetic with each colour weight looked up once per pair of pixels. The pair
 // (p, p + k) has the same delta and the same space weight (the window is symmetric) for the
 // output at p with offset k and the output at p + k with offset -k, so w = space[k] *
 // colour is the same float for both. Per centre row, the weights of the forward offsets
 // (after the centre in row-major order) are computed for every centre the band's outputs
 // reach back to (deltas in 16-bit lanes, then a scalar lookup in a table of space[k] *
-// colour[delta], the reference's product), into a ring of r+1 rows; each output then sums
+// colour[delta], the reference's product; u8x1 with VBMI: weights_vbmi), into a ring of r+1
+// rows; each output then sums
 // all K offsets in the reference's order, forward weights from its own row, backward ones
 // from the row and column of its partner. Strips of columns keep the ring in L2.
 template <int CH>
@@ -253,6 +307,17 @@ void run_sym(const ConstImageView& src, const ImageView& dst, const BilateralPar
       flut[f * std::size_t(nlut) + std::size_t(d)] =
           win.space[centre + 1 + f] * win.lut[std::size_t(d)];
   const float wcentre = win.space[centre] * win.lut[0];
+#if HWY_TARGET == HWY_AVX3
+  // u8x1 on a CPU with VBMI: the colour table as four byte planes (weights_vbmi).
+  const bool vbmi = CH == 1 && has_vbmi();
+  std::vector<std::uint8_t> planes(vbmi ? 1024 : 0);
+  std::vector<const std::uint8_t*> fb(KF);  // the forward offsets' rows, per centre row
+  for (std::size_t i = 0; i < planes.size(); ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &win.lut[i % 256], 4);
+    planes[i] = std::uint8_t(bits >> (8 * (i / 256)));
+  }
+#endif
 
   // Strip width: the weight ring (r+1 rows of KF arrays of S+2r floats) within ~384 KiB.
   std::int64_t S = std::int64_t(384 * 1024 / (4 * (r + 1) * std::int64_t(KF))) - 2 * r;
@@ -292,11 +357,24 @@ void run_sym(const ConstImageView& src, const ImageView& dst, const BilateralPar
       }
       // Forward weights of centre row yc, centres x0 - r .. x1 + r (column j = x - x0 + r).
       {
-        const std::uint8_t* cr = prow(yc) + r;
+        const std::uint8_t* prows[64];  // the window's rows yc - r .. yc + r (no modulo per offset)
+        for (int i = 0; i < side; ++i) prows[i] = prow(yc - r + i);
+        const std::uint8_t* cr = prows[r] + r;
         float* wr = wrow(yc);
-        for (std::size_t f = 0; f < KF; ++f) {
+        bool done = false;  // weights_vbmi did them
+#if HWY_TARGET == HWY_AVX3
+        if (CH == 1 && vbmi) {
+          for (std::size_t f = 0; f < KF; ++f) {
+            const std::size_t k = centre + 1 + f;
+            fb[f] = prows[kdy[k] + r] + r + kdx[k];
+          }
+          weights_vbmi(cr, fb.data(), win.space.data() + centre + 1, KF, lw, planes.data(), wr, LW);
+          done = true;
+        }
+#endif
+        for (std::size_t f = 0; !done && f < KF; ++f) {
           const std::size_t k = centre + 1 + f;
-          const std::uint8_t* pr = prow(yc + kdy[k]) + r + kdx[k];
+          const std::uint8_t* pr = prows[kdy[k] + r] + r + kdx[k];
           for (std::int64_t j = 0; j < lw4; j += N16) {
             auto dsum = hn::Zero(du16);
             for (int c = 0; c < CH; ++c) {
@@ -330,14 +408,18 @@ void run_sym(const ConstImageView& src, const ImageView& dst, const BilateralPar
       std::uint8_t* res = CH == 1 ? out : planar.data();
       // Per offset, this row's weight column (column x - x0; none for the centre) and
       // padded source column.
+      const float* frows[64];  // rows y - r .. y + r
+      const float* wrows[64];  // weight rows y - r .. y
+      for (int i = 0; i < side; ++i) frows[i] = frow(y - r + i);
+      for (int i = 0; i <= r; ++i) wrows[i] = wrow(y - r + i);
       for (std::size_t k = 0; k < K; ++k) {
         if (k > centre) {
-          wp[k] = wrow(y) + std::int64_t(k - centre - 1) * LW + r;
+          wp[k] = wrows[r] + std::int64_t(k - centre - 1) * LW + r;
         } else if (k < centre) {
           const std::size_t m = K - 1 - k;  // the mirror offset (forward)
-          wp[k] = wrow(y + kdy[k]) + std::int64_t(m - centre - 1) * LW + r + kdx[k];
+          wp[k] = wrows[kdy[k] + r] + std::int64_t(m - centre - 1) * LW + r + kdx[k];
         }
-        pp[k] = frow(y + kdy[k]) + 2 * r + kdx[k];
+        pp[k] = frows[kdy[k] + r] + 2 * r + kdx[k];
       }
       std::int64_t x = 0;
       for (; x + 2 * N <= sw; x += 2 * N) {
