@@ -242,6 +242,30 @@ TEST(Gaussian, SimdPathsMatchRefOnEveryDepthBorderAndShape) {
           }
 }
 
+// Images of many tiles for the CUDA u8 kernel (src/backends/cuda/separable.cu,
+// gaussian_u8_kernel: 256-sample tiles of 32 rows, vertical sums two samples per word,
+// horizontal sums in float; windows 13 and 49 compiled, the rest at run time), 1-4
+// channels, sigma from the window and the window from sigma, kw != kh; the borders taken
+// in turn. The last image is the benchmark's kind (many tiles in both directions).
+TEST(Gaussian, EveryBackendMatchesRefOnManyTiles) {
+  auto rng = make_rng(0x6a07);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  const std::vector<std::pair<Size, int>> images = {
+      {{600, 150}, 1}, {{517, 70}, 3}, {{300, 97}, 4}, {{389, 40}, 2}};
+  const char* cases[] = {"sigma=2",    "sigma=8",           "kw=13 kh=13 sigma=0",
+                         "kw=5 kh=9",  "kw=3 kh=3 sigma=1", "kw=49 kh=7 sigma=3",
+                         "kw=1 kh=13", "kw=25 kh=1 sigma=0"};
+  std::size_t turn = 0;
+  for (const auto& [s, ch] : images)
+    for (const char* c : cases)
+      ASSERT_TRUE(backends_match_ref(
+          "gaussian", std::string(c) + " " + border_params(borders[turn++ % borders.size()]),
+          {Depth::u8, ch}, s, rng));
+  for (const char* c : {"sigma=2 border=reflect101", "sigma=8 border=constant value=9"})
+    ASSERT_TRUE(backends_match_ref("gaussian", c, {Depth::u8, 1}, {2100, 300}, rng));
+}
+
 // Ranges, depths, dst and overlap: SchemaBadInput (tests/schema_test.cpp). Here: the window
 // derived from sigma.
 TEST(Gaussian, WindowFromSigmaNeedsAPositiveSigmaAndAWindowOfAtMost255) {

@@ -1,6 +1,7 @@
 // Separable linear filters on CUDA: box (this file), gaussian and sobel/scharr, all through
 // the fused separable kernel of common/separable.cuh.
 #include <cstdint>
+#include <type_traits>
 
 #include "src/backends/cuda/common/byte_tile.cuh"
 #include "src/backends/cuda/common/register.cuh"
@@ -356,6 +357,195 @@ struct GaussPolicy {
   }
 };
 
+// u8, any odd window, 1-4 channels: byte tiles of kGaussBH rows. The rule's sums are
+// integers (Q8 taps >= 0 summing to 256): a first-pass sum is <= 255 * 256 = 65280 and a
+// second-pass sum <= 65280 * 256 < 2^24, so the passes may run in either order and the
+// second may run in float (every partial sum an integer < 2^24: exact).
+// - Vertical, two samples per 32-bit word: bytes 0, 2 and 1, 3 of a tile word in 16-bit
+//   lanes, acc += tap * lanes with one IMAD (a lane's product and sum stay < 2^16, so no
+//   lane carries into the next); a thread a tile column word and kGaussR output rows.
+//   The sums go to shared memory as floats (from their bits: 2^23 + v - 2^23, exact).
+// - Horizontal, in float: a thread kGaussRun samples of one row (a warp's lanes on 32
+//   rows, an odd row pitch: 32 banks), sum_i tap_i * V(e + i cn) by fused multiply-adds in
+//   tap order, then (sum + 2^15) >> 16 on the integer; outputs staged and stored along rows.
+// KW, KH > 0: the window at compile time (loads and taps at constant offsets); 0: run time.
+constexpr int kGaussBH = 32, kGaussR = 8, kGaussRun = 16;
+
+struct GaussU8 {
+  int kw, kh;
+  std::int32_t ty[detail::kGaussianMaxK];  // vertical Q8 taps
+  float tx[detail::kGaussianMaxK];         // horizontal Q8 taps as floats (exact)
+};
+
+__host__ __device__ inline int gauss_v_pitch(int tw) {
+  return tw + 1;  // floats; odd
+}
+inline std::size_t gauss_u8_smem(int kw, int kh, int cn) {
+  const int tw = byte_tile_width(kw, cn);
+  return (std::size_t(tw) * (kGaussBH + kh - 1) + 15) / 16 * 16 +
+         std::size_t(kGaussBH) * gauss_v_pitch(tw) * sizeof(float);
+}
+
+template <int CN, int KW, int KH>
+__global__ void __launch_bounds__(kByteTileThreads)
+    gaussian_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                       DevBorder<std::uint8_t> border, GaussU8 p, int rows_of_blocks,
+                       bool src_aligned, bool dst_aligned) {
+  if constexpr (KW > 0) p.kw = KW;
+  if constexpr (KH > 0) p.kh = KH;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int tw = byte_tile_width(p.kw, CN), th = kGaussBH + p.kh - 1, nw = tw / 4;
+  const int vp = gauss_v_pitch(tw);
+  unsigned char* tile = smem_raw;
+  unsigned* stage = reinterpret_cast<unsigned*>(smem_raw);  // after the vertical pass
+  float* V = reinterpret_cast<float*>(smem_raw + (std::size_t(tw) * th + 15) / 16 * 16);
+  const long long wc = (long long)dst.w * CN;
+  const long long e0 = (long long)blockIdx.x * kByteTileBW;
+  constexpr int kRuns = kByteTileBW / kGaussRun;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long y0 = (long long)by * kGaussBH;
+    // The window's anchor is its centre (odd sizes).
+    const ByteTile tt = byte_tile(e0, y0, p.kw, p.kh, p.kw / 2, p.kh / 2, CN, kGaussBH);
+    load_byte_tile(tile, tt, p.kh / 2, src, border, src_aligned);
+    const int rows = int(min((long long)kGaussBH, (long long)dst.h - y0));
+
+    // Vertical: word column w, output rows 8g .. 8g + 7.
+    for (Walk2D i(nw); i.r < kGaussBH / kGaussR; i.next()) {
+      const unsigned* tc = reinterpret_cast<const unsigned*>(tile) + i.r * kGaussR * nw + i.w;
+      unsigned ev[kGaussR], od[kGaussR];
+#pragma unroll
+      for (int o = 0; o < kGaussR; ++o) ev[o] = od[o] = 0;
+      if constexpr (KH > 0) {
+#pragma unroll
+        for (int j = 0; j < kGaussR + KH - 1; ++j) {
+          const unsigned x = tc[j * nw];
+          const unsigned xe = __byte_perm(x, 0, 0x4240), xo = __byte_perm(x, 0, 0x4341);
+#pragma unroll
+          for (int o = 0; o < kGaussR; ++o)
+            if (j - o >= 0 && j - o < KH) {
+              ev[o] += unsigned(p.ty[j - o]) * xe;
+              od[o] += unsigned(p.ty[j - o]) * xo;
+            }
+        }
+      } else {
+        for (int j = 0; j < kGaussR + p.kh - 1; ++j) {
+          const unsigned x = tc[j * nw];
+          const unsigned xe = __byte_perm(x, 0, 0x4240), xo = __byte_perm(x, 0, 0x4341);
+#pragma unroll
+          for (int o = 0; o < kGaussR; ++o)
+            if (j - o >= 0 && j - o < p.kh) {
+              ev[o] += unsigned(p.ty[j - o]) * xe;
+              od[o] += unsigned(p.ty[j - o]) * xo;
+            }
+        }
+      }
+#pragma unroll
+      for (int o = 0; o < kGaussR; ++o) {
+        float* v = V + (i.r * kGaussR + o) * vp + 4 * i.w;
+        v[0] = __int_as_float(int(0x4B000000u | (ev[o] & 0xffffu))) - 8388608.0f;
+        v[1] = __int_as_float(int(0x4B000000u | (od[o] & 0xffffu))) - 8388608.0f;
+        v[2] = __int_as_float(int(0x4B000000u | (ev[o] >> 16))) - 8388608.0f;
+        v[3] = __int_as_float(int(0x4B000000u | (od[o] >> 16))) - 8388608.0f;
+      }
+    }
+    __syncthreads();
+
+    // Horizontal: row r (lane), outputs e0 + run * kGaussRun + e.
+    for (int it = threadIdx.x; it < kGaussBH * kRuns; it += blockDim.x) {
+      const int r = it % kGaussBH, run = it / kGaussBH;
+      if (r >= rows || e0 + (long long)run * kGaussRun >= wc) continue;
+      const float* v = V + r * vp + tt.off + run * kGaussRun;
+      float acc[kGaussRun];
+#pragma unroll
+      for (int e = 0; e < kGaussRun; ++e) acc[e] = 0.0f;
+      if constexpr (KW > 0) {
+#pragma unroll
+        for (int k = 0; k < KW; ++k)
+#pragma unroll
+          for (int e = 0; e < kGaussRun; ++e) acc[e] = __fmaf_rn(v[e + k * CN], p.tx[k], acc[e]);
+      } else {
+        for (int k = 0; k < p.kw; ++k)
+#pragma unroll
+          for (int e = 0; e < kGaussRun; ++e) acc[e] = __fmaf_rn(v[e + k * CN], p.tx[k], acc[e]);
+      }
+      unsigned packed[kGaussRun / 4];
+#pragma unroll
+      for (int e = 0; e < kGaussRun; ++e) {
+        const unsigned q = (__float2uint_rz(acc[e]) + 32768u) >> 16;
+        if (e % 4 == 0)
+          packed[e / 4] = q;
+        else
+          packed[e / 4] |= q << (8 * (e % 4));
+      }
+      unsigned* st = stage + r * kStageWords + run * (kGaussRun / 4);
+#pragma unroll
+      for (int q = 0; q < kGaussRun / 4; ++q) st[q] = packed[q];
+    }
+    __syncthreads();
+    store_staged(stage, rows, dst, e0, y0, dst_aligned);
+    __syncthreads();  // the next tile overwrites the stage and V
+  }
+}
+
+bool try_gaussian_u8_tiles(const ConstImageView& s, const ImageView& d, const GaussianParams& p,
+                           cudaStream_t st) {
+  if (p.kw % 2 == 0 || p.kh % 2 == 0) return false;
+  const int cn = s.channels();
+  const std::size_t smem = gauss_u8_smem(p.kw, p.kh, cn);
+  if (smem > kMaxSmem) return false;
+  GaussU8 k{};
+  k.kw = p.kw;
+  k.kh = p.kh;
+  std::int32_t tx[detail::kGaussianMaxK];
+  detail::gaussian_taps_fixed(p.kw, p.sigma, detail::kGaussianBitsU8, tx);
+  detail::gaussian_taps_fixed(p.kh, p.sigma_y, detail::kGaussianBitsU8, k.ty);
+  for (int i = 0; i < p.kw; ++i) {
+    if (tx[i] < 0) return false;  // the float pass needs non-negative partial sums
+    k.tx[i] = float(tx[i]);
+  }
+  for (int j = 0; j < p.kh; ++j)
+    if (k.ty[j] < 0) return false;
+  const long long wc = (long long)s.width() * cn;
+  const dim3 grid = grid_2d(wc, s.height(), kByteTileBW, kGaussBH);
+  const int rows = blocks_y(s.height(), kGaussBH);
+  const bool sa = rows_aligned(s, 16), da = rows_aligned(d, 16);
+  auto launch = [&](auto kernel) {
+    if (smem > 48 * 1024)
+      PIXFLOW_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    kernel<<<grid, kByteTileThreads, smem, st>>>(
+        dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(p.border), k,
+        rows, sa, da);
+  };
+  // The benchmarked windows (sigma 2 and 8 on u8: 13 and 49) with every loop unrolled.
+  const int kk = p.kw == p.kh ? p.kw : 0;
+  auto by_window = [&](auto cn_tag) {
+    constexpr int C = decltype(cn_tag)::value;
+    if (kk == 13)
+      launch(gaussian_u8_kernel<C, 13, 13>);
+    else if (kk == 49)
+      launch(gaussian_u8_kernel<C, 49, 49>);
+    else
+      launch(gaussian_u8_kernel<C, 0, 0>);
+  };
+  switch (cn) {
+    case 1:
+      by_window(std::integral_constant<int, 1>{});
+      break;
+    case 2:
+      by_window(std::integral_constant<int, 2>{});
+      break;
+    case 3:
+      by_window(std::integral_constant<int, 3>{});
+      break;
+    default:
+      by_window(std::integral_constant<int, 4>{});
+      break;
+  }
+  PIXFLOW_CUDA_CHECK_LAUNCH("gaussian");
+  return true;
+}
+
 template <class T>
 void launch_gaussian(const ConstImageView& s, const ImageView& d, const GaussianParams& p,
                      cudaStream_t st) {
@@ -368,6 +558,7 @@ void launch_gaussian(const ConstImageView& s, const ImageView& d, const Gaussian
                               2};
       if (tx[0] == tx[2] && ty[0] == ty[2] && try_linear3_u8(s, d, p.border, k, st)) return;
     }
+    if (try_gaussian_u8_tiles(s, d, p, st)) return;
   }
   GaussPolicy<T> pol{};
   if constexpr (std::is_same_v<T, float>) {
