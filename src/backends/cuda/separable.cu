@@ -99,7 +99,9 @@ __global__ void __launch_bounds__(kByteTileThreads)
       reinterpret_cast<std::uint16_t*>(smem_raw + (std::size_t(tw) * th + 15) / 16 * 16);
   const long long wc = (long long)dst.w * CN;
   const long long e0 = (long long)blockIdx.x * kByteTileBW;
-  const int nseg = max(1, kByteTileThreads / nw);
+  // Row segments: as many as the threads allow, each at least 16 rows (a segment first sums
+  // its kh rows).
+  const int nseg = max(1, min(kByteTileThreads / nw, bh / 16));
   constexpr int kRuns = kByteTileBW / kBoxRun;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long y0 = (long long)by * bh;

@@ -15,7 +15,7 @@ namespace pixflow::cuda {
 
 // Threads per block and output samples per block row (launch shape, see launch.cuh's rule:
 // changing one changes speed only).
-constexpr int kByteTileThreads = 256;
+constexpr int kByteTileThreads = 512;
 constexpr int kByteTileBW = 256;
 
 /// Where a block's tile lies: output samples [e0, e0 + kByteTileBW) of rows [y0, y0 + bh);
