@@ -55,20 +55,21 @@ std::string check_plane(const Plane& p, const Border& b) {
       std::memcpy(tile.data(), bytes.data(), bytes.size());  // little-endian words, as on the GPU
       for (int ty = 0; ty < TY; ++ty)
         for (int tx = 0; tx < mu::kTX; ++tx) {
-          u32 out[H];
-          mu::median_rows<K>(tile.data(), tx, ty * H, out);
-          for (int i = 0; i < H; ++i)
+          std::string err;
+          mu::median_rows<K>(tile.data(), tx, ty * H, [&](int i, u32 o) {
             for (int j = 0; j < 4; ++j) {
               const long long x = bx0 + 4 * tx + j, y = by0 + ty * H + i;
-              if (x >= p.w || y >= p.h) continue;
-              const int got = int((out[i] >> (8 * j)) & 0xffu);
+              if (x >= p.w || y >= p.h || !err.empty()) continue;
+              const int got = int((o >> (8 * j)) & 0xffu);
               const int want = brute_median(p, x, y, K, b);
               if (got != want)
-                return "k=" + std::to_string(K) + " " + describe(b) + " size " +
-                       std::to_string(p.w) + "x" + std::to_string(p.h) + " at (" +
-                       std::to_string(x) + ", " + std::to_string(y) + "): got " +
-                       std::to_string(got) + ", want " + std::to_string(want);
+                err = "k=" + std::to_string(K) + " " + describe(b) + " size " +
+                      std::to_string(p.w) + "x" + std::to_string(p.h) + " at (" +
+                      std::to_string(x) + ", " + std::to_string(y) + "): got " +
+                      std::to_string(got) + ", want " + std::to_string(want);
             }
+          });
+          if (!err.empty()) return err;
         }
     }
   return "";

@@ -199,22 +199,18 @@ __global__ void __launch_bounds__(median_u8::kTX* median_u8::kTY<K>, median_u8::
           bytes[r * kTileW + i] = fetch(src, bx0 - 4 + i, by0 - R + r, 0, border);
     }
     __syncthreads();
-    unsigned out[H];
-    median_rows<K>(tile, tx, ty * H, out);
     const long long x0 = bx0 + tx * kPX;
-    if (x0 < dst.w) {
-#pragma unroll
-      for (int i = 0; i < H; ++i) {
-        const long long y = by0 + ty * H + i;
-        if (y >= dst.h) break;
-        std::uint8_t* d = dst.row(y) + x0;
-        if (x0 + 3 < dst.w) {
-          *reinterpret_cast<unsigned*>(d) = out[i];
-        } else {
-          for (int j = 0; j < 4 && x0 + j < dst.w; ++j) d[j] = std::uint8_t(out[i] >> (8 * j));
-        }
+    const bool full = x0 + 3 < dst.w;
+    median_rows<K>(tile, tx, ty * H, [&](int i, unsigned o) {
+      const long long y = by0 + ty * H + i;
+      if (x0 >= dst.w || y >= dst.h) return;
+      std::uint8_t* d = dst.row(y) + x0;
+      if (full) {
+        *reinterpret_cast<unsigned*>(d) = o;
+      } else {
+        for (int j = 0; j < 4 && x0 + j < dst.w; ++j) d[j] = std::uint8_t(o >> (8 * j));
       }
-    }
+    });
     __syncthreads();
   }
 }

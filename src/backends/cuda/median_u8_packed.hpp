@@ -32,17 +32,19 @@ namespace pixflow::cuda::median_u8 {
 using px::u32;
 
 // Block shape: 32 x kTY threads, each 4 pixels of kRows rows (kRows even: pairs of rows).
-// Register budget (__launch_bounds__(threads, kMinBlocks)): 5x5 needs 80 registers, three
-// blocks of 8 warps per SM. 7x7 needs 174 unbounded (a 256-thread block alone on its SM, so
-// nobody hides its tile loads) and spills at 128 (two such blocks); blocks of 32 x 4 threads
-// at <= 168 registers put three blocks, 12 warps, on each SM.
+// Register budget (__launch_bounds__(threads, kMinBlocks), ptxas -v for sm_90): 5x5 takes 80
+// registers: three blocks of 8 warps per SM. 7x7 takes 189 (its live set: K + 1 sorted runs of
+// K words and the K - 1 run copies the merge consumes) and spills at 168 or below; blocks of
+// 32 x 2 threads then fit 5 per SM (10 warps), where 256-thread blocks would run alone on an SM
+// with nobody to hide their tile loads. kRows = 16 (less halo) made ptxas hoist run sorts and
+// spill for both windows.
 constexpr int kTX = 32, kPX = 4;
 template <int K>
-constexpr int kTY = K == 5 ? 8 : 4;
+constexpr int kTY = K == 5 ? 8 : 2;
 template <int K>
 constexpr int kRows = 8;
 template <int K>
-constexpr int kMinBlocks = 3;
+constexpr int kMinBlocks = K == 5 ? 3 : 4;
 constexpr int kBW = kTX * kPX;   // 128 output columns per block
 constexpr int kTileW = kBW + 8;  // tile bytes per row: 4 left and 4 right of the block (K <= 9)
 constexpr int kTileWords = kTileW / 4;  // 34
@@ -80,10 +82,11 @@ PIXFLOW_HD void shifted_words(const u32* row, int tx, u32 (&s)[K + 2]) {
   for (int i = 0; i < K + 2; ++i) s[i] = word(i - R);
 }
 
-// Outputs of the thread (tx, rows r0 .. r0 + kRows - 1 of the block): out[i] = the 4 output
-// bytes (pixels x0 .. x0 + 3) of block row r0 + i, from the tile (rows r0 .. r0 + kRows + K - 2).
-template <int K>
-PIXFLOW_HD void median_rows(const u32* tile, int tx, int r0, u32 (&out)[kRows<K>]) {
+// Outputs of the thread (tx, rows r0 .. r0 + kRows - 1 of the block), from the tile (rows r0 ..
+// r0 + kRows + K - 2): emit(i, o) with o = the 4 output bytes (pixels x0 .. x0 + 3) of block
+// row r0 + i, called as soon as the row is done (no array of results stays live).
+template <int K, class Emit>
+PIXFLOW_HD void median_rows(const u32* tile, int tx, int r0, Emit&& emit) {
   using N = median_net::Net<K>;
   constexpr int H = kRows<K>;
   // The first word's results, two rows per register (bytes: row i's two pixels, then row
@@ -117,8 +120,8 @@ PIXFLOW_HD void median_rows(const u32* tile, int tx, int r0, u32 (&out)[kRows<K>
       if (wd == 0) {
         first[i / 2] = px::byte_perm(m0, m1, 0x6420);
       } else {
-        out[i] = px::byte_perm(first[i / 2], m0, 0x6410);
-        out[i + 1] = px::byte_perm(first[i / 2], m1, 0x6432);
+        emit(i, px::byte_perm(first[i / 2], m0, 0x6410));
+        emit(i + 1, px::byte_perm(first[i / 2], m1, 0x6432));
       }
     }
   }
