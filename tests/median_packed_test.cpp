@@ -118,8 +118,10 @@ const Pattern kPatterns[] = {Pattern::random,   Pattern::equal, Pattern::ramp,  
 template <int K>
 void sweep(std::uint64_t salt) {
   auto rng = make_rng(salt);
-  // Smaller than the window, one word, partial blocks and several blocks both ways.
-  const std::vector<Size> sizes{{1, 1}, {2, 3}, {3, 2}, {5, 7}, {13, 9}, {129, 33}, {300, 70}};
+  // Smaller than the window, one word, partial blocks and several blocks both ways (blocks
+  // are 128 x 128 outputs for 5x5, 128 x 16 for 7x7).
+  const std::vector<Size> sizes{{1, 1},  {2, 3},    {3, 2},    {5, 7},
+                                {13, 9}, {129, 33}, {300, 70}, {131, 290}};
   for (Size s : sizes)
     for (Pattern pat : kPatterns)
       for (const Border& b : all_borders()) {
@@ -138,34 +140,41 @@ TEST(MedianPacked, Body7x7MatchesBruteForceEveryLane) {
 }
 
 // Each lane's median is independent of the other lane's values: lanes that hold the two
-// extremes of every window next to lanes of random values.
-TEST(MedianPacked, NetworksKeepLanesApart) {
-  auto rng = make_rng(0x9e72);
+// extremes of every window next to lanes of random values (5x5 and 7x7 windows, the networks
+// composed as median_rows does: sorted runs, level-1 merges, pair_rest, pair_final).
+template <int K>
+void lanes_apart(std::mt19937_64& rng) {
+  using N = cuda::median_net::Net<K>;
+  constexpr int NL = (K - 1) / 2, M = K * K / 2;
   std::uniform_int_distribution<int> any(0, 255);
   for (int trial = 0; trial < 2000; ++trial) {
-    u32 run5[4][5], q5[6], c5[5];
-    std::uint8_t lane[2][25];
-    for (int i = 0; i < 25; ++i) {
+    std::uint8_t lane[2][K * K];
+    for (int i = 0; i < K * K; ++i) {
       lane[0][i] = std::uint8_t(any(rng));
       lane[1][i] = (trial & 1) ? std::uint8_t(i % 2 ? 255 : 0) : std::uint8_t(any(rng));
     }
-    u32 all[5][5];
-    for (int r = 0; r < 5; ++r) {
-      for (int i = 0; i < 5; ++i) all[r][i] = lane[0][r * 5 + i] | (u32(lane[1][r * 5 + i]) << 16);
-      cuda::median_net::Net<5>::sort_run(all[r]);
+    u32 run[K][K];
+    for (int r = 0; r < K; ++r) {
+      for (int i = 0; i < K; ++i) run[r][i] = lane[0][r * K + i] | (u32(lane[1][r * K + i]) << 16);
+      N::sort_run(run[r]);
     }
-    for (int r = 0; r < 4; ++r)
-      for (int i = 0; i < 5; ++i) run5[r][i] = all[r + 1][i];
-    for (int i = 0; i < 5; ++i) c5[i] = all[0][i];
-    cuda::median_net::Net<5>::pair_core(&run5[0][0], q5);
-    const u32 m = cuda::median_net::Net<5>::pair_final(q5, c5);
+    u32 v[NL * 2 * K], q[K + 1];
+    for (int t = 0; t < NL; ++t) N::merge_runs(run[1 + 2 * t], run[2 + 2 * t], v + t * 2 * K);
+    N::pair_rest(v, q);
+    const u32 m = N::pair_final(q, run[0]);
     for (int l = 0; l < 2; ++l) {
-      std::uint8_t v[25];
-      std::copy(lane[l], lane[l] + 25, v);
-      std::nth_element(v, v + 12, v + 25);
-      ASSERT_EQ(int((m >> (16 * l)) & 0xffffu), int(v[12])) << "trial " << trial << " lane " << l;
+      std::uint8_t s[K * K];
+      std::copy(lane[l], lane[l] + K * K, s);
+      std::nth_element(s, s + M, s + K * K);
+      ASSERT_EQ(int((m >> (16 * l)) & 0xffffu), int(s[M])) << "trial " << trial << " lane " << l;
     }
   }
+}
+
+TEST(MedianPacked, NetworksKeepLanesApart) {
+  auto rng = make_rng(0x9e72);
+  lanes_apart<5>(rng);
+  lanes_apart<7>(rng);
 }
 
 // The kernel itself (where a GPU is present; the cpu backend elsewhere): images of many

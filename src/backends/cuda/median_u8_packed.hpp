@@ -11,15 +11,22 @@
 //   pixels (K words: the row's bytes shifted by -K/2 .. K/2, built by PRMT from three shared
 //   words) are sorted once (the run; Net<K>::sort_run) and serve the K output rows whose
 //   window contains that source row.
-// - Output rows y, y+1 share K-1 runs: their merge is done once, pruned to the K+1 ranks that
-//   can still be the median (pair_core), and each row finishes with its own extra run
-//   (pair_final: the K-th smallest of two sorted lists).
-// Min/max per output word (two pixels), H = kRows rows per thread:
-//   (kCoreOps + 2 kFinalOps) / 2 + kSortOps (H + K - 1) / H
-//   5x5: (88 + 16) / 2 + 18 * 12/8 = 52 + 27 = 79   (39.5 per pixel)
-//   7x7: (308 + 22) / 2 + 32 * 14/8 = 165 + 56 = 221 (110.5 per pixel)
-// plus per source row and word 3 shared loads and K PRMT (the shifted words), and per output
-// row one PRMT and one store for 4 pixels.
+// - Output rows y, y+1 share K-1 runs (rows y-K/2+1 .. y+K/2). Their merge is a balanced tree
+//   whose first level merges runs two by two (merge_runs, the full merge of two runs); those
+//   level-1 lists are shared with the next pair of rows (y+2, y+3), whose shared runs are the
+//   same shifted by two, so each pair computes one new level-1 merge and the rest of the tree
+//   (pair_rest), pruned to the K+1 ranks that can still be the median. Each output row then
+//   finishes with its own extra run (pair_final: the K-th smallest of two sorted lists).
+// Min/max per output word (two pixels; VIMNMX3 counted as one), for kRows = 8 rows per thread:
+//   the first pair: K run sorts + (K-1)/2 merges; every pair: pair_rest + the sort of row i+K
+//   + 2 pair_final; every later pair: one more sort and merge (row i+K-1 and the carried run).
+//   5x5: (5*18 + 2*26 + 4*(36 + 18 + 16) + 3*(18 + 26)) / 8 = 554 / 8 = 69.25; the kernel runs
+//        kRows = 16: (142 + 8*70 + 7*44) / 16 = 63.1 (31.6 per pixel; 57 without the halo)
+//   7x7: (7*32 + 3*42 + 4*(182 + 32 + 22) + 3*(32 + 42)) / 8 = 1516 / 8 = 189.5 (94.8 per pixel;
+//        155 without the halo)
+// (the CPU's pairs of rows, which redo the whole shared merge per pair, take 79 / 221 here.)
+// Besides: per source row and word 3 shared loads (shared between the two words) and up to
+// K PRMT for the shifted words; per output row one PRMT and one 4-byte store.
 #pragma once
 
 #include <cstdint>
@@ -32,19 +39,20 @@ namespace pixflow::cuda::median_u8 {
 using px::u32;
 
 // Block shape: 32 x kTY threads, each 4 pixels of kRows rows (kRows even: pairs of rows).
-// Register budget (__launch_bounds__(threads, kMinBlocks), ptxas -v for sm_90): 5x5 takes 80
-// registers: three blocks of 8 warps per SM. 7x7 takes 189 (its live set: K + 1 sorted runs of
-// K words and the K - 1 run copies the merge consumes) and spills at 168 or below; blocks of
-// 32 x 2 threads then fit 5 per SM (10 warps), where 256-thread blocks would run alone on an SM
-// with nobody to hide their tile loads. kRows = 16 (less halo) made ptxas hoist run sorts and
-// spill for both windows.
+// Register budget (__launch_bounds__(threads, kMinBlocks), ptxas -v for sm_90):
+// - 5x5, kRows = 16: 95 registers, two blocks of 8 warps per SM (kRows = 8: 74 registers, three
+//   blocks, but 69.25 instead of 63.1 min/max per word: the first pair's halo, see above).
+// - 7x7, kRows = 8: 187 registers (live: K + 1 sorted runs, the (K-1)/2 level-1 lists of 2K
+//   words and their copies for pair_rest); it spills at 168 and below, and at kRows = 16 even
+//   with 255. Blocks of 32 x 2 threads fit 5 per SM (10 warps), where 256-thread blocks would
+//   run alone on an SM with nobody to hide their tile loads.
 constexpr int kTX = 32, kPX = 4;
 template <int K>
 constexpr int kTY = K == 5 ? 8 : 2;
 template <int K>
-constexpr int kRows = 8;
+constexpr int kRows = K == 5 ? 16 : 8;
 template <int K>
-constexpr int kMinBlocks = K == 5 ? 3 : 4;
+constexpr int kMinBlocks = K == 5 ? 2 : 4;
 constexpr int kBW = kTX * kPX;   // 128 output columns per block
 constexpr int kTileW = kBW + 8;  // tile bytes per row: 4 left and 4 right of the block (K <= 9)
 constexpr int kTileWords = kTileW / 4;  // 34
@@ -88,35 +96,59 @@ PIXFLOW_HD void shifted_words(const u32* row, int tx, u32 (&s)[K + 2]) {
 template <int K, class Emit>
 PIXFLOW_HD void median_rows(const u32* tile, int tx, int r0, Emit&& emit) {
   using N = median_net::Net<K>;
-  constexpr int H = kRows<K>;
+  constexpr int H = kRows<K>, NL = (K - 1) / 2;
   // The first word's results, two rows per register (bytes: row i's two pixels, then row
   // i + 1's), to keep the register count of 7x7 within its budget while the second word runs.
   u32 first[H / 2];
   PIXFLOW_UNROLL
   for (int wd = 0; wd < 2; ++wd) {  // output words: pixels (x0, x0+1), (x0+2, x0+3)
-    u32 run[H + K - 1][K];          // sorted runs of tile rows r0 + j
-    auto make_run = [&](int j) {
+    // The sorted run of tile row r0 + j for this word.
+    auto make_run = [&](int j, u32(&c)[K]) {
       u32 s[K + 2];
       shifted_words<K>(tile + (r0 + j) * kTileWords, tx, s);
       PIXFLOW_UNROLL
-      for (int i = 0; i < K; ++i) run[j][i] = s[2 * wd + i];
-      N::sort_run(run[j]);
+      for (int i = 0; i < K; ++i) c[i] = s[2 * wd + i];
+      N::sort_run(c);
     };
+    u32 keep[H + K - 1][K];  // every row's run, until it serves as a lower extra run
+    u32 L[NL][2 * K];        // level-1 merges of rows (i+1, i+2), (i+3, i+4), .. of pair i
+    u32 ext[K];              // the run of row i + K: extra of output i + 1, merged at pair i + 2
     PIXFLOW_UNROLL
-    for (int j = 0; j < K; ++j) make_run(j);
+    for (int t = 0; t < NL; ++t) {
+      u32 a[K], b[K];
+      make_run(1 + 2 * t, a);
+      make_run(2 + 2 * t, b);
+      N::merge_runs(a, b, L[t]);
+      PIXFLOW_UNROLL
+      for (int i = 0; i < K; ++i) {
+        keep[1 + 2 * t][i] = a[i];
+        keep[2 + 2 * t][i] = b[i];
+      }
+    }
+    make_run(0, keep[0]);
     PIXFLOW_UNROLL
     for (int i = 0; i < H; i += 2) {
-      // Rows i + 1 .. i + K - 1 are shared by outputs i and i + 1; row i + K is sorted only
-      // after their merge (one run fewer live during it: 7x7 fits its registers).
-      if (i > 0) make_run(i + K - 1);
-      u32 v[(K - 1) * K], q[K + 1];
+      if (i > 0) {
+        // Pair i shares rows i+1 .. i+K-1; pair i-2's merges of rows i+1 .. i+K-3 carry over.
+        PIXFLOW_UNROLL
+        for (int t = 0; t + 1 < NL; ++t) PIXFLOW_UNROLL
+        for (int r = 0; r < 2 * K; ++r) L[t][r] = L[t + 1][r];
+        u32 b[K];
+        make_run(i + K - 1, b);
+        N::merge_runs(ext, b, L[NL - 1]);
+        PIXFLOW_UNROLL
+        for (int r = 0; r < K; ++r) keep[i + K - 1][r] = b[r];
+      }
+      u32 v[NL * 2 * K], q[K + 1];
       PIXFLOW_UNROLL
-      for (int r = 0; r < K - 1; ++r) PIXFLOW_UNROLL
-      for (int t = 0; t < K; ++t) v[r * K + t] = run[i + 1 + r][t];
-      N::pair_core(v, q);
-      const u32 m0 = N::pair_final(q, run[i]);
-      make_run(i + K);
-      const u32 m1 = N::pair_final(q, run[i + K]);
+      for (int t = 0; t < NL; ++t) PIXFLOW_UNROLL
+      for (int r = 0; r < 2 * K; ++r) v[t * 2 * K + r] = L[t][r];
+      N::pair_rest(v, q);
+      const u32 m0 = N::pair_final(q, keep[i]);
+      make_run(i + K, ext);
+      PIXFLOW_UNROLL
+      for (int r = 0; r < K; ++r) keep[i + K][r] = ext[r];
+      const u32 m1 = N::pair_final(q, ext);
       if (wd == 0) {
         first[i / 2] = px::byte_perm(m0, m1, 0x6420);
       } else {
