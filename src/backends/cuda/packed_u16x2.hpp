@@ -9,9 +9,9 @@
 
 #include "src/base/qualifiers.hpp"
 
-// Full unrolling of the constant loops under nvcc (their arrays must live in registers); the
-// host compiler unrolls by itself.
-#if defined(__CUDACC__)
+// Full unrolling of the constant loops in device code (their arrays must live in registers);
+// host compilers (nvcc's host pass included) neither need nor know the pragma.
+#if defined(__CUDA_ARCH__)
 #define PIXFLOW_UNROLL _Pragma("unroll")
 #else
 #define PIXFLOW_UNROLL
