@@ -228,9 +228,66 @@ def check_level1(k, mops, mout, rops, outs):
             w = run_bits(mops, {i: runs[2 * s + i // k][i % k] for i in range(2 * k)})
             for r in range(2 * k):
                 v[s * 2 * k + r] = w[mout[r]]
-        v = run_bits(rops, v)
-        return [v[w] for w in outs]
+        nodes, roots = fused_ssa(rops, outs)
+        return run_ssa_bits(nodes, roots, v)
     check_pair(k, None, None, core)
+
+
+def fused_ssa(ops, outs):
+    """The pruned network `ops` as single-assignment nodes, a min (max) whose only consumer is
+    another min (max) of two inputs folded into it as a 3-input one (VIMNMX3): returns
+    (nodes, roots); a node is (name, op, args), an arg a node name or ('v', wire)."""
+    cur = {}
+    nodes = {}
+    order = []
+
+    def get(w):
+        return cur.get(w, ('v', w))
+
+    def new(op, a, b):
+        n = ('t', len(order))
+        nodes[n] = [op, [a, b]]
+        order.append(n)
+        return n
+
+    for kind, lo, hi in ops:
+        a, b = get(lo), get(hi)
+        if kind in ('cx', 'min'):
+            cur_lo = new('min', a, b)
+        if kind in ('cx', 'max'):
+            cur[hi] = new('max', a, b)
+        if kind in ('cx', 'min'):
+            cur[lo] = cur_lo
+    roots = [get(w) for w in outs]
+    uses = {}
+    for n in order:
+        for a in nodes[n][1]:
+            uses[a] = uses.get(a, 0) + 1
+    for r in roots:
+        uses[r] = uses.get(r, 0) + 1
+    dead = set()
+    for n in order:
+        op, args = nodes[n]
+        for a in list(args):
+            if len(args) < 3 and a in nodes and a not in dead and nodes[a][0] == op and \
+                    len(nodes[a][1]) == 2 and uses[a] == 1:
+                args.remove(a)
+                args[:0] = nodes[a][1]
+                dead.add(a)
+    return [(n, nodes[n][0], nodes[n][1]) for n in order if n not in dead], roots
+
+
+def run_ssa_bits(nodes, roots, v):
+    val = {}
+
+    def get(a):
+        return v[a[1]] if a[0] == 'v' else val[a]
+    for n, op, args in nodes:
+        x = get(args[0])
+        for a in args[1:]:
+            x = (x & get(a)) if op == 'min' else (x | get(a))
+        val[n] = x
+    return [get(r) for r in roots]
 
 
 def check_sort(k, ops, order):
@@ -352,8 +409,10 @@ def main_cuda():
         mops, mout, rops, routs = level1_network(k)
         check_level1(k, mops, mout, rops, routs)
         w(f"  static constexpr int kMergeOps = {2 * len(mops)};  // per merge_runs\n")
+        rnodes, rroots = fused_ssa(rops, routs)
         rmin = sum(1 for o in rops if o[0] != 'cx')
-        w(f"  static constexpr int kRestOps = {2 * (len(rops) - rmin) + rmin};  // per pair_rest\n")
+        nfused = sum(1 for n in rnodes if len(n[2]) == 3)
+        w(f"  static constexpr int kRestOps = {len(rnodes)};  // per pair_rest ({nfused} of them 3-input)\n")
         w(f"  // m[0..{2 * k - 1}]: the merge of the sorted runs x and y (full odd-even merge).\n")
         w("  static PIXFLOW_HD void merge_runs(const u32* x, const u32* y, u32* m) {\n")
         w(f"    u32 v[{2 * k}];\n")
@@ -363,11 +422,17 @@ def main_cuda():
             w(f"    m[{r}] = v[{wire}];\n")
         w("  }\n")
         w(f"  // v[s * {2 * k} + r]: rank r of merge_runs s (s < {(k - 1) // 2}, runs 2s and 2s + 1 of the\n")
-        w(f"  // shared ones); q: ranks {(k * k) // 2 - k}..{(k * k) // 2} of their merge, as pair_core's.\n")
-        w("  static PIXFLOW_HD void pair_rest(u32* v, u32* q) {\n")
-        emit_pruned_packed(w, rops)
-        for t, wire in enumerate(routs):
-            w(f"    q[{t}] = v[{wire}];\n")
+        w(f"  // shared ones); q: ranks {(k * k) // 2 - k}..{(k * k) // 2} of their merge. {2 * (len(rops) - rmin) + rmin} min/max as pruned,\n")
+        w("  // {nfused} fewer with each min (max) that feeds only another min (max) folded into it.\n".replace("{nfused}", str(nfused)))
+        w("  static PIXFLOW_HD void pair_rest(const u32* v, u32* q) {\n")
+
+        def arg(a):
+            return f"v[{a[1]}]" if a[0] == 'v' else f"t{a[1]}"
+        for n, op, args in rnodes:
+            f = ('px::vmin' if op == 'min' else 'px::vmax') + ('3' if len(args) == 3 else '')
+            w(f"    const u32 t{n[1]} = {f}(" + ", ".join(arg(a) for a in args) + ");\n")
+        for t, r in enumerate(rroots):
+            w(f"    q[{t}] = {arg(r)};\n")
         w("  }\n")
         w(f"  // The median of q and one more sorted run c: rank {k} of the two.\n")
         w("  static PIXFLOW_HD u32 pair_final(const u32* q, const u32* c) {\n")

@@ -37,7 +37,7 @@ struct Net<5> {
     for (int r = 0; r < 5; ++r) c[r] = t[r];
   }
   static constexpr int kMergeOps = 26;  // per merge_runs
-  static constexpr int kRestOps = 36;  // per pair_rest
+  static constexpr int kRestOps = 34;  // per pair_rest (2 of them 3-input)
   // m[0..9]: the merge of the sorted runs x and y (full odd-even merge).
   static PIXFLOW_HD void merge_runs(const u32* x, const u32* y, u32* m) {
     u32 v[10];
@@ -70,39 +70,49 @@ struct Net<5> {
     m[9] = v[9];
   }
   // v[s * 10 + r]: rank r of merge_runs s (s < 2, runs 2s and 2s + 1 of the
-  // shared ones); q: ranks 7..12 of their merge, as pair_core's.
-  static PIXFLOW_HD void pair_rest(u32* v, u32* q) {
-    v[10] = px::vmax(v[0], v[10]);
-    v[8] = px::vmin(v[8], v[18]);
-    { const u32 a = v[8]; v[8] = px::vmin(a, v[10]); v[10] = px::vmax(a, v[10]); }
-    { const u32 a = v[4]; v[4] = px::vmin(a, v[14]); v[14] = px::vmax(a, v[14]); }
-    v[8] = px::vmax(v[4], v[8]);
-    v[14] = px::vmin(v[14], v[10]);
-    v[12] = px::vmax(v[2], v[12]);
-    v[6] = px::vmin(v[6], v[16]);
-    { const u32 a = v[6]; v[6] = px::vmin(a, v[12]); v[12] = px::vmax(a, v[12]); }
-    v[8] = px::vmax(v[6], v[8]);
-    { const u32 a = v[12]; v[12] = px::vmin(a, v[14]); v[14] = px::vmax(a, v[14]); }
-    v[11] = px::vmax(v[1], v[11]);
-    v[9] = px::vmin(v[9], v[19]);
-    { const u32 a = v[9]; v[9] = px::vmin(a, v[11]); v[11] = px::vmax(a, v[11]); }
-    { const u32 a = v[5]; v[5] = px::vmin(a, v[15]); v[15] = px::vmax(a, v[15]); }
-    v[9] = px::vmax(v[5], v[9]);
-    v[15] = px::vmin(v[15], v[11]);
-    v[13] = px::vmax(v[3], v[13]);
-    v[7] = px::vmin(v[7], v[17]);
-    { const u32 a = v[7]; v[7] = px::vmin(a, v[13]); v[13] = px::vmax(a, v[13]); }
-    { const u32 a = v[7]; v[7] = px::vmin(a, v[9]); v[9] = px::vmax(a, v[9]); }
-    v[13] = px::vmin(v[13], v[15]);
-    { const u32 a = v[7]; v[7] = px::vmin(a, v[8]); v[8] = px::vmax(a, v[8]); }
-    { const u32 a = v[9]; v[9] = px::vmin(a, v[12]); v[12] = px::vmax(a, v[12]); }
-    { const u32 a = v[13]; v[13] = px::vmin(a, v[14]); v[14] = px::vmax(a, v[14]); }
-    q[0] = v[7];
-    q[1] = v[8];
-    q[2] = v[9];
-    q[3] = v[12];
-    q[4] = v[13];
-    q[5] = v[14];
+  // shared ones); q: ranks 7..12 of their merge. 36 min/max as pruned,
+  // 2 fewer with each min (max) that feeds only another min (max) folded into it.
+  static PIXFLOW_HD void pair_rest(const u32* v, u32* q) {
+    const u32 t0 = px::vmax(v[0], v[10]);
+    const u32 t1 = px::vmin(v[8], v[18]);
+    const u32 t2 = px::vmin(t1, t0);
+    const u32 t3 = px::vmax(t1, t0);
+    const u32 t4 = px::vmin(v[4], v[14]);
+    const u32 t5 = px::vmax(v[4], v[14]);
+    const u32 t7 = px::vmin(t5, t3);
+    const u32 t8 = px::vmax(v[2], v[12]);
+    const u32 t9 = px::vmin(v[6], v[16]);
+    const u32 t10 = px::vmin(t9, t8);
+    const u32 t11 = px::vmax(t9, t8);
+    const u32 t12 = px::vmax3(t4, t2, t10);
+    const u32 t13 = px::vmin(t11, t7);
+    const u32 t14 = px::vmax(t11, t7);
+    const u32 t15 = px::vmax(v[1], v[11]);
+    const u32 t16 = px::vmin(v[9], v[19]);
+    const u32 t17 = px::vmin(t16, t15);
+    const u32 t18 = px::vmax(t16, t15);
+    const u32 t19 = px::vmin(v[5], v[15]);
+    const u32 t20 = px::vmax(v[5], v[15]);
+    const u32 t21 = px::vmax(t19, t17);
+    const u32 t23 = px::vmax(v[3], v[13]);
+    const u32 t24 = px::vmin(v[7], v[17]);
+    const u32 t25 = px::vmin(t24, t23);
+    const u32 t26 = px::vmax(t24, t23);
+    const u32 t27 = px::vmin(t25, t21);
+    const u32 t28 = px::vmax(t25, t21);
+    const u32 t29 = px::vmin3(t20, t18, t26);
+    const u32 t30 = px::vmin(t27, t12);
+    const u32 t31 = px::vmax(t27, t12);
+    const u32 t32 = px::vmin(t28, t13);
+    const u32 t33 = px::vmax(t28, t13);
+    const u32 t34 = px::vmin(t29, t14);
+    const u32 t35 = px::vmax(t29, t14);
+    q[0] = t30;
+    q[1] = t31;
+    q[2] = t32;
+    q[3] = t33;
+    q[4] = t34;
+    q[5] = t35;
   }
   // The median of q and one more sorted run c: rank 5 of the two.
   static PIXFLOW_HD u32 pair_final(const u32* q, const u32* c) {
@@ -139,7 +149,7 @@ struct Net<7> {
     for (int r = 0; r < 7; ++r) c[r] = t[r];
   }
   static constexpr int kMergeOps = 42;  // per merge_runs
-  static constexpr int kRestOps = 182;  // per pair_rest
+  static constexpr int kRestOps = 167;  // per pair_rest (15 of them 3-input)
   // m[0..13]: the merge of the sorted runs x and y (full odd-even merge).
   static PIXFLOW_HD void merge_runs(const u32* x, const u32* y, u32* m) {
     u32 v[14];
@@ -184,124 +194,184 @@ struct Net<7> {
     m[13] = v[13];
   }
   // v[s * 14 + r]: rank r of merge_runs s (s < 3, runs 2s and 2s + 1 of the
-  // shared ones); q: ranks 17..24 of their merge, as pair_core's.
-  static PIXFLOW_HD void pair_rest(u32* v, u32* q) {
-    { const u32 a = v[0]; v[0] = px::vmin(a, v[14]); v[14] = px::vmax(a, v[14]); }
-    { const u32 a = v[8]; v[8] = px::vmin(a, v[22]); v[22] = px::vmax(a, v[22]); }
-    { const u32 a = v[8]; v[8] = px::vmin(a, v[14]); v[14] = px::vmax(a, v[14]); }
-    { const u32 a = v[4]; v[4] = px::vmin(a, v[18]); v[18] = px::vmax(a, v[18]); }
-    { const u32 a = v[12]; v[12] = px::vmin(a, v[26]); v[26] = px::vmax(a, v[26]); }
-    { const u32 a = v[12]; v[12] = px::vmin(a, v[18]); v[18] = px::vmax(a, v[18]); }
-    { const u32 a = v[4]; v[4] = px::vmin(a, v[8]); v[8] = px::vmax(a, v[8]); }
-    { const u32 a = v[12]; v[12] = px::vmin(a, v[14]); v[14] = px::vmax(a, v[14]); }
-    { const u32 a = v[18]; v[18] = px::vmin(a, v[22]); v[22] = px::vmax(a, v[22]); }
-    { const u32 a = v[2]; v[2] = px::vmin(a, v[16]); v[16] = px::vmax(a, v[16]); }
-    { const u32 a = v[10]; v[10] = px::vmin(a, v[24]); v[24] = px::vmax(a, v[24]); }
-    { const u32 a = v[10]; v[10] = px::vmin(a, v[16]); v[16] = px::vmax(a, v[16]); }
-    { const u32 a = v[6]; v[6] = px::vmin(a, v[20]); v[20] = px::vmax(a, v[20]); }
-    { const u32 a = v[6]; v[6] = px::vmin(a, v[10]); v[10] = px::vmax(a, v[10]); }
-    { const u32 a = v[20]; v[20] = px::vmin(a, v[16]); v[16] = px::vmax(a, v[16]); }
-    { const u32 a = v[2]; v[2] = px::vmin(a, v[4]); v[4] = px::vmax(a, v[4]); }
-    { const u32 a = v[6]; v[6] = px::vmin(a, v[8]); v[8] = px::vmax(a, v[8]); }
-    { const u32 a = v[10]; v[10] = px::vmin(a, v[12]); v[12] = px::vmax(a, v[12]); }
-    { const u32 a = v[20]; v[20] = px::vmin(a, v[14]); v[14] = px::vmax(a, v[14]); }
-    { const u32 a = v[16]; v[16] = px::vmin(a, v[18]); v[18] = px::vmax(a, v[18]); }
-    { const u32 a = v[24]; v[24] = px::vmin(a, v[22]); v[22] = px::vmax(a, v[22]); }
-    { const u32 a = v[1]; v[1] = px::vmin(a, v[15]); v[15] = px::vmax(a, v[15]); }
-    { const u32 a = v[9]; v[9] = px::vmin(a, v[23]); v[23] = px::vmax(a, v[23]); }
-    { const u32 a = v[9]; v[9] = px::vmin(a, v[15]); v[15] = px::vmax(a, v[15]); }
-    { const u32 a = v[5]; v[5] = px::vmin(a, v[19]); v[19] = px::vmax(a, v[19]); }
-    { const u32 a = v[13]; v[13] = px::vmin(a, v[27]); v[27] = px::vmax(a, v[27]); }
-    { const u32 a = v[13]; v[13] = px::vmin(a, v[19]); v[19] = px::vmax(a, v[19]); }
-    { const u32 a = v[5]; v[5] = px::vmin(a, v[9]); v[9] = px::vmax(a, v[9]); }
-    { const u32 a = v[13]; v[13] = px::vmin(a, v[15]); v[15] = px::vmax(a, v[15]); }
-    { const u32 a = v[19]; v[19] = px::vmin(a, v[23]); v[23] = px::vmax(a, v[23]); }
-    { const u32 a = v[3]; v[3] = px::vmin(a, v[17]); v[17] = px::vmax(a, v[17]); }
-    { const u32 a = v[11]; v[11] = px::vmin(a, v[25]); v[25] = px::vmax(a, v[25]); }
-    { const u32 a = v[11]; v[11] = px::vmin(a, v[17]); v[17] = px::vmax(a, v[17]); }
-    { const u32 a = v[7]; v[7] = px::vmin(a, v[21]); v[21] = px::vmax(a, v[21]); }
-    { const u32 a = v[7]; v[7] = px::vmin(a, v[11]); v[11] = px::vmax(a, v[11]); }
-    { const u32 a = v[21]; v[21] = px::vmin(a, v[17]); v[17] = px::vmax(a, v[17]); }
-    { const u32 a = v[3]; v[3] = px::vmin(a, v[5]); v[5] = px::vmax(a, v[5]); }
-    { const u32 a = v[7]; v[7] = px::vmin(a, v[9]); v[9] = px::vmax(a, v[9]); }
-    { const u32 a = v[11]; v[11] = px::vmin(a, v[13]); v[13] = px::vmax(a, v[13]); }
-    { const u32 a = v[21]; v[21] = px::vmin(a, v[15]); v[15] = px::vmax(a, v[15]); }
-    { const u32 a = v[17]; v[17] = px::vmin(a, v[19]); v[19] = px::vmax(a, v[19]); }
-    { const u32 a = v[25]; v[25] = px::vmin(a, v[23]); v[23] = px::vmax(a, v[23]); }
-    { const u32 a = v[1]; v[1] = px::vmin(a, v[2]); v[2] = px::vmax(a, v[2]); }
-    { const u32 a = v[3]; v[3] = px::vmin(a, v[4]); v[4] = px::vmax(a, v[4]); }
-    { const u32 a = v[5]; v[5] = px::vmin(a, v[6]); v[6] = px::vmax(a, v[6]); }
-    { const u32 a = v[7]; v[7] = px::vmin(a, v[8]); v[8] = px::vmax(a, v[8]); }
-    { const u32 a = v[9]; v[9] = px::vmin(a, v[10]); v[10] = px::vmax(a, v[10]); }
-    { const u32 a = v[11]; v[11] = px::vmin(a, v[12]); v[12] = px::vmax(a, v[12]); }
-    { const u32 a = v[13]; v[13] = px::vmin(a, v[20]); v[20] = px::vmax(a, v[20]); }
-    { const u32 a = v[21]; v[21] = px::vmin(a, v[14]); v[14] = px::vmax(a, v[14]); }
-    { const u32 a = v[15]; v[15] = px::vmin(a, v[16]); v[16] = px::vmax(a, v[16]); }
-    { const u32 a = v[17]; v[17] = px::vmin(a, v[18]); v[18] = px::vmax(a, v[18]); }
-    { const u32 a = v[19]; v[19] = px::vmin(a, v[24]); v[24] = px::vmax(a, v[24]); }
-    { const u32 a = v[25]; v[25] = px::vmin(a, v[22]); v[22] = px::vmax(a, v[22]); }
-    { const u32 a = v[23]; v[23] = px::vmin(a, v[26]); v[26] = px::vmax(a, v[26]); }
-    v[28] = px::vmax(v[0], v[28]);
-    v[28] = px::vmax(v[14], v[28]);
-    v[36] = px::vmax(v[8], v[36]);
-    v[22] = px::vmin(v[22], v[36]);
-    v[22] = px::vmin(v[22], v[28]);
-    v[32] = px::vmax(v[4], v[32]);
-    v[18] = px::vmin(v[18], v[32]);
-    v[12] = px::vmin(v[12], v[40]);
-    v[18] = px::vmax(v[12], v[18]);
-    { const u32 a = v[18]; v[18] = px::vmin(a, v[22]); v[22] = px::vmax(a, v[22]); }
-    v[30] = px::vmax(v[2], v[30]);
-    { const u32 a = v[16]; v[16] = px::vmin(a, v[30]); v[30] = px::vmax(a, v[30]); }
-    { const u32 a = v[10]; v[10] = px::vmin(a, v[38]); v[38] = px::vmax(a, v[38]); }
-    v[26] = px::vmin(v[26], v[38]);
-    v[16] = px::vmax(v[10], v[16]);
-    v[26] = px::vmin(v[26], v[30]);
-    v[34] = px::vmax(v[6], v[34]);
-    v[24] = px::vmin(v[24], v[34]);
-    { const u32 a = v[20]; v[20] = px::vmin(a, v[24]); v[24] = px::vmax(a, v[24]); }
-    v[16] = px::vmax(v[20], v[16]);
-    v[24] = px::vmin(v[24], v[26]);
-    { const u32 a = v[16]; v[16] = px::vmin(a, v[18]); v[18] = px::vmax(a, v[18]); }
-    { const u32 a = v[24]; v[24] = px::vmin(a, v[22]); v[22] = px::vmax(a, v[22]); }
-    v[29] = px::vmax(v[1], v[29]);
-    { const u32 a = v[15]; v[15] = px::vmin(a, v[29]); v[29] = px::vmax(a, v[29]); }
-    { const u32 a = v[9]; v[9] = px::vmin(a, v[37]); v[37] = px::vmax(a, v[37]); }
-    v[23] = px::vmin(v[23], v[37]);
-    v[15] = px::vmax(v[9], v[15]);
-    v[23] = px::vmin(v[23], v[29]);
-    v[33] = px::vmax(v[5], v[33]);
-    v[19] = px::vmin(v[19], v[33]);
-    v[13] = px::vmin(v[13], v[41]);
-    { const u32 a = v[13]; v[13] = px::vmin(a, v[19]); v[19] = px::vmax(a, v[19]); }
-    v[15] = px::vmax(v[13], v[15]);
-    { const u32 a = v[19]; v[19] = px::vmin(a, v[23]); v[23] = px::vmax(a, v[23]); }
-    v[31] = px::vmax(v[3], v[31]);
-    { const u32 a = v[17]; v[17] = px::vmin(a, v[31]); v[31] = px::vmax(a, v[31]); }
-    { const u32 a = v[11]; v[11] = px::vmin(a, v[39]); v[39] = px::vmax(a, v[39]); }
-    v[27] = px::vmin(v[27], v[39]);
-    v[17] = px::vmax(v[11], v[17]);
-    v[27] = px::vmin(v[27], v[31]);
-    v[35] = px::vmax(v[7], v[35]);
-    v[25] = px::vmin(v[25], v[35]);
-    { const u32 a = v[21]; v[21] = px::vmin(a, v[25]); v[25] = px::vmax(a, v[25]); }
-    { const u32 a = v[21]; v[21] = px::vmin(a, v[17]); v[17] = px::vmax(a, v[17]); }
-    v[25] = px::vmin(v[25], v[27]);
-    v[15] = px::vmax(v[21], v[15]);
-    { const u32 a = v[17]; v[17] = px::vmin(a, v[19]); v[19] = px::vmax(a, v[19]); }
-    v[25] = px::vmin(v[25], v[23]);
-    { const u32 a = v[15]; v[15] = px::vmin(a, v[16]); v[16] = px::vmax(a, v[16]); }
-    { const u32 a = v[17]; v[17] = px::vmin(a, v[18]); v[18] = px::vmax(a, v[18]); }
-    { const u32 a = v[19]; v[19] = px::vmin(a, v[24]); v[24] = px::vmax(a, v[24]); }
-    { const u32 a = v[25]; v[25] = px::vmin(a, v[22]); v[22] = px::vmax(a, v[22]); }
-    q[0] = v[15];
-    q[1] = v[16];
-    q[2] = v[17];
-    q[3] = v[18];
-    q[4] = v[19];
-    q[5] = v[24];
-    q[6] = v[25];
-    q[7] = v[22];
+  // shared ones); q: ranks 17..24 of their merge. 182 min/max as pruned,
+  // 15 fewer with each min (max) that feeds only another min (max) folded into it.
+  static PIXFLOW_HD void pair_rest(const u32* v, u32* q) {
+    const u32 t0 = px::vmin(v[0], v[14]);
+    const u32 t1 = px::vmax(v[0], v[14]);
+    const u32 t2 = px::vmin(v[8], v[22]);
+    const u32 t3 = px::vmax(v[8], v[22]);
+    const u32 t4 = px::vmin(t2, t1);
+    const u32 t5 = px::vmax(t2, t1);
+    const u32 t6 = px::vmin(v[4], v[18]);
+    const u32 t7 = px::vmax(v[4], v[18]);
+    const u32 t8 = px::vmin(v[12], v[26]);
+    const u32 t9 = px::vmax(v[12], v[26]);
+    const u32 t10 = px::vmin(t8, t7);
+    const u32 t11 = px::vmax(t8, t7);
+    const u32 t12 = px::vmin(t6, t4);
+    const u32 t13 = px::vmax(t6, t4);
+    const u32 t14 = px::vmin(t10, t5);
+    const u32 t15 = px::vmax(t10, t5);
+    const u32 t16 = px::vmin(t11, t3);
+    const u32 t17 = px::vmax(t11, t3);
+    const u32 t18 = px::vmin(v[2], v[16]);
+    const u32 t19 = px::vmax(v[2], v[16]);
+    const u32 t20 = px::vmin(v[10], v[24]);
+    const u32 t21 = px::vmax(v[10], v[24]);
+    const u32 t22 = px::vmin(t20, t19);
+    const u32 t23 = px::vmax(t20, t19);
+    const u32 t24 = px::vmin(v[6], v[20]);
+    const u32 t25 = px::vmax(v[6], v[20]);
+    const u32 t26 = px::vmin(t24, t22);
+    const u32 t27 = px::vmax(t24, t22);
+    const u32 t28 = px::vmin(t25, t23);
+    const u32 t29 = px::vmax(t25, t23);
+    const u32 t30 = px::vmin(t18, t12);
+    const u32 t31 = px::vmax(t18, t12);
+    const u32 t32 = px::vmin(t26, t13);
+    const u32 t33 = px::vmax(t26, t13);
+    const u32 t34 = px::vmin(t27, t14);
+    const u32 t35 = px::vmax(t27, t14);
+    const u32 t36 = px::vmin(t28, t15);
+    const u32 t37 = px::vmax(t28, t15);
+    const u32 t38 = px::vmin(t29, t16);
+    const u32 t39 = px::vmax(t29, t16);
+    const u32 t40 = px::vmin(t21, t17);
+    const u32 t41 = px::vmax(t21, t17);
+    const u32 t42 = px::vmin(v[1], v[15]);
+    const u32 t43 = px::vmax(v[1], v[15]);
+    const u32 t44 = px::vmin(v[9], v[23]);
+    const u32 t45 = px::vmax(v[9], v[23]);
+    const u32 t46 = px::vmin(t44, t43);
+    const u32 t47 = px::vmax(t44, t43);
+    const u32 t48 = px::vmin(v[5], v[19]);
+    const u32 t49 = px::vmax(v[5], v[19]);
+    const u32 t50 = px::vmin(v[13], v[27]);
+    const u32 t51 = px::vmax(v[13], v[27]);
+    const u32 t52 = px::vmin(t50, t49);
+    const u32 t53 = px::vmax(t50, t49);
+    const u32 t54 = px::vmin(t48, t46);
+    const u32 t55 = px::vmax(t48, t46);
+    const u32 t56 = px::vmin(t52, t47);
+    const u32 t57 = px::vmax(t52, t47);
+    const u32 t58 = px::vmin(t53, t45);
+    const u32 t59 = px::vmax(t53, t45);
+    const u32 t60 = px::vmin(v[3], v[17]);
+    const u32 t61 = px::vmax(v[3], v[17]);
+    const u32 t62 = px::vmin(v[11], v[25]);
+    const u32 t63 = px::vmax(v[11], v[25]);
+    const u32 t64 = px::vmin(t62, t61);
+    const u32 t65 = px::vmax(t62, t61);
+    const u32 t66 = px::vmin(v[7], v[21]);
+    const u32 t67 = px::vmax(v[7], v[21]);
+    const u32 t68 = px::vmin(t66, t64);
+    const u32 t69 = px::vmax(t66, t64);
+    const u32 t70 = px::vmin(t67, t65);
+    const u32 t71 = px::vmax(t67, t65);
+    const u32 t72 = px::vmin(t60, t54);
+    const u32 t73 = px::vmax(t60, t54);
+    const u32 t74 = px::vmin(t68, t55);
+    const u32 t75 = px::vmax(t68, t55);
+    const u32 t76 = px::vmin(t69, t56);
+    const u32 t77 = px::vmax(t69, t56);
+    const u32 t78 = px::vmin(t70, t57);
+    const u32 t79 = px::vmax(t70, t57);
+    const u32 t80 = px::vmin(t71, t58);
+    const u32 t81 = px::vmax(t71, t58);
+    const u32 t82 = px::vmin(t63, t59);
+    const u32 t83 = px::vmax(t63, t59);
+    const u32 t84 = px::vmin(t42, t30);
+    const u32 t86 = px::vmin(t72, t31);
+    const u32 t88 = px::vmin(t73, t32);
+    const u32 t90 = px::vmin(t74, t33);
+    const u32 t92 = px::vmin(t75, t34);
+    const u32 t93 = px::vmax(t75, t34);
+    const u32 t94 = px::vmin(t76, t35);
+    const u32 t95 = px::vmax(t76, t35);
+    const u32 t97 = px::vmax(t77, t36);
+    const u32 t98 = px::vmin(t78, t37);
+    const u32 t100 = px::vmin(t79, t38);
+    const u32 t101 = px::vmax(t79, t38);
+    const u32 t102 = px::vmin(t80, t39);
+    const u32 t103 = px::vmax(t80, t39);
+    const u32 t105 = px::vmax(t81, t40);
+    const u32 t107 = px::vmax(t82, t41);
+    const u32 t109 = px::vmax(t83, t9);
+    const u32 t110 = px::vmax(t0, v[28]);
+    const u32 t111 = px::vmax3(t78, t37, t110);
+    const u32 t112 = px::vmax3(t74, t33, v[36]);
+    const u32 t114 = px::vmin3(t107, t112, t111);
+    const u32 t115 = px::vmax3(t72, t31, v[32]);
+    const u32 t116 = px::vmin(t103, t115);
+    const u32 t117 = px::vmin(t95, v[40]);
+    const u32 t118 = px::vmax(t117, t116);
+    const u32 t119 = px::vmin(t118, t114);
+    const u32 t120 = px::vmax(t118, t114);
+    const u32 t121 = px::vmax3(t42, t30, v[30]);
+    const u32 t122 = px::vmin(t101, t121);
+    const u32 t123 = px::vmax(t101, t121);
+    const u32 t124 = px::vmin(t93, v[38]);
+    const u32 t125 = px::vmax(t93, v[38]);
+    const u32 t128 = px::vmin3(t109, t125, t123);
+    const u32 t129 = px::vmax3(t73, t32, v[34]);
+    const u32 t130 = px::vmin(t105, t129);
+    const u32 t131 = px::vmin(t97, t130);
+    const u32 t132 = px::vmax(t97, t130);
+    const u32 t133 = px::vmax3(t124, t122, t131);
+    const u32 t134 = px::vmin(t132, t128);
+    const u32 t135 = px::vmin(t133, t119);
+    const u32 t136 = px::vmax(t133, t119);
+    const u32 t137 = px::vmin(t134, t120);
+    const u32 t138 = px::vmax(t134, t120);
+    const u32 t139 = px::vmax(t84, v[29]);
+    const u32 t140 = px::vmin(t100, t139);
+    const u32 t141 = px::vmax(t100, t139);
+    const u32 t142 = px::vmin(t92, v[37]);
+    const u32 t143 = px::vmax(t92, v[37]);
+    const u32 t144 = px::vmin3(t83, t9, t143);
+    const u32 t146 = px::vmin(t144, t141);
+    const u32 t147 = px::vmax(t88, v[33]);
+    const u32 t148 = px::vmin3(t81, t40, t147);
+    const u32 t149 = px::vmin3(t77, t36, v[41]);
+    const u32 t150 = px::vmin(t149, t148);
+    const u32 t151 = px::vmax(t149, t148);
+    const u32 t152 = px::vmax3(t142, t140, t150);
+    const u32 t153 = px::vmin(t151, t146);
+    const u32 t154 = px::vmax(t151, t146);
+    const u32 t155 = px::vmax(t86, v[31]);
+    const u32 t156 = px::vmin(t102, t155);
+    const u32 t157 = px::vmax(t102, t155);
+    const u32 t158 = px::vmin(t94, v[39]);
+    const u32 t159 = px::vmax(t94, v[39]);
+    const u32 t161 = px::vmax(t158, t156);
+    const u32 t162 = px::vmin3(t51, t159, t157);
+    const u32 t163 = px::vmax(t90, v[35]);
+    const u32 t164 = px::vmin3(t82, t41, t163);
+    const u32 t165 = px::vmin(t98, t164);
+    const u32 t166 = px::vmax(t98, t164);
+    const u32 t167 = px::vmin(t165, t161);
+    const u32 t168 = px::vmax(t165, t161);
+    const u32 t170 = px::vmax(t167, t152);
+    const u32 t171 = px::vmin(t168, t153);
+    const u32 t172 = px::vmax(t168, t153);
+    const u32 t173 = px::vmin3(t166, t162, t154);
+    const u32 t174 = px::vmin(t170, t135);
+    const u32 t175 = px::vmax(t170, t135);
+    const u32 t176 = px::vmin(t171, t136);
+    const u32 t177 = px::vmax(t171, t136);
+    const u32 t178 = px::vmin(t172, t137);
+    const u32 t179 = px::vmax(t172, t137);
+    const u32 t180 = px::vmin(t173, t138);
+    const u32 t181 = px::vmax(t173, t138);
+    q[0] = t174;
+    q[1] = t175;
+    q[2] = t176;
+    q[3] = t177;
+    q[4] = t178;
+    q[5] = t179;
+    q[6] = t180;
+    q[7] = t181;
   }
   // The median of q and one more sorted run c: rank 7 of the two.
   static PIXFLOW_HD u32 pair_final(const u32* q, const u32* c) {
