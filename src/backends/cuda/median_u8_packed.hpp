@@ -17,13 +17,15 @@
 //   same shifted by two, so each pair computes one new level-1 merge and the rest of the tree
 //   (pair_rest), pruned to the K+1 ranks that can still be the median. Each output row then
 //   finishes with its own extra run (pair_final: the K-th smallest of two sorted lists).
-// Min/max per output word (two pixels; VIMNMX3 counted as one), for kRows = 8 rows per thread:
-//   the first pair: K run sorts + (K-1)/2 merges; every pair: pair_rest + the sort of row i+K
-//   + 2 pair_final; every later pair: one more sort and merge (row i+K-1 and the carried run).
-//   5x5: (5*18 + 2*26 + 4*(36 + 18 + 16) + 3*(18 + 26)) / 8 = 554 / 8 = 69.25; the kernel runs
-//        kRows = 16: (142 + 8*70 + 7*44) / 16 = 63.1 (31.6 per pixel; 57 without the halo)
-//   7x7: (7*32 + 3*42 + 4*(182 + 32 + 22) + 3*(32 + 42)) / 8 = 1516 / 8 = 189.5 (94.8 per pixel;
-//        155 without the halo)
+// Min/max per output word (two pixels; a 3-input VIMNMX3 counted as one: pair_final's
+// maxima and pair_rest's folded chains, which PTX writes as two and ptxas is expected to
+// fuse; without that, 65.1 / 192.5): the first pair of a thread sorts K runs and makes
+// (K-1)/2 merges; every pair: pair_rest + the sort of row i+K + 2 pair_final; every later
+// pair: one more sort and merge_runs (rows i+K-2, i+K-1).
+//   5x5, kRows = 16: (5*18 + 2*26 + 8*(34 + 18 + 2*8) + 7*(18 + 26)) / 16 = 994 / 16 = 62.1
+//        (31.1 per pixel; 56 per word without the first pair's halo; kRows = 8: 68.3)
+//   7x7, kRows = 8: (7*32 + 3*42 + 4*(167 + 32 + 2*11) + 3*(32 + 42)) / 8 = 1456 / 8 = 182
+//        (91 per pixel; 147.5 without the halo)
 // (the CPU's pairs of rows, which redo the whole shared merge per pair, take 79 / 221 here.)
 // Besides: per source row and word 3 shared loads (shared between the two words) and up to
 // K PRMT for the shifted words; per output row one PRMT and one 4-byte store.
@@ -41,7 +43,7 @@ using px::u32;
 // Block shape: 32 x kTY threads, each 4 pixels of kRows rows (kRows even: pairs of rows).
 // Register budget (__launch_bounds__(threads, kMinBlocks), ptxas -v for sm_90):
 // - 5x5, kRows = 16: 95 registers, two blocks of 8 warps per SM (kRows = 8: 74 registers, three
-//   blocks, but 69.25 instead of 63.1 min/max per word: the first pair's halo, see above).
+//   blocks, but 68.3 instead of 62.1 min/max per word: the first pair's halo, see above).
 // - 7x7, kRows = 8: 187 registers (live: K + 1 sorted runs, the (K-1)/2 level-1 lists of 2K
 //   words and their copies for pair_rest); it spills at 168 and below, and at kRows = 16 even
 //   with 255. Blocks of 32 x 2 threads fit 5 per SM (10 warps), where 256-thread blocks would
