@@ -290,6 +290,56 @@ def run_ssa_bits(nodes, roots, v):
     return [get(r) for r in roots]
 
 
+def quad_network(k):
+    """Quads of output rows (k = 7): rows y .. y+3 share k - 3 runs = two level-1 lists; their
+    merge (quad_core) is pruned to the ranks lo .. m that can still be the median once the
+    3k samples of three more runs join; each pair (y, y+1) / (y+2, y+3) then merges that with
+    its own level-1 list (quad_pair), pruned to the k + 1 ranks of pair_rest. Returns (core
+    nodes, core roots, pair nodes, pair roots, lo); wires: core v[s * 2k + r], pair c[0 ..]
+    at 0 .., the level-1 list at 1000 + r."""
+    m = (k * k) // 2
+    n2 = 2 * k
+    ops = []
+    out = merge_tree([[s * n2 + r for r in range(n2)] for s in range((k - 3) // 2)], ops)
+    lo = max(0, m - 3 * k)
+    couts = [out[r] for r in range(lo, m + 1)]
+    cn, cr = fused_ssa(prune(ops, couts), couts)
+    q = list(range(len(couts)))
+    el = list(range(1000, 1000 + n2))
+    ops = []
+    out2 = merge(q, el, ops)
+    pouts = [out2[r - lo] for r in range(m - k, m + 1)]
+    pn, pr = fused_ssa(prune(ops, pouts), pouts)
+    return cn, cr, pn, pr, lo
+
+
+def check_quad(k, mops, mout):
+    cn, cr, pn, pr, lo = quad_network(k)
+
+    def level1(a, b):
+        w = run_bits(mops, {i: (a if i < k else b)[i % k] for i in range(2 * k)})
+        return [w[mout[r]] for r in range(2 * k)]
+
+    for own_first in (True, False):  # the pair's own list above (y, y+1) or below (y+2, y+3)
+        def core(runs):
+            ls = [level1(runs[2 * s], runs[2 * s + 1]) for s in range((k - 1) // 2)]
+            own, shared = (ls[0], ls[1:]) if own_first else (ls[-1], ls[:-1])
+            c = run_ssa_bits(cn, cr, {s * 2 * k + r: shared[s][r]
+                                      for s in range(len(shared)) for r in range(2 * k)})
+            v = {i: c[i] for i in range(len(c))}
+            v.update({1000 + r: own[r] for r in range(2 * k)})
+            return run_ssa_bits(pn, pr, v)
+        check_pair(k, None, None, core)
+
+
+def emit_ssa(w, nodes, roots, arg, outname):
+    for n, op, args in nodes:
+        f = ('px::vmin' if op == 'min' else 'px::vmax') + ('3' if len(args) == 3 else '')
+        w(f"    const u32 t{n[1]} = {f}(" + ", ".join(arg(a) for a in args) + ");\n")
+    for t, r in enumerate(roots):
+        w(f"    {outname}[{t}] = {arg(r)};\n")
+
+
 def check_sort(k, ops, order):
     for bits in itertools.product((0, 1), repeat=k):
         v = run(ops, bits)
@@ -434,6 +484,23 @@ def main_cuda():
         for t, r in enumerate(rroots):
             w(f"    q[{t}] = {arg(r)};\n")
         w("  }\n")
+        if k == 7:
+            check_quad(k, mops, mout)
+            cn, cr, pn, pr, lo = quad_network(k)
+            m = (k * k) // 2
+            w(f"  static constexpr int kQuadCoreOps = {len(cn)};  // per quad_core\n")
+            w(f"  static constexpr int kQuadPairOps = {len(pn)};  // per quad_pair\n")
+            w(f"  static constexpr int kQuadRanks = {len(cr)};\n")
+            w(f"  // Quads of output rows: v[s * {2 * k} + r], rank r of the level-1 list s (s < 2) of the\n")
+            w(f"  // {k - 3} runs shared by four output rows; c: ranks {lo}..{m} of their merge.\n")
+            w("  static PIXFLOW_HD void quad_core(const u32* v, u32* c) {\n")
+            emit_ssa(w, cn, cr, lambda a: f"v[{a[1]}]" if a[0] == 'v' else f"t{a[1]}", "c")
+            w("  }\n")
+            w(f"  // q (as pair_rest's) from quad_core's c and a pair's own level-1 list e.\n")
+            w("  static PIXFLOW_HD void quad_pair(const u32* c, const u32* e, u32* q) {\n")
+            emit_ssa(w, pn, pr, lambda a: (f"c[{a[1]}]" if a[1] < 1000 else f"e[{a[1] - 1000}]")
+                     if a[0] == 'v' else f"t{a[1]}", "q")
+            w("  }\n")
         w(f"  // The median of q and one more sorted run c: rank {k} of the two.\n")
         w("  static PIXFLOW_HD u32 pair_final(const u32* q, const u32* c) {\n")
         terms = ["q[0]"] + [f"px::vmin(q[{i}], c[{k - i}])" for i in range(1, k + 1)]

@@ -141,7 +141,8 @@ TEST(MedianPacked, Body7x7MatchesBruteForceEveryLane) {
 
 // Each lane's median is independent of the other lane's values: lanes that hold the two
 // extremes of every window next to lanes of random values (5x5 and 7x7 windows, the networks
-// composed as median_rows does: sorted runs, level-1 merges, pair_rest, pair_final).
+// composed as median_rows does: sorted runs, level-1 merges, pair_rest or for 7x7 also
+// quad_core and quad_pair, pair_final).
 template <int K>
 void lanes_apart(std::mt19937_64& rng) {
   using N = cuda::median_net::Net<K>;
@@ -162,6 +163,12 @@ void lanes_apart(std::mt19937_64& rng) {
     for (int t = 0; t < NL; ++t) N::merge_runs(run[1 + 2 * t], run[2 + 2 * t], v + t * 2 * K);
     N::pair_rest(v, q);
     const u32 m = N::pair_final(q, run[0]);
+    if constexpr (K == 7) {  // the quads of median_rows_quads: the same median
+      u32 c[N::kQuadRanks], q4[K + 1];
+      N::quad_core(v + 2 * K, c);
+      N::quad_pair(c, v, q4);
+      ASSERT_EQ(N::pair_final(q4, run[0]), m) << "trial " << trial;
+    }
     for (int l = 0; l < 2; ++l) {
       std::uint8_t s[K * K];
       std::copy(lane[l], lane[l] + K * K, s);

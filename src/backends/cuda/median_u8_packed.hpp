@@ -17,6 +17,10 @@
 //   same shifted by two, so each pair computes one new level-1 merge and the rest of the tree
 //   (pair_rest), pruned to the K+1 ranks that can still be the median. Each output row then
 //   finishes with its own extra run (pair_final: the K-th smallest of two sorted lists).
+// - 7x7 goes one level further (median_rows_quads): four output rows share K-3 = 4 runs, two
+//   level-1 lists, merged once per quad (quad_core, pruned to the 22 ranks that can still be
+//   the median once three more runs join); each pair merges that with its own level-1 list
+//   (quad_pair, 67 instead of pair_rest's 167).
 // Min/max per output word (two pixels; a 3-input VIMNMX3 counted as one: pair_final's
 // maxima and pair_rest's folded chains, which PTX writes as two and ptxas is expected to
 // fuse; without that, 65.1 / 192.5): the first pair of a thread sorts K runs and makes
@@ -24,8 +28,9 @@
 // pair: one more sort and merge_runs (rows i+K-2, i+K-1).
 //   5x5, kRows = 16: (5*18 + 2*26 + 8*(34 + 18 + 2*8) + 7*(18 + 26)) / 16 = 994 / 16 = 62.1
 //        (31.1 per pixel; 56 per word without the first pair's halo; kRows = 8: 68.3)
-//   7x7, kRows = 8: (7*32 + 3*42 + 4*(167 + 32 + 2*11) + 3*(32 + 42)) / 8 = 1456 / 8 = 182
-//        (91 per pixel; 147.5 without the halo)
+//   7x7, kRows = 8, by quads: 14 sorts, 6 merge_runs, 2 quad_core, 4 quad_pair, 8 pair_final:
+//        (14*32 + 6*42 + 2*100 + 4*67 + 8*11) / 8 = 1256 / 8 = 157 (78.5 per pixel; 122.5
+//        without the halo; by pairs of rows as 5x5 it was 182)
 // (the CPU's pairs of rows, which redo the whole shared merge per pair, take 79 / 221 here.)
 // Besides: per source row and word 3 shared loads (shared between the two words) and up to
 // K PRMT for the shifted words; per output row one PRMT and one 4-byte store.
@@ -44,17 +49,16 @@ using px::u32;
 // Register budget (__launch_bounds__(threads, kMinBlocks), ptxas -v for sm_90):
 // - 5x5, kRows = 16: 95 registers, two blocks of 8 warps per SM (kRows = 8: 74 registers, three
 //   blocks, but 68.3 instead of 62.1 min/max per word: the first pair's halo, see above).
-// - 7x7, kRows = 8: 187 registers (live: K + 1 sorted runs, the (K-1)/2 level-1 lists of 2K
-//   words and their copies for pair_rest); it spills at 168 and below, and at kRows = 16 even
-//   with 255. Blocks of 32 x 2 threads fit 5 per SM (10 warps), where 256-thread blocks would
-//   run alone on an SM with nobody to hide their tile loads.
+// - 7x7 (quads), kRows = 8: 168 registers (unbounded 163), 6 blocks of 32 x 2 threads per SM
+//   (12 warps). kRows = 12 spills at 168; kRows = 16 takes 208 (8 warps per SM) for 139.75
+//   min/max per word instead of 157 — the variant to try. (By pairs of rows 7x7 took 187.)
 constexpr int kTX = 32, kPX = 4;
 template <int K>
 constexpr int kTY = K == 5 ? 8 : 2;
 template <int K>
 constexpr int kRows = K == 5 ? 16 : 8;
 template <int K>
-constexpr int kMinBlocks = K == 5 ? 2 : 4;
+constexpr int kMinBlocks = K == 5 ? 2 : 6;
 constexpr int kBW = kTX * kPX;   // 128 output columns per block
 constexpr int kTileW = kBW + 8;  // tile bytes per row: 4 left and 4 right of the block (K <= 9)
 constexpr int kTileWords = kTileW / 4;  // 34
@@ -96,7 +100,7 @@ PIXFLOW_HD void shifted_words(const u32* row, int tx, u32 (&s)[K + 2]) {
 // r0 + kRows + K - 2): emit(i, o) with o = the 4 output bytes (pixels x0 .. x0 + 3) of block
 // row r0 + i, called as soon as the row is done (no array of results stays live).
 template <int K, class Emit>
-PIXFLOW_HD void median_rows(const u32* tile, int tx, int r0, Emit&& emit) {
+PIXFLOW_HD void median_rows_pairs(const u32* tile, int tx, int r0, Emit&& emit) {
   using N = median_net::Net<K>;
   constexpr int H = kRows<K>, NL = (K - 1) / 2;
   // The first word's results, two rows per register (bytes: row i's two pixels, then row
@@ -159,6 +163,77 @@ PIXFLOW_HD void median_rows(const u32* tile, int tx, int r0, Emit&& emit) {
       }
     }
   }
+}
+
+// 7x7 by quads of output rows (tile rows: output i uses rows i .. i+6). Outputs i .. i+3 share
+// rows i+3 .. i+6, the level-1 lists C0 = (i+3, i+4) and C1 = (i+5, i+6): merged once per quad
+// (quad_core, pruned to the 22 ranks that can still be the median), then per pair with its own
+// list (quad_pair: A = (i+1, i+2) for outputs i, i+1; B = (i+7, i+8) for i+2, i+3) and per row
+// its extra run (rows i, i+7, i+2, i+9). The next quad's A and C0 are this one's C1 and B.
+template <int K, class Emit>
+PIXFLOW_HD void median_rows_quads(const u32* tile, int tx, int r0, Emit&& emit) {
+  using N = median_net::Net<K>;
+  constexpr int H = kRows<K>, K2 = 2 * K;
+  static_assert(H % 4 == 0, "quads of rows");
+  u32 first[H / 2];
+  PIXFLOW_UNROLL
+  for (int wd = 0; wd < 2; ++wd) {
+    auto make_run = [&](int j, u32(&c)[K]) {
+      u32 s[K + 2];
+      shifted_words<K>(tile + (r0 + j) * kTileWords, tx, s);
+      PIXFLOW_UNROLL
+      for (int i = 0; i < K; ++i) c[i] = s[2 * wd + i];
+      N::sort_run(c);
+    };
+    u32 run[H + K - 1][K];
+    u32 A[K2], C0[K2], C1[K2], B[K2];
+    PIXFLOW_UNROLL
+    for (int i = 0; i < H; i += 4) {
+      PIXFLOW_UNROLL
+      for (int j = (i == 0 ? 0 : i + 6); j <= i + 9; ++j) make_run(j, run[j]);
+      if (i == 0) {
+        N::merge_runs(run[1], run[2], A);
+        N::merge_runs(run[3], run[4], C0);
+      } else {
+        PIXFLOW_UNROLL
+        for (int r = 0; r < K2; ++r) {
+          A[r] = C1[r];
+          C0[r] = B[r];
+        }
+      }
+      N::merge_runs(run[i + 5], run[i + 6], C1);
+      N::merge_runs(run[i + 7], run[i + 8], B);
+      u32 v[2 * K2], c[N::kQuadRanks], q[K + 1];
+      PIXFLOW_UNROLL
+      for (int r = 0; r < K2; ++r) {
+        v[r] = C0[r];
+        v[K2 + r] = C1[r];
+      }
+      N::quad_core(v, c);
+      N::quad_pair(c, A, q);
+      const u32 m0 = N::pair_final(q, run[i]), m1 = N::pair_final(q, run[i + 7]);
+      N::quad_pair(c, B, q);
+      const u32 m2 = N::pair_final(q, run[i + 2]), m3 = N::pair_final(q, run[i + 9]);
+      if (wd == 0) {
+        first[i / 2] = px::byte_perm(m0, m1, 0x6420);
+        first[i / 2 + 1] = px::byte_perm(m2, m3, 0x6420);
+      } else {
+        emit(i, px::byte_perm(first[i / 2], m0, 0x6410));
+        emit(i + 1, px::byte_perm(first[i / 2], m1, 0x6432));
+        emit(i + 2, px::byte_perm(first[i / 2 + 1], m2, 0x6410));
+        emit(i + 3, px::byte_perm(first[i / 2 + 1], m3, 0x6432));
+      }
+    }
+  }
+}
+
+// The thread's outputs: 5x5 by pairs of rows, 7x7 by quads.
+template <int K, class Emit>
+PIXFLOW_HD void median_rows(const u32* tile, int tx, int r0, Emit&& emit) {
+  if constexpr (K == 7)
+    median_rows_quads<K>(tile, tx, r0, emit);
+  else
+    median_rows_pairs<K>(tile, tx, r0, emit);
 }
 
 }  // namespace pixflow::cuda::median_u8
