@@ -27,7 +27,10 @@ pairs of rows with shared level-1 merges (level1_network; k = 5, 7, checked the 
 packed 32-bit words (two 16-bit lanes; every
 Min/Max one VIMNMX.U16x2 on Hopper, px:: in src/backends/cuda/packed_u16x2.hpp), compiled by
 nvcc for the CUDA median and by the host compiler for its CPU test (tests/median_packed_test.cpp).
-pair_final there reduces with 3-input maxima (VIMNMX3).
+pair_final there reduces with 3-input maxima (VIMNMX3), pair_rest is written as single
+assignments with chained min (max) folded into 3-input ones (fused_ssa), and k = 7 also gets
+quads of output rows (quad_network: quad_core, quad_pair). Each is checked in the form
+written, over every 0-1 input, composed with the level-1 merges and pair_final.
 
 Run: python3 scripts/gen_median_networks.py --cuda > src/backends/cuda/median_networks.hpp
 """
@@ -435,7 +438,8 @@ def main_cuda():
     w("// the CUDA median for u8 5x5 / 7x7 (median.cu): per 32-bit word two pixels in 16-bit lanes,\n")
     w("// px::vmin / vmax one VIMNMX.U16x2 each on Hopper. The CPU's run sorts and final\n")
     w("// (median_networks-inl.hpp); the shared merge of a pair of rows split into level-1 merges\n")
-    w("// (merge_runs, reused by the next pair) and the pruned rest (pair_rest); all checked over\n")
+    w("// (merge_runs, reused by the next pair) and the pruned rest (pair_rest); for 7x7 also quads of\n")
+    w("// output rows (quad_core, quad_pair). All checked over\n")
     w("// every 0-1 input by the generator. Host and device code (tests/median_packed_test.cpp runs\n")
     w("// them on the CPU).\n")
     w("#pragma once\n\n#include <cstdint>\n\n#include \"src/backends/cuda/packed_u16x2.hpp\"\n\n")

@@ -2,7 +2,8 @@
 // the CUDA median for u8 5x5 / 7x7 (median.cu): per 32-bit word two pixels in 16-bit lanes,
 // px::vmin / vmax one VIMNMX.U16x2 each on Hopper. The CPU's run sorts and final
 // (median_networks-inl.hpp); the shared merge of a pair of rows split into level-1 merges
-// (merge_runs, reused by the next pair) and the pruned rest (pair_rest); all checked over
+// (merge_runs, reused by the next pair) and the pruned rest (pair_rest); for 7x7 also quads of
+// output rows (quad_core, quad_pair). All checked over
 // every 0-1 input by the generator. Host and device code (tests/median_packed_test.cpp runs
 // them on the CPU).
 #pragma once
