@@ -202,8 +202,8 @@ TEST(MedianPacked, EveryBackendMatchesRefManyTiles) {
 }
 
 // Aligned and unaligned sources and destinations on every backend (backends_match_ref draws
-// the offsets at random; the packed kernel needs 4-byte aligned destination rows, and takes
-// word loads only from 4-byte aligned sources).
+// the offsets at random; the packed kernel stores words only to 4-byte aligned destination rows
+// and loads words only from 4-byte aligned sources, bytes otherwise).
 TEST(MedianPacked, EveryBackendMatchesRefAlignedAndUnaligned) {
   auto rng = make_rng(0x9e74);
   const std::int64_t w = 389, h = 203;

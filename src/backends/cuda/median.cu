@@ -172,11 +172,13 @@ __global__ void median_radix_kernel(DevView<T> src, DevView<T> dst, DevBorder<T>
 // u8 x 1, K = 5, 7: a 128 x kTY*kRows output block per 32 x kTY threads; the tile (kTileW x
 // kTileH bytes, median_u8_packed.hpp) by word loads when the whole tile lies inside an image
 // whose rows are 4-byte aligned, else byte by byte through the border rule; then each thread
-// runs median_rows and stores 4 bytes per row.
+// runs median_rows and stores 4 bytes per row (one word where the destination rows are 4-byte
+// aligned, else byte by byte: ROIs at any offset and stride take this kernel too).
 template <int K>
 __global__ void __launch_bounds__(median_u8::kTX* median_u8::kTY<K>, median_u8::kMinBlocks<K>)
     median_u8_packed_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
-                            DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
+                            DevBorder<std::uint8_t> border, bool src_aligned, bool dst_aligned,
+                            int rows_of_blocks) {
   using namespace median_u8;
   constexpr int R = K / 2, TH = kTileH<K>, H = kRows<K>, TY = median_u8::kTY<K>;
   __shared__ unsigned tile[TH * kTileWords];
@@ -200,7 +202,7 @@ __global__ void __launch_bounds__(median_u8::kTX* median_u8::kTY<K>, median_u8::
     }
     __syncthreads();
     const long long x0 = bx0 + tx * kPX;
-    const bool full = x0 + 3 < dst.w;
+    const bool full = dst_aligned && x0 + 3 < dst.w;
     median_rows<K>(tile, tx, ty * H, [&](int i, unsigned o) {
       const long long y = by0 + ty * H + i;
       if (x0 >= dst.w || y >= dst.h) return;
@@ -215,16 +217,15 @@ __global__ void __launch_bounds__(median_u8::kTX* median_u8::kTY<K>, median_u8::
   }
 }
 
-// Launches median_u8_packed_kernel<K>, or returns false where it does not apply (not u8 x 1,
-// or destination rows not 4-byte aligned for its 4-byte stores).
+// Launches median_u8_packed_kernel<K>, or returns false where it does not apply (not u8 x 1).
 template <int K>
 bool launch_median_u8_packed(const ConstImageView& s, const ImageView& d, const Border& border,
                              cudaStream_t st) {
-  if (s.depth() != Depth::u8 || s.channels() != 1 || !rows_aligned(d, 4)) return false;
+  if (s.depth() != Depth::u8 || s.channels() != 1) return false;
   median_u8_packed_kernel<K><<<grid_2d(d.width(), d.height(), median_u8::kBW, median_u8::kBH<K>),
                                dim3(median_u8::kTX, median_u8::kTY<K>), 0, st>>>(
       dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
-      rows_aligned(s, 4), blocks_y(d.height(), median_u8::kBH<K>));
+      rows_aligned(s, 4), rows_aligned(d, 4), blocks_y(d.height(), median_u8::kBH<K>));
   PIXFLOW_CUDA_CHECK_LAUNCH("median");
   return true;
 }
