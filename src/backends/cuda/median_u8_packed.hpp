@@ -137,8 +137,10 @@ PIXFLOW_HD void median_rows_pairs(const u32* tile, int tx, int r0, Emit&& emit) 
       if (i > 0) {
         // Pair i shares rows i+1 .. i+K-1; pair i-2's merges of rows i+1 .. i+K-3 carry over.
         PIXFLOW_UNROLL
-        for (int t = 0; t + 1 < NL; ++t) PIXFLOW_UNROLL
-        for (int r = 0; r < 2 * K; ++r) L[t][r] = L[t + 1][r];
+        for (int t = 0; t + 1 < NL; ++t) {
+          PIXFLOW_UNROLL
+          for (int r = 0; r < 2 * K; ++r) L[t][r] = L[t + 1][r];
+        }
         u32 b[K];
         make_run(i + K - 1, b);
         N::merge_runs(ext, b, L[NL - 1]);
@@ -147,8 +149,10 @@ PIXFLOW_HD void median_rows_pairs(const u32* tile, int tx, int r0, Emit&& emit) 
       }
       u32 v[NL * 2 * K], q[K + 1];
       PIXFLOW_UNROLL
-      for (int t = 0; t < NL; ++t) PIXFLOW_UNROLL
-      for (int r = 0; r < 2 * K; ++r) v[t * 2 * K + r] = L[t][r];
+      for (int t = 0; t < NL; ++t) {
+        PIXFLOW_UNROLL
+        for (int r = 0; r < 2 * K; ++r) v[t * 2 * K + r] = L[t][r];
+      }
       N::pair_rest(v, q);
       const u32 m0 = N::pair_final(q, keep[i]);
       make_run(i + K, ext);
