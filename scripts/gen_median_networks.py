@@ -21,6 +21,18 @@ network is checked here exhaustively by the 0-1 principle before it is written (
 inputs with sorted columns: (k+1)^k cases, and 2^k for the column sorts).
 
 Run: python3 scripts/gen_median_networks.py > src/backends/cpu/simd/median_networks-inl.hpp
+
+With --cuda it writes src/backends/cuda/median_networks.hpp instead: the same run sorts and the
+pairs of rows with shared level-1 merges (level1_network; k = 5, 7, checked the same way) on
+packed 32-bit words (two 16-bit lanes; every
+Min/Max one VIMNMX.U16x2 on Hopper, px:: in src/backends/cuda/packed_u16x2.hpp), compiled by
+nvcc for the CUDA median and by the host compiler for its CPU test (tests/median_packed_test.cpp).
+pair_final there reduces with 3-input maxima (VIMNMX3), pair_rest is written as single
+assignments with chained min (max) folded into 3-input ones (fused_ssa), and k = 7 also gets
+quads of output rows (quad_network: quad_core, quad_pair). Each is checked in the form
+written, over every 0-1 input, composed with the level-1 merges and pair_final.
+
+Run: python3 scripts/gen_median_networks.py --cuda > src/backends/cuda/median_networks.hpp
 """
 import itertools
 import sys
@@ -146,7 +158,7 @@ def pair_network(k):
     return prune(ops, outs), outs
 
 
-def check_pair(k, ops, outs):
+def check_pair(k, ops, outs, core=None):
     # Case index = sum of z_c (k+1)^c over the k runs (runs 0 .. k-2 shared, run k-1 the
     # extra one); z_c = the zeros of run c. A wire's bitset: the cases where it holds 1.
     base = k + 1
@@ -158,19 +170,14 @@ def check_pair(k, ops, outs):
         period = '0' * ((k - r) * blk) + '1' * ((r + 1) * blk)  # z = k .. 0, high bits first
         return int(period * (ncase // (blk * base)), 2)
 
-    v = {}
-    for c in range(k - 1):
-        for r in range(k):
-            v[c * k + r] = ones_where_rank_at_least(c, r)
-    for kind, lo, hi in ops:
-        a, b = v[lo], v[hi]
-        if kind == 'cx':
-            v[lo], v[hi] = a & b, a | b
-        elif kind == 'min':
-            v[lo] = a & b
-        else:
-            v[hi] = a | b
-    q = [v[w] for w in outs]
+    if core is not None:
+        q = core([[ones_where_rank_at_least(c, r) for r in range(k)] for c in range(k - 1)])
+    else:
+        v = {}
+        for c in range(k - 1):
+            for r in range(k):
+                v[c * k + r] = ones_where_rank_at_least(c, r)
+        q = [run_bits(ops, v)[w] for w in outs]
     run = [ones_where_rank_at_least(k - 1, r) for r in range(k)]
     got = q[0]
     for i in range(1, k + 1):
@@ -187,6 +194,153 @@ def check_pair(k, ops, outs):
     want = int(''.join(reversed(bits)), 2)
     if got & full != want:
         raise SystemExit(f"pair network k={k} wrong")
+
+
+def run_bits(ops, v):
+    """Runs a pruned network on bitsets (one bit per 0-1 case: Min = and, Max = or)."""
+    v = dict(v)
+    for kind, lo, hi in ops:
+        a, b = v[lo], v[hi]
+        if kind == 'cx':
+            v[lo], v[hi] = a & b, a | b
+        elif kind == 'min':
+            v[lo] = a & b
+        else:
+            v[hi] = a | b
+    return v
+
+
+def level1_network(k):
+    """Pairs of rows with shared level-1 merges (CUDA): the k - 1 shared runs merge in pairs
+    (runs 2s, 2s + 1: merge_runs, the full odd-even merge of two runs, kept and reused by the
+    next pair of output rows, whose shared runs are these shifted by two); pair_rest merges
+    the (k - 1) / 2 merged lists (wires s * 2k + r) pruned to the k + 1 ranks m - k .. m."""
+    m = (k * k) // 2
+    mops = []
+    mout = merge(list(range(k)), list(range(k, 2 * k)), mops)
+    rops = []
+    final = merge_tree([[s * 2 * k + r for r in range(2 * k)] for s in range((k - 1) // 2)], rops)
+    outs = [final[r] for r in range(m - k, m + 1)]
+    return [('cx', lo, hi) for lo, hi in mops], mout, prune(rops, outs), outs
+
+
+def check_level1(k, mops, mout, rops, outs):
+    def core(runs):
+        v = {}
+        for s in range((k - 1) // 2):
+            w = run_bits(mops, {i: runs[2 * s + i // k][i % k] for i in range(2 * k)})
+            for r in range(2 * k):
+                v[s * 2 * k + r] = w[mout[r]]
+        nodes, roots = fused_ssa(rops, outs)
+        return run_ssa_bits(nodes, roots, v)
+    check_pair(k, None, None, core)
+
+
+def fused_ssa(ops, outs):
+    """The pruned network `ops` as single-assignment nodes, a min (max) whose only consumer is
+    another min (max) of two inputs folded into it as a 3-input one (VIMNMX3): returns
+    (nodes, roots); a node is (name, op, args), an arg a node name or ('v', wire)."""
+    cur = {}
+    nodes = {}
+    order = []
+
+    def get(w):
+        return cur.get(w, ('v', w))
+
+    def new(op, a, b):
+        n = ('t', len(order))
+        nodes[n] = [op, [a, b]]
+        order.append(n)
+        return n
+
+    for kind, lo, hi in ops:
+        a, b = get(lo), get(hi)
+        if kind in ('cx', 'min'):
+            cur_lo = new('min', a, b)
+        if kind in ('cx', 'max'):
+            cur[hi] = new('max', a, b)
+        if kind in ('cx', 'min'):
+            cur[lo] = cur_lo
+    roots = [get(w) for w in outs]
+    uses = {}
+    for n in order:
+        for a in nodes[n][1]:
+            uses[a] = uses.get(a, 0) + 1
+    for r in roots:
+        uses[r] = uses.get(r, 0) + 1
+    dead = set()
+    for n in order:
+        op, args = nodes[n]
+        for a in list(args):
+            if len(args) < 3 and a in nodes and a not in dead and nodes[a][0] == op and \
+                    len(nodes[a][1]) == 2 and uses[a] == 1:
+                args.remove(a)
+                args[:0] = nodes[a][1]
+                dead.add(a)
+    return [(n, nodes[n][0], nodes[n][1]) for n in order if n not in dead], roots
+
+
+def run_ssa_bits(nodes, roots, v):
+    val = {}
+
+    def get(a):
+        return v[a[1]] if a[0] == 'v' else val[a]
+    for n, op, args in nodes:
+        x = get(args[0])
+        for a in args[1:]:
+            x = (x & get(a)) if op == 'min' else (x | get(a))
+        val[n] = x
+    return [get(r) for r in roots]
+
+
+def quad_network(k):
+    """Quads of output rows (k = 7): rows y .. y+3 share k - 3 runs = two level-1 lists; their
+    merge (quad_core) is pruned to the ranks lo .. m that can still be the median once the
+    3k samples of three more runs join; each pair (y, y+1) / (y+2, y+3) then merges that with
+    its own level-1 list (quad_pair), pruned to the k + 1 ranks of pair_rest. Returns (core
+    nodes, core roots, pair nodes, pair roots, lo); wires: core v[s * 2k + r], pair c[0 ..]
+    at 0 .., the level-1 list at 1000 + r."""
+    m = (k * k) // 2
+    n2 = 2 * k
+    ops = []
+    out = merge_tree([[s * n2 + r for r in range(n2)] for s in range((k - 3) // 2)], ops)
+    lo = max(0, m - 3 * k)
+    couts = [out[r] for r in range(lo, m + 1)]
+    cn, cr = fused_ssa(prune(ops, couts), couts)
+    q = list(range(len(couts)))
+    el = list(range(1000, 1000 + n2))
+    ops = []
+    out2 = merge(q, el, ops)
+    pouts = [out2[r - lo] for r in range(m - k, m + 1)]
+    pn, pr = fused_ssa(prune(ops, pouts), pouts)
+    return cn, cr, pn, pr, lo
+
+
+def check_quad(k, mops, mout):
+    cn, cr, pn, pr, lo = quad_network(k)
+
+    def level1(a, b):
+        w = run_bits(mops, {i: (a if i < k else b)[i % k] for i in range(2 * k)})
+        return [w[mout[r]] for r in range(2 * k)]
+
+    for own_first in (True, False):  # the pair's own list above (y, y+1) or below (y+2, y+3)
+        def core(runs):
+            ls = [level1(runs[2 * s], runs[2 * s + 1]) for s in range((k - 1) // 2)]
+            own, shared = (ls[0], ls[1:]) if own_first else (ls[-1], ls[:-1])
+            c = run_ssa_bits(cn, cr, {s * 2 * k + r: shared[s][r]
+                                      for s in range(len(shared)) for r in range(2 * k)})
+            v = {i: c[i] for i in range(len(c))}
+            v.update({1000 + r: own[r] for r in range(2 * k)})
+            return run_ssa_bits(pn, pr, v)
+        check_pair(k, None, None, core)
+
+
+def emit_ssa(w, nodes, roots, arg, outname):
+    for n, op, args in nodes:
+        f = ('px::vmin' if op == 'min' else 'px::vmax') + ('3' if len(args) == 3 else '')
+        w(f"    const u32 t{n[1]} = {f}(" + ", ".join(arg(a) for a in args) + ");\n")
+    for t, r in enumerate(roots):
+        w(f"    {outname}[{t}] = {arg(r)};\n")
 
 
 def check_sort(k, ops, order):
@@ -268,4 +422,104 @@ def main():
     w("#endif  // include guard\n")
 
 
-main()
+def emit_pruned_packed(w, ops):
+    for kind, lo, hi in ops:
+        if kind == 'cx':
+            w(f"    {{ const u32 a = v[{lo}]; v[{lo}] = px::vmin(a, v[{hi}]); v[{hi}] = px::vmax(a, v[{hi}]); }}\n")
+        elif kind == 'min':
+            w(f"    v[{lo}] = px::vmin(v[{lo}], v[{hi}]);\n")
+        else:
+            w(f"    v[{hi}] = px::vmax(v[{lo}], v[{hi}]);\n")
+
+
+def main_cuda():
+    w = sys.stdout.write
+    w("// Generated by scripts/gen_median_networks.py --cuda: do not edit. The packed networks of\n")
+    w("// the CUDA median for u8 5x5 / 7x7 (median.cu): per 32-bit word two pixels in 16-bit lanes,\n")
+    w("// px::vmin / vmax one VIMNMX.U16x2 each on Hopper. The CPU's run sorts and final\n")
+    w("// (median_networks-inl.hpp); the shared merge of a pair of rows split into level-1 merges\n")
+    w("// (merge_runs, reused by the next pair) and the pruned rest (pair_rest); for 7x7 also quads of\n")
+    w("// output rows (quad_core, quad_pair). All checked over\n")
+    w("// every 0-1 input by the generator. Host and device code (tests/median_packed_test.cpp runs\n")
+    w("// them on the CPU).\n")
+    w("#pragma once\n\n#include <cstdint>\n\n#include \"src/backends/cuda/packed_u16x2.hpp\"\n\n")
+    w("namespace pixflow::cuda::median_net {\n\nusing px::u32;\n\ntemplate <int K>\nstruct Net;\n\n")
+    for k in (5, 7):
+        sops = []
+        order = sort_net(list(range(k)), sops)
+        check_sort(k, sops, order)
+        nfinal = k + k // 2 + (k % 2)
+        w(f"template <>\nstruct Net<{k}> {{\n")
+        w(f"  static constexpr int kSortOps = {2 * len(sops)};   // min/max per run sort\n")
+        w(f"  static constexpr int kFinalOps = {nfinal};  // per pair_final ({k} min, then 3-input max)\n")
+        w(f"  // Sorts the {k} words c[0..{k - 1}] per lane, into rank order.\n")
+        w("  static PIXFLOW_HD void sort_run(u32* c) {\n")
+        for lo, hi in sops:
+            w(f"    {{ const u32 a = c[{lo}]; c[{lo}] = px::vmin(a, c[{hi}]); c[{hi}] = px::vmax(a, c[{hi}]); }}\n")
+        if order != list(range(k)):
+            w(f"    const u32 t[{k}] = {{" + ", ".join(f"c[{o}]" for o in order) + "};\n")
+            w(f"    for (int r = 0; r < {k}; ++r) c[r] = t[r];\n")
+        w("  }\n")
+        mops, mout, rops, routs = level1_network(k)
+        check_level1(k, mops, mout, rops, routs)
+        w(f"  static constexpr int kMergeOps = {2 * len(mops)};  // per merge_runs\n")
+        rnodes, rroots = fused_ssa(rops, routs)
+        rmin = sum(1 for o in rops if o[0] != 'cx')
+        nfused = sum(1 for n in rnodes if len(n[2]) == 3)
+        w(f"  static constexpr int kRestOps = {len(rnodes)};  // per pair_rest ({nfused} of them 3-input)\n")
+        w(f"  // m[0..{2 * k - 1}]: the merge of the sorted runs x and y (full odd-even merge).\n")
+        w("  static PIXFLOW_HD void merge_runs(const u32* x, const u32* y, u32* m) {\n")
+        w(f"    u32 v[{2 * k}];\n")
+        w(f"    for (int i = 0; i < {k}; ++i) {{\n      v[i] = x[i];\n      v[{k} + i] = y[i];\n    }}\n")
+        emit_pruned_packed(w, mops)
+        for r, wire in enumerate(mout):
+            w(f"    m[{r}] = v[{wire}];\n")
+        w("  }\n")
+        w(f"  // v[s * {2 * k} + r]: rank r of merge_runs s (s < {(k - 1) // 2}, runs 2s and 2s + 1 of the\n")
+        w(f"  // shared ones); q: ranks {(k * k) // 2 - k}..{(k * k) // 2} of their merge. {2 * (len(rops) - rmin) + rmin} min/max as pruned,\n")
+        w("  // {nfused} fewer with each min (max) that feeds only another min (max) folded into it.\n".replace("{nfused}", str(nfused)))
+        w("  static PIXFLOW_HD void pair_rest(const u32* v, u32* q) {\n")
+
+        def arg(a):
+            return f"v[{a[1]}]" if a[0] == 'v' else f"t{a[1]}"
+        for n, op, args in rnodes:
+            f = ('px::vmin' if op == 'min' else 'px::vmax') + ('3' if len(args) == 3 else '')
+            w(f"    const u32 t{n[1]} = {f}(" + ", ".join(arg(a) for a in args) + ");\n")
+        for t, r in enumerate(rroots):
+            w(f"    q[{t}] = {arg(r)};\n")
+        w("  }\n")
+        if k == 7:
+            check_quad(k, mops, mout)
+            cn, cr, pn, pr, lo = quad_network(k)
+            m = (k * k) // 2
+            w(f"  static constexpr int kQuadCoreOps = {len(cn)};  // per quad_core\n")
+            w(f"  static constexpr int kQuadPairOps = {len(pn)};  // per quad_pair\n")
+            w(f"  static constexpr int kQuadRanks = {len(cr)};\n")
+            w(f"  // Quads of output rows: v[s * {2 * k} + r], rank r of the level-1 list s (s < 2) of the\n")
+            w(f"  // {k - 3} runs shared by four output rows; c: ranks {lo}..{m} of their merge.\n")
+            w("  static PIXFLOW_HD void quad_core(const u32* v, u32* c) {\n")
+            emit_ssa(w, cn, cr, lambda a: f"v[{a[1]}]" if a[0] == 'v' else f"t{a[1]}", "c")
+            w("  }\n")
+            w(f"  // q (as pair_rest's) from quad_core's c and a pair's own level-1 list e.\n")
+            w("  static PIXFLOW_HD void quad_pair(const u32* c, const u32* e, u32* q) {\n")
+            emit_ssa(w, pn, pr, lambda a: (f"c[{a[1]}]" if a[1] < 1000 else f"e[{a[1] - 1000}]")
+                     if a[0] == 'v' else f"t{a[1]}", "q")
+            w("  }\n")
+        w(f"  // The median of q and one more sorted run c: rank {k} of the two.\n")
+        w("  static PIXFLOW_HD u32 pair_final(const u32* q, const u32* c) {\n")
+        terms = ["q[0]"] + [f"px::vmin(q[{i}], c[{k - i}])" for i in range(1, k + 1)]
+        w(f"    u32 m = px::vmax3({terms[0]}, {terms[1]}, {terms[2]});\n")
+        rest = terms[3:]
+        while len(rest) >= 2:
+            w(f"    m = px::vmax3(m, {rest[0]}, {rest[1]});\n")
+            rest = rest[2:]
+        if rest:
+            w(f"    m = px::vmax(m, {rest[0]});\n")
+        w("    return m;\n  }\n};\n\n")
+    w("}  // namespace pixflow::cuda::median_net\n")
+
+
+if len(sys.argv) > 1 and sys.argv[1] == '--cuda':
+    main_cuda()
+else:
+    main()

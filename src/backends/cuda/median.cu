@@ -1,5 +1,7 @@
 // median on CUDA.
-// Square 3x3, 5x5, 7x7: a shared-memory tile with halo; each thread gathers its window into
+// u8 x 1 at 3x3: the packed kernel of u8_3x3.cuh; at 5x5 and 7x7: median_u8_packed_kernel
+// below (separable sorting networks on pixels packed two per word, median_u8_packed.hpp).
+// Other square 3x3, 5x5, 7x7: a shared-memory tile with halo; each thread gathers its window into
 // registers and runs a forgetful selection (keep n/2+2 values, drop the min and max, take
 // the next value, ...; ends with the median of three), fully unrolled.
 // Other windows: u8 through a per-thread 256-bin histogram, u16/f32 through a radix select
@@ -11,6 +13,7 @@
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/tile.cuh"
+#include "src/backends/cuda/median_u8_packed.hpp"
 #include "src/backends/cuda/u8_3x3.cuh"
 #include "src/base/backend.hpp"
 #include "src/base/numeric.hpp"
@@ -166,6 +169,67 @@ __global__ void median_radix_kernel(DevView<T> src, DevView<T> dst, DevBorder<T>
   }
 }
 
+// u8 x 1, K = 5, 7: a 128 x kTY*kRows output block per 32 x kTY threads; the tile (kTileW x
+// kTileH bytes, median_u8_packed.hpp) by word loads when the whole tile lies inside an image
+// whose rows are 4-byte aligned, else byte by byte through the border rule; then each thread
+// runs median_rows and stores 4 bytes per row (one word where the destination rows are 4-byte
+// aligned, else byte by byte: ROIs at any offset and stride take this kernel too).
+template <int K>
+__global__ void __launch_bounds__(median_u8::kTX* median_u8::kTY<K>, median_u8::kMinBlocks<K>)
+    median_u8_packed_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                            DevBorder<std::uint8_t> border, bool src_aligned, bool dst_aligned,
+                            int rows_of_blocks) {
+  using namespace median_u8;
+  constexpr int R = K / 2, TH = kTileH<K>, H = kRows<K>, TY = median_u8::kTY<K>;
+  __shared__ unsigned tile[TH * kTileWords];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const long long bx0 = (long long)blockIdx.x * kBW;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kBH<K>;
+    const bool inside = src_aligned && bx0 - 4 >= 0 && bx0 - 4 + kTileW <= src.w && by0 - R >= 0 &&
+                        by0 - R + TH <= src.h;
+    if (inside) {
+      // One flat loop over the tile's words (as load_tile_3x3): all loads independent.
+      for (int i = ty * kTX + tx; i < TH * kTileWords; i += kTX * TY) {
+        const int r = i / kTileWords, wd = i - r * kTileWords;
+        tile[i] = reinterpret_cast<const unsigned*>(src.row(by0 - R + r) + bx0 - 4)[wd];
+      }
+    } else {
+      auto* bytes = reinterpret_cast<unsigned char*>(tile);
+      for (int r = ty; r < TH; r += TY)
+        for (int i = tx; i < kTileW; i += kTX)
+          bytes[r * kTileW + i] = fetch(src, bx0 - 4 + i, by0 - R + r, 0, border);
+    }
+    __syncthreads();
+    const long long x0 = bx0 + tx * kPX;
+    const bool full = dst_aligned && x0 + 3 < dst.w;
+    median_rows<K>(tile, tx, ty * H, [&](int i, unsigned o) {
+      const long long y = by0 + ty * H + i;
+      if (x0 >= dst.w || y >= dst.h) return;
+      std::uint8_t* d = dst.row(y) + x0;
+      if (full) {
+        *reinterpret_cast<unsigned*>(d) = o;
+      } else {
+        for (int j = 0; j < 4 && x0 + j < dst.w; ++j) d[j] = std::uint8_t(o >> (8 * j));
+      }
+    });
+    __syncthreads();
+  }
+}
+
+// Launches median_u8_packed_kernel<K>, or returns false where it does not apply (not u8 x 1).
+template <int K>
+bool launch_median_u8_packed(const ConstImageView& s, const ImageView& d, const Border& border,
+                             cudaStream_t st) {
+  if (s.depth() != Depth::u8 || s.channels() != 1) return false;
+  median_u8_packed_kernel<K><<<grid_2d(d.width(), d.height(), median_u8::kBW, median_u8::kBH<K>),
+                               dim3(median_u8::kTX, median_u8::kTY<K>), 0, st>>>(
+      dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
+      rows_aligned(s, 4), rows_aligned(d, 4), blocks_y(d.height(), median_u8::kBH<K>));
+  PIXFLOW_CUDA_CHECK_LAUNCH("median");
+  return true;
+}
+
 template <class T>
 void launch_median(const ConstImageView& s, const ImageView& d, const MedianParams& p,
                    cudaStream_t st) {
@@ -184,6 +248,13 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
   // 3x3 on one u8 channel: the packed kernel (u8_3x3.cuh) when the destination allows it.
   if (std::is_same_v<T, std::uint8_t> && p.kw == 3 && p.kh == 3 &&
       u8_3x3::launch_3x3(u8_3x3::median3_u8_kernel, s, d, p.border, "median", st))
+    return;
+  // 5x5, 7x7 on one u8 channel: the packed separable-network kernel above.
+  if (std::is_same_v<T, std::uint8_t> && p.kw == 5 && p.kh == 5 &&
+      launch_median_u8_packed<5>(s, d, p.border, st))
+    return;
+  if (std::is_same_v<T, std::uint8_t> && p.kw == 7 && p.kh == 7 &&
+      launch_median_u8_packed<7>(s, d, p.border, st))
     return;
   if (p.kw == p.kh && p.kw == 1) return small(std::integral_constant<int, 1>{});
   if (p.kw == p.kh && p.kw == 3) return small(std::integral_constant<int, 3>{});

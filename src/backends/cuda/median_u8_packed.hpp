@@ -1,0 +1,243 @@
+// The per-thread body of the CUDA median for u8 x 1, 5x5 and 7x7 (median.cu's
+// median_u8_packed_kernel), written as host + device code so that the CPU test
+// (tests/median_packed_test.cpp) runs exactly this code on tiles it builds itself.
+//
+// Design (Adams, "Fast median filters using separable sorting networks", 2021, in the form
+// of the CPU backend's pairs of output rows, src/backends/cpu/simd/median.cpp):
+// - Pixels travel two per 32-bit word in 16-bit lanes (pixels x, x+1 of one row), so every
+//   min/max is one VIMNMX(3).U16x2 for two pixels.
+// - A thread computes 4 adjacent pixels (two output words) of kRows output rows. For each
+//   output word and each source row it needs, the K horizontal samples around the word's
+//   pixels (K words: the row's bytes shifted by -K/2 .. K/2, built by PRMT from three shared
+//   words) are sorted once (the run; Net<K>::sort_run) and serve the K output rows whose
+//   window contains that source row.
+// - Output rows y, y+1 share K-1 runs (rows y-K/2+1 .. y+K/2). Their merge is a balanced tree
+//   whose first level merges runs two by two (merge_runs, the full merge of two runs); those
+//   level-1 lists are shared with the next pair of rows (y+2, y+3), whose shared runs are the
+//   same shifted by two, so each pair computes one new level-1 merge and the rest of the tree
+//   (pair_rest), pruned to the K+1 ranks that can still be the median. Each output row then
+//   finishes with its own extra run (pair_final: the K-th smallest of two sorted lists).
+// - 7x7 goes one level further (median_rows_quads): four output rows share K-3 = 4 runs, two
+//   level-1 lists, merged once per quad (quad_core, pruned to the 22 ranks that can still be
+//   the median once three more runs join); each pair merges that with its own level-1 list
+//   (quad_pair, 67 instead of pair_rest's 167).
+// Min/max per output word (two pixels; a 3-input VIMNMX3 counted as one: pair_final's
+// maxima and pair_rest's folded chains, which PTX writes as two and ptxas is expected to
+// fuse; without that, 65.1 / 192.5): the first pair of a thread sorts K runs and makes
+// (K-1)/2 merges; every pair: pair_rest + the sort of row i+K + 2 pair_final; every later
+// pair: one more sort and merge_runs (rows i+K-2, i+K-1).
+//   5x5, kRows = 16: (5*18 + 2*26 + 8*(34 + 18 + 2*8) + 7*(18 + 26)) / 16 = 994 / 16 = 62.1
+//        (31.1 per pixel; 56 per word without the first pair's halo; kRows = 8: 68.3)
+//   7x7, kRows = 8, by quads: 14 sorts, 6 merge_runs, 2 quad_core, 4 quad_pair, 8 pair_final:
+//        (14*32 + 6*42 + 2*100 + 4*67 + 8*11) / 8 = 1256 / 8 = 157 (78.5 per pixel; 122.5
+//        without the halo; by pairs of rows as 5x5 it was 182)
+// (the CPU's pairs of rows, which redo the whole shared merge per pair, take 79 / 221 here.)
+// Besides: per source row and word 3 shared loads (shared between the two words) and up to
+// K PRMT for the shifted words; per output row one PRMT and one 4-byte store.
+#pragma once
+
+#include <cstdint>
+
+#include "src/backends/cuda/median_networks.hpp"
+#include "src/backends/cuda/packed_u16x2.hpp"
+
+namespace pixflow::cuda::median_u8 {
+
+using px::u32;
+
+// Block shape: 32 x kTY threads, each 4 pixels of kRows rows (kRows even: pairs of rows).
+// Register budget (__launch_bounds__(threads, kMinBlocks), ptxas -v for sm_90):
+// - 5x5, kRows = 16: 95 registers, two blocks of 8 warps per SM (kRows = 8: 74 registers, three
+//   blocks, but 68.3 instead of 62.1 min/max per word: the first pair's halo, see above).
+// - 7x7 (quads), kRows = 8: 168 registers (unbounded 163), 6 blocks of 32 x 2 threads per SM
+//   (12 warps). kRows = 12 spills at 168; kRows = 16 takes 208 (8 warps per SM) for 139.75
+//   min/max per word instead of 157 — the variant to try. (By pairs of rows 7x7 took 187.)
+constexpr int kTX = 32, kPX = 4;
+template <int K>
+constexpr int kTY = K == 5 ? 8 : 2;
+template <int K>
+constexpr int kRows = K == 5 ? 16 : 8;
+template <int K>
+constexpr int kMinBlocks = K == 5 ? 2 : 6;
+constexpr int kBW = kTX * kPX;   // 128 output columns per block
+constexpr int kTileW = kBW + 8;  // tile bytes per row: 4 left and 4 right of the block (K <= 9)
+constexpr int kTileWords = kTileW / 4;  // 34
+template <int K>
+constexpr int kBH = kTY<K>* kRows<K>;
+template <int K>
+constexpr int kTileH = kBH<K> + K - 1;
+
+// The tile: byte (r, i) (row pitch kTileW) is image pixel (bx0 - 4 + i, by0 - K/2 + r) for the
+// block whose first output is (bx0, by0), by the border rule.
+
+// The packed word of tile row `row` holding pixels x0 + e, x0 + e + 1 in its lanes, for
+// e = -K/2 .. K/2 + 2 (x0 = the thread's first output pixel, tile byte 4 tx + 4), from the
+// row's words tx, tx + 1, tx + 2 (bytes x0 - 4 .. x0 + 7).
+template <int K>
+PIXFLOW_HD void shifted_words(const u32* row, int tx, u32 (&s)[K + 2]) {
+  constexpr int R = K / 2;
+  const u32 a = row[tx], b = row[tx + 1], c = row[tx + 2];
+  // Bytes (lo, hi) of a word, zero-extended into the lanes: selector 0x4h4l (byte 4 of
+  // (0:x) is zero).
+  u32 even[5];  // e = -4, -2, 0, 2, 4
+  even[0] = px::byte_perm(a, 0, 0x4140);
+  even[1] = px::byte_perm(a, 0, 0x4342);
+  even[2] = px::byte_perm(b, 0, 0x4140);
+  even[3] = px::byte_perm(b, 0, 0x4342);
+  even[4] = px::byte_perm(c, 0, 0x4140);
+  auto word = [&](int e) -> u32 {  // e in -4 .. 5
+    if ((e & 1) == 0) return even[(e + 4) / 2];
+    if (e == -3) return px::byte_perm(a, 0, 0x4241);
+    if (e == 5) return px::byte_perm(c, 0, 0x4241);
+    // (hi lane of word e - 1, lo lane of word e + 1)
+    return px::byte_perm(even[(e + 3) / 2], even[(e + 5) / 2], 0x5432);
+  };
+  PIXFLOW_UNROLL
+  for (int i = 0; i < K + 2; ++i) s[i] = word(i - R);
+}
+
+// Outputs of the thread (tx, rows r0 .. r0 + kRows - 1 of the block), from the tile (rows r0 ..
+// r0 + kRows + K - 2): emit(i, o) with o = the 4 output bytes (pixels x0 .. x0 + 3) of block
+// row r0 + i, called as soon as the row is done (no array of results stays live).
+template <int K, class Emit>
+PIXFLOW_HD void median_rows_pairs(const u32* tile, int tx, int r0, Emit&& emit) {
+  using N = median_net::Net<K>;
+  constexpr int H = kRows<K>, NL = (K - 1) / 2;
+  // The first word's results, two rows per register (bytes: row i's two pixels, then row
+  // i + 1's), to keep the register count of 7x7 within its budget while the second word runs.
+  u32 first[H / 2];
+  PIXFLOW_UNROLL
+  for (int wd = 0; wd < 2; ++wd) {  // output words: pixels (x0, x0+1), (x0+2, x0+3)
+    // The sorted run of tile row r0 + j for this word.
+    auto make_run = [&](int j, u32(&c)[K]) {
+      u32 s[K + 2];
+      shifted_words<K>(tile + (r0 + j) * kTileWords, tx, s);
+      PIXFLOW_UNROLL
+      for (int i = 0; i < K; ++i) c[i] = s[2 * wd + i];
+      N::sort_run(c);
+    };
+    u32 keep[H + K - 1][K];  // every row's run, until it serves as a lower extra run
+    u32 L[NL][2 * K];        // level-1 merges of rows (i+1, i+2), (i+3, i+4), .. of pair i
+    u32 ext[K];              // the run of row i + K: extra of output i + 1, merged at pair i + 2
+    PIXFLOW_UNROLL
+    for (int t = 0; t < NL; ++t) {
+      u32 a[K], b[K];
+      make_run(1 + 2 * t, a);
+      make_run(2 + 2 * t, b);
+      N::merge_runs(a, b, L[t]);
+      PIXFLOW_UNROLL
+      for (int i = 0; i < K; ++i) {
+        keep[1 + 2 * t][i] = a[i];
+        keep[2 + 2 * t][i] = b[i];
+      }
+    }
+    make_run(0, keep[0]);
+    PIXFLOW_UNROLL
+    for (int i = 0; i < H; i += 2) {
+      if (i > 0) {
+        // Pair i shares rows i+1 .. i+K-1; pair i-2's merges of rows i+1 .. i+K-3 carry over.
+        PIXFLOW_UNROLL
+        for (int t = 0; t + 1 < NL; ++t) {
+          PIXFLOW_UNROLL
+          for (int r = 0; r < 2 * K; ++r) L[t][r] = L[t + 1][r];
+        }
+        u32 b[K];
+        make_run(i + K - 1, b);
+        N::merge_runs(ext, b, L[NL - 1]);
+        PIXFLOW_UNROLL
+        for (int r = 0; r < K; ++r) keep[i + K - 1][r] = b[r];
+      }
+      u32 v[NL * 2 * K], q[K + 1];
+      PIXFLOW_UNROLL
+      for (int t = 0; t < NL; ++t) {
+        PIXFLOW_UNROLL
+        for (int r = 0; r < 2 * K; ++r) v[t * 2 * K + r] = L[t][r];
+      }
+      N::pair_rest(v, q);
+      const u32 m0 = N::pair_final(q, keep[i]);
+      make_run(i + K, ext);
+      PIXFLOW_UNROLL
+      for (int r = 0; r < K; ++r) keep[i + K][r] = ext[r];
+      const u32 m1 = N::pair_final(q, ext);
+      if (wd == 0) {
+        first[i / 2] = px::byte_perm(m0, m1, 0x6420);
+      } else {
+        emit(i, px::byte_perm(first[i / 2], m0, 0x6410));
+        emit(i + 1, px::byte_perm(first[i / 2], m1, 0x6432));
+      }
+    }
+  }
+}
+
+// 7x7 by quads of output rows (tile rows: output i uses rows i .. i+6). Outputs i .. i+3 share
+// rows i+3 .. i+6, the level-1 lists C0 = (i+3, i+4) and C1 = (i+5, i+6): merged once per quad
+// (quad_core, pruned to the 22 ranks that can still be the median), then per pair with its own
+// list (quad_pair: A = (i+1, i+2) for outputs i, i+1; B = (i+7, i+8) for i+2, i+3) and per row
+// its extra run (rows i, i+7, i+2, i+9). The next quad's A and C0 are this one's C1 and B.
+template <int K, class Emit>
+PIXFLOW_HD void median_rows_quads(const u32* tile, int tx, int r0, Emit&& emit) {
+  using N = median_net::Net<K>;
+  constexpr int H = kRows<K>, K2 = 2 * K;
+  static_assert(H % 4 == 0, "quads of rows");
+  u32 first[H / 2];
+  PIXFLOW_UNROLL
+  for (int wd = 0; wd < 2; ++wd) {
+    auto make_run = [&](int j, u32(&c)[K]) {
+      u32 s[K + 2];
+      shifted_words<K>(tile + (r0 + j) * kTileWords, tx, s);
+      PIXFLOW_UNROLL
+      for (int i = 0; i < K; ++i) c[i] = s[2 * wd + i];
+      N::sort_run(c);
+    };
+    u32 run[H + K - 1][K];
+    u32 A[K2], C0[K2], C1[K2], B[K2];
+    PIXFLOW_UNROLL
+    for (int i = 0; i < H; i += 4) {
+      PIXFLOW_UNROLL
+      for (int j = (i == 0 ? 0 : i + 6); j <= i + 9; ++j) make_run(j, run[j]);
+      if (i == 0) {
+        N::merge_runs(run[1], run[2], A);
+        N::merge_runs(run[3], run[4], C0);
+      } else {
+        PIXFLOW_UNROLL
+        for (int r = 0; r < K2; ++r) {
+          A[r] = C1[r];
+          C0[r] = B[r];
+        }
+      }
+      N::merge_runs(run[i + 5], run[i + 6], C1);
+      N::merge_runs(run[i + 7], run[i + 8], B);
+      u32 v[2 * K2], c[N::kQuadRanks], q[K + 1];
+      PIXFLOW_UNROLL
+      for (int r = 0; r < K2; ++r) {
+        v[r] = C0[r];
+        v[K2 + r] = C1[r];
+      }
+      N::quad_core(v, c);
+      N::quad_pair(c, A, q);
+      const u32 m0 = N::pair_final(q, run[i]), m1 = N::pair_final(q, run[i + 7]);
+      N::quad_pair(c, B, q);
+      const u32 m2 = N::pair_final(q, run[i + 2]), m3 = N::pair_final(q, run[i + 9]);
+      if (wd == 0) {
+        first[i / 2] = px::byte_perm(m0, m1, 0x6420);
+        first[i / 2 + 1] = px::byte_perm(m2, m3, 0x6420);
+      } else {
+        emit(i, px::byte_perm(first[i / 2], m0, 0x6410));
+        emit(i + 1, px::byte_perm(first[i / 2], m1, 0x6432));
+        emit(i + 2, px::byte_perm(first[i / 2 + 1], m2, 0x6410));
+        emit(i + 3, px::byte_perm(first[i / 2 + 1], m3, 0x6432));
+      }
+    }
+  }
+}
+
+// The thread's outputs: 5x5 by pairs of rows, 7x7 by quads.
+template <int K, class Emit>
+PIXFLOW_HD void median_rows(const u32* tile, int tx, int r0, Emit&& emit) {
+  if constexpr (K == 7)
+    median_rows_quads<K>(tile, tx, r0, emit);
+  else
+    median_rows_pairs<K>(tile, tx, r0, emit);
+}
+
+}  // namespace pixflow::cuda::median_u8

@@ -1,0 +1,232 @@
+// The CUDA median's packed u8 5x5 / 7x7 body (src/backends/cuda/median_u8_packed.hpp and the
+// generated networks it runs, median_networks.hpp) run on the CPU: no GPU is needed, so CI
+// checks the kernel's arithmetic everywhere. Each test builds the shared tiles exactly as the
+// kernel's loader defines them (byte (r, i) = pixel (bx0 - 4 + i, by0 - K/2 + r) by the border
+// rule), runs median_rows for every thread of every block, and compares every output byte (both
+// 16-bit lanes of both words) with a brute-force median. The backend-versus-reference cases at
+// the end run the kernel itself where a GPU is present.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "src/backends/cuda/median_u8_packed.hpp"
+#include "src/base/numeric.hpp"
+#include "tests/common.hpp"
+
+namespace pixflow::test {
+namespace {
+
+namespace mu = pixflow::cuda::median_u8;
+using mu::u32;
+
+struct Plane {
+  int w = 0, h = 0;
+  std::vector<std::uint8_t> px;
+  std::uint8_t at(long long x, long long y) const { return px[std::size_t(y * w + x)]; }
+};
+
+std::uint8_t bordered(const Plane& p, long long x, long long y, const Border& b) {
+  const long long xi = detail::border_index(x, p.w, b.type);
+  const long long yi = detail::border_index(y, p.h, b.type);
+  if (xi < 0 || yi < 0) return detail::saturate_cast<std::uint8_t>(b.value);
+  return p.at(xi, yi);
+}
+
+std::uint8_t brute_median(const Plane& p, long long x, long long y, int k, const Border& b) {
+  std::uint8_t win[49];
+  int n = 0;
+  for (int dy = -k / 2; dy <= k / 2; ++dy)
+    for (int dx = -k / 2; dx <= k / 2; ++dx) win[n++] = bordered(p, x + dx, y + dy, b);
+  std::nth_element(win, win + n / 2, win + n);
+  return win[n / 2];
+}
+
+// "" when the packed body matches brute force on every pixel of p, else the first mismatch.
+template <int K>
+std::string check_plane(const Plane& p, const Border& b) {
+  constexpr int R = K / 2, H = mu::kRows<K>, TY = mu::kTY<K>, TH = mu::kTileH<K>;
+  std::vector<u32> tile(std::size_t(TH) * mu::kTileWords);
+  std::vector<std::uint8_t> bytes(std::size_t(TH) * mu::kTileW);
+  for (long long by0 = 0; by0 < p.h; by0 += mu::kBH<K>)
+    for (long long bx0 = 0; bx0 < p.w; bx0 += mu::kBW) {
+      for (int r = 0; r < TH; ++r)
+        for (int i = 0; i < mu::kTileW; ++i)
+          bytes[std::size_t(r * mu::kTileW + i)] = bordered(p, bx0 - 4 + i, by0 - R + r, b);
+      std::memcpy(tile.data(), bytes.data(), bytes.size());  // little-endian words, as on the GPU
+      for (int ty = 0; ty < TY; ++ty)
+        for (int tx = 0; tx < mu::kTX; ++tx) {
+          std::string err;
+          mu::median_rows<K>(tile.data(), tx, ty * H, [&](int i, u32 o) {
+            for (int j = 0; j < 4; ++j) {
+              const long long x = bx0 + 4 * tx + j, y = by0 + ty * H + i;
+              if (x >= p.w || y >= p.h || !err.empty()) continue;
+              const int got = int((o >> (8 * j)) & 0xffu);
+              const int want = brute_median(p, x, y, K, b);
+              if (got != want)
+                err = "k=" + std::to_string(K) + " " + describe(b) + " size " +
+                      std::to_string(p.w) + "x" + std::to_string(p.h) + " at (" +
+                      std::to_string(x) + ", " + std::to_string(y) + "): got " +
+                      std::to_string(got) + ", want " + std::to_string(want);
+            }
+          });
+          if (!err.empty()) return err;
+        }
+    }
+  return "";
+}
+
+enum class Pattern { random, equal, ramp, reversed, extremes, ties, stripes };
+
+Plane make_plane(int w, int h, Pattern pat, std::mt19937_64& rng) {
+  Plane p{w, h, std::vector<std::uint8_t>(std::size_t(w) * std::size_t(h))};
+  std::uniform_int_distribution<int> any(0, 255), bit(0, 1), few(0, 3);
+  const int c = any(rng);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      int v = 0;
+      switch (pat) {
+        case Pattern::random:
+          v = any(rng);
+          break;
+        case Pattern::equal:
+          v = c;
+          break;
+        case Pattern::ramp:
+          v = (x + 3 * y) & 255;
+          break;  // sorted along rows
+        case Pattern::reversed:
+          v = 255 - ((x + 3 * y) & 255);
+          break;  // and reversed
+        case Pattern::extremes:
+          v = bit(rng) ? 255 : 0;
+          break;
+        case Pattern::ties:
+          v = 126 + few(rng);
+          break;
+        case Pattern::stripes:
+          v = ((x / 2 + y) & 1) ? 255 : 0;
+          break;
+      }
+      p.px[std::size_t(y * w + x)] = std::uint8_t(v);
+    }
+  return p;
+}
+
+const Pattern kPatterns[] = {Pattern::random,   Pattern::equal, Pattern::ramp,   Pattern::reversed,
+                             Pattern::extremes, Pattern::ties,  Pattern::stripes};
+
+template <int K>
+void sweep(std::uint64_t salt) {
+  auto rng = make_rng(salt);
+  // Smaller than the window, one word, partial blocks and several blocks both ways (blocks
+  // are 128 x 128 outputs for 5x5, 128 x 16 for 7x7).
+  const std::vector<Size> sizes{{1, 1},  {2, 3},    {3, 2},    {5, 7},
+                                {13, 9}, {129, 33}, {300, 70}, {131, 290}};
+  for (Size s : sizes)
+    for (Pattern pat : kPatterns)
+      for (const Border& b : all_borders()) {
+        const Plane p = make_plane(int(s.w), int(s.h), pat, rng);
+        PIXFLOW_TRACE("pattern " + std::to_string(int(pat)));
+        ASSERT_EQ(check_plane<K>(p, b), "");
+      }
+}
+
+TEST(MedianPacked, Body5x5MatchesBruteForceEveryLane) {
+  sweep<5>(0x9e51);
+}
+
+TEST(MedianPacked, Body7x7MatchesBruteForceEveryLane) {
+  sweep<7>(0x9e71);
+}
+
+// Each lane's median is independent of the other lane's values: lanes that hold the two
+// extremes of every window next to lanes of random values (5x5 and 7x7 windows, the networks
+// composed as median_rows does: sorted runs, level-1 merges, pair_rest or for 7x7 also
+// quad_core and quad_pair, pair_final).
+template <int K>
+void lanes_apart(std::mt19937_64& rng) {
+  using N = cuda::median_net::Net<K>;
+  constexpr int NL = (K - 1) / 2, M = K * K / 2;
+  std::uniform_int_distribution<int> any(0, 255);
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::uint8_t lane[2][K * K];
+    for (int i = 0; i < K * K; ++i) {
+      lane[0][i] = std::uint8_t(any(rng));
+      lane[1][i] = (trial & 1) ? std::uint8_t(i % 2 ? 255 : 0) : std::uint8_t(any(rng));
+    }
+    u32 run[K][K];
+    for (int r = 0; r < K; ++r) {
+      for (int i = 0; i < K; ++i) run[r][i] = lane[0][r * K + i] | (u32(lane[1][r * K + i]) << 16);
+      N::sort_run(run[r]);
+    }
+    u32 v[NL * 2 * K], q[K + 1];
+    for (int t = 0; t < NL; ++t) N::merge_runs(run[1 + 2 * t], run[2 + 2 * t], v + t * 2 * K);
+    N::pair_rest(v, q);
+    const u32 m = N::pair_final(q, run[0]);
+    if constexpr (K == 7) {  // the quads of median_rows_quads: the same median
+      u32 c[N::kQuadRanks], q4[K + 1];
+      N::quad_core(v + 2 * K, c);
+      N::quad_pair(c, v, q4);
+      ASSERT_EQ(N::pair_final(q4, run[0]), m) << "trial " << trial;
+    }
+    for (int l = 0; l < 2; ++l) {
+      std::uint8_t s[K * K];
+      std::copy(lane[l], lane[l] + K * K, s);
+      std::nth_element(s, s + M, s + K * K);
+      ASSERT_EQ(int((m >> (16 * l)) & 0xffffu), int(s[M])) << "trial " << trial << " lane " << l;
+    }
+  }
+}
+
+TEST(MedianPacked, NetworksKeepLanesApart) {
+  auto rng = make_rng(0x9e72);
+  lanes_apart<5>(rng);
+  lanes_apart<7>(rng);
+}
+
+// The kernel itself (where a GPU is present; the cpu backend elsewhere): images of many
+// blocks (interior tiles with word loads, edge tiles through the border rule), every border;
+// the large image (the interior, 32 x 17 blocks of 7x7) under two borders only, which keeps
+// the reference's time in CI down.
+TEST(MedianPacked, EveryBackendMatchesRefManyTiles) {
+  auto rng = make_rng(0x9e73);
+  for (int k : {5, 7}) {
+    for (Size s : std::vector<Size>{{600, 150}, {517, 70}})
+      for (const Border& b : all_borders())
+        ASSERT_TRUE(backends_match_ref("median", "k=" + std::to_string(k) + " " + border_params(b),
+                                       {Depth::u8, 1}, s, rng));
+    for (const char* b : {"border=reflect101", "border=constant value=77"})
+      ASSERT_TRUE(backends_match_ref("median", "k=" + std::to_string(k) + " " + b, {Depth::u8, 1},
+                                     {4100, 1100}, rng));
+  }
+}
+
+// Aligned and unaligned sources and destinations on every backend (backends_match_ref draws
+// the offsets at random; the packed kernel stores words only to 4-byte aligned destination rows
+// and loads words only from 4-byte aligned sources, bytes otherwise).
+TEST(MedianPacked, EveryBackendMatchesRefAlignedAndUnaligned) {
+  auto rng = make_rng(0x9e74);
+  const std::int64_t w = 389, h = 203;
+  TestImage src = random_image(w, h, {Depth::u8, 1}, rng);
+  for (int k : {5, 7})
+    for (const Border& b : all_borders()) {
+      Image want(w, h, {Depth::u8, 1});
+      median(src, want, {k, k, b}, {Backend::ref});
+      for (Backend be : test_backends())
+        for (int so : {0, 1})
+          for (int dof : {0, 3}) {
+            PIXFLOW_TRACE(std::string(backend_name(be)) + " k=" + std::to_string(k) + " " +
+                          describe(b) + " src offset " + std::to_string(so) + " dst offset " +
+                          std::to_string(dof));
+            const Location loc = backend_location(be);
+            Image sb(w + 8, h, {Depth::u8, 1}, loc), db(w + 8, h, {Depth::u8, 1}, loc);
+            ImageView sv = sb.view().roi(so, 0, w, h), dv = db.view().roi(dof, 0, w, h);
+            copy(src, sv);
+            median(sv, dv, {k, k, b}, {be});
+            ASSERT_EQ(compare(to_host(dv), want), "");
+          }
+    }
+}
+
+}  // namespace
+}  // namespace pixflow::test
