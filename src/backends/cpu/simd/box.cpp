@@ -128,8 +128,15 @@ struct Finalize<std::uint8_t, std::uint16_t> {  // S <= 255 n, n <= 16384 (see b
         zero_i(hn::Zero(di)) {}
   // Exact sums S < 2^16.
   HWY_INLINE hn::Vec<decltype(dt)> operator()(hn::Vec<DH> s) const {
-    if (!divide) return hn::DemoteTo(dt, hn::BitCast(di, hn::Min(s, vmax)));
-    return (*this)(s, sh > 0 ? hn::ShiftRightSame(s, sh) : s);
+    return hn::DemoteTo(dt, hn::BitCast(di, q16(s)));
+  }
+  HWY_INLINE hn::Vec<decltype(dt)> operator()(hn::Vec<DH> lo, hn::Vec<DH> e) const {
+    return hn::DemoteTo(dt, hn::BitCast(di, q16(lo, e)));
+  }
+  // The same results in 16-bit lanes (<= 255).
+  HWY_INLINE hn::Vec<DH> q16(hn::Vec<DH> s) const {
+    if (!divide) return hn::Min(s, vmax);
+    return q16(s, sh > 0 ? hn::ShiftRightSame(s, sh) : s);
   }
   // Normalised, from lo = S mod 2^16 and an estimate S/2^sh - terms < e <= S/2^sh:
   // round-half-even(S/n) = floor(S'/n), S' = S + floor(n/2), except at the ties of even n
@@ -137,7 +144,7 @@ struct Finalize<std::uint8_t, std::uint16_t> {  // S <= 255 n, n <= 16384 (see b
   // estimates S'/2^sh within terms + 1, so q0 = floor(e' * m16 / 2^16) is floor(S'/n) or
   // floor(S'/n) - 1 (box_wrap_shift), and r = S' - q0*n in [0, 2n) is lo + floor(n/2) -
   // q0*n modulo 2^16.
-  HWY_INLINE hn::Vec<decltype(dt)> operator()(hn::Vec<DH> lo, hn::Vec<DH> e) const {
+  HWY_INLINE hn::Vec<DH> q16(hn::Vec<DH> lo, hn::Vec<DH> e) const {
     auto q = hn::MulHigh(hn::Add(e, vhs), m16);
     auto r = hn::BitCast(di, hn::Sub(hn::Add(lo, vh), hn::Mul(q, vn)));
     const auto big = hn::RebindMask(dh, hn::Gt(r, vn1_i));
@@ -147,7 +154,7 @@ struct Finalize<std::uint8_t, std::uint16_t> {  // S <= 255 n, n <= 16384 (see b
       const auto tie = hn::And(hn::RebindMask(dh, hn::Eq(r, zero_i)), hn::Eq(hn::And(q, one), one));
       q = hn::IfThenElse(tie, hn::Sub(q, one), q);
     }
-    return hn::DemoteTo(dt, hn::BitCast(di, q));
+    return q;
   }
 };
 
@@ -204,7 +211,7 @@ struct Finalize<T, std::uint32_t> {  // S < 2^32, n <= 65025
 
 #if HWY_TARGET <= HWY_AVX3
 // A u8 row's window sums from the padded column sums P in registers, AVX-512 (32 u16 lanes):
-// per 32 outputs one aligned load of P, NL two-register lane shifts (vpermt2w) and adds
+// per 32 outputs one aligned load of P, NL two-register lane shifts (lane_shift) and adds
 // building W_top = W_(2^NL) (level l runs l vectors behind the loads), the Q terms of W_top
 // at t top CH lanes from the last D + 1 W_top vectors by shifts (no W row, no shifted loads
 // of it), then the plan's add/sub column sums by shifted loads of P as the memory paths.
@@ -213,9 +220,28 @@ struct Finalize<T, std::uint32_t> {  // S < 2^32, n <= 65025
 // its estimate). The same terms, sums and estimate as the memory paths. Reads P up to
 // 32 (NL + D + 1) samples past the row's last vector (the caller's zeroed spare). Zen 4,
 // 4096^2 u8x3, one thread: see bench/NOTES.md (session 9b).
+// Lanes [S, S + 32) of the 64 u16 lanes hi:lo (S <= 32): valignd for even S (one dword
+// shift with an immediate), else vpermt2w with idx = {S, S + 1, ...}.
+template <int S>
+HWY_INLINE __m512i lane_shift(__m512i lo, __m512i hi, __m512i idx) {
+  static_assert(S >= 0 && S <= 32);
+  if constexpr (S == 0) {
+    (void)hi, (void)idx;
+    return lo;
+  } else if constexpr (S == 32) {
+    (void)lo, (void)idx;
+    return hi;
+  } else if constexpr (S % 2 == 0) {
+    (void)idx;
+    return _mm512_alignr_epi32(hi, lo, S / 2);
+  } else {
+    return _mm512_permutex2var_epi16(lo, idx, hi);
+  }
+}
+
 template <int CH, int NL, int Q, bool kExact>
 void wrap_row_avx3(const std::uint16_t* P, std::uint8_t* out, std::int64_t wc,
-                   const BoxWrapPlan& plan, const Finalize<std::uint8_t, std::uint16_t>& fin,
+                   const BoxWrapPlan& plan, const Finalize<std::uint8_t, std::uint16_t>& fin_ref,
                    bool stream) {
   constexpr int kTop = 1 << NL;
   static_assert(kTop / 2 * CH <= 32);
@@ -233,11 +259,29 @@ void wrap_row_avx3(const std::uint16_t* P, std::uint8_t* out, std::int64_t wc,
   __m512i prev[NL], hist[kD + 1];
   for (int l = 0; l < NL; ++l) prev[l] = _mm512_setzero_si512();
   for (int i = 0; i <= kD; ++i) hist[i] = _mm512_setzero_si512();
-  const int sh = plan.sh;
+  // Locals: the u8 stores may alias anything reached through a pointer or reference.
+  const Finalize<std::uint8_t, std::uint16_t> fin = fin_ref;
+  const int sh = plan.sh, add = plan.add;
   const std::uint16_t* X = P + std::int64_t(Q) * kTop * CH - std::int64_t(plan.sub) * CH;
   const int nx = plan.add + plan.sub;
   const auto one = hn::Set(dh, std::uint16_t(1));
   const std::int64_t nv = (wc + 31) / 32;
+  // Outputs in pairs of vectors: one pack and one 64-byte store for two
+  // (a row's last odd vector alone).
+  const hn::ScalableTag<std::uint8_t> d8;
+  const hn::RebindToSigned<decltype(dh)> di;
+  hn::Vec<decltype(dh)> pend = hn::Zero(dh);
+  auto emit = [&](hn::Vec<decltype(dh)> q, std::int64_t u) {
+    if (u % 2 == 0) {
+      pend = q;
+      if (u + 1 == nv)
+        StoreOutN(hn::DemoteTo(dt, hn::BitCast(di, q)), dt, out + 32 * u, wc - 32 * u, stream);
+      return;
+    }
+    const __m512i packed = _mm512_permutexvar_epi64(  // vpackuswb works per 128 bits
+        _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0), _mm512_packus_epi16(pend.raw, q.raw));
+    StoreOutN(hn::Vec<decltype(d8)>{packed}, d8, out + 32 * (u - 1), wc - 32 * (u - 1), stream);
+  };
   for (std::int64_t v = 0; v < nv + NL + kD; ++v) {
     __m512i cur = _mm512_load_si512(P + 32 * v);  // W_1 of vector v
     [&]<int... L>(std::integer_sequence<int, L...>) {
@@ -245,7 +289,7 @@ void wrap_row_avx3(const std::uint16_t* P, std::uint8_t* out, std::int64_t wc,
       ((cur =
             [&](__m512i c) {
               const __m512i next =
-                  _mm512_add_epi16(prev[L], _mm512_permutex2var_epi16(prev[L], lidx[L], c));
+                  _mm512_add_epi16(prev[L], lane_shift<(1 << L) * CH>(prev[L], c, lidx[L]));
               prev[L] = c;
               return next;
             }(cur)),
@@ -265,13 +309,13 @@ void wrap_row_avx3(const std::uint16_t* P, std::uint8_t* out, std::int64_t wc,
       if constexpr (kS == 0)
         return hn::Vec<decltype(dh)>{hist[kA]};
       else
-        return hn::Vec<decltype(dh)>{_mm512_permutex2var_epi16(hist[kA], tidx[t], hist[kA + 1])};
+        return hn::Vec<decltype(dh)>{lane_shift<kS>(hist[kA], hist[kA + 1], tidx[t])};
     };
     auto lo = term.template operator()<0>();
     if constexpr (kExact) {
       const std::uint16_t* x0 = X + 32 * u;
       for (int c = 0; c < nx; ++c) lo = hn::Add(lo, hn::LoadU(dh, x0 + c * CH));
-      StoreOutN(fin(lo), dt, out + 32 * u, wc - 32 * u, stream);
+      emit(fin.q16(lo), u);
       continue;
     }
     auto e = hn::ShiftRightSame(lo, sh);
@@ -291,7 +335,7 @@ void wrap_row_avx3(const std::uint16_t* P, std::uint8_t* out, std::int64_t wc,
       const std::uint16_t* x0 = X + 32 * u;
       auto x = hn::LoadU(dh, x0);
       for (int c = 1; c < nx; ++c) x = hn::Add(x, hn::LoadU(dh, x0 + c * CH));
-      if (plan.add > 0) {
+      if (add > 0) {
         lo = hn::Add(lo, x);
         e = hn::Add(e, hn::ShiftRightSame(x, sh));
       } else {
@@ -299,7 +343,7 @@ void wrap_row_avx3(const std::uint16_t* P, std::uint8_t* out, std::int64_t wc,
         e = hn::SaturatedSub(e, hn::Add(hn::ShiftRightSame(x, sh), one));
       }
     }
-    StoreOutN(fin(lo, e), dt, out + 32 * u, wc - 32 * u, stream);
+    emit(fin.q16(lo, e), u);
   }
 }
 
