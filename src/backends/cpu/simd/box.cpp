@@ -111,8 +111,8 @@ struct Finalize<std::uint8_t, std::uint16_t> {  // S <= 255 n, n <= 16384 (see b
   hn::Rebind<std::uint8_t, DH> dt;
   bool divide, even;
   int sh;
-  hn::Vec<DH> m16, vn, vmax, vh, vhs, one;
-  hn::Vec<hn::RebindToSigned<DH>> vn1_i, zero_i;
+  hn::Vec<DH> m16, vn, vmax, vhs, one;
+  hn::Vec<hn::RebindToSigned<DH>> vn1_i, zero_i;  // n - 1 and 0, less floor(n/2)
   // sh: the estimate's shift (box_wrap_shift, box_div.hpp); m16 = floor(2^(16 + sh) / n).
   Finalize(std::uint32_t n, bool normalize, int shift)
       : divide(normalize && n > 1),
@@ -121,11 +121,10 @@ struct Finalize<std::uint8_t, std::uint16_t> {  // S <= 255 n, n <= 16384 (see b
         m16(hn::Set(dh, std::uint16_t(n > 1 ? (65536u << shift) / n : 0))),
         vn(hn::Set(dh, std::uint16_t(n))),
         vmax(hn::Set(dh, std::uint16_t(255))),
-        vh(hn::Set(dh, std::uint16_t(n / 2))),
         vhs(hn::Set(dh, std::uint16_t((n / 2) >> shift))),
         one(hn::Set(dh, std::uint16_t(1))),
-        vn1_i(hn::Set(di, std::int16_t(n - 1))),
-        zero_i(hn::Zero(di)) {}
+        vn1_i(hn::Set(di, std::int16_t(n - 1 - n / 2))),
+        zero_i(hn::Set(di, std::int16_t(-std::int32_t(n / 2)))) {}
   // Exact sums S < 2^16.
   HWY_INLINE hn::Vec<decltype(dt)> operator()(hn::Vec<DH> s) const {
     return hn::DemoteTo(dt, hn::BitCast(di, q16(s)));
@@ -146,7 +145,9 @@ struct Finalize<std::uint8_t, std::uint16_t> {  // S <= 255 n, n <= 16384 (see b
   // q0*n modulo 2^16.
   HWY_INLINE hn::Vec<DH> q16(hn::Vec<DH> lo, hn::Vec<DH> e) const {
     auto q = hn::MulHigh(hn::Add(e, vhs), m16);
-    auto r = hn::BitCast(di, hn::Sub(hn::Add(lo, vh), hn::Mul(q, vn)));
+    // r - floor(n/2) = lo - q0*n, in [-floor(n/2), 2n - floor(n/2)): an exact i16; compared
+    // with n - 1 - floor(n/2) (and 0 with -floor(n/2)) instead of adding floor(n/2).
+    auto r = hn::BitCast(di, hn::Sub(lo, hn::Mul(q, vn)));
     const auto big = hn::RebindMask(dh, hn::Gt(r, vn1_i));
     q = hn::IfThenElse(big, hn::Add(q, one), q);
     if (even) {
@@ -288,8 +289,12 @@ void wrap_row_avx3(const std::uint16_t* P, std::uint8_t* out, std::int64_t wc,
       // W_(2^(l+1)) of vector v - l - 1
       ((cur =
             [&](__m512i c) {
-              const __m512i next =
-                  _mm512_add_epi16(prev[L], lane_shift<(1 << L) * CH>(prev[L], c, lidx[L]));
+              __m512i sh;
+              if constexpr (L == 0 && CH % 2 == 1)  // an odd shift: a load (no vpermt2w)
+                sh = v > 0 ? _mm512_loadu_si512(P + 32 * v - 32 + CH) : _mm512_setzero_si512();
+              else
+                sh = lane_shift<(1 << L) * CH>(prev[L], c, lidx[L]);
+              const __m512i next = _mm512_add_epi16(prev[L], sh);
               prev[L] = c;
               return next;
             }(cur)),
