@@ -7,6 +7,8 @@
 // neighbouring samples and stored as 3 rank rows; each column sort serves the 3 outputs whose
 // windows contain the column. An output vector then loads its 3 columns' ranks (shifted loads:
 // the horizontal neighbour of a sample is `ch` samples away) and runs a 12 Min/Max network.
+// u8 with AVX-512 VBMI (median3_u8_vbmi): the same per 64 samples in registers, the
+// neighbouring columns' ranks by byte permutes of the column sorts (no rank rows).
 // 5x5, 7x7 (median_pairs_t): each padded source row's runs of k samples sorted once, output
 // rows in pairs that merge their k - 1 shared runs once (pruned to the k + 1 ranks that can
 // still be the median), then one small merge per row with its own run: 54 / 168 Min/Max per
@@ -105,6 +107,61 @@ class PaddedRows {
   T cval_{};
 };
 
+#if HWY_TARGET <= HWY_AVX3
+bool has_vbmi() {
+  static const bool yes = __builtin_cpu_supports("avx512vbmi");
+  return yes;
+}
+
+// 3x3 u8 on AVX-512 VBMI (checked at run time inside Highway's AVX3 target), one output row
+// in registers: per 64 outputs one aligned load of each of the 3 padded rows (64-byte
+// aligned, 64-byte multiple stride, 128 zero bytes of spare past the row), the column sort
+// of 3, the neighbouring columns' ranks by two-register byte shifts (vpermt2b: ch and 2 ch
+// bytes) instead of 9 shifted loads of 3 stored rank rows, then the median of the window as
+// the median of (max of the lows, median of the middles, min of the highs).
+__attribute__((target(HWY_TARGET_STR ",avx512vbmi"))) void median3_u8_vbmi(
+    const std::uint8_t* r0, const std::uint8_t* r1, const std::uint8_t* r2, std::uint8_t* out,
+    std::int64_t wc, int ch, bool stream) {
+  alignas(64) std::uint8_t b[64];
+  for (int i = 0; i < 64; ++i) b[i] = std::uint8_t(i + ch);
+  const __m512i idx1 = _mm512_load_si512(b);
+  for (int i = 0; i < 64; ++i) b[i] = std::uint8_t(i + 2 * ch);
+  const __m512i idx2 = _mm512_load_si512(b);
+  // (a, b, c) sorted in place: 3 compare-exchanges.
+  auto sort3 = [](__m512i& x, __m512i& y, __m512i& z) {
+    const __m512i lo = _mm512_min_epu8(x, y), hi = _mm512_max_epu8(x, y);
+    const __m512i t = _mm512_min_epu8(hi, z);
+    z = _mm512_max_epu8(hi, z);
+    x = _mm512_min_epu8(lo, t);
+    y = _mm512_max_epu8(lo, t);
+  };
+  auto med3 = [](__m512i x, __m512i y, __m512i z) {
+    return _mm512_max_epu8(_mm512_min_epu8(x, y), _mm512_min_epu8(_mm512_max_epu8(x, y), z));
+  };
+  __m512i lo0 = _mm512_load_si512(r0), mi0 = _mm512_load_si512(r1), hi0 = _mm512_load_si512(r2);
+  sort3(lo0, mi0, hi0);
+  const hn::Full512<std::uint8_t> d;
+  for (std::int64_t j = 0; j < wc; j += 64) {
+    __m512i lo1 = _mm512_load_si512(r0 + j + 64), mi1 = _mm512_load_si512(r1 + j + 64),
+            hi1 = _mm512_load_si512(r2 + j + 64);
+    sort3(lo1, mi1, hi1);
+    const __m512i mxlo =
+        _mm512_max_epu8(lo0, _mm512_max_epu8(_mm512_permutex2var_epi8(lo0, idx1, lo1),
+                                             _mm512_permutex2var_epi8(lo0, idx2, lo1)));
+    const __m512i mnhi =
+        _mm512_min_epu8(hi0, _mm512_min_epu8(_mm512_permutex2var_epi8(hi0, idx1, hi1),
+                                             _mm512_permutex2var_epi8(hi0, idx2, hi1)));
+    const __m512i mdmi = med3(mi0, _mm512_permutex2var_epi8(mi0, idx1, mi1),
+                              _mm512_permutex2var_epi8(mi0, idx2, mi1));
+    const hn::Vec<decltype(d)> m{med3(mxlo, mdmi, mnhi)};
+    StoreOutN(m, d, out + j, wc - j, stream);
+    lo0 = lo1;
+    mi0 = mi1;
+    hi0 = hi1;
+  }
+}
+#endif
+
 // S: the sample type in memory; T: the lane type (S, or int32 keys for f32).
 template <int K, class S, class T>
 void median_t(const ConstImageView& src, const ImageView& dst, const MedianParams& p, Rows rows) {
@@ -121,7 +178,9 @@ void median_t(const ConstImageView& src, const ImageView& dst, const MedianParam
   const int ch = src.channels();
   const std::int64_t w = src.width(), wc = w * ch;
   const std::int64_t pw = (w + 2 * R) * ch;  // padded row
-  const std::int64_t stride = pw + 2 * N;    // spare vectors: the last chunk may read past pw
+  // Spare vectors: the last chunk may read past pw; median3_u8_vbmi reads up to 128 bytes
+  // past the row's last 64 and wants 64-byte aligned rows.
+  const std::int64_t stride = (pw + 2 * N + 128 + 63) / 64 * 64;
   // The row is done in chunks of C samples: the chunk's column sorts, then its outputs, so
   // that the K rank rows of a chunk (about 16 KB) stay in L1 between the two; the 2R
   // columns a chunk shares with the next are sorted twice.
@@ -132,10 +191,21 @@ void median_t(const ConstImageView& src, const ImageView& dst, const MedianParam
   Scratch<T> ranks{std::size_t(K * cstride)};
   std::fill(ranks.data(), ranks.data() + K * cstride, T(0));
   PaddedRows<S, T> ring(src, p, R, K, stride);
+#if HWY_TARGET <= HWY_AVX3
+  const bool vbmi = K == 3 && std::is_same_v<T, std::uint8_t> && has_vbmi() && ch <= 32;
+#endif
   for (std::int64_t y = rows.begin; y < rows.end; ++y) {
     const T* in[K];
     for (int i = 0; i < K; ++i) in[i] = ring.row(y - R + i);
     T* out = dst.row<T>(y);
+#if HWY_TARGET <= HWY_AVX3
+    if constexpr (K == 3 && std::is_same_v<T, std::uint8_t>) {
+      if (vbmi) {
+        median3_u8_vbmi(in[0], in[1], in[2], out, wc, ch, stream);
+        continue;
+      }
+    }
+#endif
     for (std::int64_t c0 = 0; c0 < wc; c0 += C) {
       const std::int64_t c1 = std::min(wc, c0 + C);
       // Column sorts of padded columns [c0, c1 + 2R ch) rounded up to vectors: rank r of
