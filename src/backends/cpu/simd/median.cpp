@@ -118,10 +118,11 @@ bool has_vbmi() {
 // aligned, 64-byte multiple stride, 128 zero bytes of spare past the row), the column sort
 // of 3, the neighbouring columns' ranks by two-register byte shifts (vpermt2b: ch and 2 ch
 // bytes) instead of 9 shifted loads of 3 stored rank rows, then the median of the window as
-// the median of (max of the lows, median of the middles, min of the highs).
+// the median of (max of the lows, median of the middles, min of the highs). `next`: the
+// source row pad_row copies for the next output row, prefetched a line per 64 outputs.
 __attribute__((target(HWY_TARGET_STR ",avx512vbmi"))) void median3_u8_vbmi(
     const std::uint8_t* r0, const std::uint8_t* r1, const std::uint8_t* r2, std::uint8_t* out,
-    std::int64_t wc, int ch, bool stream) {
+    std::int64_t wc, int ch, bool stream, const std::uint8_t* next) {
   alignas(64) std::uint8_t b[64];
   for (int i = 0; i < 64; ++i) b[i] = std::uint8_t(i + ch);
   const __m512i idx1 = _mm512_load_si512(b);
@@ -142,6 +143,7 @@ __attribute__((target(HWY_TARGET_STR ",avx512vbmi"))) void median3_u8_vbmi(
   sort3(lo0, mi0, hi0);
   const hn::Full512<std::uint8_t> d;
   for (std::int64_t j = 0; j < wc; j += 64) {
+    _mm_prefetch(reinterpret_cast<const char*>(next + j), _MM_HINT_T0);
     __m512i lo1 = _mm512_load_si512(r0 + j + 64), mi1 = _mm512_load_si512(r1 + j + 64),
             hi1 = _mm512_load_si512(r2 + j + 64);
     sort3(lo1, mi1, hi1);
@@ -201,7 +203,10 @@ void median_t(const ConstImageView& src, const ImageView& dst, const MedianParam
 #if HWY_TARGET <= HWY_AVX3
     if constexpr (K == 3 && std::is_same_v<T, std::uint8_t>) {
       if (vbmi) {
-        median3_u8_vbmi(in[0], in[1], in[2], out, wc, ch, stream);
+        // The next row's source line by line (pad_row copies it next), ahead of its copy.
+        const std::int64_t ny = detail::border_index(y + 2, src.height(), p.border.type);
+        median3_u8_vbmi(in[0], in[1], in[2], out, wc, ch, stream,
+                        ny < 0 ? in[0] : src.row<std::uint8_t>(ny));
         continue;
       }
     }
