@@ -114,6 +114,24 @@ bool has_vbmi() {
   return yes;
 }
 
+// The 3x3 median at each of 64 outputs from the column sorts (lo, mid, hi) c0 of this
+// vector's padded columns and c1 of the next; idx1, idx2: byte shifts by ch, 2 ch.
+__attribute__((target(HWY_TARGET_STR ",avx512vbmi"))) HWY_INLINE __m512i
+median3_window(const __m512i* c0, const __m512i* c1, __m512i idx1, __m512i idx2) {
+  auto med3 = [](__m512i x, __m512i y, __m512i z) {
+    return _mm512_max_epu8(_mm512_min_epu8(x, y), _mm512_min_epu8(_mm512_max_epu8(x, y), z));
+  };
+  const __m512i mxlo =
+      _mm512_max_epu8(c0[0], _mm512_max_epu8(_mm512_permutex2var_epi8(c0[0], idx1, c1[0]),
+                                             _mm512_permutex2var_epi8(c0[0], idx2, c1[0])));
+  const __m512i mnhi =
+      _mm512_min_epu8(c0[2], _mm512_min_epu8(_mm512_permutex2var_epi8(c0[2], idx1, c1[2]),
+                                             _mm512_permutex2var_epi8(c0[2], idx2, c1[2])));
+  const __m512i mdmi = med3(c0[1], _mm512_permutex2var_epi8(c0[1], idx1, c1[1]),
+                            _mm512_permutex2var_epi8(c0[1], idx2, c1[1]));
+  return med3(mxlo, mdmi, mnhi);
+}
+
 // 3x3 u8 on AVX-512 VBMI (checked at run time inside Highway's AVX3 target), one output row
 // in registers: per 64 outputs one aligned load of each of the 3 padded rows (64-byte
 // aligned, 64-byte multiple stride, 128 zero bytes of spare past the row), the column sort
@@ -134,9 +152,6 @@ __attribute__((target(HWY_TARGET_STR ",avx512vbmi"))) void median3_u8_vbmi(
   const __m512i idx1 = _mm512_load_si512(b);
   for (int i = 0; i < 64; ++i) b[i] = std::uint8_t(i + 2 * ch);
   const __m512i idx2 = _mm512_load_si512(b);
-  auto med3 = [](__m512i x, __m512i y, __m512i z) {
-    return _mm512_max_epu8(_mm512_min_epu8(x, y), _mm512_min_epu8(_mm512_max_epu8(x, y), z));
-  };
   // Column sorts (lo, mid, hi) of 64 padded columns at j: c[0..2] row y, c[3..5] row y + 1.
   auto sorts = [&](std::int64_t j, __m512i* c) {
     const __m512i x = _mm512_load_si512(r[1] + j), y = _mm512_load_si512(r[2] + j);
@@ -150,19 +165,6 @@ __attribute__((target(HWY_TARGET_STR ",avx512vbmi"))) void median3_u8_vbmi(
     insert(_mm512_load_si512(r[0] + j), c);
     if constexpr (kTwo) insert(_mm512_load_si512(r[3] + j), c + 3);
   };
-  // The median of the window at each of the 64 outputs from columns c0 (this vector) and
-  // c1 (the next).
-  auto window = [&](const __m512i* c0, const __m512i* c1) {
-    const __m512i mxlo =
-        _mm512_max_epu8(c0[0], _mm512_max_epu8(_mm512_permutex2var_epi8(c0[0], idx1, c1[0]),
-                                               _mm512_permutex2var_epi8(c0[0], idx2, c1[0])));
-    const __m512i mnhi =
-        _mm512_min_epu8(c0[2], _mm512_min_epu8(_mm512_permutex2var_epi8(c0[2], idx1, c1[2]),
-                                               _mm512_permutex2var_epi8(c0[2], idx2, c1[2])));
-    const __m512i mdmi = med3(c0[1], _mm512_permutex2var_epi8(c0[1], idx1, c1[1]),
-                              _mm512_permutex2var_epi8(c0[1], idx2, c1[1]));
-    return med3(mxlo, mdmi, mnhi);
-  };
   constexpr int kC = kTwo ? 6 : 3;
   __m512i cur[kC], nxt[kC];
   sorts(0, cur);
@@ -171,9 +173,11 @@ __attribute__((target(HWY_TARGET_STR ",avx512vbmi"))) void median3_u8_vbmi(
     _mm_prefetch(reinterpret_cast<const char*>(next + j), _MM_HINT_T0);
     if constexpr (kTwo) _mm_prefetch(reinterpret_cast<const char*>(next2 + j), _MM_HINT_T0);
     sorts(j + 64, nxt);
-    StoreOutN(hn::Vec<decltype(d)>{window(cur, nxt)}, d, o0 + j, wc - j, stream);
+    StoreOutN(hn::Vec<decltype(d)>{median3_window(cur, nxt, idx1, idx2)}, d, o0 + j, wc - j,
+              stream);
     if constexpr (kTwo)
-      StoreOutN(hn::Vec<decltype(d)>{window(cur + 3, nxt + 3)}, d, o1 + j, wc - j, stream);
+      StoreOutN(hn::Vec<decltype(d)>{median3_window(cur + 3, nxt + 3, idx1, idx2)}, d, o1 + j,
+                wc - j, stream);
     for (int i = 0; i < kC; ++i) cur[i] = nxt[i];
   }
 }
