@@ -155,7 +155,7 @@ TEST(Median, EveryBackendMatchesRefOnEverySimdPath) {
   borders.push_back(Border::constant(300));
   const std::vector<Size> sizes = {{263, 37}, {70, 3}, {2, 9}, {33, 17}};
   for (Depth d : kDepths)
-    for (int ch : {1, 3})
+    for (int ch : {1, 2, 3, 4})
       for (int k : {3, 5, 7})
         for (Size s : sizes)
           for (const Border& b : borders)

@@ -20,6 +20,9 @@
 //   pass W_top(j) = the top column sums from j (top loads, one store), then
 //   S(j) = sum over i < q of W_top(j + i top) plus (or minus) the few column sums at the
 //   window's end, in 16-bit lanes modulo 2^16 (below). 31x31: W_8, 4 terms minus 1 column.
+// - AVX-512 (wrap_row_avx3): that W_top pass and its terms, and the direct windows up to
+//   kDirectBoxCols (W_8/4/2 plus the rest), in registers: two-register lane shifts of
+//   aligned loads instead of shifted loads and a W row.
 // - normalize: round-half-even(S / n), n = kw*kh, bit-exact (struct Finalize):
 //   * u8, u16 lanes (n <= 16384): round-half-even(S/n) = floor(S'/n), S' = S + floor(n/2),
 //     one less at the ties of even n (S' a multiple of n, quotient odd). From lo = S' mod
@@ -51,6 +54,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "src/backends/cpu/bands.hpp"
@@ -107,8 +111,8 @@ struct Finalize<std::uint8_t, std::uint16_t> {  // S <= 255 n, n <= 16384 (see b
   hn::Rebind<std::uint8_t, DH> dt;
   bool divide, even;
   int sh;
-  hn::Vec<DH> m16, vn, vmax, vh, vhs, one;
-  hn::Vec<hn::RebindToSigned<DH>> vn1_i, zero_i;
+  hn::Vec<DH> m16, vn, vmax, vhs, one;
+  hn::Vec<hn::RebindToSigned<DH>> vn1_i, zero_i;  // n - 1 and 0, less floor(n/2)
   // sh: the estimate's shift (box_wrap_shift, box_div.hpp); m16 = floor(2^(16 + sh) / n).
   Finalize(std::uint32_t n, bool normalize, int shift)
       : divide(normalize && n > 1),
@@ -117,15 +121,21 @@ struct Finalize<std::uint8_t, std::uint16_t> {  // S <= 255 n, n <= 16384 (see b
         m16(hn::Set(dh, std::uint16_t(n > 1 ? (65536u << shift) / n : 0))),
         vn(hn::Set(dh, std::uint16_t(n))),
         vmax(hn::Set(dh, std::uint16_t(255))),
-        vh(hn::Set(dh, std::uint16_t(n / 2))),
         vhs(hn::Set(dh, std::uint16_t((n / 2) >> shift))),
         one(hn::Set(dh, std::uint16_t(1))),
-        vn1_i(hn::Set(di, std::int16_t(n - 1))),
-        zero_i(hn::Zero(di)) {}
+        vn1_i(hn::Set(di, std::int16_t(n - 1 - n / 2))),
+        zero_i(hn::Set(di, std::int16_t(-std::int32_t(n / 2)))) {}
   // Exact sums S < 2^16.
   HWY_INLINE hn::Vec<decltype(dt)> operator()(hn::Vec<DH> s) const {
-    if (!divide) return hn::DemoteTo(dt, hn::BitCast(di, hn::Min(s, vmax)));
-    return (*this)(s, sh > 0 ? hn::ShiftRightSame(s, sh) : s);
+    return hn::DemoteTo(dt, hn::BitCast(di, q16(s)));
+  }
+  HWY_INLINE hn::Vec<decltype(dt)> operator()(hn::Vec<DH> lo, hn::Vec<DH> e) const {
+    return hn::DemoteTo(dt, hn::BitCast(di, q16(lo, e)));
+  }
+  // The same results in 16-bit lanes (<= 255).
+  HWY_INLINE hn::Vec<DH> q16(hn::Vec<DH> s) const {
+    if (!divide) return hn::Min(s, vmax);
+    return q16(s, sh > 0 ? hn::ShiftRightSame(s, sh) : s);
   }
   // Normalised, from lo = S mod 2^16 and an estimate S/2^sh - terms < e <= S/2^sh:
   // round-half-even(S/n) = floor(S'/n), S' = S + floor(n/2), except at the ties of even n
@@ -133,9 +143,11 @@ struct Finalize<std::uint8_t, std::uint16_t> {  // S <= 255 n, n <= 16384 (see b
   // estimates S'/2^sh within terms + 1, so q0 = floor(e' * m16 / 2^16) is floor(S'/n) or
   // floor(S'/n) - 1 (box_wrap_shift), and r = S' - q0*n in [0, 2n) is lo + floor(n/2) -
   // q0*n modulo 2^16.
-  HWY_INLINE hn::Vec<decltype(dt)> operator()(hn::Vec<DH> lo, hn::Vec<DH> e) const {
+  HWY_INLINE hn::Vec<DH> q16(hn::Vec<DH> lo, hn::Vec<DH> e) const {
     auto q = hn::MulHigh(hn::Add(e, vhs), m16);
-    auto r = hn::BitCast(di, hn::Sub(hn::Add(lo, vh), hn::Mul(q, vn)));
+    // r - floor(n/2) = lo - q0*n, in [-floor(n/2), 2n - floor(n/2)): an exact i16; compared
+    // with n - 1 - floor(n/2) (and 0 with -floor(n/2)) instead of adding floor(n/2).
+    auto r = hn::BitCast(di, hn::Sub(lo, hn::Mul(q, vn)));
     const auto big = hn::RebindMask(dh, hn::Gt(r, vn1_i));
     q = hn::IfThenElse(big, hn::Add(q, one), q);
     if (even) {
@@ -143,7 +155,7 @@ struct Finalize<std::uint8_t, std::uint16_t> {  // S <= 255 n, n <= 16384 (see b
       const auto tie = hn::And(hn::RebindMask(dh, hn::Eq(r, zero_i)), hn::Eq(hn::And(q, one), one));
       q = hn::IfThenElse(tie, hn::Sub(q, one), q);
     }
-    return hn::DemoteTo(dt, hn::BitCast(di, q));
+    return q;
   }
 };
 
@@ -198,6 +210,212 @@ struct Finalize<T, std::uint32_t> {  // S < 2^32, n <= 65025
   }
 };
 
+#if HWY_TARGET <= HWY_AVX3
+// A u8 row's window sums from the padded column sums P in registers, AVX-512 (32 u16 lanes):
+// per 32 outputs one aligned load of P, NL two-register lane shifts (lane_shift) and adds
+// building W_top = W_(2^NL) (level l runs l vectors behind the loads), the Q terms of W_top
+// at t top CH lanes from the last D + 1 W_top vectors by shifts (no W row, no shifted loads
+// of it), then the plan's add/sub column sums by shifted loads of P as the memory paths.
+// kExact: n <= 257, S = W_top(j) + the add column sums, exact in 16 bits (Q = 1; was kw
+// shifted loads and kw - 1 adds); else the fused plan of box_wrap_plan (S modulo 2^16 and
+// its estimate). The same terms, sums and estimate as the memory paths. Reads P up to
+// 32 (NL + D + 1) samples past the row's last vector (the caller's zeroed spare). Zen 4,
+// 4096^2 u8x3, one thread: see bench/NOTES.md (session 9b).
+// Lanes [S, S + 32) of the 64 u16 lanes hi:lo (S <= 32): valignd for even S (one dword
+// shift with an immediate), else vpermt2w with idx = {S, S + 1, ...}.
+template <int S>
+HWY_INLINE __m512i lane_shift(__m512i lo, __m512i hi, __m512i idx) {
+  static_assert(S >= 0 && S <= 32);
+  if constexpr (S == 0) {
+    (void)hi, (void)idx;
+    return lo;
+  } else if constexpr (S == 32) {
+    (void)lo, (void)idx;
+    return hi;
+  } else if constexpr (S % 2 == 0) {
+    (void)idx;
+    return _mm512_alignr_epi32(hi, lo, S / 2);
+  } else {
+    return _mm512_permutex2var_epi16(lo, idx, hi);
+  }
+}
+
+template <int CH, int NL, int Q, bool kExact>
+void wrap_row_avx3(const std::uint16_t* P, std::uint8_t* out, std::int64_t wc,
+                   const BoxWrapPlan& plan, const Finalize<std::uint8_t, std::uint16_t>& fin_ref,
+                   bool stream) {
+  constexpr int kTop = 1 << NL;
+  static_assert(kTop / 2 * CH <= 32);
+  constexpr int kD = ((Q - 1) * kTop * CH + 31) / 32;  // W_top vectors ahead of the output's
+  const hn::ScalableTag<std::uint16_t> dh;
+  const hn::Rebind<std::uint8_t, decltype(dh)> dt;
+  auto shift_idx = [](int s) {
+    alignas(64) std::uint16_t b[32];
+    for (int i = 0; i < 32; ++i) b[i] = std::uint16_t(i + s);
+    return _mm512_load_si512(b);
+  };
+  __m512i lidx[NL], tidx[Q];
+  for (int l = 0; l < NL; ++l) lidx[l] = shift_idx((1 << l) * CH);
+  for (int t = 0; t < Q; ++t) tidx[t] = shift_idx(t * kTop * CH % 32);
+  __m512i prev[NL], hist[kD + 1];
+  for (int l = 0; l < NL; ++l) prev[l] = _mm512_setzero_si512();
+  for (int i = 0; i <= kD; ++i) hist[i] = _mm512_setzero_si512();
+  // Locals: the u8 stores may alias anything reached through a pointer or reference.
+  const Finalize<std::uint8_t, std::uint16_t> fin = fin_ref;
+  const int sh = plan.sh, add = plan.add;
+  const std::uint16_t* X = P + std::int64_t(Q) * kTop * CH - std::int64_t(plan.sub) * CH;
+  const int nx = plan.add + plan.sub;
+  const auto one = hn::Set(dh, std::uint16_t(1));
+  const std::int64_t nv = (wc + 31) / 32;
+  // Outputs in pairs of vectors: one pack and one 64-byte store for two
+  // (a row's last odd vector alone).
+  const hn::ScalableTag<std::uint8_t> d8;
+  const hn::RebindToSigned<decltype(dh)> di;
+  hn::Vec<decltype(dh)> pend = hn::Zero(dh);
+  auto emit = [&](hn::Vec<decltype(dh)> q, std::int64_t u) {
+    if (u % 2 == 0) {
+      pend = q;
+      if (u + 1 == nv)
+        StoreOutN(hn::DemoteTo(dt, hn::BitCast(di, q)), dt, out + 32 * u, wc - 32 * u, stream);
+      return;
+    }
+    const __m512i packed = _mm512_permutexvar_epi64(  // vpackuswb works per 128 bits
+        _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0), _mm512_packus_epi16(pend.raw, q.raw));
+    StoreOutN(hn::Vec<decltype(d8)>{packed}, d8, out + 32 * (u - 1), wc - 32 * (u - 1), stream);
+  };
+  for (std::int64_t v = 0; v < nv + NL + kD; ++v) {
+    __m512i cur = _mm512_load_si512(P + 32 * v);  // W_1 of vector v
+    [&]<int... L>(std::integer_sequence<int, L...>) {
+      // W_(2^(l+1)) of vector v - l - 1
+      ((cur =
+            [&](__m512i c) {
+              __m512i sh;
+              if constexpr (L == 0 && CH % 2 == 1)  // an odd shift: a load (no vpermt2w)
+                sh = v > 0 ? _mm512_loadu_si512(P + 32 * v - 32 + CH) : _mm512_setzero_si512();
+              else
+                sh = lane_shift<(1 << L) * CH>(prev[L], c, lidx[L]);
+              const __m512i next = _mm512_add_epi16(prev[L], sh);
+              prev[L] = c;
+              return next;
+            }(cur)),
+       ...);
+    }
+    (std::make_integer_sequence<int, NL>{});
+    [&]<int... I>(std::integer_sequence<int, I...>) {
+      ((hist[I] = hist[I + 1]), ...);
+    }
+    (std::make_integer_sequence<int, kD>{});
+    hist[kD] = cur;  // W_top of vector v - NL
+    const std::int64_t u = v - NL - kD;
+    if (u < 0) continue;
+    // Term t: W_top at lane offset t top CH from the output's vector.
+    auto term = [&]<int t>() {
+      constexpr int kA = t * kTop * CH / 32, kS = t * kTop * CH % 32;
+      if constexpr (kS == 0)
+        return hn::Vec<decltype(dh)>{hist[kA]};
+      else
+        return hn::Vec<decltype(dh)>{lane_shift<kS>(hist[kA], hist[kA + 1], tidx[t])};
+    };
+    auto lo = term.template operator()<0>();
+    if constexpr (kExact) {
+      const std::uint16_t* x0 = X + 32 * u;
+      for (int c = 0; c < nx; ++c) lo = hn::Add(lo, hn::LoadU(dh, x0 + c * CH));
+      emit(fin.q16(lo), u);
+      continue;
+    }
+    auto e = hn::ShiftRightSame(lo, sh);
+    [&]<int... T>(std::integer_sequence<int, T...>) {
+      (
+          [&] {
+            if constexpr (T > 0) {
+              const auto tv = term.template operator()<T>();
+              lo = hn::Add(lo, tv);
+              e = hn::Add(e, hn::ShiftRightSame(tv, sh));
+            }
+          }(),
+          ...);
+    }
+    (std::make_integer_sequence<int, Q>{});
+    if (nx > 0) {
+      const std::uint16_t* x0 = X + 32 * u;
+      auto x = hn::LoadU(dh, x0);
+      for (int c = 1; c < nx; ++c) x = hn::Add(x, hn::LoadU(dh, x0 + c * CH));
+      if (add > 0) {
+        lo = hn::Add(lo, x);
+        e = hn::Add(e, hn::ShiftRightSame(x, sh));
+      } else {
+        lo = hn::Sub(lo, x);
+        e = hn::SaturatedSub(e, hn::Add(hn::ShiftRightSame(x, sh), one));
+      }
+    }
+    emit(fin.q16(lo, e), u);
+  }
+}
+
+// wrap_row_avx3 for this plan and channel count, or null.
+using WrapRowFn = void (*)(const std::uint16_t*, std::uint8_t*, std::int64_t, const BoxWrapPlan&,
+                           const Finalize<std::uint8_t, std::uint16_t>&, bool);
+template <int CH, int NL>
+WrapRowFn wrap_row_for_q(int q) {
+  switch (q) {
+    case 2:
+      return &wrap_row_avx3<CH, NL, 2, false>;
+    case 3:
+      return &wrap_row_avx3<CH, NL, 3, false>;
+    case 4:
+      return &wrap_row_avx3<CH, NL, 4, false>;
+    case 5:
+      return &wrap_row_avx3<CH, NL, 5, false>;
+    default:
+      return nullptr;
+  }
+}
+template <int CH>
+WrapRowFn wrap_row_for_ch(int top, int q) {
+  switch (top) {
+    case 2:
+      return wrap_row_for_q<CH, 1>(q);
+    case 4:
+      return wrap_row_for_q<CH, 2>(q);
+    case 8:
+      return wrap_row_for_q<CH, 3>(q);
+    case 16:
+      return wrap_row_for_q<CH, 4>(q);
+    default:
+      return nullptr;
+  }
+}
+template <int CH>
+WrapRowFn exact_row_for_ch(int top) {
+  switch (top) {
+    case 2:
+      return &wrap_row_avx3<CH, 1, 1, true>;
+    case 4:
+      return &wrap_row_avx3<CH, 2, 1, true>;
+    case 8:
+      return &wrap_row_avx3<CH, 3, 1, true>;
+    default:
+      return nullptr;
+  }
+}
+// plan.sh >= 0: the fused plan; else the exact form (n <= 257; plan.top, plan.add, q = 1).
+WrapRowFn wrap_row_fn(int ch, const BoxWrapPlan& plan) {
+  const bool exact = plan.sh < 0;
+  switch (ch) {
+    case 1:
+      return exact ? exact_row_for_ch<1>(plan.top) : wrap_row_for_ch<1>(plan.top, plan.q);
+    case 2:
+      return exact ? exact_row_for_ch<2>(plan.top) : wrap_row_for_ch<2>(plan.top, plan.q);
+    case 3:
+      return exact ? exact_row_for_ch<3>(plan.top) : wrap_row_for_ch<3>(plan.top, plan.q);
+    case 4:
+      return exact ? exact_row_for_ch<4>(plan.top) : wrap_row_for_ch<4>(plan.top, plan.q);
+    default:
+      return nullptr;
+  }
+}
+#endif
+
 // Windows up to this wide sum their kw column sums directly (kw shifted loads per vector, no
 // pass stores) when the sums need no widening. Zen 4, 4096^2 u8x3, one thread, against the
 // doubling passes: 3x3 12.9 -> 9.8 ms, 7x7 15.3 -> 11.8, 9x9 15.5 -> 13.2, 11x11 17.3 ->
@@ -234,12 +452,13 @@ void box_int(const ConstImageView& src, const ImageView& dst, const BoxParams& p
   // windows. With 32-bit doubling over 16-bit column sums (V narrower than H), P is first
   // widened into W.
   const std::int64_t valid = (w + kw - 1) * ch;
-  Scratch<V> pbuf(static_cast<std::size_t>(valid + 3 * N + 16 * ch));
+  // Spare: 16 vectors past the row (wrap_row_avx3 reads ahead), zeros.
+  Scratch<V> pbuf(static_cast<std::size_t>(valid + 16 * N + 16 * ch));
   Scratch<H> wbuf(static_cast<std::size_t>(valid + 3 * N)),
       abuf(static_cast<std::size_t>(valid + 3 * N));
   V* P = pbuf.data();
   H *W = wbuf.data(), *A = abuf.data();
-  std::fill(P, P + valid + 3 * N + 16 * ch, V(0));
+  std::fill(P, P + valid + 16 * N + 16 * ch, V(0));
   std::fill(W, W + valid + 3 * N, H(0));
   std::fill(A, A + valid + 3 * N, H(0));
   V* col = P + std::int64_t(ax) * ch;
@@ -283,6 +502,21 @@ void box_int(const ConstImageView& src, const ImageView& dst, const BoxParams& p
   if constexpr (kWrapable)
     if (p.normalize) plan = box_wrap_plan(kw, kh);
   const bool fused = plan.sh >= 0;
+#if HWY_TARGET <= HWY_AVX3
+  // The fused plan, or the direct windows (top = 1 above: exact 16-bit sums), in registers.
+  WrapRowFn wrap_row = nullptr, exact_row = nullptr;
+  BoxWrapPlan eplan;
+  if constexpr (kWrapable)
+    if (fused) wrap_row = wrap_row_fn(ch, plan);
+  if constexpr (std::is_same_v<T, std::uint8_t> && std::is_same_v<V, H> && std::is_same_v<H, F>) {
+    if (top == 1 && kw >= 2) {
+      eplan.q = 1;
+      eplan.top = kw >= 8 ? 8 : kw >= 4 ? 4 : 2;
+      eplan.add = kw - eplan.top;
+      exact_row = wrap_row_fn(ch, eplan);
+    }
+  }
+#endif
   const Finalize<T, H> wfinal(n, true, fused ? plan.sh : std::max(wsh, 0));
   const bool stream = stream_output(dst);
   const hn::ScalableTag<F> df;
@@ -313,6 +547,12 @@ void box_int(const ConstImageView& src, const ImageView& dst, const BoxParams& p
     map.fill(P, w, ch, cpad);
     if constexpr (kWrapable) {
       if (fused) {
+#if HWY_TARGET <= HWY_AVX3
+        if (wrap_row) {
+          wrap_row(P, dst.row<T>(y), wc, plan, wfinal, stream);
+          continue;
+        }
+#endif
         // W(j) = W_top(j), exact in 16 bits, as far as the last window's q-th term reaches
         // (with sub, past the row: P is 0 there, and the same zeros are subtracted).
         const std::int64_t top_ch = std::int64_t(plan.top) * ch;
@@ -360,6 +600,14 @@ void box_int(const ConstImageView& src, const ImageView& dst, const BoxParams& p
         continue;
       }
     }
+#if HWY_TARGET <= HWY_AVX3
+    if constexpr (std::is_same_v<T, std::uint8_t> && std::is_same_v<F, std::uint16_t>) {
+      if (exact_row) {
+        exact_row(P, dst.row<T>(y), wc, eplan, finalize, stream);
+        continue;
+      }
+    }
+#endif
     const H* S;  // W_m: P for m = 1 (or its widened copy), then W
     if constexpr (std::is_same_v<V, H>) {
       S = P;

@@ -7,6 +7,9 @@
 // neighbouring samples and stored as 3 rank rows; each column sort serves the 3 outputs whose
 // windows contain the column. An output vector then loads its 3 columns' ranks (shifted loads:
 // the horizontal neighbour of a sample is `ch` samples away) and runs a 12 Min/Max network.
+// u8 with AVX-512 VBMI (median3_u8_vbmi): the same per 64 samples in registers, the
+// neighbouring columns' ranks by byte permutes of the column sorts (no rank rows), output
+// rows in pairs sharing the sort of their two common rows.
 // 5x5, 7x7 (median_pairs_t): each padded source row's runs of k samples sorted once, output
 // rows in pairs that merge their k - 1 shared runs once (pruned to the k + 1 ranks that can
 // still be the median), then one small merge per row with its own run: 54 / 168 Min/Max per
@@ -105,6 +108,81 @@ class PaddedRows {
   T cval_{};
 };
 
+#if HWY_TARGET <= HWY_AVX3
+bool has_vbmi() {
+  static const bool yes = __builtin_cpu_supports("avx512vbmi");
+  return yes;
+}
+
+// The 3x3 median at each of 64 outputs from the column sorts (lo, mid, hi) c0 of this
+// vector's padded columns and c1 of the next; idx1, idx2: byte shifts by ch, 2 ch.
+__attribute__((target(HWY_TARGET_STR ",avx512vbmi"))) HWY_INLINE __m512i
+median3_window(const __m512i* c0, const __m512i* c1, __m512i idx1, __m512i idx2) {
+  auto med3 = [](__m512i x, __m512i y, __m512i z) {
+    return _mm512_max_epu8(_mm512_min_epu8(x, y), _mm512_min_epu8(_mm512_max_epu8(x, y), z));
+  };
+  const __m512i mxlo =
+      _mm512_max_epu8(c0[0], _mm512_max_epu8(_mm512_permutex2var_epi8(c0[0], idx1, c1[0]),
+                                             _mm512_permutex2var_epi8(c0[0], idx2, c1[0])));
+  const __m512i mnhi =
+      _mm512_min_epu8(c0[2], _mm512_min_epu8(_mm512_permutex2var_epi8(c0[2], idx1, c1[2]),
+                                             _mm512_permutex2var_epi8(c0[2], idx2, c1[2])));
+  const __m512i mdmi = med3(c0[1], _mm512_permutex2var_epi8(c0[1], idx1, c1[1]),
+                            _mm512_permutex2var_epi8(c0[1], idx2, c1[1]));
+  return med3(mxlo, mdmi, mnhi);
+}
+
+// 3x3 u8 on AVX-512 VBMI (checked at run time inside Highway's AVX3 target), one output row
+// in registers: per 64 outputs one aligned load of each of the 3 padded rows (64-byte
+// aligned, 64-byte multiple stride, 128 zero bytes of spare past the row), the column sort
+// of 3, the neighbouring columns' ranks by two-register byte shifts (vpermt2b: ch and 2 ch
+// bytes) instead of 9 shifted loads of 3 stored rank rows, then the median of the window as
+// the median of (max of the lows, median of the middles, min of the highs).
+// kTwo: output rows y and y + 1 (o0, o1) from the padded rows r[0..3] (y - 1 .. y + 2): the
+// shared middle pair sorted once, then each row's third sample inserted (10 Min/Max for the
+// two column sorts instead of 12, 4 row loads instead of 6); else row y (o0) from r[0..2].
+// next (next2 with kTwo): the source rows pad_row copies for the next call, prefetched a
+// line per 64 outputs so that the copy finds them in cache.
+template <bool kTwo>
+__attribute__((target(HWY_TARGET_STR ",avx512vbmi"))) void median3_u8_vbmi(
+    const std::uint8_t* const* r, std::uint8_t* o0, std::uint8_t* o1, std::int64_t wc, int ch,
+    bool stream, const std::uint8_t* next, const std::uint8_t* next2) {
+  alignas(64) std::uint8_t b[64];
+  for (int i = 0; i < 64; ++i) b[i] = std::uint8_t(i + ch);
+  const __m512i idx1 = _mm512_load_si512(b);
+  for (int i = 0; i < 64; ++i) b[i] = std::uint8_t(i + 2 * ch);
+  const __m512i idx2 = _mm512_load_si512(b);
+  // Column sorts (lo, mid, hi) of 64 padded columns at j: c[0..2] row y, c[3..5] row y + 1.
+  auto sorts = [&](std::int64_t j, __m512i* c) {
+    const __m512i x = _mm512_load_si512(r[1] + j), y = _mm512_load_si512(r[2] + j);
+    const __m512i lo = _mm512_min_epu8(x, y), hi = _mm512_max_epu8(x, y);
+    auto insert = [&](__m512i a, __m512i* o) {
+      const __m512i t = _mm512_max_epu8(a, lo);
+      o[0] = _mm512_min_epu8(a, lo);
+      o[1] = _mm512_min_epu8(t, hi);
+      o[2] = _mm512_max_epu8(t, hi);
+    };
+    insert(_mm512_load_si512(r[0] + j), c);
+    if constexpr (kTwo) insert(_mm512_load_si512(r[3] + j), c + 3);
+  };
+  constexpr int kC = kTwo ? 6 : 3;
+  __m512i cur[kC], nxt[kC];
+  sorts(0, cur);
+  const hn::Full512<std::uint8_t> d;
+  for (std::int64_t j = 0; j < wc; j += 64) {
+    _mm_prefetch(reinterpret_cast<const char*>(next + j), _MM_HINT_T0);
+    if constexpr (kTwo) _mm_prefetch(reinterpret_cast<const char*>(next2 + j), _MM_HINT_T0);
+    sorts(j + 64, nxt);
+    StoreOutN(hn::Vec<decltype(d)>{median3_window(cur, nxt, idx1, idx2)}, d, o0 + j, wc - j,
+              stream);
+    if constexpr (kTwo)
+      StoreOutN(hn::Vec<decltype(d)>{median3_window(cur + 3, nxt + 3, idx1, idx2)}, d, o1 + j,
+                wc - j, stream);
+    for (int i = 0; i < kC; ++i) cur[i] = nxt[i];
+  }
+}
+#endif
+
 // S: the sample type in memory; T: the lane type (S, or int32 keys for f32).
 template <int K, class S, class T>
 void median_t(const ConstImageView& src, const ImageView& dst, const MedianParams& p, Rows rows) {
@@ -121,7 +199,9 @@ void median_t(const ConstImageView& src, const ImageView& dst, const MedianParam
   const int ch = src.channels();
   const std::int64_t w = src.width(), wc = w * ch;
   const std::int64_t pw = (w + 2 * R) * ch;  // padded row
-  const std::int64_t stride = pw + 2 * N;    // spare vectors: the last chunk may read past pw
+  // Spare vectors: the last chunk may read past pw; median3_u8_vbmi reads up to 128 bytes
+  // past the row's last 64 and wants 64-byte aligned rows.
+  const std::int64_t stride = (pw + 2 * N + 128 + 63) / 64 * 64;
   // The row is done in chunks of C samples: the chunk's column sorts, then its outputs, so
   // that the K rank rows of a chunk (about 16 KB) stay in L1 between the two; the 2R
   // columns a chunk shares with the next are sorted twice.
@@ -131,11 +211,35 @@ void median_t(const ConstImageView& src, const ImageView& dst, const MedianParam
   const std::int64_t cstride = C + halo + N;
   Scratch<T> ranks{std::size_t(K * cstride)};
   std::fill(ranks.data(), ranks.data() + K * cstride, T(0));
-  PaddedRows<S, T> ring(src, p, R, K, stride);
+  PaddedRows<S, T> ring(src, p, R, K + 1, stride);  // K + 1: median3_u8_vbmi's pairs
+#if HWY_TARGET <= HWY_AVX3
+  const bool vbmi = K == 3 && std::is_same_v<T, std::uint8_t> && has_vbmi() && ch <= 32;
+#endif
   for (std::int64_t y = rows.begin; y < rows.end; ++y) {
     const T* in[K];
     for (int i = 0; i < K; ++i) in[i] = ring.row(y - R + i);
     T* out = dst.row<T>(y);
+#if HWY_TARGET <= HWY_AVX3
+    if constexpr (K == 3 && std::is_same_v<T, std::uint8_t>) {
+      if (vbmi) {
+        // Pairs of rows; the next source row (pad_row copies it next) prefetched line by line.
+        const bool two = y + 1 < rows.end;
+        auto source = [&](std::int64_t a) {
+          const std::int64_t sy = detail::border_index(a, src.height(), p.border.type);
+          return sy < 0 ? in[0] : src.row<std::uint8_t>(sy);
+        };
+        const T* rr[4] = {in[0], in[1], in[2], two ? ring.row(y + 2) : in[2]};
+        if (two) {
+          median3_u8_vbmi<true>(rr, out, dst.row<T>(y + 1), wc, ch, stream, source(y + 3),
+                                source(y + 4));
+          ++y;
+        } else {
+          median3_u8_vbmi<false>(rr, out, out, wc, ch, stream, source(y + 2), nullptr);
+        }
+        continue;
+      }
+    }
+#endif
     for (std::int64_t c0 = 0; c0 < wc; c0 += C) {
       const std::int64_t c1 = std::min(wc, c0 + C);
       // Column sorts of padded columns [c0, c1 + 2R ch) rounded up to vectors: rank r of
