@@ -1,10 +1,13 @@
-// Byte tiles for the u8 window kernels (box in separable.cu, dilate/erode in morphology.cu):
-// a block computes kByteTileBW output samples (bytes, channels interleaved, so the same code
-// serves 1-4 channels: a horizontal neighbour is `cn` bytes away) of `bh` output rows, from a
-// tile of the input in shared memory whose rows start on a 16-byte boundary of the image row,
-// so the interior loads are 16-byte vector loads; edges go through the border rule per byte.
-// Both kernels run their vertical pass first (the window's results do not depend on the order:
-// integer sums, min/max), so the horizontal pass reads bh rows only.
+// Byte tiles for the u8 window kernels (box and gaussian in separable.cu, dilate/erode in
+// morphology.cu): a block computes kByteTileBW output samples (bytes, channels interleaved,
+// so the same code serves 1-4 channels: a horizontal neighbour is `cn` bytes away) of `bh`
+// output rows, from a tile of the input in shared memory whose rows start on a 16-byte
+// boundary of the image row, so the interior loads are 16-byte vector loads; edges go
+// through the border rule per byte. Every kernel runs its vertical pass first (the window's
+// results do not depend on the order: integer sums, min/max), so the horizontal pass reads
+// bh rows only, and writes its outputs through the stage (store_staged) along rows.
+// The launch shape of these kernels lives here (kByteTileThreads, kByteTileBW) and in each
+// kernel's row count (box/morphology 32 or 64, gaussian kGaussBH, van Herk kVhBH).
 #pragma once
 
 #include <cstdint>

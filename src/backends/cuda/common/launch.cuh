@@ -12,6 +12,9 @@
 
 namespace pixflow::cuda {
 
+// The u8 byte-tile kernels (box, gaussian, dilate/erode of any window) keep their shapes in
+// common/byte_tile.cuh; the packed u8 median 5x5/7x7 in median_u8_packed.hpp.
+//
 // Tile engines (common/separable.cuh, common/window.cuh, median's small windows): 32 x 8
 // threads computing 32 x 32 outputs (4 rows per thread), so the halo costs little and every
 // thread has several loads in flight (step 2: dilate 3x3 1055 -> 535 us). The loops are
