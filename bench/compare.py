@@ -72,6 +72,8 @@ def main():
         m.setdefault("op", r.get("op", ""))
         m["cupy"] = num((r.get("cupy") or {}).get("us"))
         m["cupy_method"] = (r.get("cupy") or {}).get("method", "")
+        m["cvcuda"] = num((r.get("cvcuda") or {}).get("us"))
+        m["cvcuda_method"] = (r.get("cvcuda") or {}).get("method", "")
         m["cv_all"] = num((r.get("opencv_all") or {}).get("us"))
         m["cv_1"] = num((r.get("opencv_1") or {}).get("us"))
 
@@ -83,8 +85,9 @@ def main():
             bench.get("date"), "" if bench.get("complete", True) else
             " (INCOMPLETE: %s)" % bench.get("stopped", "")))
     if peers:
-        meta.append("peers.py: CuPy %s, OpenCV %s (%s threads), %s%s" % (
-            peers.get("cupy", "-"), peers.get("opencv", "-"), peers.get("opencv_threads", "?"),
+        meta.append("peers.py: CuPy %s, CV-CUDA %s, OpenCV %s (%s threads), %s%s" % (
+            peers.get("cupy", "-"), peers.get("cvcuda", "-"), peers.get("opencv", "-"),
+            peers.get("opencv_threads", "?"),
             peers.get("date", ""), "" if peers.get("complete", True) else
             " (some cases skipped for the time budget)"))
     out.append("# pixflow benchmark results\n")
@@ -94,10 +97,11 @@ def main():
                "`copy`: device-to-device copy with the same read + write traffic. "
                "`pf/copy`: pixflow / copy (1.0 = at the bandwidth floor). "
                "`best peer/pf`: fastest peer / pixflow (> 1: pixflow is faster). "
-               "`target`: PERFORMANCE.md, 8192x8192 u8 only. CuPy times marked * were taken "
-               "with events around a loop (capture failed).\n")
-    hdr = ["case", "pixflow", "NPP", "CuPy", "OpenCV-all", "OpenCV-1", "copy", "pf/copy",
-           "best peer/pf", "target", "check"]
+               "`target`: PERFORMANCE.md, 8192x8192 u8 only. CuPy and CV-CUDA times marked * "
+               "were taken with events around a loop (capture failed). CV-CUDA's sobel row "
+               "is its Laplacian (ksize 3, output in the input's depth).\n")
+    hdr = ["case", "pixflow", "NPP", "CV-CUDA", "CuPy", "OpenCV-all", "OpenCV-1", "copy",
+           "pf/copy", "best peer/pf", "target", "check"]
     out.append("| " + " | ".join(hdr) + " |")
     out.append("|" + "---|" * len(hdr))
     chart = []
@@ -111,8 +115,8 @@ def main():
                        else "n/a" if status.startswith("n/a") else status.split(" (")[0])
         else:
             pf_cell = cell(pf)
-        peers_us = [v for v in (m.get("npp"), m.get("cupy"), m.get("cv_all"), m.get("cv_1"))
-                    if num(v)]
+        peers_us = [v for v in (m.get("npp"), m.get("cvcuda"), m.get("cupy"), m.get("cv_all"),
+                                m.get("cv_1")) if num(v)]
         best = min(peers_us) if peers_us else None
         ratio_copy = pf / m["copy"] if pf and m.get("copy") else None
         ratio_peer = best / pf if pf and best else None
@@ -133,13 +137,17 @@ def main():
             check = "**FAILED**"
         cupy = cell(m.get("cupy")) + ("*" if m.get("cupy") and m.get("cupy_method") == "loop"
                                       else "")
+        cvc = cell(m.get("cvcuda")) + ("*" if m.get("cvcuda") and
+                                       m.get("cvcuda_method") == "loop" else "")
         out.append("| " + " | ".join([
-            name, pf_cell, cell(m.get("npp")), cupy, cell(m.get("cv_all")), cell(m.get("cv_1")),
-            cell(m.get("copy")), cell(ratio_copy, 2), cell(ratio_peer, 2), tgt_cell, check]) + " |")
+            name, pf_cell, cell(m.get("npp")), cvc, cupy, cell(m.get("cv_all")),
+            cell(m.get("cv_1")), cell(m.get("copy")), cell(ratio_copy, 2), cell(ratio_peer, 2),
+            tgt_cell, check]) + " |")
         if "8192x8192" in name and m.get("format") == "u8x1":
             chart.append((name.replace(" u8x1 8192x8192", "").replace(" u8x1->s16x1 8192x8192",
                                                                        " ->s16"),
-                          pf, m.get("npp"), m.get("cupy"), m.get("cv_all"), m.get("copy")))
+                          pf, m.get("npp"), m.get("cvcuda"), m.get("cupy"), m.get("cv_all"),
+                          m.get("copy")))
     out.append("")
     if n_target:
         out.append("Targets met (8192x8192 u8): %d of %d.\n" % (n_met, n_target))
@@ -155,8 +163,8 @@ def main():
         for name in order:
             m = rows[name]
             if m.get("format") == "u8x1":
-                chart.append((name, m.get("pixflow"), m.get("npp"), m.get("cupy"),
-                              m.get("cv_all"), m.get("copy")))
+                chart.append((name, m.get("pixflow"), m.get("npp"), m.get("cvcuda"),
+                              m.get("cupy"), m.get("cv_all"), m.get("copy")))
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -168,11 +176,12 @@ def main():
         print("compare.py: no u8x1 cases to chart", file=sys.stderr)
         return 0
     labels = [c[0] for c in chart]
-    series = [("pixflow", 1), ("NPP", 2), ("CuPy", 3), ("OpenCV-all", 4), ("copy", 5)]
-    fig, ax = plt.subplots(figsize=(max(8, 0.45 * len(labels)), 5.5))
-    width = 0.16
+    series = [("pixflow", 1), ("NPP", 2), ("CV-CUDA", 3), ("CuPy", 4), ("OpenCV-all", 5),
+              ("copy", 6)]
+    fig, ax = plt.subplots(figsize=(max(8, 0.5 * len(labels)), 5.5))
+    width = 0.14
     for j, (lab, idx) in enumerate(series):
-        xs = [i + (j - 2) * width for i in range(len(chart))]
+        xs = [i + (j - 2.5) * width for i in range(len(chart))]
         ys = [c[idx] if num(c[idx]) else 0 for c in chart]
         ax.bar(xs, ys, width, label=lab)
     ax.set_yscale("log")

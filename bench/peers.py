@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Peers of pixflow-bench outside the process: CuPy (cupyx.scipy.ndimage) on the GPU and OpenCV
-(cv2) on the host CPU, on the cases of pixflow-bench (same names, so compare.py can join them).
+"""Peers of pixflow-bench outside the process: CuPy (cupyx.scipy.ndimage) and CV-CUDA (the
+cvcuda wheel, when importable) on the GPU, OpenCV (cv2) on the host CPU, on the cases of
+pixflow-bench (same names, so compare.py can join them).
 
-CuPy is timed like pixflow-bench: N calls captured into a CUDA graph (Stream.begin_capture /
-end_capture), one warm-up replay, median of 5 replays under CUDA events, divided by N. Where
-capture fails (a function allocates or syncs), events around a loop of N calls: the "method"
-field says which. OpenCV is timed with perf_counter, median of a few runs after a warm-up, once
-with all threads and once with cv2.setNumThreads(1).
+CuPy and CV-CUDA are timed like pixflow-bench (CV-CUDA's ops run on a CuPy stream through
+cvcuda.as_stream, on NHWC tensors wrapping CuPy arrays, into preallocated outputs): N calls
+captured into a CUDA graph (Stream.begin_capture / end_capture), one warm-up replay, median
+of 5 replays under CUDA events, divided by N. Where capture fails (a function allocates or
+syncs), events around a loop of N calls: the "method" field says which. OpenCV is timed with
+perf_counter, median of a few runs after a warm-up, once with all threads and once with
+cv2.setNumThreads(1).
 
 The run is time-boxed (--budget seconds): cases are run in priority order (1080p, then 8K u8,
 then the rest) and the JSON is rewritten after every case, so a cut-off run still reports.
@@ -182,8 +185,8 @@ def cupy_fn(cp, ndi, c, a, b, maps):
     return None, "no CuPy equivalent"
 
 
-def time_cupy(cp, fn, graph_ms):
-    s = cp.cuda.Stream(non_blocking=True)
+def time_cupy(cp, fn, graph_ms, s=None):
+    s = s or cp.cuda.Stream(non_blocking=True)
     with s:
         fn()
         s.synchronize()
@@ -225,6 +228,75 @@ def time_cupy(cp, fn, graph_ms):
             e1.synchronize()
             reps.append(cp.cuda.get_elapsed_time(e0, e1) * 1000.0 / n)
     return dict(us=statistics.median(reps), n=n, method=method, problem=problem)
+
+
+# ---- CV-CUDA --------------------------------------------------------------------------------
+
+def cvcuda_fn(cvcuda, cp, c, a, b, maps, stream):
+    """A zero-argument callable running the case once on `stream` (a cvcuda.Stream wrapping
+    the CuPy stream the timer uses), or (None, why). Inputs and outputs are NHWC tensors over
+    CuPy arrays, allocated here, outside the timed calls."""
+    op, p = c["op"], c["p"]
+    h, w = a.shape[0], a.shape[1]
+    ch = 1 if a.ndim == 2 else a.shape[2]
+
+    def tensor(x, cn=None):
+        return cvcuda.as_tensor(x.reshape(1, h, w, cn or ch), "NHWC")
+
+    src = tensor(a)
+    R101 = cvcuda.Border.REFLECT101
+    same = lambda: tensor(cp.empty_like(a))
+    kw = dict(stream=stream)
+    if op == "median":
+        dst = same()
+        return (lambda: cvcuda.median_blur_into(dst, src, (p["k"], p["k"]), **kw)), ""
+    if op in ("dilate", "erode", "open"):
+        dst = same()
+        mt = {"dilate": cvcuda.MorphologyType.DILATE, "erode": cvcuda.MorphologyType.ERODE,
+              "open": cvcuda.MorphologyType.OPEN}[op]
+        extra = {"workspace": same()} if op == "open" else {}
+        return (lambda: cvcuda.morphology_into(dst, src, mt, (p["k"], p["k"]), (-1, -1),
+                                               border=R101, **extra, **kw)), ""
+    if op == "box":
+        dst = same()
+        return (lambda: cvcuda.averageblur_into(dst, src, (p["k"], p["k"]), (-1, -1), R101,
+                                                **kw)), "averageblur"
+    if op == "gaussian":
+        u8 = c["fmt"].startswith("u8")
+        if p["sigma"] == 0:
+            sigma, k = 0.3 * ((3 - 1) * 0.5 - 1) + 0.8, 3  # OpenCV's sigma for k=3
+        else:
+            sigma, k = float(p["sigma"]), gauss_ksize(p["sigma"], u8)
+        dst = same()
+        return (lambda: cvcuda.gaussian_into(dst, src, (k, k), (sigma, sigma), R101, **kw)), \
+            "kernel %dx%d" % (k, k)
+    if op == "sobel" and ch == 1:
+        # No Sobel in CV-CUDA: its Laplacian (ksize 3, same depth in and out) stands beside it.
+        dst = same()
+        return (lambda: cvcuda.laplacian_into(dst, src, 3, 1.0, R101, **kw)), \
+            "laplacian ksize=3, output in the input's depth"
+    if op == "bilateral":
+        dst = same()
+        return (lambda: cvcuda.bilateral_filter_into(dst, src, 9, p["sc"], p["ss"], R101,
+                                                     **kw)), ""
+    if op == "remap":
+        dst = same()
+        m = cp.stack([cp.asarray(maps[0]), cp.asarray(maps[1])], axis=-1).reshape(1, h, w, 2)
+        mt = cvcuda.as_tensor(m, "NHWC")
+        return (lambda: cvcuda.remap_into(dst, src, mt, cvcuda.Interp.LINEAR,
+                                          cvcuda.Interp.NEAREST, cvcuda.Remap.ABSOLUTE, False,
+                                          cvcuda.Border.CONSTANT, None, **kw)), \
+            "absolute map (one 2-channel tensor)"
+    if op == "convert":
+        o = cp.empty(a.shape, dtype=cp.float32)
+        dst = tensor(o)
+        return (lambda: cvcuda.convertto_into(dst, src, 1.0 / 255.0, 0.0, **kw)), "convertto"
+    if op == "gray":
+        o = cp.empty(a.shape[:2], dtype=a.dtype)
+        dst = tensor(o, 1)
+        return (lambda: cvcuda.cvtcolor_into(dst, src, cvcuda.ColorConversion.RGB2GRAY,
+                                             **kw)), "cvtcolor"
+    return None, "no CV-CUDA equivalent"
 
 
 # ---- OpenCV ---------------------------------------------------------------------------------
@@ -311,7 +383,10 @@ def main():
                     help="seconds for the whole run (default 85)")
     ap.add_argument("--filter", default="", help="substring of case names to run")
     ap.add_argument("--no-opencv1", action="store_true", help="skip the 1-thread OpenCV runs")
+    ap.add_argument("--skip", default="",
+                    help="comma-separated peers not to run: cupy,cvcuda,opencv")
     args = ap.parse_args()
+    skip = set(x for x in args.skip.split(",") if x)
     t_start = time.time()
     doc = dict(tool="peers.py", date=datetime.datetime.now(datetime.timezone.utc).isoformat(),
                budget_s=args.budget, complete=False, rows=[], errors=[])
@@ -331,6 +406,14 @@ def main():
     except Exception as ex:
         doc["errors"].append("cupy: %s" % ex)
         cp = None
+    cvcuda = None
+    if cp is not None:
+        try:
+            import cvcuda
+            doc["cvcuda"] = getattr(cvcuda, "__version__", "?")
+        except Exception as ex:
+            doc["errors"].append("cvcuda: %s" % ex)
+            cvcuda = None
     try:
         import cv2
         doc["opencv"] = cv2.__version__
@@ -377,7 +460,8 @@ def main():
             if cp is not None:
                 da, db = cp.asarray(a), cp.asarray(b)
                 try:
-                    fn, note = cupy_fn(cp, ndi, c, da, db, maps)
+                    fn, note = (None, "skipped (--skip)") if "cupy" in skip else \
+                        cupy_fn(cp, ndi, c, da, db, maps)
                     if fn is None:
                         row["cupy"] = dict(us=None, note=note)
                     else:
@@ -386,9 +470,22 @@ def main():
                         row["cupy"] = r
                 except Exception as ex:
                     row["cupy"] = dict(us=None, note="error: %s" % str(ex).splitlines()[0][:160])
+                if cvcuda is not None and "cvcuda" not in skip:
+                    try:
+                        s = cp.cuda.Stream(non_blocking=True)
+                        fn, note = cvcuda_fn(cvcuda, cp, c, da, db, maps, cvcuda.as_stream(s))
+                        if fn is None:
+                            row["cvcuda"] = dict(us=None, note=note)
+                        else:
+                            r = time_cupy(cp, fn, 2.0, s)
+                            r["note"] = note
+                            row["cvcuda"] = r
+                    except Exception as ex:
+                        row["cvcuda"] = dict(us=None,
+                                             note="error: %s" % str(ex).splitlines()[0][:160])
                 del da, db
                 cp.get_default_memory_pool().free_all_blocks()
-            if cv2 is not None:
+            if cv2 is not None and "opencv" not in skip:
                 fn, note = cv_fn(cv2, np, c, a, b, maps)
                 if fn is None:
                     row["opencv_all"] = dict(us=None, note=note)
@@ -417,9 +514,11 @@ def main():
             traceback.print_exc()
         doc["rows"].append(row)
         cu = row.get("cupy", {}).get("us")
+        cc = row.get("cvcuda", {}).get("us")
         oa = row.get("opencv_all", {}).get("us")
-        print("[peers] %-44s cupy %10s (%s)  opencv-all %10s" % (
+        print("[peers] %-44s cupy %10s (%s)  cvcuda %10s (%s)  opencv-all %10s" % (
             c["name"], "%.1f" % cu if cu else "-", row.get("cupy", {}).get("method", ""),
+            "%.1f" % cc if cc else "-", row.get("cvcuda", {}).get("method", ""),
             "%.1f" % oa if oa else "-"), flush=True)
         save()
     doc["complete"] = all("skipped" not in r for r in doc["rows"])

@@ -179,6 +179,10 @@ if [ -n "${NO_BENCH:-}" ]; then
 fi
 
 # ---- peers and the comparison ----
+# CV-CUDA, when scripts/cvcuda-carry.sh has unpacked its wheel on this machine.
+if [ -d "$BUILD/cvcuda-site/cvcuda" ]; then
+  export PYTHONPATH="$ROOT/$BUILD/cvcuda-site${PYTHONPATH:+:$PYTHONPATH}"
+fi
 stage peers $T_PEERS 15 "$LOGS/peers.log" python3 bench/peers.py --json "$OUT/peers.json" ${PEERS_ARGS:-}
 tail -n 3 "$LOGS/peers.log" | tee -a "$SUMMARY"
 CMP_ARGS=()
