@@ -1,6 +1,6 @@
-// gray on CUDA: one thread per pixel; integer rule (R*9798 + G*19235 + B*3735 + 16384) >> 15
-// for u8/u16 (= cv::cvtColor, measured), 0.299R + 0.587G + 0.114B with rounded float ops (no FMA)
-// for f32.
+// gray on CUDA: 16-byte vectors per thread on aligned rows, else 8 pixels per thread; integer rule
+// (R*9798 + G*19235 + B*3735 + 16384) >> 15 for u8/u16 (= cv::cvtColor, measured), 0.299R + 0.587G
+// + 0.114B with rounded float ops (no FMA) for f32.
 #include <cstdint>
 
 #include "src/backends/cuda/check.cuh"
@@ -51,9 +51,54 @@ __global__ void gray_kernel(DevView<T> src, DevView<T> dst, bool bgr) {
   }
 }
 
+// 16-byte vectors: each thread converts the 16 / sizeof(T) pixels of one 16-byte output vector
+// from CN 16-byte input vectors (rows 16-byte aligned, checked by the launcher), so every
+// access is a full-width load or store (8 pixels of scalar loads per thread reached 69 % of
+// DRAM bandwidth at 8K; bench/NOTES.md). Pixels past the row's last full vector take the
+// scalar path.
+template <class T, int CN>
+__global__ void gray_vec_kernel(DevView<T> src, DevView<T> dst, bool bgr) {
+  constexpr int kVecPx = 16 / int(sizeof(T));
+  const long long x0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * kVecPx;
+  if (x0 >= dst.w) return;
+  const bool full = dst.w - x0 >= kVecPx;
+  for (long long y = blockIdx.y; y < dst.h; y += gridDim.y) {
+    const T* p = src.row(y) + x0 * CN;
+    T* out = dst.row(y) + x0;
+    if (full) {
+      union {
+        uint4 v[CN];
+        T s[kVecPx * CN];
+      } in;
+      union {
+        uint4 v;
+        T s[kVecPx];
+      } o;
+#pragma unroll
+      for (int k = 0; k < CN; ++k) in.v[k] = __ldg(reinterpret_cast<const uint4*>(p) + k);
+#pragma unroll
+      for (int k = 0; k < kVecPx; ++k) o.s[k] = gray_of(in.s + k * CN, bgr);
+      *reinterpret_cast<uint4*>(out) = o.v;
+    } else {
+      for (long long k = 0; x0 + k < dst.w; ++k) out[k] = gray_of(p + k * CN, bgr);
+    }
+  }
+}
+
 template <class T>
 void launch_gray(const ConstImageView& s, const ImageView& d, const GrayParams& p,
                  cudaStream_t st) {
+  if (rows_aligned(s, 16) && rows_aligned(d, 16)) {
+    const dim3 grid = grid_2d(d.width(), d.height(), kGrayVecBX * (16 / int(sizeof(T))), 1);
+    if (s.channels() == 3)
+      gray_vec_kernel<T, 3>
+          <<<grid, kGrayVecBX, 0, st>>>(dev_view<T>(s), dev_view<T>(d), p.from_bgr);
+    else
+      gray_vec_kernel<T, 4>
+          <<<grid, kGrayVecBX, 0, st>>>(dev_view<T>(s), dev_view<T>(d), p.from_bgr);
+    PIXFLOW_CUDA_CHECK_LAUNCH("gray");
+    return;
+  }
   const dim3 grid = grid_2d(d.width(), d.height(), kGrayBX * kPx, 1), block(kGrayBX, 1);
   if (s.channels() == 3)
     gray_kernel<T, 3><<<grid, block, 0, st>>>(dev_view<T>(s), dev_view<T>(d), p.from_bgr);

@@ -42,6 +42,8 @@ constexpr int kTransposeU8Tile = 64, kTransposeU8Threads = 16;
 // gray (color.cu): 128 x 1 threads, 8 consecutive pixels each (one pixel per thread was
 // latency-bound).
 constexpr int kGrayBX = 128, kGrayPx = 8;
+// gray on 16-byte aligned rows: 128 threads, one 16-byte output vector each.
+constexpr int kGrayVecBX = 128;
 
 // remap (remap.cu): 32 x 8 threads, one output pixel each.
 constexpr int kRemapBX = 32, kRemapBY = 8;

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# A quick GPU iteration (the full check is gpu-check.sh): configure + build the test and bench
+# binaries in $BUILD (kept between calls while the device machine stays warm), then
+#   TESTS='GTEST_FILTER'   runs pixflow_tests with that filter,
+#   BENCH='REGEX'          runs pixflow-bench --filter REGEX (--json $OUT/bench-dev.json),
+#   NCU='CASE@KERNEL;...'  profiles (ncu) the first launch of KERNEL in each bench CASE,
+#   SASS='KERNEL_REGEX'    dumps the SASS of matching kernels (cuobjdump) to $OUT/sass.txt.
+# Output: stdout, plus files under $OUT.
+set -eu
+BUILD="${BUILD:-build-gpu}"
+OUT="${OUT:-./out}"
+mkdir -p "$OUT"
+t0=$(date +%s)
+if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+  cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DPIXFLOW_CUDA=ON -DPIXFLOW_BUILD_TESTS=ON -DPIXFLOW_BUILD_BENCH=ON >"$OUT/configure.log" 2>&1 ||
+    { tail -30 "$OUT/configure.log"; exit 1; }
+fi
+targets=(pixflow-bench)
+[ -n "${TESTS:-}" ] && targets+=(pixflow_tests)
+cmake --build "$BUILD" -j"${JOBS:-16}" --target "${targets[@]}" >"$OUT/build.log" 2>&1 ||
+  { grep -E "error|warning" "$OUT/build.log" | head -40; tail -20 "$OUT/build.log"; exit 1; }
+echo "build: $(($(date +%s) - t0)) s"
+rc=0
+if [ -n "${TESTS:-}" ]; then
+  "$BUILD/tests/pixflow_tests" --gtest_filter="$TESTS" --gtest_brief=1 2>&1 | tail -40 || rc=1
+fi
+B="$BUILD/bench/pixflow-bench"
+if [ -n "${BENCH:-}" ]; then
+  "$B" --filter "$BENCH" --json "$OUT/bench-dev.json" 2>&1 | grep -vE "^\s*$" | tail -60 || rc=1
+fi
+# NCU='CASE_REGEX@KERNEL_REGEX;...': one ncu profile (the first matching kernel launch) per
+# bench case.
+if [ -n "${NCU:-}" ]; then
+  IFS=';' read -ra cases <<<"$NCU"
+  for ck in "${cases[@]}"; do
+    c="${ck%@*}" k="${ck#*@}"
+    echo "==== ncu: $c (kernel /$k/)"
+    ncu --clock-control none -c 1 -k "regex:$k" --section SpeedOfLight --section Occupancy \
+      --section SchedulerStats --section WarpStateStats --section LaunchStats \
+      --section MemoryWorkloadAnalysis_Tables "$B" --filter "$c" 2>&1 |
+      tee -a "$OUT/ncu.txt" |
+      grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Compute \(SM\) Thr|Registers Per|Achieved Occupancy|Theoretical Occupancy|Issued Warp Per|No Eligible|Block Limit (Reg|Shared)|Shared Memory Configuration Size|Static Shared|Dynamic Shared|Warp Cycles Per Issued|L1/TEX Hit|Stall" | head -40
+  done
+fi
+if [ -n "${SASS:-}" ]; then
+  cuobjdump --dump-sass "$(find "$BUILD" -name libpixflow.a | head -1)" >"$OUT/sass-all.txt" 2>&1 || true
+  python3 - "$SASS" "$OUT/sass-all.txt" "$OUT/sass.txt" <<'PY'
+import re, sys
+pat, src, dst = re.compile(sys.argv[1]), sys.argv[2], sys.argv[3]
+out, keep = [], False
+for line in open(src, errors="replace"):
+    if "Function :" in line:
+        keep = bool(pat.search(line))
+    if keep:
+        out.append(line)
+open(dst, "w").writelines(out)
+print("sass: %d lines for /%s/" % (len(out), sys.argv[1]))
+PY
+  rm -f "$OUT/sass-all.txt"
+fi
+echo "total: $(($(date +%s) - t0)) s"
+exit $rc
