@@ -211,6 +211,34 @@ TEST(GaussianIir, EveryBackendMatchesRefOnEverySimdPath) {
                 s, rng));
 }
 
+// The CUDA kernel's paths (src/backends/cuda/iir.cu): blocks of 32 rows or pixel columns with a
+// partial last block, lines of 1, 2, 3, odd and shorter than the border extension e, chunks of 32
+// steps (one, two, three and many, the last partial: the causal w of chunks 0 .. J-3 is recomputed
+// from checkpoints), 1-4 channels, u8 and f32, every border (a constant outside the depth), sigma
+// up to 256 (e = 1032). backends_match_ref runs on ROI views.
+TEST(GaussianIir, EveryBackendMatchesRefOnManyTiles) {
+  auto rng = make_rng(0x11a8);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  const std::vector<Size> sizes = {{1, 2},   {2, 1},   {3, 3},   {2, 33},  {33, 2},  {31, 65},
+                                   {65, 31}, {64, 64}, {97, 96}, {130, 7}, {7, 130}, {200, 161}};
+  std::size_t turn = 0;
+  for (Depth d : {Depth::u8, Depth::f32})
+    for (int ch : {1, 2, 3, 4})
+      for (Size s : sizes) {
+        const Border& b = borders[turn++ % borders.size()];
+        const double sigma = turn % 3 == 0 ? 0.5 : turn % 3 == 1 ? 3.0 : 9.0;
+        ASSERT_TRUE(backends_match_ref("gaussian_iir",
+                                       "sigma=" + std::to_string(sigma) + " " + border_params(b),
+                                       {d, ch}, s, rng));
+      }
+  for (const Border& b : borders)
+    ASSERT_TRUE(backends_match_ref("gaussian_iir", "sigma=256 " + border_params(b), {Depth::u8, 1},
+                                   {300, 45}, rng));
+  ASSERT_TRUE(backends_match_ref("gaussian_iir", "sigma=8 border=reflect101", {Depth::u8, 1},
+                                 {2100, 300}, rng));
+}
+
 TEST(GaussianIir, PipelineStageMatchesDirectCall) {
   auto rng = make_rng(0x11a6);
   auto src = random_image(30, 20, {Depth::u8, 3}, rng);
