@@ -45,8 +45,14 @@ constexpr int kGrayBX = 128, kGrayPx = 8;
 // gray on 16-byte aligned rows: 128 threads, one 16-byte output vector each.
 constexpr int kGrayVecBX = 128;
 
-// remap (remap.cu): 32 x 8 threads, one output pixel each.
+// remap (remap.cu): 32 x 8 threads; in the fast kernel each thread kRemapPx adjacent outputs
+// of one row (pixels of <= 4 bytes: one float4 of each map, one 4..16-byte store, 16 tap loads
+// in flight), kRemapPxWide for wider pixels (u16x3..f32x4: 8..32 taps' registers). The general
+// kernel (sources of >= 2^23 a side or >= 2 GiB): one pixel per thread. Not measured yet
+// (cuda-remap branch: predicted ~250 us at 8192^2 u8x1 linear against 1160 for one pixel a
+// thread through the border rule).
 constexpr int kRemapBX = 32, kRemapBY = 8;
+constexpr int kRemapPx = 4, kRemapPxWide = 2;
 
 // matmul (gemm.cu): 64 x 64 output tile, 16-deep K slices, 256 threads (4 x 4 outputs each).
 constexpr int kGemmTM = 64, kGemmTN = 64, kGemmTK = 16, kGemmThreads = 256;
