@@ -216,10 +216,20 @@ __device__ __forceinline__ bool interior(const RemapArgs<T>& a, float mx, float 
   return mx >= a.lo && mx < a.hi_x && my >= a.lo && my < a.hi_y;
 }
 
-/// One interior pixel (interior() holds): no border code, 32-bit offsets.
+/// The taps of one interior pixel (interior() holds) and its fractions: loaded first for all
+/// of a thread's pixels, so that every load is in flight before the first is used.
 template <class T, int CN, bool kLinear>
-__device__ __forceinline__ void pixel_interior(const RemapArgs<T>& a, float mx, float my, T* out) {
+struct InteriorTaps {
+  T p[kLinear ? 4 * CN : CN];  // linear: p00, p10, p01, p11 of channel c at 4c .. 4c + 3
+  float ax, ay;
+};
+
+/// Loads an interior pixel's taps: no border code, 32-bit offsets.
+template <class T, int CN, bool kLinear>
+__device__ __forceinline__ InteriorTaps<T, CN, kLinear> load_interior(const RemapArgs<T>& a,
+                                                                      float mx, float my) {
   constexpr int kPix = CN * int(sizeof(T));
+  InteriorTaps<T, CN, kLinear> t;
   if constexpr (!kLinear) {
     // floor(m + 0.5) for m + 0.5 in [0, 2^23): the sum rounded toward zero keeps its floor
     // (floor(s) is a float <= s), and adding 2^23 toward zero leaves the floor in the
@@ -228,31 +238,49 @@ __device__ __forceinline__ void pixel_interior(const RemapArgs<T>& a, float mx, 
     const int yi = __float_as_int(__fadd_rz(__fadd_rz(my, 0.5f), kTwo23)) - kTwo23Bits;
     const unsigned char* p = a.src + (yi * a.src_stride + xi * kPix);
 #pragma unroll
-    for (int c = 0; c < CN; ++c) out[c] = load_ro<T>(p + c * int(sizeof(T)));
+    for (int c = 0; c < CN; ++c) t.p[c] = load_ro<T>(p + c * int(sizeof(T)));
+    t.ax = t.ay = 0.0f;
   } else {
     // floor(m) for m in [0, 2^23): m + 2^23 rounded toward zero is 2^23 + floor(m).
     const float tx = __fadd_rz(mx, kTwo23), ty = __fadd_rz(my, kTwo23);
     const int x0 = __float_as_int(tx) - kTwo23Bits, y0 = __float_as_int(ty) - kTwo23Bits;
-    float ax = __fsub_rn(mx, __fsub_rn(tx, kTwo23)), ay = __fsub_rn(my, __fsub_rn(ty, kTwo23));
+    t.ax = __fsub_rn(mx, __fsub_rn(tx, kTwo23));
+    t.ay = __fsub_rn(my, __fsub_rn(ty, kTwo23));
     if constexpr (std::is_same_v<T, float>) {
       // m = -0: the reference's fraction is -0 - floor(-0) = +0, ours -0 - +0 = -0, which
       // could change the sign of a zero f32 result; + 0 makes it +0 (integers: no effect).
-      ax = __fadd_rn(ax, 0.0f);
-      ay = __fadd_rn(ay, 0.0f);
+      t.ax = __fadd_rn(t.ax, 0.0f);
+      t.ay = __fadd_rn(t.ay, 0.0f);
     }
-    const float bx = __fsub_rn(1.0f, ax), by = __fsub_rn(1.0f, ay);
     const unsigned char* r0 = a.src + (y0 * a.src_stride + x0 * kPix);
     const unsigned char* r1 = r0 + a.src_stride;
 #pragma unroll
     for (int c = 0; c < CN; ++c) {
       const int o = c * int(sizeof(T));
-      const float p00 = sample_to_float(load_ro<T>(r0 + o));
-      const float p10 = sample_to_float(load_ro<T>(r0 + o + kPix));
-      const float p01 = sample_to_float(load_ro<T>(r1 + o));
-      const float p11 = sample_to_float(load_ro<T>(r1 + o + kPix));
-      const float top = __fadd_rn(__fmul_rn(bx, p00), __fmul_rn(ax, p10));
-      const float bot = __fadd_rn(__fmul_rn(bx, p01), __fmul_rn(ax, p11));
-      out[c] = to_sample<T>(__fadd_rn(__fmul_rn(by, top), __fmul_rn(ay, bot)));
+      t.p[4 * c] = load_ro<T>(r0 + o);
+      t.p[4 * c + 1] = load_ro<T>(r0 + o + kPix);
+      t.p[4 * c + 2] = load_ro<T>(r1 + o);
+      t.p[4 * c + 3] = load_ro<T>(r1 + o + kPix);
+    }
+  }
+  return t;
+}
+
+/// The reference's expression on loaded taps.
+template <class T, int CN, bool kLinear>
+__device__ __forceinline__ void finish_interior(const InteriorTaps<T, CN, kLinear>& t, T* out) {
+  if constexpr (!kLinear) {
+#pragma unroll
+    for (int c = 0; c < CN; ++c) out[c] = t.p[c];
+  } else {
+    const float bx = __fsub_rn(1.0f, t.ax), by = __fsub_rn(1.0f, t.ay);
+#pragma unroll
+    for (int c = 0; c < CN; ++c) {
+      const float p00 = sample_to_float(t.p[4 * c]), p10 = sample_to_float(t.p[4 * c + 1]);
+      const float p01 = sample_to_float(t.p[4 * c + 2]), p11 = sample_to_float(t.p[4 * c + 3]);
+      const float top = __fadd_rn(__fmul_rn(bx, p00), __fmul_rn(t.ax, p10));
+      const float bot = __fadd_rn(__fmul_rn(bx, p01), __fmul_rn(t.ax, p11));
+      out[c] = to_sample<T>(__fadd_rn(__fmul_rn(by, top), __fmul_rn(t.ay, bot)));
     }
   }
 }
@@ -286,7 +314,7 @@ __device__ __forceinline__ unsigned word_of(const T (&v)[N], int w) {
 }
 
 template <class T, int CN, bool kLinear>
-__global__ void __launch_bounds__(kRemapBX* kRemapBY, 3)
+__global__ void __launch_bounds__(kRemapBX* kRemapBY, kRemapMinBlocks)
     remap_fast_kernel(RemapArgs<T> a, int rows) {
   constexpr int P = remap_px<T, CN>();
   constexpr int N = P * CN;  // samples a thread writes
@@ -325,14 +353,17 @@ __global__ void __launch_bounds__(kRemapBX* kRemapBY, 3)
     for (int i = 0; i < P; ++i) all_interior &= interior(a, mx[i], my[i]);
     if (all_interior) {
       // One straight block: every tap load of the P pixels can be in flight at once.
+      InteriorTaps<T, CN, kLinear> t[P];
 #pragma unroll
-      for (int i = 0; i < P; ++i) pixel_interior<T, CN, kLinear>(a, mx[i], my[i], out + i * CN);
+      for (int i = 0; i < P; ++i) t[i] = load_interior<T, CN, kLinear>(a, mx[i], my[i]);
+#pragma unroll
+      for (int i = 0; i < P; ++i) finish_interior(t[i], out + i * CN);
     } else {
 #pragma unroll
       for (int i = 0; i < P; ++i) {
         if (i >= n) break;
         if (interior(a, mx[i], my[i]))
-          pixel_interior<T, CN, kLinear>(a, mx[i], my[i], out + i * CN);
+          finish_interior(load_interior<T, CN, kLinear>(a, mx[i], my[i]), out + i * CN);
         else
           pixel_border<T, CN, kLinear>(a, mx[i], my[i], out + i * CN);
       }

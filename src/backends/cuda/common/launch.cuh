@@ -53,6 +53,9 @@ constexpr int kGrayVecBX = 128;
 // thread through the border rule).
 constexpr int kRemapBX = 32, kRemapBY = 8;
 constexpr int kRemapPx = 4, kRemapPxWide = 2;
+// At least 3 blocks of the fast kernel per SM: caps it at 85 registers (without a bound
+// ptxas picked 48-64 and spilled a few bytes in u8x1/f32x1 linear); 3 x 8 warps in flight.
+constexpr int kRemapMinBlocks = 3;
 
 // matmul (gemm.cu): 64 x 64 output tile, 16-deep K slices, 256 threads (4 x 4 outputs each).
 constexpr int kGemmTM = 64, kGemmTN = 64, kGemmTK = 16, kGemmThreads = 256;
