@@ -318,75 +318,88 @@ __global__ void __launch_bounds__(kRemapBX* kRemapBY, kRemapMinBlocks)
     remap_fast_kernel(RemapArgs<T> a, int rows) {
   constexpr int P = remap_px<T, CN>();
   constexpr int N = P * CN;  // samples a thread writes
+  constexpr int R = kRemapRows;
   const int x = (blockIdx.x * kRemapBX + threadIdx.x) * P;
   if (x >= a.dst.w) return;
   const int n = min(P, a.dst.w - x);  // outputs of this thread (< P only in the row's tail)
   for (int by = blockIdx.y; by < rows; by += gridDim.y) {
-    const int y = by * kRemapBY + threadIdx.y;
-    if (y >= a.dst.h) return;
-    const float* mxr = a.mx.row(y) + x;
-    const float* myr = a.my.row(y) + x;
-    float mx[P], my[P];
-    if (n == P && a.vec_maps) {
-      // x is a multiple of P, so the P floats sit at a multiple of 4 * P bytes.
-      if constexpr (P == 4) {
-        const float4 u = __ldg(reinterpret_cast<const float4*>(mxr));
-        const float4 v = __ldg(reinterpret_cast<const float4*>(myr));
-        mx[0] = u.x, mx[1] = u.y, mx[2] = u.z, mx[3] = u.w;
-        my[0] = v.x, my[1] = v.y, my[2] = v.z, my[3] = v.w;
-      } else {
-        const float2 u = __ldg(reinterpret_cast<const float2*>(mxr));
-        const float2 v = __ldg(reinterpret_cast<const float2*>(myr));
-        mx[0] = u.x, mx[1] = u.y;
-        my[0] = v.x, my[1] = v.y;
-      }
-    } else {
+    // Rows y0, y0 + kRemapBY, ...: the maps of all R rows are loaded first, so that a
+    // thread has R rows' map loads (the DRAM traffic) in flight at once.
+    const int y0 = by * (kRemapBY * R) + threadIdx.y;
+    if (y0 >= a.dst.h) return;
+    float mx[R][P], my[R][P];
 #pragma unroll
-      for (int i = 0; i < P; ++i) {
-        mx[i] = i < n ? __ldg(mxr + i) : 0.0f;
-        my[i] = i < n ? __ldg(myr + i) : 0.0f;
-      }
-    }
-    T out[N];
-    bool all_interior = n == P;
-#pragma unroll
-    for (int i = 0; i < P; ++i) all_interior &= interior(a, mx[i], my[i]);
-    if (all_interior) {
-      // One straight block: every tap load of the P pixels can be in flight at once.
-      InteriorTaps<T, CN, kLinear> t[P];
-#pragma unroll
-      for (int i = 0; i < P; ++i) t[i] = load_interior<T, CN, kLinear>(a, mx[i], my[i]);
-#pragma unroll
-      for (int i = 0; i < P; ++i) finish_interior(t[i], out + i * CN);
-    } else {
-#pragma unroll
-      for (int i = 0; i < P; ++i) {
-        if (i >= n) break;
-        if (interior(a, mx[i], my[i]))
-          finish_interior(load_interior<T, CN, kLinear>(a, mx[i], my[i]), out + i * CN);
-        else
-          pixel_border<T, CN, kLinear>(a, mx[i], my[i], out + i * CN);
-      }
-    }
-    T* d = a.dst.row(y) + (long long)x * CN;
-    if (n == P && a.vec_dst) {
-      constexpr int kSB = remap_store_bytes<T, CN>();
-      constexpr int kWords = N * int(sizeof(T)) / 4;
-#pragma unroll
-      for (int s = 0; s < kWords; s += kSB / 4) {
-        if constexpr (kSB == 16) {
-          reinterpret_cast<uint4*>(d)[s / 4] = make_uint4(word_of(out, s), word_of(out, s + 1),
-                                                          word_of(out, s + 2), word_of(out, s + 3));
-        } else if constexpr (kSB == 8) {
-          reinterpret_cast<uint2*>(d)[s / 2] = make_uint2(word_of(out, s), word_of(out, s + 1));
+    for (int r = 0; r < R; ++r) {
+      const int y = y0 + r * kRemapBY;
+      if (y >= a.dst.h) break;
+      const float* mxr = a.mx.row(y) + x;
+      const float* myr = a.my.row(y) + x;
+      if (n == P && a.vec_maps) {
+        // x is a multiple of P, so the P floats sit at a multiple of 4 * P bytes.
+        if constexpr (P == 4) {
+          const float4 u = __ldg(reinterpret_cast<const float4*>(mxr));
+          const float4 v = __ldg(reinterpret_cast<const float4*>(myr));
+          mx[r][0] = u.x, mx[r][1] = u.y, mx[r][2] = u.z, mx[r][3] = u.w;
+          my[r][0] = v.x, my[r][1] = v.y, my[r][2] = v.z, my[r][3] = v.w;
         } else {
-          reinterpret_cast<unsigned*>(d)[s] = word_of(out, s);
+          const float2 u = __ldg(reinterpret_cast<const float2*>(mxr));
+          const float2 v = __ldg(reinterpret_cast<const float2*>(myr));
+          mx[r][0] = u.x, mx[r][1] = u.y;
+          my[r][0] = v.x, my[r][1] = v.y;
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < P; ++i) {
+          mx[r][i] = i < n ? __ldg(mxr + i) : 0.0f;
+          my[r][i] = i < n ? __ldg(myr + i) : 0.0f;
         }
       }
-    } else {
+    }
 #pragma unroll
-      for (int i = 0; i < N; ++i)
-        if (i < n * CN) d[i] = out[i];
+    for (int r = 0; r < R; ++r) {
+      const int y = y0 + r * kRemapBY;
+      if (y >= a.dst.h) break;
+      T out[N];
+      bool all_interior = n == P;
+#pragma unroll
+      for (int i = 0; i < P; ++i) all_interior &= interior(a, mx[r][i], my[r][i]);
+      if (all_interior) {
+        // One straight block: every tap load of the P pixels can be in flight at once.
+        InteriorTaps<T, CN, kLinear> t[P];
+#pragma unroll
+        for (int i = 0; i < P; ++i) t[i] = load_interior<T, CN, kLinear>(a, mx[r][i], my[r][i]);
+#pragma unroll
+        for (int i = 0; i < P; ++i) finish_interior(t[i], out + i * CN);
+      } else {
+#pragma unroll
+        for (int i = 0; i < P; ++i) {
+          if (i >= n) break;
+          if (interior(a, mx[r][i], my[r][i]))
+            finish_interior(load_interior<T, CN, kLinear>(a, mx[r][i], my[r][i]), out + i * CN);
+          else
+            pixel_border<T, CN, kLinear>(a, mx[r][i], my[r][i], out + i * CN);
+        }
+      }
+      T* d = a.dst.row(y) + (long long)x * CN;
+      if (n == P && a.vec_dst) {
+        constexpr int kSB = remap_store_bytes<T, CN>();
+        constexpr int kWords = N * int(sizeof(T)) / 4;
+#pragma unroll
+        for (int s = 0; s < kWords; s += kSB / 4) {
+          if constexpr (kSB == 16) {
+            reinterpret_cast<uint4*>(d)[s / 4] = make_uint4(
+                word_of(out, s), word_of(out, s + 1), word_of(out, s + 2), word_of(out, s + 3));
+          } else if constexpr (kSB == 8) {
+            reinterpret_cast<uint2*>(d)[s / 2] = make_uint2(word_of(out, s), word_of(out, s + 1));
+          } else {
+            reinterpret_cast<unsigned*>(d)[s] = word_of(out, s);
+          }
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < N; ++i)
+          if (i < n * CN) d[i] = out[i];
+      }
     }
   }
 }
@@ -403,9 +416,9 @@ bool fast_applies(const ConstImageView& s, const ImageView& d) {
 template <class T, int CN, bool kLinear>
 void launch_fast(const RemapArgs<T>& a, cudaStream_t st) {
   constexpr int P = remap_px<T, CN>();
-  const dim3 grid = grid_2d((a.dst.w + P - 1) / P, a.dst.h, kRemapBX, kRemapBY);
+  const dim3 grid = grid_2d((a.dst.w + P - 1) / P, a.dst.h, kRemapBX, kRemapBY * kRemapRows);
   remap_fast_kernel<T, CN, kLinear>
-      <<<grid, dim3(kRemapBX, kRemapBY), 0, st>>>(a, blocks_y(a.dst.h, kRemapBY));
+      <<<grid, dim3(kRemapBX, kRemapBY), 0, st>>>(a, blocks_y(a.dst.h, kRemapBY * kRemapRows));
   PIXFLOW_CUDA_CHECK_LAUNCH("remap");
 }
 

@@ -53,6 +53,11 @@ constexpr int kGrayVecBX = 128;
 // thread through the border rule).
 constexpr int kRemapBX = 32, kRemapBY = 8;
 constexpr int kRemapPx = 4, kRemapPxWide = 2;
+// Rows per thread of the fast kernel (kRemapBY apart): the maps of all of them are loaded
+// before the first row's taps, so each thread has 2 x 32 bytes of map loads in flight, not
+// 32 (one row: ~24 warps/SM x 1.3 KB per ~1.75 us of latency = ~77 % of the 22.7 KB/us an SM
+// needs at 3 TB/s; two rows: above it). 1 undoes it.
+constexpr int kRemapRows = 2;
 // At least 3 blocks of the fast kernel per SM: caps it at 85 registers (without a bound
 // ptxas picked 48-64 and spilled a few bytes in u8x1/f32x1 linear); 3 x 8 warps in flight.
 constexpr int kRemapMinBlocks = 3;
