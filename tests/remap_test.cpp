@@ -290,6 +290,42 @@ TEST(Remap, EveryBackendMatchesRefOnManyTiles) {
             }
 }
 
+// f32 results keep the reference's sign of zero: a map entry of -0 has the fraction
+// -0 - floor(-0) = +0 in the reference (a fast floor that gives -0 - +0 = -0 flips the sign
+// of zero results); sources of +-0 make the sign visible.
+TEST(Remap, EveryBackendMatchesRefOnSignedZeros) {
+  auto rng = make_rng(0x7e08);
+  for (Backend be : test_backends())
+    for (int ch : {1, 3})
+      for (Interp in : {Interp::nearest, Interp::linear})
+        for (const Border& b : {Border::replicate(), Border::constant(-0.0)}) {
+          PIXFLOW_TRACE(testing::Message() << backend_name(be) << " f32x" << ch << " "
+                                           << interp_name(in) << " " << describe(b));
+          const std::int64_t sw = 37, sh = 11, w = 133, h = 9;
+          auto src = random_image(sw, sh, {Depth::f32, ch}, rng);
+          for (std::int64_t y = 0; y < sh; ++y)
+            for (std::int64_t x = 0; x < sw * ch; ++x)
+              src.view.row<float>(y)[x] = rng() % 2 ? -0.0f : 0.0f;
+          auto mx = make_dst(w, h, {Depth::f32, 1}, rng);
+          auto my = make_dst(w, h, {Depth::f32, 1}, rng);
+          for (std::int64_t y = 0; y < h; ++y)
+            for (std::int64_t x = 0; x < w; ++x) {
+              const float ix = float(x % (sw - 1)), iy = float(y % (sh - 1));
+              mx.view.row<float>(y)[x] = rng() % 2 ? -0.0f : ix + float(rng() % 4) * 0.25f;
+              my.view.row<float>(y)[x] = rng() % 2 ? -0.0f : iy + float(rng() % 4) * 0.25f;
+            }
+          auto want = make_dst(w, h, {Depth::f32, ch}, rng);
+          remap(src, mx, my, want, RemapParams{in, b}, {Backend::ref});
+          const bool tight = rng() % 2 == 0;
+          auto dsrc = to_backend(be, src, rng, tight);
+          auto dmx = to_backend(be, mx, rng, tight);
+          auto dmy = to_backend(be, my, rng, tight);
+          auto got = make_dst_on(be, w, h, {Depth::f32, ch}, rng, tight);
+          remap(dsrc, dmx, dmy, got, RemapParams{in, b}, {be});
+          ASSERT_EQ(compare_bits(to_host(got), want), "");
+        }
+}
+
 TEST(Remap, IdentityMapIsCopyForBothInterpolations) {
   auto rng = make_rng(0x7e05);
   for (Depth d : {Depth::u8, Depth::u16, Depth::f32})
