@@ -2,16 +2,16 @@
 // explicitly rounded operations (no FMA), in two kernels:
 //
 // - remap_fast_kernel (every source below 2^23 pixels a side and 2^31 bytes, the usual case):
-//   each thread kRemapPx (or kRemapPxWide) adjacent outputs of one row; 16-byte loads of both
-//   maps and packed stores where rows are aligned (decided on the host), scalar otherwise and
-//   in the row's tail. A pixel whose taps all lie inside the source (the interior of any warp
-//   that is not a lens's edge) takes the fast formula: no border code, 32-bit offsets, read-only
-//   loads, and no conversion instructions (16 a clock per SM on sm_90 against 128 FP32): floor
-//   and the int come from one add rounded toward zero onto the 2^23 grid, u8/u16 samples become
-//   floats as 2^23 + s - 2^23, results round half to even as v + 2^23. Every other pixel (taps
-//   across an edge, non-finite or far-away map values) takes the reference's rule per pixel.
-//   A thread whose pixels are all interior runs them as one straight block, so all its loads
-//   are in flight together.
+//   each thread kRemapPx (or kRemapPxWide) adjacent outputs in each of kRemapRows rows (the
+//   maps of all its rows loaded first); 16-byte loads of both maps and packed stores where
+//   rows are aligned (decided on the host), scalar otherwise and in the row's tail. A pixel whose
+//   taps all lie inside the source (the interior of any warp that is not a lens's edge) takes the
+//   fast formula: no border code, 32-bit offsets, read-only loads, and no conversion instructions
+//   (16 a clock per SM on sm_90 against 128 FP32): floor and the int come from one add rounded
+//   toward zero onto the 2^23 grid, u8/u16 samples become floats as 2^23 + s - 2^23, results round
+//   half to even as v + 2^23. Every other pixel (taps across an edge, non-finite or far-away map
+//   values) takes the reference's rule per pixel. A thread whose pixels are all interior runs them
+//   as one straight block, so all its loads are in flight together.
 // - remap_kernel (any size): one pixel per thread, every tap through the border rule with
 //   64-bit indices; only for sources too large for the 32-bit offsets above.
 //
