@@ -196,6 +196,139 @@ TEST(Remap, EveryBackendMatchesRefOnEverySimdPath) {
           }
 }
 
+// The CUDA fast kernel (src/backends/cuda/remap.cu): several outputs per thread with vector
+// map loads and packed stores where rows are aligned (tight views of widths that are
+// multiples of 4) and scalar ones where not (odd offsets, odd widths: the row's tail);
+// interior pixels without border code next to pixels of the same thread that need it. The
+// maps mix a near-identity warp (whole threads interior) with entries anywhere around the
+// source, entries exactly at the interior's limits (x0 + 1 == w, floor(m + 0.5) == w, -0,
+// -0.5 and the floats just inside), non-finite and far-away entries. Sizes span several
+// blocks (128 x 8 outputs) and differ between source and maps.
+TEST(Remap, EveryBackendMatchesRefOnManyTiles) {
+  auto rng = make_rng(0x7e07);
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  const Size srcs[] = {{1, 1}, {2, 3}, {67, 35}, {300, 70}};
+  const Size maps[] = {{1, 1}, {7, 3}, {131, 19}, {516, 33}, {517, 17}};
+  // Entries at and around the limits of the interior along one axis of length len.
+  const auto edge = [&](std::int64_t len) {
+    const float l = float(len);
+    const float cands[] = {0.0f,
+                           -0.0f,
+                           -0.5f,
+                           std::nextafter(-0.5f, 0.0f),
+                           std::nextafter(-0.5f, -1.0f),
+                           std::nextafter(0.0f, -1.0f),
+                           l - 1.0f,
+                           std::nextafter(l - 1.0f, 0.0f),
+                           l - 0.5f,
+                           std::nextafter(l - 0.5f, 0.0f),
+                           l - 1.5f,
+                           l,
+                           std::nextafter(l, 0.0f),
+                           -1.0f};
+    return cands[rng() % std::size(cands)];
+  };
+  const auto odd = [&]() {
+    const float cands[] = {nan, inf, -inf, 1e30f, -1e30f, 3e9f, -3e9f};
+    return cands[rng() % std::size(cands)];
+  };
+  std::uniform_real_distribution<float> jitter(-1.5f, 1.5f), unit(0.0f, 1.0f);
+  for (Backend be : test_backends())
+    for (Depth d : {Depth::u8, Depth::u16, Depth::f32})
+      for (int ch : {1, 3, 4})
+        for (Interp in : {Interp::nearest, Interp::linear})
+          for (const Border& b : borders)
+            for (int k = 0; k < 3; ++k) {
+              const Size s = srcs[rng() % std::size(srcs)];
+              const Size m = maps[rng() % std::size(maps)];
+              const bool tight = k == 0;  // aligned rows: the vector loads and stores
+              PIXFLOW_TRACE(testing::Message()
+                            << backend_name(be) << " " << depth_name(d) << "x" << ch << " src "
+                            << s.w << "x" << s.h << " maps " << m.w << "x" << m.h << " "
+                            << interp_name(in) << " " << describe(b) << (tight ? " tight" : ""));
+              auto src = random_image(s.w, s.h, {d, ch}, rng);
+              auto mx = make_dst(m.w, m.h, {Depth::f32, 1}, rng);
+              auto my = make_dst(m.w, m.h, {Depth::f32, 1}, rng);
+              for (std::int64_t y = 0; y < m.h; ++y) {
+                const bool plain_row = rng() % 3 == 0;  // every thread of the row interior
+                for (std::int64_t x = 0; x < m.w; ++x) {
+                  float fx = float(x) * float(s.w) / float(m.w) + jitter(rng);
+                  float fy = float(y) * float(s.h) / float(m.h) + jitter(rng);
+                  fx = std::fmin(std::fmax(fx, 0.0f), float(s.w) - 1.25f);
+                  fy = std::fmin(std::fmax(fy, 0.0f), float(s.h) - 1.25f);
+                  if (!plain_row) {
+                    const float u = unit(rng);
+                    if (u < 0.08f) {
+                      fx = -3.0f + unit(rng) * float(s.w + 6);
+                      fy = -3.0f + unit(rng) * float(s.h + 6);
+                    } else if (u < 0.14f) {
+                      fx = edge(s.w);
+                    } else if (u < 0.20f) {
+                      fy = edge(s.h);
+                    } else if (u < 0.22f) {
+                      (rng() % 2 ? fx : fy) = odd();
+                    } else if (u < 0.25f) {
+                      fx = std::floor(fx) + 0.5f;  // nearest: the tie rounds up
+                    }
+                  }
+                  mx.view.row<float>(y)[x] = fx;
+                  my.view.row<float>(y)[x] = fy;
+                }
+              }
+              auto want = make_dst(m.w, m.h, {d, ch}, rng);
+              remap(src, mx, my, want, RemapParams{in, b}, {Backend::ref});
+              auto dsrc = to_backend(be, src, rng, tight);
+              auto dmx = to_backend(be, mx, rng, tight);
+              auto dmy = to_backend(be, my, rng, tight);
+              auto got = make_dst_on(be, m.w, m.h, {d, ch}, rng, tight);
+              remap(dsrc, dmx, dmy, got, RemapParams{in, b}, {be});
+              // compare_bits reads f32 samples: every bit there (signs of zero), values
+              // (exact) for the integer depths.
+              const Image host = to_host(got);
+              ASSERT_EQ(d == Depth::f32 ? compare_bits(host, want) : compare(host, want), "");
+            }
+}
+
+// f32 results keep the reference's sign of zero: a map entry of -0 has the fraction
+// -0 - floor(-0) = +0 in the reference (a fast floor that gives -0 - +0 = -0 flips the sign
+// of zero results); sources of +-0 make the sign visible.
+TEST(Remap, EveryBackendMatchesRefOnSignedZeros) {
+  auto rng = make_rng(0x7e08);
+  for (Backend be : test_backends())
+    for (int ch : {1, 3})
+      for (Interp in : {Interp::nearest, Interp::linear})
+        for (const Border& b : {Border::replicate(), Border::constant(-0.0)}) {
+          PIXFLOW_TRACE(testing::Message() << backend_name(be) << " f32x" << ch << " "
+                                           << interp_name(in) << " " << describe(b));
+          const std::int64_t sw = 37, sh = 11, w = 133, h = 9;
+          auto src = random_image(sw, sh, {Depth::f32, ch}, rng);
+          for (std::int64_t y = 0; y < sh; ++y)
+            for (std::int64_t x = 0; x < sw * ch; ++x)
+              src.view.row<float>(y)[x] = rng() % 2 ? -0.0f : 0.0f;
+          auto mx = make_dst(w, h, {Depth::f32, 1}, rng);
+          auto my = make_dst(w, h, {Depth::f32, 1}, rng);
+          for (std::int64_t y = 0; y < h; ++y)
+            for (std::int64_t x = 0; x < w; ++x) {
+              const float ix = float(x % (sw - 1)), iy = float(y % (sh - 1));
+              mx.view.row<float>(y)[x] = rng() % 2 ? -0.0f : ix + float(rng() % 4) * 0.25f;
+              my.view.row<float>(y)[x] = rng() % 2 ? -0.0f : iy + float(rng() % 4) * 0.25f;
+            }
+          auto want = make_dst(w, h, {Depth::f32, ch}, rng);
+          remap(src, mx, my, want, RemapParams{in, b}, {Backend::ref});
+          const bool tight = rng() % 2 == 0;
+          auto dsrc = to_backend(be, src, rng, tight);
+          auto dmx = to_backend(be, mx, rng, tight);
+          auto dmy = to_backend(be, my, rng, tight);
+          auto got = make_dst_on(be, w, h, {Depth::f32, ch}, rng, tight);
+          remap(dsrc, dmx, dmy, got, RemapParams{in, b}, {be});
+          ASSERT_EQ(compare_bits(to_host(got), want), "");
+        }
+}
+
 TEST(Remap, IdentityMapIsCopyForBothInterpolations) {
   auto rng = make_rng(0x7e05);
   for (Depth d : {Depth::u8, Depth::u16, Depth::f32})

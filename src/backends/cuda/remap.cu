@@ -1,6 +1,26 @@
-// remap on CUDA: one thread per output pixel; the exact float expression of the reference
-// with explicitly rounded operations (no FMA), each tap through the border rule.
+// remap on CUDA. The exact float expression of the reference (src/ref/remap.cpp) with
+// explicitly rounded operations (no FMA), in two kernels:
+//
+// - remap_fast_kernel (every source below 2^23 pixels a side and 2^31 bytes, the usual case):
+//   each thread kRemapPx (or kRemapPxWide) adjacent outputs in each of kRemapRows rows (the
+//   maps of all its rows loaded first); 16-byte loads of both maps and packed stores where
+//   rows are aligned (decided on the host), scalar otherwise and in the row's tail. A pixel whose
+//   taps all lie inside the source (the interior of any warp that is not a lens's edge) takes the
+//   fast formula: no border code, 32-bit offsets, read-only loads, and no conversion instructions
+//   (16 a clock per SM on sm_90 against 128 FP32): floor and the int come from one add rounded
+//   toward zero onto the 2^23 grid, u8/u16 samples become floats as 2^23 + s - 2^23, results round
+//   half to even as v + 2^23. Every other pixel (taps across an edge, non-finite or far-away map
+//   values) takes the reference's rule per pixel. A thread whose pixels are all interior runs them
+//   as one straight block, so all its loads are in flight together.
+// - remap_kernel (any size): one pixel per thread, every tap through the border rule with
+//   64-bit indices; only for sources too large for the 32-bit offsets above.
+//
+// Bytes and instructions (8192^2 u8x1 linear, the bench's smooth maps): 8 B of maps + ~1 B
+// of source + 1 B out = 10 B/px = 671 MB, 224 us at the measured copy rate (the floor);
+// ~45 instructions a pixel = 3.0e9 thread-instructions / (132 SMs x 4 x 32 x 1.755 GHz)
+// = ~100 us of issue, so memory-bound. u8x3: 14 B/px (313 us floor), ~100 instr/px (~230 us).
 #include <cstdint>
+#include <type_traits>
 
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
@@ -12,9 +32,15 @@
 namespace pixflow::cuda {
 namespace {
 
+constexpr float kMaxCoord = 1073741824.0f;  // 2^30: finite map values are clamped to +-2^30
+constexpr float kTwo23 = 8388608.0f;        // 2^23: floats in [2^23, 2^24) are the integers
+constexpr int kTwo23Bits = 0x4B000000;      // the bits of 2^23
+
+// ---- the general kernel (any size) ---------------------------------------------------------
+
 template <class T>
 __global__ void remap_kernel(DevView<T> src, DevView<float> mx, DevView<float> my, DevView<T> dst,
-                             DevBorder<T> b, bool linear, float const_value) {
+                             DevBorder<T> b, bool linear) {
   const long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const int cn = src.cn;
   for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < dst.h;
@@ -27,9 +53,8 @@ __global__ void remap_kernel(DevView<T> src, DevView<float> mx, DevView<float> m
       for (int c = 0; c < cn; ++c) out[c] = v;
       continue;
     }
-    constexpr float kLim = 1073741824.0f;  // 2^30
-    fx = fminf(fmaxf(fx, -kLim), kLim);
-    fy = fminf(fmaxf(fy, -kLim), kLim);
+    fx = fminf(fmaxf(fx, -kMaxCoord), kMaxCoord);
+    fy = fminf(fmaxf(fy, -kMaxCoord), kMaxCoord);
     if (!linear) {
       const long long ix =
           (long long)floor(double(fx) + 0.5);  // in double: 0.49999997f + 0.5f rounds up
@@ -56,16 +81,396 @@ __global__ void remap_kernel(DevView<T> src, DevView<float> mx, DevView<float> m
       }
     }
   }
-  (void)const_value;
+}
+
+// ---- the fast kernel (sources < 2^23 a side, < 2^31 bytes) ---------------------------------
+
+/// Everything the fast kernel reads, converted on the host.
+template <class T>
+struct RemapArgs {
+  const unsigned char* src;
+  int src_stride;  // bytes; every source offset fits an int (checked on the host)
+  int src_w, src_h;
+  // A pixel is interior when its taps all lie inside: linear x0 in [0, w-2] <=> mx in
+  // [0, w-1); nearest floor(mx + 0.5) in [0, w-1] <=> mx in [-0.5, w-0.5). Both bounds are
+  // exact floats for w < 2^23. NaN and inf compare false, so they are never interior.
+  float lo, hi_x, hi_y;
+  DevView<float> mx, my;
+  DevView<T> dst;
+  BorderType border;
+  T border_value;  // saturated to T
+  T invalid;       // the output of a non-finite map entry: the constant's value or 0
+  bool vec_maps;   // both maps' rows 16-byte aligned: float4 loads
+  bool vec_dst;    // dst rows aligned to the packed store's width
+};
+
+template <class T>
+__device__ __forceinline__ T load_ro(const unsigned char* p) {
+  return __ldg(reinterpret_cast<const T*>(p));
+}
+
+/// A sample as float without a conversion instruction: 2^23 + s is the float with s in its
+/// low mantissa bits (s < 2^16), minus 2^23 exactly.
+template <class T>
+__device__ __forceinline__ float sample_to_float(T s) {
+  if constexpr (std::is_same_v<T, float>) {
+    return s;
+  } else {
+    return __fsub_rn(__int_as_float(kTwo23Bits | int(s)), kTwo23);
+  }
+}
+
+/// saturate_cast<T>(double(v)) for the v this file produces: f32 keeps v; u8/u16 v is a
+/// convex combination of samples >= 0 (finite, >= +0, at most hi plus rounding), so the
+/// round-half-even of v is v + 2^23 rounded to the nearest float (ulp 1 there, ties to even,
+/// exact for v < 2^23), then clamped to hi. double(v) is exact, so this equals rint(double(v)).
+template <class T>
+__device__ __forceinline__ T to_sample(float v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return v;
+  } else {
+    constexpr int kHi = std::is_same_v<T, std::uint8_t> ? 255 : 65535;
+    return T(min(__float_as_int(__fadd_rn(v, kTwo23)) - kTwo23Bits, kHi));
+  }
+}
+
+/// detail::border_index for |p| <= 2^30 + 1 and len < 2^23 in 32-bit arithmetic; one
+/// reflection or wrap without a remainder when p is at most one period outside.
+__device__ __forceinline__ int border_index32(int p, int len, BorderType t) {
+  if (unsigned(p) < unsigned(len)) return p;
+  switch (t) {
+    case BorderType::replicate:
+      return p < 0 ? 0 : len - 1;
+    case BorderType::reflect: {
+      const int period = 2 * len;
+      int q = p;
+      if (q < -period || q >= period) q %= period;
+      if (q < 0) q += period;
+      return q < len ? q : period - 1 - q;
+    }
+    case BorderType::reflect101: {
+      if (len == 1) return 0;
+      const int period = 2 * len - 2;
+      int q = p;
+      if (q < -period || q >= period) q %= period;
+      if (q < 0) q += period;
+      return q < len ? q : period - q;
+    }
+    case BorderType::wrap: {
+      int q = p;
+      if (q < -len || q >= len) q %= len;
+      return q < 0 ? q + len : q;
+    }
+    case BorderType::constant:
+      return -1;
+  }
+  return -1;
+}
+
+/// Channel c of source pixel (x, y) through the border rule (the reference's tap()).
+template <class T, int CN>
+__device__ __forceinline__ T tap_border(const RemapArgs<T>& a, int x, int y, int c) {
+  if (unsigned(x) >= unsigned(a.src_w) || unsigned(y) >= unsigned(a.src_h)) {
+    x = border_index32(x, a.src_w, a.border);
+    y = border_index32(y, a.src_h, a.border);
+    if (x < 0 || y < 0) return a.border_value;
+  }
+  return load_ro<T>(a.src + (y * a.src_stride + (x * CN + c) * int(sizeof(T))));
+}
+
+/// The reference's rule for one pixel, any map value (the border path).
+template <class T, int CN, bool kLinear>
+__device__ __forceinline__ void pixel_border(const RemapArgs<T>& a, float mx, float my, T* out) {
+  if (!isfinite(mx) || !isfinite(my)) {
+#pragma unroll
+    for (int c = 0; c < CN; ++c) out[c] = a.invalid;
+    return;
+  }
+  mx = fminf(fmaxf(mx, -kMaxCoord), kMaxCoord);
+  my = fminf(fmaxf(my, -kMaxCoord), kMaxCoord);
+  if constexpr (!kLinear) {
+    // floor(double(m) + 0.5) exactly as the reference (the float sum could round up).
+    const int xi = int(floor(double(mx) + 0.5)), yi = int(floor(double(my) + 0.5));
+#pragma unroll
+    for (int c = 0; c < CN; ++c) out[c] = tap_border<T, CN>(a, xi, yi, c);
+  } else {
+    const float x0f = floorf(mx), y0f = floorf(my);
+    const int x0 = int(x0f), y0 = int(y0f);  // |x0| <= 2^30: x0 + 1 fits an int
+    const float ax = __fsub_rn(mx, x0f), ay = __fsub_rn(my, y0f);
+    const float bx = __fsub_rn(1.0f, ax), by = __fsub_rn(1.0f, ay);
+#pragma unroll
+    for (int c = 0; c < CN; ++c) {
+      const float p00 = sample_to_float(tap_border<T, CN>(a, x0, y0, c));
+      const float p10 = sample_to_float(tap_border<T, CN>(a, x0 + 1, y0, c));
+      const float p01 = sample_to_float(tap_border<T, CN>(a, x0, y0 + 1, c));
+      const float p11 = sample_to_float(tap_border<T, CN>(a, x0 + 1, y0 + 1, c));
+      const float top = __fadd_rn(__fmul_rn(bx, p00), __fmul_rn(ax, p10));
+      const float bot = __fadd_rn(__fmul_rn(bx, p01), __fmul_rn(ax, p11));
+      out[c] = to_sample<T>(__fadd_rn(__fmul_rn(by, top), __fmul_rn(ay, bot)));
+    }
+  }
+}
+
+template <class T>
+__device__ __forceinline__ bool interior(const RemapArgs<T>& a, float mx, float my) {
+  return mx >= a.lo && mx < a.hi_x && my >= a.lo && my < a.hi_y;
+}
+
+/// The taps of one interior pixel (interior() holds) and its fractions: loaded first for all
+/// of a thread's pixels, so that every load is in flight before the first is used.
+template <class T, int CN, bool kLinear>
+struct InteriorTaps {
+  T p[kLinear ? 4 * CN : CN];  // linear: p00, p10, p01, p11 of channel c at 4c .. 4c + 3
+  float ax, ay;
+};
+
+/// Loads an interior pixel's taps: no border code, 32-bit offsets.
+template <class T, int CN, bool kLinear>
+__device__ __forceinline__ InteriorTaps<T, CN, kLinear> load_interior(const RemapArgs<T>& a,
+                                                                      float mx, float my) {
+  constexpr int kPix = CN * int(sizeof(T));
+  InteriorTaps<T, CN, kLinear> t;
+  if constexpr (!kLinear) {
+    // floor(m + 0.5) for m + 0.5 in [0, 2^23): the sum rounded toward zero keeps its floor
+    // (floor(s) is a float <= s), and adding 2^23 toward zero leaves the floor in the
+    // mantissa.
+    const int xi = __float_as_int(__fadd_rz(__fadd_rz(mx, 0.5f), kTwo23)) - kTwo23Bits;
+    const int yi = __float_as_int(__fadd_rz(__fadd_rz(my, 0.5f), kTwo23)) - kTwo23Bits;
+    const unsigned char* p = a.src + (yi * a.src_stride + xi * kPix);
+#pragma unroll
+    for (int c = 0; c < CN; ++c) t.p[c] = load_ro<T>(p + c * int(sizeof(T)));
+    t.ax = t.ay = 0.0f;
+  } else {
+    // floor(m) for m in [0, 2^23): m + 2^23 rounded toward zero is 2^23 + floor(m).
+    const float tx = __fadd_rz(mx, kTwo23), ty = __fadd_rz(my, kTwo23);
+    const int x0 = __float_as_int(tx) - kTwo23Bits, y0 = __float_as_int(ty) - kTwo23Bits;
+    t.ax = __fsub_rn(mx, __fsub_rn(tx, kTwo23));
+    t.ay = __fsub_rn(my, __fsub_rn(ty, kTwo23));
+    if constexpr (std::is_same_v<T, float>) {
+      // m = -0: the reference's fraction is -0 - floor(-0) = +0, ours -0 - +0 = -0, which
+      // could change the sign of a zero f32 result; + 0 makes it +0 (integers: no effect).
+      t.ax = __fadd_rn(t.ax, 0.0f);
+      t.ay = __fadd_rn(t.ay, 0.0f);
+    }
+    const unsigned char* r0 = a.src + (y0 * a.src_stride + x0 * kPix);
+    const unsigned char* r1 = r0 + a.src_stride;
+#pragma unroll
+    for (int c = 0; c < CN; ++c) {
+      const int o = c * int(sizeof(T));
+      t.p[4 * c] = load_ro<T>(r0 + o);
+      t.p[4 * c + 1] = load_ro<T>(r0 + o + kPix);
+      t.p[4 * c + 2] = load_ro<T>(r1 + o);
+      t.p[4 * c + 3] = load_ro<T>(r1 + o + kPix);
+    }
+  }
+  return t;
+}
+
+/// The reference's expression on loaded taps.
+template <class T, int CN, bool kLinear>
+__device__ __forceinline__ void finish_interior(const InteriorTaps<T, CN, kLinear>& t, T* out) {
+  if constexpr (!kLinear) {
+#pragma unroll
+    for (int c = 0; c < CN; ++c) out[c] = t.p[c];
+  } else {
+    const float bx = __fsub_rn(1.0f, t.ax), by = __fsub_rn(1.0f, t.ay);
+#pragma unroll
+    for (int c = 0; c < CN; ++c) {
+      const float p00 = sample_to_float(t.p[4 * c]), p10 = sample_to_float(t.p[4 * c + 1]);
+      const float p01 = sample_to_float(t.p[4 * c + 2]), p11 = sample_to_float(t.p[4 * c + 3]);
+      const float top = __fadd_rn(__fmul_rn(bx, p00), __fmul_rn(t.ax, p10));
+      const float bot = __fadd_rn(__fmul_rn(bx, p01), __fmul_rn(t.ax, p11));
+      out[c] = to_sample<T>(__fadd_rn(__fmul_rn(by, top), __fmul_rn(t.ay, bot)));
+    }
+  }
+}
+
+/// Outputs per thread: 4 for pixels of <= 4 bytes, else 2 (16 and 32 taps' worth of
+/// registers for u16x3..f32x4 would cost occupancy).
+template <class T, int CN>
+constexpr int remap_px() {
+  return CN * int(sizeof(T)) <= 4 ? kRemapPx : kRemapPxWide;
+}
+
+/// Width in bytes of one packed store of a thread's outputs: the largest of 16, 8, 4 that
+/// divides them (a thread's first output sits at a multiple of its byte count).
+template <class T, int CN>
+constexpr int remap_store_bytes() {
+  constexpr int b = remap_px<T, CN>() * CN * int(sizeof(T));
+  return b % 16 == 0 ? 16 : b % 8 == 0 ? 8 : 4;
+}
+
+/// 32-bit words of samples, little-endian (sample i of a u8 row in byte i % 4 of word i / 4).
+template <class T, int N>
+__device__ __forceinline__ unsigned word_of(const T (&v)[N], int w) {
+  if constexpr (sizeof(T) == 1) {
+    return unsigned(v[4 * w]) | unsigned(v[4 * w + 1]) << 8 | unsigned(v[4 * w + 2]) << 16 |
+           unsigned(v[4 * w + 3]) << 24;
+  } else if constexpr (sizeof(T) == 2) {
+    return unsigned(v[2 * w]) | unsigned(v[2 * w + 1]) << 16;
+  } else {
+    return __float_as_uint(v[w]);
+  }
+}
+
+template <class T, int CN, bool kLinear>
+__global__ void __launch_bounds__(kRemapBX* kRemapBY, kRemapMinBlocks)
+    remap_fast_kernel(RemapArgs<T> a, int rows) {
+  constexpr int P = remap_px<T, CN>();
+  constexpr int N = P * CN;  // samples a thread writes
+  constexpr int R = kRemapRows;
+  const int x = (blockIdx.x * kRemapBX + threadIdx.x) * P;
+  if (x >= a.dst.w) return;
+  const int n = min(P, a.dst.w - x);  // outputs of this thread (< P only in the row's tail)
+  for (int by = blockIdx.y; by < rows; by += gridDim.y) {
+    // Rows y0, y0 + kRemapBY, ...: the maps of all R rows are loaded first, so that a
+    // thread has R rows' map loads (the DRAM traffic) in flight at once.
+    const int y0 = by * (kRemapBY * R) + threadIdx.y;
+    if (y0 >= a.dst.h) return;
+    float mx[R][P], my[R][P];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const int y = y0 + r * kRemapBY;
+      if (y >= a.dst.h) break;
+      const float* mxr = a.mx.row(y) + x;
+      const float* myr = a.my.row(y) + x;
+      if (n == P && a.vec_maps) {
+        // x is a multiple of P, so the P floats sit at a multiple of 4 * P bytes.
+        if constexpr (P == 4) {
+          const float4 u = __ldg(reinterpret_cast<const float4*>(mxr));
+          const float4 v = __ldg(reinterpret_cast<const float4*>(myr));
+          mx[r][0] = u.x, mx[r][1] = u.y, mx[r][2] = u.z, mx[r][3] = u.w;
+          my[r][0] = v.x, my[r][1] = v.y, my[r][2] = v.z, my[r][3] = v.w;
+        } else {
+          const float2 u = __ldg(reinterpret_cast<const float2*>(mxr));
+          const float2 v = __ldg(reinterpret_cast<const float2*>(myr));
+          mx[r][0] = u.x, mx[r][1] = u.y;
+          my[r][0] = v.x, my[r][1] = v.y;
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < P; ++i) {
+          mx[r][i] = i < n ? __ldg(mxr + i) : 0.0f;
+          my[r][i] = i < n ? __ldg(myr + i) : 0.0f;
+        }
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const int y = y0 + r * kRemapBY;
+      if (y >= a.dst.h) break;
+      T out[N];
+      bool all_interior = n == P;
+#pragma unroll
+      for (int i = 0; i < P; ++i) all_interior &= interior(a, mx[r][i], my[r][i]);
+      if (all_interior) {
+        // One straight block: every tap load of the P pixels can be in flight at once.
+        InteriorTaps<T, CN, kLinear> t[P];
+#pragma unroll
+        for (int i = 0; i < P; ++i) t[i] = load_interior<T, CN, kLinear>(a, mx[r][i], my[r][i]);
+#pragma unroll
+        for (int i = 0; i < P; ++i) finish_interior(t[i], out + i * CN);
+      } else {
+#pragma unroll
+        for (int i = 0; i < P; ++i) {
+          if (i >= n) break;
+          if (interior(a, mx[r][i], my[r][i]))
+            finish_interior(load_interior<T, CN, kLinear>(a, mx[r][i], my[r][i]), out + i * CN);
+          else
+            pixel_border<T, CN, kLinear>(a, mx[r][i], my[r][i], out + i * CN);
+        }
+      }
+      T* d = a.dst.row(y) + (long long)x * CN;
+      if (n == P && a.vec_dst) {
+        constexpr int kSB = remap_store_bytes<T, CN>();
+        constexpr int kWords = N * int(sizeof(T)) / 4;
+#pragma unroll
+        for (int s = 0; s < kWords; s += kSB / 4) {
+          if constexpr (kSB == 16) {
+            reinterpret_cast<uint4*>(d)[s / 4] = make_uint4(
+                word_of(out, s), word_of(out, s + 1), word_of(out, s + 2), word_of(out, s + 3));
+          } else if constexpr (kSB == 8) {
+            reinterpret_cast<uint2*>(d)[s / 2] = make_uint2(word_of(out, s), word_of(out, s + 1));
+          } else {
+            reinterpret_cast<unsigned*>(d)[s] = word_of(out, s);
+          }
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < N; ++i)
+          if (i < n * CN) d[i] = out[i];
+      }
+    }
+  }
+}
+
+/// The fast kernel applies when every source offset and coordinate bound fits 32 bits and
+/// the floor trick's range: sides < 2^23, the source's span < 2^31 bytes.
+bool fast_applies(const ConstImageView& s, const ImageView& d) {
+  constexpr std::int64_t kSide = std::int64_t(1) << 23, kBytes = std::int64_t(1) << 31;
+  if (s.width() >= kSide || s.height() >= kSide || s.stride() <= 0) return false;
+  const std::int64_t span = (s.height() - 1) * s.stride() + s.width() * s.format().pixel_bytes();
+  return span < kBytes && s.stride() < kBytes && d.width() < kBytes - 8;
+}
+
+template <class T, int CN, bool kLinear>
+void launch_fast(const RemapArgs<T>& a, cudaStream_t st) {
+  constexpr int P = remap_px<T, CN>();
+  const dim3 grid = grid_2d((a.dst.w + P - 1) / P, a.dst.h, kRemapBX, kRemapBY * kRemapRows);
+  remap_fast_kernel<T, CN, kLinear>
+      <<<grid, dim3(kRemapBX, kRemapBY), 0, st>>>(a, blocks_y(a.dst.h, kRemapBY * kRemapRows));
+  PIXFLOW_CUDA_CHECK_LAUNCH("remap");
+}
+
+template <class T, int CN>
+void launch_fast_cn(const ConstImageView& s, const ConstImageView& mx, const ConstImageView& my,
+                    const ImageView& d, const RemapParams& p, cudaStream_t st) {
+  const bool linear = p.interp == Interp::linear;
+  RemapArgs<T> a;
+  a.src = reinterpret_cast<const unsigned char*>(s.data());
+  a.src_stride = int(s.stride());
+  a.src_w = int(s.width());
+  a.src_h = int(s.height());
+  a.lo = linear ? 0.0f : -0.5f;
+  a.hi_x = linear ? float(s.width() - 1) : float(s.width()) - 0.5f;
+  a.hi_y = linear ? float(s.height() - 1) : float(s.height()) - 0.5f;
+  a.mx = dev_view<float>(mx);
+  a.my = dev_view<float>(my);
+  a.dst = dev_view<T>(d);
+  a.border = p.border.type;
+  a.border_value = detail::saturate_cast<T>(p.border.value);
+  a.invalid = p.border.type == BorderType::constant ? a.border_value : T(0);
+  constexpr int P = remap_px<T, CN>();
+  a.vec_maps = rows_aligned(mx, 4 * P) && rows_aligned(my, 4 * P);
+  a.vec_dst = rows_aligned(d, remap_store_bytes<T, CN>());
+  if (linear)
+    launch_fast<T, CN, true>(a, st);
+  else
+    launch_fast<T, CN, false>(a, st);
 }
 
 template <class T>
 void launch_remap(const ConstImageView& s, const ConstImageView& mx, const ConstImageView& my,
                   const ImageView& d, const RemapParams& p, cudaStream_t st) {
+  if (d.width() == 0 || d.height() == 0) return;
+  if (fast_applies(s, d)) {
+    switch (s.channels()) {
+      case 1:
+        return launch_fast_cn<T, 1>(s, mx, my, d, p, st);
+      case 2:
+        return launch_fast_cn<T, 2>(s, mx, my, d, p, st);
+      case 3:
+        return launch_fast_cn<T, 3>(s, mx, my, d, p, st);
+      case 4:
+        return launch_fast_cn<T, 4>(s, mx, my, d, p, st);
+      default:
+        break;
+    }
+  }
   remap_kernel<T>
       <<<grid_2d(d.width(), d.height(), kRemapBX, kRemapBY), dim3(kRemapBX, kRemapBY), 0, st>>>(
           dev_view<T>(s), dev_view<float>(mx), dev_view<float>(my), dev_view<T>(d),
-          dev_border<T>(p.border), p.interp == Interp::linear, float(p.border.value));
+          dev_border<T>(p.border), p.interp == Interp::linear);
   PIXFLOW_CUDA_CHECK_LAUNCH("remap");
 }
 
@@ -81,6 +486,7 @@ void remap(const ConstImageView& src, const ConstImageView& map_x, const ConstIm
 
 PIXFLOW_REGISTER_IMPLS(cuda_remap) {
   using namespace pixflow;
-  // Any channel count (one loop over channels); core validates 1, 3 or 4. Maps are f32 x 1.
+  // Any channel count 1..4 (fast kernels per count, the general one loops); core validates
+  // 1, 3 or 4. Maps are f32 x 1.
   cuda::add<&cuda::remap>(table, "remap", cuda::depths({Depth::u8, Depth::u16, Depth::f32}));
 }

@@ -45,8 +45,22 @@ constexpr int kGrayBX = 128, kGrayPx = 8;
 // gray on 16-byte aligned rows: 128 threads, one 16-byte output vector each.
 constexpr int kGrayVecBX = 128;
 
-// remap (remap.cu): 32 x 8 threads, one output pixel each.
+// remap (remap.cu): 32 x 8 threads; in the fast kernel each thread kRemapPx adjacent outputs
+// of one row (pixels of <= 4 bytes: one float4 of each map, one 4..16-byte store, 16 tap loads
+// in flight), kRemapPxWide for wider pixels (u16x3..f32x4: 8..32 taps' registers). The general
+// kernel (sources of >= 2^23 a side or >= 2 GiB): one pixel per thread. Not measured yet
+// (cuda-remap branch: predicted ~250 us at 8192^2 u8x1 linear against 1160 for one pixel a
+// thread through the border rule).
 constexpr int kRemapBX = 32, kRemapBY = 8;
+constexpr int kRemapPx = 4, kRemapPxWide = 2;
+// Rows per thread of the fast kernel (kRemapBY apart): the maps of all of them are loaded
+// before the first row's taps, so each thread has 2 x 32 bytes of map loads in flight, not
+// 32 (one row: ~24 warps/SM x 1.3 KB per ~1.75 us of latency = ~77 % of the 22.7 KB/us an SM
+// needs at 3 TB/s; two rows: above it). 1 undoes it.
+constexpr int kRemapRows = 2;
+// At least 3 blocks of the fast kernel per SM: caps it at 85 registers (without a bound
+// ptxas picked 48-64 and spilled a few bytes in u8x1/f32x1 linear); 3 x 8 warps in flight.
+constexpr int kRemapMinBlocks = 3;
 
 // matmul (gemm.cu): 64 x 64 output tile, 16-deep K slices, 256 threads (4 x 4 outputs each).
 constexpr int kGemmTM = 64, kGemmTN = 64, kGemmTK = 16, kGemmThreads = 256;
