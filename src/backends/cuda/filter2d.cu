@@ -119,7 +119,13 @@ __device__ __noinline__ void f2d_edge_chunk(T* out, const DevView<T> v, long lon
 /// Loads th rows of G::kPitch samples: tile (r, j) = input (xs + j, ys + r) by the border rule.
 /// A thread keeps one 16-byte chunk column (so the x test is made once) and walks the rows,
 /// four in flight; chunks inside the row of 16-byte aligned rows are one vector load, the
-/// others go sample by sample through the border rule. Syncs at the end.
+/// others go sample by sample through the border rule. Syncs at the end: one __syncthreads
+/// that every thread of the block reaches, the threads without a chunk column (r0 >=
+/// kRowStep) by skipping the loop. (They once took `__syncthreads(); return;`, a second
+/// barrier instruction in the same warp as the loading threads: bar.sync is .aligned, every
+/// thread of the CTA must execute the same one, and ptxas compiled each site as WARPSYNC.ALL
+/// + BAR.SYNC, so one warp of every block waited at two sites; the suspected cause of the
+/// tile kernel hanging on the H100. bench/notes-filter2d-hang.md.)
 template <class T, int CN, class G>
 __device__ __forceinline__ void f2d_load_tile(T* tile, int th, long long xs, long long ys,
                                               const DevView<T>& v, const DevBorder<T>& b,
@@ -129,15 +135,12 @@ __device__ __forceinline__ void f2d_load_tile(T* tile, int th, long long xs, lon
   static_assert(kRowStep >= 1, "a tile row must have at most one chunk per thread");
   constexpr int kBatch = 4;
   const int c = int(threadIdx.x) % kChunks, r0 = int(threadIdx.x) / kChunks;
-  if (r0 >= kRowStep) {
-    __syncthreads();
-    return;
-  }
+  const int r_first = r0 < kRowStep ? r0 : th;  // no chunk column: skip the loop, not the sync
   const long long wc = (long long)v.w * CN;
   const long long g = xs + (long long)G::kVec * c;
   const bool x_inside = aligned && g >= 0 && g + G::kVec <= wc;
   T* out0 = tile + G::kVec * c;
-  for (int rb = r0; rb < th; rb += kBatch * kRowStep) {
+  for (int rb = r_first; rb < th; rb += kBatch * kRowStep) {
     uint4 val[kBatch];
     bool fast[kBatch];
 #pragma unroll
