@@ -3,8 +3,10 @@
 #include "tests/common.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <sstream>
 
+#include "src/backends/cuda/filter2d_strip.hpp"
 #include "src/ref/ref.hpp"
 #if PIXFLOW_HAVE_OPENCV
 #include <opencv2/core.hpp>
@@ -173,6 +175,148 @@ TEST(Filter2d, EveryBackendMatchesRefOnEveryKernelPath) {
     PIXFLOW_TRACE(testing::Message() << depth_name(d) << " kernel=0.5");
     ASSERT_TRUE(backends_match_ref("filter2d", kernel_params(half), {d, 3}, {263, 37}, rng));
   }
+}
+
+// The CUDA tile kernel's paths (filter2d.cu): 3x3, 5x5, 7x7 on 1-4 channels take the tile
+// kernel, other shapes the generic one. Images span several blocks in x (128 or 64 samples)
+// and y (8 strips of 1-32 rows), with partial blocks at the right and bottom; constant borders
+// with values that saturate either way; kernels scaled so that u8 results saturate both ways;
+// a centre-only 0.5 kernel whose every odd sample is a tie (round half to even); a kernel of
+// huge taps whose sums overflow to inf and inf - inf = NaN (u8: 0).
+TEST(Filter2d, EveryBackendMatchesRefOnManyTiles) {
+  auto rng = make_rng(0xf207);
+  const std::vector<Border> borders = {
+      Border::replicate(),   Border::reflect(),    Border::reflect101(),  Border::wrap(),
+      Border::constant(300), Border::constant(-7), Border::constant(77.5)};
+  const K shapes[] = {{3, 3}, {5, 5}, {7, 7}, {5, 3}, {1, 1}};
+  for (Size s : std::vector<Size>{{517, 70}, {600, 150}, {300, 97}, {129, 33}})
+    for (Depth d : {Depth::u8, Depth::f32})
+      for (int ch : {1, 2, 3, 4})
+        for (const K k : shapes) {
+          const Border& b = borders[rng() % borders.size()];
+          Filter2dParams p = random_kernel(k.w, k.h, rng, b);
+          if (rng() % 3 == 0)
+            for (float& v : p.kernel) v *= 8.0f;
+          PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x" << ch << " " << s.w << "x" << s.h
+                                           << " " << kernel_params(p));
+          ASSERT_TRUE(backends_match_ref("filter2d", kernel_params(p), {d, ch}, s, rng));
+        }
+  // One large image per depth (blocks of 32-row strips, more than one block row per grid row
+  // is not reached, but every interior block runs the unguarded groups).
+  for (Depth d : {Depth::u8, Depth::f32})
+    for (int ch : {1, 3}) {
+      const Filter2dParams p = random_kernel(5, 5, rng, borders[rng() % borders.size()]);
+      PIXFLOW_TRACE(testing::Message()
+                    << depth_name(d) << "x" << ch << " 4100x1100 " << kernel_params(p));
+      ASSERT_TRUE(backends_match_ref("filter2d", kernel_params(p), {d, ch}, {4100, 1100}, rng));
+    }
+  for (int k : {3, 5, 7}) {
+    Filter2dParams half;
+    half.kw = half.kh = k;
+    half.kernel.assign(std::size_t(k * k), 0.0f);
+    half.kernel[std::size_t(k * k / 2)] = 0.5f;
+    Filter2dParams huge = random_kernel(k, k, rng, Border::reflect101());
+    for (float& v : huge.kernel) v = v < 0 ? -3e38f : 3e38f;
+    for (const Filter2dParams& p : {half, huge})
+      for (int ch : {1, 3}) {
+        PIXFLOW_TRACE(testing::Message() << "u8x" << ch << " " << kernel_params(p));
+        ASSERT_TRUE(
+            backends_match_ref("filter2d", kernel_params(p), {Depth::u8, ch}, {300, 97}, rng));
+      }
+  }
+}
+
+// The tile kernel's schedule (filter2d_strip.hpp) on the CPU: KH accumulator rows rotating
+// over a strip of n output rows, each input row converted once and fed to every output row
+// that uses it, must give every output the reference's sum — kernel rows in order, columns in
+// order, one rounding per multiply and add — bit for bit, for strips of every length (the
+// guarded first and last groups and the unguarded middle ones), 1-4 channels, u8 samples
+// through the byte-to-float conversion and f32 samples including -0 products.
+template <int K, int CN, int C, bool kF32>
+void check_strip(std::mt19937_64& rng) {
+  constexpr int W = C + (K - 1) * CN;
+  std::uniform_real_distribution<float> tap(-2.0f, 2.0f);
+  for (int n = 1; n <= 3 * K + 2; ++n) {
+    float k[K * K];
+    for (float& v : k) v = tap(rng) / float(K);
+    if (n % 4 == 0) k[0] = -0.0f;
+    // n == 2: zero samples under negative taps, every product -0: only the reference's
+    // 0 + first product makes the f32 sum +0.
+    const bool zeros = kF32 && n == 2;
+    if (zeros)
+      for (float& v : k) v = -std::fabs(v);
+    // Input rows of W samples; u8 rows are packed four bytes a word.
+    const int rows = n + K - 1;
+    std::vector<float> in(std::size_t(rows) * W);
+    std::vector<std::uint32_t> words(std::size_t(rows) * ((W + 3) / 4));
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < W; ++j) {
+        float v;
+        if constexpr (kF32) {
+          v = (zeros || rng() % 5 == 0) ? 0.0f
+                                        : std::uniform_real_distribution<float>(-100, 100)(rng);
+        } else {
+          const std::uint32_t b = std::uint32_t(rng() % 256);
+          words[std::size_t(i) * ((W + 3) / 4) + std::size_t(j / 4)] |= b << (8 * (j % 4));
+          v = float(b);
+        }
+        in[std::size_t(i) * W + std::size_t(j)] = v;
+      }
+    std::vector<float> got(std::size_t(n) * C, -1.0f);
+    std::vector<int> stored(std::size_t(n), 0);
+    cuda::f2d::strip<K, K, CN, C, kF32>(
+        k, n,
+        [&](int i, float* win) {
+          ASSERT_TRUE(i >= 0 && i < rows) << "row " << i;
+          for (int j = 0; j < W; ++j)
+            win[j] = kF32 ? in[std::size_t(i) * W + std::size_t(j)]
+                          : cuda::f2d::byte_to_float(
+                                words[std::size_t(i) * ((W + 3) / 4) + std::size_t(j / 4)], j % 4);
+        },
+        [&](int o, const float* sums) {
+          ASSERT_TRUE(o >= 0 && o < n) << "output row " << o;
+          ++stored[std::size_t(o)];
+          for (int c = 0; c < C; ++c) got[std::size_t(o) * C + std::size_t(c)] = sums[c];
+        });
+    for (int o = 0; o < n; ++o) {
+      ASSERT_EQ(stored[std::size_t(o)], 1) << "n=" << n << " output row " << o;
+      for (int c = 0; c < C; ++c) {
+        float sum = 0.0f;  // the reference's rule
+        for (int r = 0; r < K; ++r)
+          for (int q = 0; q < K; ++q) {
+            const float prod = k[r * K + q] * in[std::size_t(o + r) * W + std::size_t(c + q * CN)];
+            sum = sum + prod;
+          }
+        const float g = got[std::size_t(o) * C + std::size_t(c)];
+        std::uint32_t gb, wb;
+        std::memcpy(&gb, &g, 4);
+        std::memcpy(&wb, &sum, 4);
+        // f32 keeps the sign of zero; u8 output cannot see it (the kernel skips the 0 + p).
+        if (kF32 || sum != 0.0f)
+          ASSERT_EQ(gb, wb) << "K=" << K << " CN=" << CN << " n=" << n << " o=" << o << " c=" << c
+                            << ": got " << g << " want " << sum;
+        else
+          ASSERT_EQ(g, 0.0f);
+      }
+    }
+  }
+}
+
+TEST(Filter2d, CudaTileScheduleMatchesRuleOnCpu) {
+  auto rng = make_rng(0xf208);
+  check_strip<3, 1, 8, false>(rng);
+  check_strip<5, 1, 8, false>(rng);
+  check_strip<5, 3, 8, false>(rng);
+  check_strip<5, 4, 8, true>(rng);
+  check_strip<7, 2, 4, false>(rng);
+  check_strip<7, 3, 4, true>(rng);
+  check_strip<3, 4, 8, true>(rng);
+  // Every byte value and lane through the u8 conversion.
+  for (std::uint32_t b = 0; b < 256; ++b)
+    for (int lane = 0; lane < 4; ++lane) {
+      const std::uint32_t word = (b << (8 * lane)) | (0xA5A5A5A5u & ~(0xFFu << (8 * lane)));
+      ASSERT_EQ(cuda::f2d::byte_to_float(word, lane), float(b)) << "byte " << b << " lane " << lane;
+    }
 }
 
 TEST(Filter2d, IdentityKernelIsCopyAndDeltaShifts) {

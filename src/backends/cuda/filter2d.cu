@@ -1,16 +1,338 @@
-// filter2d on CUDA: the generic window kernel; the float sum runs from 0 in kernel row-major
-// order with explicitly rounded multiply and add (no FMA), exactly the reference's rule.
+// filter2d on CUDA. The float sum runs from 0 in kernel row-major order with explicitly
+// rounded multiply and add (no FMA), exactly the reference's rule, so the floor is two FP32
+// instructions per tap and output (50 a sample at 5x5): the kernel is built to spend as few
+// instructions as possible outside that chain.
+//
+// Square windows 3x3, 5x5, 7x7 on 1-4 channels take the tile kernel: the block's input tile
+// (with the halo) in shared memory, loaded in 16-byte chunks (per sample through the border
+// rule only at the image edges); each thread C consecutive output samples of a strip of R
+// rows, every input row converted to float once per thread and fed to the KH output rows
+// that use it (filter2d_strip.hpp, run on the CPU by tests/filter2d_test.cpp); taps are
+// compile-time-indexed kernel parameters (no load per output: ptxas keeps them in uniform
+// registers or reloads two at a time with LDC.64, ~1.5 instructions per output at 5x5). Other
+// windows take the generic window kernel.
+//
+// Instructions per u8 output at 5x5 (sm_90 SASS, one row of an unguarded group: 462 for 8
+// outputs): 25 FMUL + 24 FADD + 1 FADD (delta) + 1 F2IP (round, saturate, NaN -> 0) + 0.75
+// PRMT (packing) + 3 (byte -> float: PRMT + FADD on 12 samples / 8 outputs) + 1.5 LDC (taps)
+// + 0.4 LDS; with the strip's 4 extra rows (R = 32), the guarded end groups, the store and
+// the tile load: ~60 per output.
+
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
+#include "src/backends/cuda/common/byte_tile.cuh"
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/register.cuh"
+#include "src/backends/cuda/common/separable.cuh"
 #include "src/backends/cuda/common/window.cuh"
+#include "src/backends/cuda/filter2d_strip.hpp"
 #include "src/base/backend.hpp"
 #include "src/base/visit_depth.hpp"
 
 namespace pixflow::cuda {
 namespace {
+
+// ---- launch shape of the tile kernel --------------------------------------------------------
+// 128 threads: 16 along a row (each C samples) x 8 strips of R rows. R is 32 on large images
+// (a strip's KH - 1 extra input rows cost (R + KH - 1) / R conversions per input sample, and
+// its first and last groups of KH rows run the guarded code) and is halved until the grid has
+// kF2dMinBlocks blocks (1080p: a few rows a strip, so that the 132 SMs all get work) and the
+// tile fits kF2dSmemTarget (several blocks per SM).
+constexpr int kF2dTX = 16, kF2dTY = 8, kF2dThreads = kF2dTX * kF2dTY;
+constexpr int kF2dMaxRows = 32;
+constexpr int kF2dMinBlocks = 4 * 132;
+constexpr std::size_t kF2dSmemTarget = 74 * 1024;
+// Blocks per SM the registers must allow (ptxas then caps a thread at 65536 / (128 x this)).
+// ptxas keeps many products and converted rows in flight (unbounded: 128-148 registers at
+// 3x3, 166-224 at 5x5, 194-242 at 7x7); these are the largest counts without spills:
+// 16 warps per SM at 3x3, 12 at 5x5, 8 at 7x7.
+template <int K>
+constexpr int f2d_min_blocks_per_sm() {
+  return K <= 3 ? 4 : K <= 5 ? 3 : 2;
+}
+
+/// Output samples per thread: 8 up to 5x5 (a thread's W = C + (K-1)*CN converted samples
+/// serve C outputs; 16 would save 0.5 conversions per u8 output at 5x5, but took 170-182
+/// registers), 4 at 7x7 (7 x 8 accumulators spilled at 128 registers).
+template <class T, int K>
+constexpr int f2d_samples_per_thread() {
+  return K <= 5 ? 8 : 4;
+}
+
+/// The tile of a block: kBW output samples per row; input sample xs + j of a row is tile
+/// column j, with xs = e0 - ax*CN - kOff rounded down to a 16-byte boundary (kOff static since
+/// e0 is a multiple of kVec); the window of output sample e0 + s starts at column kOff + s.
+template <class T, int CN, int K, int C>
+struct F2dGeom {
+  static constexpr int kVec = 16 / int(sizeof(T));  // samples per 16-byte chunk
+  static constexpr int kBW = kF2dTX * C;
+  static constexpr int kAx = K / 2;
+  static constexpr int kOff = (kVec - (kAx * CN) % kVec) % kVec;
+  static constexpr int kW = C + (K - 1) * CN;  // window samples of one thread's row
+  static constexpr int kPitch = (kOff + kBW + (K - 1) * CN + kVec - 1) / kVec * kVec;
+  static_assert(kBW % kVec == 0, "block starts must be 16-byte aligned in the row");
+};
+
+template <int N>
+struct F2dTaps {
+  float k[N];
+  float delta;
+  __device__ __forceinline__ float operator[](int i) const { return k[i]; }
+};
+
+/// Sample e (channels interleaved) of row sy by the border rule in x; sy >= 0.
+template <class T, int CN>
+__device__ __forceinline__ T f2d_edge_sample(const DevView<T>& v, long long sy, long long e,
+                                             long long wc, const DevBorder<T>& b) {
+  if (e >= 0 && e < wc) return v.row(sy)[e];
+  // Pixel and channel of sample e, outside the row by d samples (d < 2^31: the window's reach
+  // plus a chunk), in 32-bit arithmetic (as load_byte_tile).
+  long long px;
+  int ch;
+  if (e < 0) {
+    const int d = int(-e), q = (d + CN - 1) / CN;
+    px = -q;
+    ch = q * CN - d;
+  } else {
+    const int d = int(e - wc), q = d / CN;
+    px = v.w + q;
+    ch = d - q * CN;
+  }
+  const long long sx = near_border_index(px, v.w, b.type);
+  return sx >= 0 ? v.row(sy)[sx * CN + ch] : b.value;
+}
+
+/// One 16-byte chunk of the tile at the image edges, sample by sample (out of line: the
+/// interior never runs it, and inlined into the loader's unrolled batch it multiplied the
+/// code by the 16 samples and four chunks).
+template <class T, int CN>
+__device__ __noinline__ void f2d_edge_chunk(T* out, const DevView<T> v, long long sy, long long g,
+                                            long long wc, const DevBorder<T> b) {
+  constexpr int kVec = 16 / int(sizeof(T));
+#pragma unroll 1
+  for (int i = 0; i < kVec; ++i)
+    out[i] = sy >= 0 ? f2d_edge_sample<T, CN>(v, sy, g + i, wc, b) : b.value;
+}
+
+/// Loads th rows of G::kPitch samples: tile (r, j) = input (xs + j, ys + r) by the border rule.
+/// A thread keeps one 16-byte chunk column (so the x test is made once) and walks the rows,
+/// four in flight; chunks inside the row of 16-byte aligned rows are one vector load, the
+/// others go sample by sample through the border rule. Syncs at the end: one __syncthreads
+/// that every thread of the block reaches, the threads without a chunk column (r0 >=
+/// kRowStep) by skipping the loop. (They once took `__syncthreads(); return;`, a second
+/// barrier instruction in the same warp as the loading threads: bar.sync is .aligned, every
+/// thread of the CTA must execute the same one, and ptxas compiled each site as WARPSYNC.ALL
+/// + BAR.SYNC, so one warp of every block waited at two sites; the suspected cause of the
+/// tile kernel hanging on the H100. bench/notes-filter2d-hang.md.)
+template <class T, int CN, class G>
+__device__ __forceinline__ void f2d_load_tile(T* tile, int th, long long xs, long long ys,
+                                              const DevView<T>& v, const DevBorder<T>& b,
+                                              bool aligned) {
+  constexpr int kChunks = G::kPitch / G::kVec;
+  constexpr int kRowStep = kF2dThreads / kChunks;  // rows a pass of the block covers
+  static_assert(kRowStep >= 1, "a tile row must have at most one chunk per thread");
+  constexpr int kBatch = 4;
+  const int c = int(threadIdx.x) % kChunks, r0 = int(threadIdx.x) / kChunks;
+  const int r_first = r0 < kRowStep ? r0 : th;  // no chunk column: skip the loop, not the sync
+  const long long wc = (long long)v.w * CN;
+  const long long g = xs + (long long)G::kVec * c;
+  const bool x_inside = aligned && g >= 0 && g + G::kVec <= wc;
+  T* out0 = tile + G::kVec * c;
+  for (int rb = r_first; rb < th; rb += kBatch * kRowStep) {
+    uint4 val[kBatch];
+    bool fast[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const long long y = ys + rb + j * kRowStep;
+      fast[j] = x_inside && rb + j * kRowStep < th && y >= 0 && y < v.h;
+      if (fast[j]) val[j] = *reinterpret_cast<const uint4*>(v.row(y) + g);
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int r = rb + j * kRowStep;
+      if (r >= th) break;
+      T* out = out0 + r * G::kPitch;
+      if (fast[j])
+        *reinterpret_cast<uint4*>(out) = val[j];
+      else
+        f2d_edge_chunk<T, CN>(out, v, near_border_index(ys + r, v.h, b.type), g, wc, b);
+    }
+  }
+  __syncthreads();
+}
+
+/// The aligned vector a thread reads its window with: C samples apart between threads, so
+/// min(16, C * sizeof(T)) bytes.
+template <int kBytes>
+struct F2dVec;
+template <>
+struct F2dVec<16> {
+  using type = uint4;
+  __device__ __forceinline__ static std::uint32_t word(const uint4& v, int i) {
+    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+  }
+};
+template <>
+struct F2dVec<4> {
+  using type = std::uint32_t;
+  __device__ __forceinline__ static std::uint32_t word(std::uint32_t v, int) { return v; }
+};
+template <>
+struct F2dVec<8> {
+  using type = uint2;
+  __device__ __forceinline__ static std::uint32_t word(const uint2& v, int i) {
+    return i == 0 ? v.x : v.y;
+  }
+};
+
+/// u8 result of a sum: round half to even, saturate, NaN -> 0 (detail::saturate_cast<u8>):
+/// one F2IP.U8 on sm_90.
+__device__ __forceinline__ std::uint32_t f2d_u8(float s) {
+  std::uint32_t r;
+  asm("cvt.rni.sat.u8.f32 %0, %1;" : "=r"(r) : "f"(s));
+  return r;
+}
+
+template <class T, int CN, int K, int C>
+__global__ void __launch_bounds__(kF2dThreads, f2d_min_blocks_per_sm<K>())
+    filter2d_tile_kernel(DevView<T> src, DevView<T> dst, DevBorder<T> border, F2dTaps<K * K> taps,
+                         int strip_rows, int rows_of_blocks, bool src_aligned, bool dst_aligned) {
+  using G = F2dGeom<T, CN, K, C>;
+  constexpr int kVecBytes = C * int(sizeof(T)) >= 16 ? 16 : C * int(sizeof(T));
+  static_assert(C * int(sizeof(T)) % kVecBytes == 0, "thread windows start vector-aligned");
+  using V = F2dVec<kVecBytes>;
+  using Vec = typename V::type;
+  constexpr int kWordsPerVec = kVecBytes / 4;
+  constexpr int kSamplesPerVec = kVecBytes / int(sizeof(T));
+  // The vectors covering tile columns [kOff, kOff + kW) from the thread's first column.
+  constexpr int kFirstVec = G::kOff / kSamplesPerVec;
+  constexpr int kNumVec = (G::kOff + G::kW + kSamplesPerVec - 1) / kSamplesPerVec - kFirstVec;
+  constexpr int kSkip = G::kOff - kFirstVec * kSamplesPerVec;  // samples before the window
+
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* tile = reinterpret_cast<T*>(smem_raw);
+  const int tx = int(threadIdx.x) % kF2dTX, ty = int(threadIdx.x) / kF2dTX;
+  const int bh = kF2dTY * strip_rows;
+  const long long e0 = (long long)blockIdx.x * G::kBW;
+  const long long wc = (long long)dst.w * CN;
+  const long long e = e0 + (long long)C * tx;  // the thread's first output sample
+  const bool full = dst_aligned && e + C <= wc;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long y0 = (long long)by * bh;
+    f2d_load_tile<T, CN, G>(tile, bh + K - 1, e0 - G::kAx * CN - G::kOff, y0 - K / 2, src, border,
+                            src_aligned);
+    const long long ys = y0 + (long long)ty * strip_rows;  // the strip's first output row
+    const int n = e < wc ? int(min((long long)strip_rows, max(0LL, dst.h - ys))) : 0;
+    const Vec* rows =
+        reinterpret_cast<const Vec*>(tile + ty * strip_rows * G::kPitch + C * tx) + kFirstVec;
+    constexpr int kVecPitch = G::kPitch * int(sizeof(T)) / kVecBytes;
+    auto load_row = [&](int i, float* win) {
+      Vec v[kNumVec];
+#pragma unroll
+      for (int j = 0; j < kNumVec; ++j) v[j] = rows[i * kVecPitch + j];
+#pragma unroll
+      for (int s = 0; s < G::kW; ++s) {
+        const int at = kSkip + s;  // sample index from the first vector's start
+        if constexpr (std::is_same_v<T, float>) {
+          const int w = at;
+          win[s] = __uint_as_float(V::word(v[w / kWordsPerVec], w % kWordsPerVec));
+        } else {
+          const int w = at / 4;
+          win[s] = f2d::byte_to_float(V::word(v[w / kWordsPerVec], w % kWordsPerVec), at % 4);
+        }
+      }
+    };
+    unsigned char* const out0 = dst.data + ys * dst.stride + e * (long long)sizeof(T);
+    auto store_row = [&](int o, const float* sums) {
+      T* out = reinterpret_cast<T*>(out0 + o * dst.stride);
+      if constexpr (std::is_same_v<T, float>) {
+        float r[C];
+#pragma unroll
+        for (int c = 0; c < C; ++c) r[c] = f2d::add(sums[c], taps.delta);
+        if (full) {
+#pragma unroll
+          for (int c = 0; c < C; c += 4)
+            *reinterpret_cast<float4*>(out + c) = make_float4(r[c], r[c + 1], r[c + 2], r[c + 3]);
+        } else {
+#pragma unroll
+          for (int c = 0; c < C; ++c)
+            if (e + c < wc) out[c] = r[c];
+        }
+      } else {
+        std::uint32_t w[C / 4];
+#pragma unroll
+        for (int c = 0; c < C; c += 4) {
+          const std::uint32_t lo = __byte_perm(f2d_u8(f2d::add(sums[c], taps.delta)),
+                                               f2d_u8(f2d::add(sums[c + 1], taps.delta)), 0x0040);
+          const std::uint32_t hi = __byte_perm(f2d_u8(f2d::add(sums[c + 2], taps.delta)),
+                                               f2d_u8(f2d::add(sums[c + 3], taps.delta)), 0x0040);
+          w[c / 4] = __byte_perm(lo, hi, 0x5410);
+        }
+        if (full) {
+          if constexpr (C == 16)
+            *reinterpret_cast<uint4*>(out) = make_uint4(w[0], w[1], w[2], w[3]);
+          else if constexpr (C == 8)
+            *reinterpret_cast<uint2*>(out) = make_uint2(w[0], w[1]);
+          else
+            *reinterpret_cast<std::uint32_t*>(out) = w[0];
+        } else {
+#pragma unroll
+          for (int c = 0; c < C; ++c)
+            if (e + c < wc) out[c] = std::uint8_t(w[c / 4] >> (8 * (c % 4)));
+        }
+      }
+    };
+    f2d::strip<K, K, CN, C, std::is_same_v<T, float>>(taps, n, load_row, store_row);
+    __syncthreads();  // the next tile overwrites what this one read
+  }
+}
+
+template <class T, int CN, int K>
+bool try_filter2d_tile(const ConstImageView& s, const ImageView& d, const Filter2dParams& p,
+                       cudaStream_t st) {
+  constexpr int C = f2d_samples_per_thread<T, K>();
+  using G = F2dGeom<T, CN, K, C>;
+  const long long wc = (long long)s.width() * CN, h = s.height();
+  const long long bx = (wc + G::kBW - 1) / G::kBW;
+  auto smem = [](int r) { return std::size_t(kF2dTY * r + K - 1) * G::kPitch * sizeof(T); };
+  int r = kF2dMaxRows;
+  while (r > 1 && (bx * blocks_y(h, kF2dTY * r) < kF2dMinBlocks || smem(r) > kF2dSmemTarget))
+    r /= 2;
+  if (smem(r) > kMaxSmem) return false;
+  F2dTaps<K * K> taps{};
+  std::memcpy(taps.k, p.kernel.data(), sizeof(taps.k));
+  taps.delta = float(p.delta);
+  auto kernel = filter2d_tile_kernel<T, CN, K, C>;
+  if (smem(r) > 48 * 1024)
+    PIXFLOW_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem(r))));
+  kernel<<<grid_2d(wc, h, G::kBW, kF2dTY * r), kF2dThreads, smem(r), st>>>(
+      dev_view<T>(s), dev_view<T>(d), dev_border<T>(p.border), taps, r, blocks_y(h, kF2dTY * r),
+      rows_aligned(s, 16), rows_aligned(d, 16));
+  PIXFLOW_CUDA_CHECK_LAUNCH("filter2d");
+  return true;
+}
+
+template <class T, int K>
+bool try_filter2d_tile_k(const ConstImageView& s, const ImageView& d, const Filter2dParams& p,
+                         cudaStream_t st) {
+  switch (s.channels()) {
+    case 1:
+      return try_filter2d_tile<T, 1, K>(s, d, p, st);
+    case 2:
+      return try_filter2d_tile<T, 2, K>(s, d, p, st);
+    case 3:
+      return try_filter2d_tile<T, 3, K>(s, d, p, st);
+    case 4:
+      return try_filter2d_tile<T, 4, K>(s, d, p, st);
+    default:
+      return false;
+  }
+}
+
+// ---- the generic window kernel: other window shapes ------------------------------------------
 
 struct Taps {
   float k[15 * 15];
@@ -38,6 +360,11 @@ struct Filter2dPolicy {
 template <class T>
 void launch_filter2d(const ConstImageView& s, const ImageView& d, const Filter2dParams& p,
                      cudaStream_t st) {
+  if (p.kw == p.kh) {
+    if (p.kw == 3 && try_filter2d_tile_k<T, 3>(s, d, p, st)) return;
+    if (p.kw == 5 && try_filter2d_tile_k<T, 5>(s, d, p, st)) return;
+    if (p.kw == 7 && try_filter2d_tile_k<T, 7>(s, d, p, st)) return;
+  }
   Filter2dPolicy<T> pol{};
   std::memcpy(pol.t.k, p.kernel.data(), p.kernel.size() * sizeof(float));
   pol.t.kw = p.kw;

@@ -13,7 +13,8 @@
 namespace pixflow::cuda {
 
 // The u8 byte-tile kernels (box, gaussian, dilate/erode of any window) keep their shapes in
-// common/byte_tile.cuh; the packed u8 median 5x5/7x7 in median_u8_packed.hpp.
+// common/byte_tile.cuh; the packed u8 median 5x5/7x7 in median_u8_packed.hpp; filter2d's
+// tile kernel (3x3/5x5/7x7) beside it in filter2d.cu (kF2d*).
 //
 // Tile engines (common/separable.cuh, common/window.cuh, median's small windows): 32 x 8
 // threads computing 32 x 32 outputs (4 rows per thread), so the halo costs little and every
