@@ -68,8 +68,9 @@ struct EpsU8Shape {
   static constexpr int pitch = eu::plane_pitch(kEpsU8Px, R);
   static constexpr int recip_bytes = ((W * W + 1) * 4 + 15) / 16 * 16;
   /// Bytes of a byte-tile row: every plane column of every channel, after a start of up
-  /// to 15 bytes before the first sample (the 16-byte rounding of load_byte_tile).
-  __host__ __device__ static int tile_w(int cn) { return (15 + pitch * cn + 15) / 16 * 16; }
+  /// to 15 bytes before the first sample (the 16-byte rounding of load_byte_tile), plus the
+  /// word past the last one that the 1-channel plane build's funnel shift reads.
+  __host__ __device__ static int tile_w(int cn) { return (15 + pitch * cn + 4 + 15) / 16 * 16; }
   static std::size_t smem(int cn) {
     return std::size_t(QH) * pitch * 4 + recip_bytes + std::size_t(TH) * pitch +
            std::size_t(TH) * tile_w(cn);
