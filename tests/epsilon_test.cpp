@@ -158,19 +158,24 @@ TEST(Epsilon, EveryBackendMatchesRefOnManyTiles) {
     PIXFLOW_TRACE(testing::Message() << "u8x" << ch << " 4100x1100 " << p);
     ASSERT_TRUE(backends_match_ref("epsilon", p, {Depth::u8, ch}, {4100, 1100}, rng));
   }
-  // Every radius of the packed kernel with a threshold at each side of 128, and f32 (the
-  // generic kernel) on the same shapes.
+  // Every radius of the packed kernel (and r = 8, the generic one) with a threshold at each
+  // side of 128.
   for (int r = 1; r <= 8; ++r)
     for (const std::string t : {"31", "150.5"}) {
       const std::string p = "r=" + std::to_string(r) + " t=" + t + " border=wrap";
       PIXFLOW_TRACE(testing::Message() << "u8x1 333x77 " << p);
       ASSERT_TRUE(backends_match_ref("epsilon", p, {Depth::u8, 1}, {333, 77}, rng));
     }
-  for (int ch : {1, 3}) {
-    const std::string p = "r=3 t=300 border=constant value=-7";
-    PIXFLOW_TRACE(testing::Message() << "f32x" << ch << " 300x97 " << p);
-    ASSERT_TRUE(backends_match_ref("epsilon", p, {Depth::f32, ch}, {300, 97}, rng));
-  }
+  // f32 (its own kernel for r 1..7, the generic one for r = 8): every channel count, blocks
+  // of 128 x 32 outputs with partial ones, a random border of the list above.
+  for (int ch : {1, 2, 3, 4})
+    for (Size s : std::vector<Size>{{300, 97}, {517, 70}})
+      for (int r : {1, 4, 7, 8}) {
+        const std::string p = "r=" + std::to_string(r) + (r % 2 ? " t=300 " : " t=45.5 ") +
+                              border_params(borders[rng() % borders.size()]);
+        PIXFLOW_TRACE(testing::Message() << "f32x" << ch << " " << s.w << "x" << s.h << " " << p);
+        ASSERT_TRUE(backends_match_ref("epsilon", p, {Depth::f32, ch}, s, rng));
+      }
 }
 
 TEST(Epsilon, RadiusZeroIsCopyThresholdZeroOnConstantImageIsCopy) {

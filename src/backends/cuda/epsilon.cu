@@ -1,9 +1,11 @@
 // epsilon filter on CUDA. u8 with r in 1..7: the packed kernel below (four taps a word, the
-// arithmetic and its proofs in epsilon_u8_packed.hpp). Everything else (f32, r = 0, r > 7):
+// arithmetic and its proofs in epsilon_u8_packed.hpp); f32 with r in 1..7: several outputs a
+// thread, each window row widened to double once. The rest (r = 0, r > 7):
 // the generic window kernel with the reference's rule and order: u8 integer sum and count,
 // (2*sum + n) / (2*n); f32 double sum in window row-major order, float(sum / n).
 #include <cstdint>
 
+#include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/byte_tile.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/window.cuh"
@@ -209,11 +211,122 @@ bool launch_epsilon_u8_packed(const ConstImageView& s, const ImageView& d, const
   return true;
 }
 
+// ---- f32, r in 1..7: several outputs a thread -----------------------------------------
+// The generic kernel widens every tap to double (81 conversions an output at r = 4, a
+// quarter-rate instruction). Here a thread computes kEpsF32J consecutive pixels of one row:
+// each window row's kEpsF32J + 2r samples are widened once, then every tap is the
+// reference's own arithmetic: |double(p) - double(c)| <= t, the double sum in window
+// row-major order, float(sum / n).
+template <int R>
+__global__ void __launch_bounds__(kEpsF32BX* kEpsF32TY)
+    epsilon_f32_kernel(DevView<float> src, DevView<float> dst, DevBorder<float> border, double t,
+                       int rows_of_blocks) {
+  constexpr int J = kEpsF32J, W = 2 * R + 1, NV = J + 2 * R;
+  constexpr int BX = kEpsF32BX * J, TW = BX + 2 * R, TH = kEpsF32BY + 2 * R;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  float* tile = reinterpret_cast<float*>(smem_raw);
+  const int cn = src.cn;
+  const long long bx0 = (long long)blockIdx.x * BX;
+  const long long x = bx0 + threadIdx.x * J;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long y0 = (long long)by * kEpsF32BY;
+    load_tile(tile, TW, TH, src, bx0 - R, y0 - R, border);
+    for (int ty = threadIdx.y; ty < kEpsF32BY; ty += kEpsF32TY) {
+      const long long y = y0 + ty;
+      if (x >= dst.w || y >= dst.h) break;
+      for (int c = 0; c < cn; ++c) {
+        // Window top-left of output j = 0; sample m of window row dy at (dy*TW + m)*cn.
+        const float* base = tile + (std::size_t(ty) * TW + threadIdx.x * J) * cn + c;
+        double cd[J], s[J];
+        int n[J];
+#pragma unroll
+        for (int j = 0; j < J; ++j) {
+          cd[j] = double(base[(R * TW + j + R) * cn]);
+          s[j] = 0;
+          n[j] = 0;
+        }
+        // Window rows in a loop (its body is J * W taps): fully unrolled, r = 7 spilled.
+#pragma unroll 1
+        for (int dy = 0; dy < W; ++dy) {
+          double v[NV];
+#pragma unroll
+          for (int m = 0; m < NV; ++m) v[m] = double(base[(dy * TW + m) * cn]);
+            // k outside j: sample m is live only while k runs over m - J + 1 .. m; each
+            // output's taps still add in k order.
+#pragma unroll
+          for (int k = 0; k < W; ++k)
+#pragma unroll
+            for (int j = 0; j < J; ++j)
+              if (fabs(v[j + k] - cd[j]) <= t) {
+                s[j] += v[j + k];
+                ++n[j];
+              }
+        }
+        float* out = dst.row(y);
+#pragma unroll
+        for (int j = 0; j < J; ++j)
+          if (x + j < dst.w) out[(x + j) * cn + c] = float(s[j] / double(n[j]));
+      }
+    }
+    __syncthreads();
+  }
+}
+
+template <int R>
+void launch_epsilon_f32_r(const DevView<float>& s, const DevView<float>& d,
+                          const DevBorder<float>& b, double t, cudaStream_t st) {
+  constexpr int TW = kEpsF32BX * kEpsF32J + 2 * R, TH = kEpsF32BY + 2 * R;
+  const std::size_t smem = std::size_t(TW) * TH * s.cn * sizeof(float);
+  if (smem > 48 * 1024)
+    PIXFLOW_CUDA_CHECK(cudaFuncSetAttribute(
+        epsilon_f32_kernel<R>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  epsilon_f32_kernel<R>
+      <<<grid_2d(d.w, d.h, kEpsF32BX * kEpsF32J, kEpsF32BY), dim3(kEpsF32BX, kEpsF32TY), smem,
+         st>>>(s, d, b, t, blocks_y(d.h, kEpsF32BY));
+  PIXFLOW_CUDA_CHECK_LAUNCH("epsilon f32");
+}
+
+/// The f32 kernel when it applies (r in 1..7; at most 104 KB of tile at r = 7, 4 channels).
+bool launch_epsilon_f32_fast(const ConstImageView& s, const ImageView& d, const EpsilonParams& p,
+                             cudaStream_t st) {
+  if (p.r < 1 || p.r > 7) return false;
+  const auto sv = dev_view<float>(s);
+  const auto dv = dev_view<float>(d);
+  const auto b = dev_border<float>(p.border);
+  switch (p.r) {
+    case 1:
+      launch_epsilon_f32_r<1>(sv, dv, b, p.t, st);
+      break;
+    case 2:
+      launch_epsilon_f32_r<2>(sv, dv, b, p.t, st);
+      break;
+    case 3:
+      launch_epsilon_f32_r<3>(sv, dv, b, p.t, st);
+      break;
+    case 4:
+      launch_epsilon_f32_r<4>(sv, dv, b, p.t, st);
+      break;
+    case 5:
+      launch_epsilon_f32_r<5>(sv, dv, b, p.t, st);
+      break;
+    case 6:
+      launch_epsilon_f32_r<6>(sv, dv, b, p.t, st);
+      break;
+    default:
+      launch_epsilon_f32_r<7>(sv, dv, b, p.t, st);
+      break;
+  }
+  return true;
+}
+
 template <class T>
 void launch_epsilon(const ConstImageView& s, const ImageView& d, const EpsilonParams& p,
                     cudaStream_t st) {
-  if constexpr (std::is_same_v<T, std::uint8_t>)
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
     if (launch_epsilon_u8_packed(s, d, p, st)) return;
+  } else {
+    if (launch_epsilon_f32_fast(s, d, p, st)) return;
+  }
   const int k = 2 * p.r + 1;
   launch_window(dev_view<T>(s), dev_view<T>(d), dev_border<T>(p.border), k, k, p.r, p.r,
                 EpsilonPolicy<T>{k, p.t}, st);
