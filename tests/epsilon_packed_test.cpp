@@ -24,10 +24,10 @@ u32 lanes4(int a, int b, int c, int d) {
 }
 
 // "" when in_flags gives 0x80 exactly in the lanes of `lanes` whose |p - c| <= t.
-template <bool kHigh>
+template <int kMode>
 std::string check_flags(double t, u32 p, int c, u32 lanes) {
   const int T = eu::u8_threshold(t);
-  const u32 f = eu::in_flags<kHigh>(p, u32(c) * 0x01010101u, eu::u8_compare_k(T), lanes);
+  const u32 f = eu::in_flags<kMode>(p, u32(c) * 0x01010101u, eu::u8_compare_k(T), lanes);
   for (int i = 0; i < 4; ++i) {
     const int v = int((p >> (8 * i)) & 0xff);
     const bool want = ((lanes >> (8 * i)) & 0x80) != 0 && std::fabs(double(v) - double(c)) <= t;
@@ -39,8 +39,14 @@ std::string check_flags(double t, u32 p, int c, u32 lanes) {
 }
 
 std::string check_flags_any(double t, u32 p, int c, u32 lanes) {
-  return eu::u8_threshold(t) >= 128 ? check_flags<true>(t, p, c, lanes)
-                                    : check_flags<false>(t, p, c, lanes);
+  switch (eu::u8_compare_mode(eu::u8_threshold(t))) {
+    case 0:
+      return check_flags<0>(t, p, c, lanes);
+    case 1:
+      return check_flags<1>(t, p, c, lanes);
+    default:
+      return check_flags<2>(t, p, c, lanes);
+  }
 }
 
 TEST(EpsilonPacked, FlagsMatchTheRuleForEveryBytePairAndThreshold) {
@@ -112,7 +118,7 @@ std::uint8_t bordered(const ConstImageView& v, long long x, long long y, int c, 
   return v.row<std::uint8_t>(yi)[xi * v.channels() + c];
 }
 
-template <int R, bool kHigh>
+template <int R, int kMode>
 std::string check_blocks_k(const ConstImageView& src, const ConstImageView& want, int T,
                            const Border& b) {
   constexpr int W = 2 * R + 1, TH = kRows + 2 * R, pitch = eu::plane_pitch(kPx, R);
@@ -143,7 +149,7 @@ std::string check_blocks_k(const ConstImageView& src, const ConstImageView& want
             const long long x = px0 + g * eu::kJ;
             if (x >= src.width()) continue;
             std::string err;
-            eu::item_u8<R, kHigh>(
+            eu::item_u8<R, kMode>(
                 quad + h * pitch, plane.data() + h * pitch, pitch, g, k, recip.data(),
                 [&](int j, u32 v) {
                   if (x + j >= src.width() || !err.empty()) return;
@@ -163,8 +169,14 @@ template <int R>
 std::string check_blocks(const ConstImageView& src, const ConstImageView& want, double t,
                          const Border& b) {
   const int T = eu::u8_threshold(t);
-  return T >= 128 ? check_blocks_k<R, true>(src, want, T, b)
-                  : check_blocks_k<R, false>(src, want, T, b);
+  switch (eu::u8_compare_mode(T)) {
+    case 0:
+      return check_blocks_k<R, 0>(src, want, T, b);
+    case 1:
+      return check_blocks_k<R, 1>(src, want, T, b);
+    default:
+      return check_blocks_k<R, 2>(src, want, T, b);
+  }
 }
 
 std::string check_blocks_r(int r, const ConstImageView& src, const ConstImageView& want, double t,
@@ -187,9 +199,9 @@ std::string check_blocks_r(int r, const ConstImageView& src, const ConstImageVie
   }
 }
 
-// Every radius of the packed kernel, both compare forms (T < 128, T >= 128), thresholds 0 and
-// fractional, 1 and 3 channels, every border, images of partial blocks in x and y (and smaller
-// than the window), against the reference.
+// Every radius of the packed kernel, the three compare forms (T <= 127, 128..254, 255), thresholds
+// 0 and fractional, 1 and 3 channels, every border, images of partial blocks in x and y (and
+// smaller than the window), against the reference.
 TEST(EpsilonPacked, BlocksMatchTheReference) {
   auto rng = make_rng(0xe5a4);
   for (int r = 1; r <= eu::kMaxR; ++r)

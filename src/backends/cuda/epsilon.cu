@@ -79,7 +79,7 @@ struct EpsU8Shape {
   }
 };
 
-template <int R, bool kHigh>
+template <int R, int kMode>
 __global__ void __launch_bounds__(kEpsU8Threads)
     epsilon_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                       DevBorder<std::uint8_t> border, eu::u32 k, bool src_aligned, bool dst_aligned,
@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(kEpsU8Threads)
         const long long x = px0 + g * eu::kJ;
         if (x >= dst.w) continue;
         eu::u32 packed = 0;
-        eu::item_u8<R, kHigh>(quad + h * pitch, plane + h * pitch, pitch, g, k, recip,
+        eu::item_u8<R, kMode>(quad + h * pitch, plane + h * pitch, pitch, g, k, recip,
                               [&](int j, eu::u32 v) { packed |= v << (8 * j); });
         std::uint8_t* out = dst.row(y);
         if (cn == 1 && dst_aligned && x + eu::kJ <= dst.w) {
@@ -167,12 +167,20 @@ void launch_epsilon_u8_r(const DevView<std::uint8_t>& s, const DevView<std::uint
   const dim3 grid = grid_2d(d.w, d.h, kEpsU8Px, kEpsU8Rows);
   const int rows = blocks_y(d.h, kEpsU8Rows);
   const eu::u32 k = eu::u8_compare_k(T);
-  if (T >= 128)
-    epsilon_u8_kernel<R, true>
-        <<<grid, kEpsU8Threads, smem, st>>>(s, d, b, k, src_aligned, dst_aligned, rows);
-  else
-    epsilon_u8_kernel<R, false>
-        <<<grid, kEpsU8Threads, smem, st>>>(s, d, b, k, src_aligned, dst_aligned, rows);
+  auto launch = [&](auto kernel) {
+    kernel<<<grid, kEpsU8Threads, smem, st>>>(s, d, b, k, src_aligned, dst_aligned, rows);
+  };
+  switch (eu::u8_compare_mode(T)) {
+    case 0:
+      launch(epsilon_u8_kernel<R, 0>);
+      break;
+    case 1:
+      launch(epsilon_u8_kernel<R, 1>);
+      break;
+    default:
+      launch(epsilon_u8_kernel<R, 2>);
+      break;
+  }
   PIXFLOW_CUDA_CHECK_LAUNCH("epsilon u8");
 }
 
