@@ -264,11 +264,13 @@ __global__ void __launch_bounds__(kEpsF32BX* kEpsF32TY)
 #pragma unroll
           for (int k = 0; k < W; ++k)
 #pragma unroll
-            for (int j = 0; j < J; ++j)
-              if (fabs(v[j + k] - cd[j]) <= t) {
-                s[j] += v[j + k];
-                ++n[j];
-              }
+            for (int j = 0; j < J; ++j) {
+              // Adding +0.0 for a tap out of range leaves s as it was: s starts at +0.0 and a
+              // round-to-nearest sum is -0.0 only from two -0.0 operands.
+              const bool in = fabs(v[j + k] - cd[j]) <= t;
+              s[j] += in ? v[j + k] : 0.0;
+              n[j] += in;
+            }
         }
         float* out = dst.row(y);
 #pragma unroll
