@@ -132,6 +132,52 @@ TEST(Epsilon, EveryBackendMatchesRefOnEveryKernelPath) {
     }
 }
 
+// Images spanning several blocks of the CUDA u8 packed kernel (64 pixels x 32 rows a block)
+// in x and y with partial blocks at the right and bottom, every border (constant 77, 300 and
+// -7: saturated to 255 / 0), every channel count, radii of the packed kernel (1..7, both
+// compare forms: t < 128 and t >= 128) and of the fallbacks (r = 0, r = 8, f32).
+TEST(Epsilon, EveryBackendMatchesRefOnManyTiles) {
+  auto rng = make_rng(0xe506);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  const std::vector<Size> sizes{{517, 70}, {600, 150}, {300, 97}, {65, 33}, {63, 31}};
+  for (int ch : {1, 2, 3, 4})
+    for (Size s : sizes)
+      for (const Border& b : borders) {
+        const int r = std::vector<int>{1, 2, 3, 4, 4, 5, 6, 7, 0, 8}[rng() % 10];
+        const std::string t =
+            std::vector<std::string>{"0", "5", "12.5", "20", "127", "128", "200", "255"}[rng() % 8];
+        const std::string p = "r=" + std::to_string(r) + " t=" + t + " " + border_params(b);
+        PIXFLOW_TRACE(testing::Message() << "u8x" << ch << " " << s.w << "x" << s.h << " " << p);
+        ASSERT_TRUE(backends_match_ref("epsilon", p, {Depth::u8, ch}, s, rng));
+      }
+  // One large image: many blocks in both directions, the r = 4 case of the benchmark.
+  for (int ch : {1, 3}) {
+    const std::string p = "r=4 t=20 border=reflect101";
+    PIXFLOW_TRACE(testing::Message() << "u8x" << ch << " 4100x1100 " << p);
+    ASSERT_TRUE(backends_match_ref("epsilon", p, {Depth::u8, ch}, {4100, 1100}, rng));
+  }
+  // Every radius of the packed kernel (and r = 8, the generic one) with a threshold at each
+  // side of 128.
+  for (int r = 1; r <= 8; ++r)
+    for (const std::string t : {"31", "150.5"}) {
+      const std::string p = "r=" + std::to_string(r) + " t=" + t + " border=wrap";
+      PIXFLOW_TRACE(testing::Message() << "u8x1 333x77 " << p);
+      ASSERT_TRUE(backends_match_ref("epsilon", p, {Depth::u8, 1}, {333, 77}, rng));
+    }
+  // f32 (its own kernel for r 1..7, the generic one for r = 8): every channel count, blocks
+  // of 128 x 32 outputs with partial ones, a random border of the list above.
+  for (int ch : {1, 2, 3, 4})
+    for (Size s : std::vector<Size>{{300, 97}, {517, 70}})
+      for (int r : {1, 4, 7, 8}) {
+        const std::string p = "r=" + std::to_string(r) + (r % 2 ? " t=300 " : " t=45.5 ") +
+                              border_params(borders[rng() % borders.size()]);
+        PIXFLOW_TRACE(testing::Message() << "f32x" << ch << " " << s.w << "x" << s.h << " " << p);
+        ASSERT_TRUE(backends_match_ref("epsilon", p, {Depth::f32, ch}, s, rng));
+      }
+}
+
 TEST(Epsilon, RadiusZeroIsCopyThresholdZeroOnConstantImageIsCopy) {
   auto rng = make_rng(0xe504);
   for (Depth d : {Depth::u8, Depth::f32}) {

@@ -22,6 +22,15 @@ namespace pixflow::cuda {
 // written for 32 x 8 threads: launching 32 x 32 computed every output four times (step 7).
 constexpr int kTileBX = 32, kTileBY = 32, kTileTY = 8;
 
+// epsilon u8 (epsilon.cu, arithmetic in epsilon_u8_packed.hpp): 256 threads, a block = 64
+// pixels x 32 rows of one channel at a time (2 items of 4 pixels a thread); the tiles (byte
+// tile, channel plane, quad words) stay under 48 KB up to r = 7 with 4 channels.
+constexpr int kEpsU8Threads = 256, kEpsU8Px = 64, kEpsU8Rows = 32;
+// epsilon f32 (epsilon.cu): 32 x 8 threads, each kEpsF32J consecutive pixels of 4 rows (so a
+// window row's 2r + kEpsF32J samples are loaded and widened to double once for kEpsF32J
+// outputs): 128 x 32 outputs a block.
+constexpr int kEpsF32BX = 32, kEpsF32TY = 8, kEpsF32J = 4, kEpsF32BY = 32;
+
 // Per-pixel kernels reading global memory through the border rule (the engines' fallbacks
 // for windows whose tile does not fit, median's histogram / radix select, bilateral).
 constexpr int kPixelBX = 32, kPixelBY = 4;
