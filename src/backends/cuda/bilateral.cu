@@ -1,10 +1,14 @@
-// bilateral on CUDA: one thread per pixel over the circular window. The weight tables are
-// computed on the host by exactly the reference's expressions and passed by value as a
-// kernel parameter (no device allocation, capturable); sums use explicitly rounded float
-// operations in the reference's order, so results equal the reference bit for bit.
+// bilateral on CUDA. The weight tables are computed on the host by exactly the reference's
+// expressions and passed by value as a kernel parameter (no device allocation, capturable);
+// sums use explicitly rounded float operations in the reference's order, so results equal
+// the reference bit for bit.
+// - u8 x 1, radius 1..4 (d = 3..9): bilateral_u8c1_kernel, a shared tile, 4 x kRows outputs
+//   per thread, packed deltas and a per-lane colour table (bilateral_u8_packed.hpp).
+// - everything else: bilateral_kernel, one thread per pixel through the border rule.
 #include <cmath>
 #include <cstdint>
 
+#include "src/backends/cuda/bilateral_u8_packed.hpp"
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
@@ -76,6 +80,62 @@ __global__ void bilateral_kernel(DevView<T> src, DevView<T> dst, DevBorder<T> b,
   }
 }
 
+// u8 x 1, radius R <= 4: block (bx0, by0) computes 128 x 32 outputs from a tile of the input
+// with its halo (interior: 4-byte word loads; at the image's edges every byte through the
+// border rule), with the colour table replicated per lane in shared memory (see
+// bilateral_u8_packed.hpp for the layout, the per-thread body and its instruction count).
+template <int R>
+__global__ void __launch_bounds__(bilateral_u8::kTX* bilateral_u8::kTY, 3)
+    bilateral_u8c1_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                          DevBorder<std::uint8_t> border, bool src_aligned, bool dst_aligned,
+                          int rows_of_blocks, const __grid_constant__ BilateralTables tab) {
+  using namespace bilateral_u8;
+  constexpr int TH = kTileH<R>;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  float* lut = reinterpret_cast<float*>(smem_raw);
+  unsigned* tile = reinterpret_cast<unsigned*>(smem_raw + sizeof(float) * kLutFloats);
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTX + tx;
+  // Lane l's copy of entry d at d * kLutPitch + l; a warp writes one d (a uniform parameter
+  // read). Made visible by the first tile's __syncthreads.
+  for (int i = tid; i < 256 * kTX; i += kTX * kTY)
+    lut[(i / kTX) * kLutPitch + i % kTX] = tab.color[i / kTX];
+  const long long bx0 = (long long)blockIdx.x * kBW;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kBH;
+    const bool inside = src_aligned && bx0 - kMaxRadius >= 0 &&
+                        bx0 - kMaxRadius + kTileW <= src.w && by0 - R >= 0 && by0 - R + TH <= src.h;
+    if (inside) {
+      for (int i = tid; i < TH * kTileWords; i += kTX * kTY) {
+        const int r = i / kTileWords, wd = i - r * kTileWords;
+        tile[i] = reinterpret_cast<const unsigned*>(src.row(by0 - R + r) + bx0 - kMaxRadius)[wd];
+      }
+    } else {
+      auto* bytes = reinterpret_cast<unsigned char*>(tile);
+      for (int i = tid; i < TH * kTileW; i += kTX * kTY) {
+        const int r = i / kTileW, c = i - r * kTileW;
+        bytes[i] = fetch(src, bx0 - kMaxRadius + c, by0 - R + r, 0, border);
+      }
+    }
+    __syncthreads();
+    unsigned out[kRows];
+    bilateral_rows<R>(tile, lut, tab.space, tx, ty * kRows, unsigned(tx) * 4u, out);
+    const long long x0 = bx0 + tx * kPX;
+    const bool full = dst_aligned && x0 + kPX <= dst.w;
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      const long long y = by0 + ty * kRows + r;
+      if (x0 >= dst.w || y >= dst.h) break;
+      std::uint8_t* d = dst.row(y) + x0;
+      if (full) {
+        *reinterpret_cast<unsigned*>(d) = out[r];
+      } else {
+        for (int j = 0; j < kPX && x0 + j < dst.w; ++j) d[j] = std::uint8_t(out[r] >> (8 * j));
+      }
+    }
+    __syncthreads();  // the tile is reloaded
+  }
+}
+
 // The reference's table construction (src/ref/bilateral.cpp), expression for expression.
 BilateralTables make_tables(const BilateralParams& p, int cn) {
   BilateralTables t{};
@@ -100,10 +160,51 @@ BilateralTables make_tables(const BilateralParams& p, int cn) {
   return t;
 }
 
+// The radius make_tables derived: the window's last offset is (radius, 0).
+int window_radius(const BilateralTables& t) {
+  return t.dy[t.n - 1];
+}
+
+// Launches bilateral_u8c1_kernel<R> for R = 1..4, or returns false (larger windows).
+bool launch_bilateral_u8c1(const ConstImageView& s, const ImageView& d, const BilateralParams& p,
+                           const BilateralTables& tab, cudaStream_t st) {
+  (void)p;
+  using namespace bilateral_u8;
+  const int radius = window_radius(tab);
+  auto launch = [&](auto kernel, int r) {
+    const int smem = int(sizeof(float) * kLutFloats) + (kBH + 2 * r) * kTileW;
+    PIXFLOW_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    kernel<<<grid_2d(d.width(), d.height(), kBW, kBH), dim3(kTX, kTY), smem, st>>>(
+        dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(p.border),
+        rows_aligned(s, 4), rows_aligned(d, 4), blocks_y(d.height(), kBH), tab);
+    PIXFLOW_CUDA_CHECK_LAUNCH("bilateral");
+  };
+  switch (radius) {
+    case 1:
+      launch(bilateral_u8c1_kernel<1>, 1);
+      return true;
+    case 2:
+      launch(bilateral_u8c1_kernel<2>, 2);
+      return true;
+    case 3:
+      launch(bilateral_u8c1_kernel<3>, 3);
+      return true;
+    case 4:
+      launch(bilateral_u8c1_kernel<4>, 4);
+      return true;
+    default:
+      return false;
+  }
+}
+
 template <class T>
 void launch_bilateral(const ConstImageView& s, const ImageView& d, const BilateralParams& p,
                       cudaStream_t st) {
   const BilateralTables tab = make_tables(p, s.channels());
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    if (s.channels() == 1 && launch_bilateral_u8c1(s, d, p, tab, st)) return;
+  }
   bilateral_kernel<T>
       <<<grid_2d(d.width(), d.height(), kPixelBX, kPixelBY), dim3(kPixelBX, kPixelBY), 0, st>>>(
           dev_view<T>(s), dev_view<T>(d), dev_border<T>(p.border), tab);

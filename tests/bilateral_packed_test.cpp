@@ -1,0 +1,146 @@
+// The CUDA bilateral's u8 x 1 body (src/backends/cuda/bilateral_u8_packed.hpp: packed deltas,
+// the per-lane colour table addressed by PRMT, bytes to floats through the mantissa, the
+// compile-time tap order) run on the CPU: no GPU is needed, so CI checks the kernel's
+// arithmetic everywhere. Each test builds the shared tile and the per-lane table exactly as
+// bilateral.cu's bilateral_u8c1_kernel does, runs bilateral_rows for every thread of every
+// block and compares every output byte with the reference (src/ref/bilateral.cpp).
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "src/backends/cuda/bilateral_u8_packed.hpp"
+#include "src/base/numeric.hpp"
+#include "src/ref/ref.hpp"
+#include "tests/common.hpp"
+
+namespace pixflow::test {
+namespace {
+
+namespace bu = pixflow::cuda::bilateral_u8;
+using bu::u32;
+
+// The reference's tables (make_window / colour LUT of src/ref/bilateral.cpp), expression for
+// expression, as bilateral.cu's make_tables.
+struct Tables {
+  std::vector<float> space, lut;
+};
+Tables make_tables(int radius, double sigma_color, double sigma_space) {
+  Tables t;
+  const double sc = sigma_color <= 0 ? 1.0 : sigma_color;
+  const double ss = sigma_space <= 0 ? 1.0 : sigma_space;
+  const double color_coeff = -0.5 / (sc * sc), space_coeff = -0.5 / (ss * ss);
+  for (int i = -radius; i <= radius; ++i)
+    for (int j = -radius; j <= radius; ++j) {
+      const double r = std::sqrt(double(i) * i + double(j) * j);
+      if (r > radius) continue;
+      t.space.push_back(float(std::exp(r * r * space_coeff)));
+    }
+  // Lane l's copy of entry d at d * kLutPitch + l (the kernel's layout); the unused half of
+  // each row is poisoned, so an address outside the lane's column shows.
+  t.lut.assign(bu::kLutFloats, std::nanf(""));
+  for (int d = 0; d < 256; ++d)
+    for (int l = 0; l < bu::kTX; ++l)
+      t.lut[std::size_t(d * bu::kLutPitch + l)] = float(std::exp(double(d) * d * color_coeff));
+  return t;
+}
+
+std::uint8_t bordered(const ConstImageView& v, long long x, long long y, const Border& b) {
+  const long long xi = detail::border_index(x, v.width(), b.type);
+  const long long yi = detail::border_index(y, v.height(), b.type);
+  if (xi < 0 || yi < 0) return detail::saturate_cast<std::uint8_t>(b.value);
+  return v.row<std::uint8_t>(yi)[xi];
+}
+
+// "" when the body matches the reference on every pixel, else the first mismatch.
+template <int R>
+std::string check_image(const TestImage& src, const BilateralParams& p) {
+  const ConstImageView v = src.view;
+  const int w = int(v.width()), h = int(v.height());
+  auto rng = make_rng(1);
+  auto want = make_dst(w, h, {Depth::u8, 1}, rng);
+  ref::bilateral(v, want.view, p, detail::Rows{0, h});
+  const Tables tab = make_tables(R, p.sigma_color, p.sigma_space);
+  constexpr int TH = bu::kTileH<R>;
+  std::vector<u32> tile(std::size_t(TH) * bu::kTileWords);
+  std::vector<std::uint8_t> bytes(std::size_t(TH) * bu::kTileW);
+  for (long long by0 = 0; by0 < h; by0 += bu::kBH)
+    for (long long bx0 = 0; bx0 < w; bx0 += bu::kBW) {
+      for (int r = 0; r < TH; ++r)
+        for (int i = 0; i < bu::kTileW; ++i)
+          bytes[std::size_t(r * bu::kTileW + i)] =
+              bordered(v, bx0 - bu::kMaxRadius + i, by0 - R + r, p.border);
+      std::memcpy(tile.data(), bytes.data(), bytes.size());  // little-endian words, as on the GPU
+      for (int ty = 0; ty < bu::kTY; ++ty)
+        for (int tx = 0; tx < bu::kTX; ++tx) {
+          u32 out[bu::kRows];
+          bu::bilateral_rows<R>(tile.data(), tab.lut.data(), tab.space.data(), tx, ty * bu::kRows,
+                                u32(tx) * 4u, out);
+          for (int i = 0; i < bu::kRows; ++i)
+            for (int j = 0; j < bu::kPX; ++j) {
+              const long long x = bx0 + bu::kPX * tx + j, y = by0 + ty * bu::kRows + i;
+              if (x >= w || y >= h) continue;
+              const int got = int((out[i] >> (8 * j)) & 0xffu);
+              const int ref = want.view.row<std::uint8_t>(y)[x];
+              if (got != ref)
+                return "d=" + std::to_string(p.d) + " " + describe(p.border) + " size " +
+                       std::to_string(w) + "x" + std::to_string(h) + " at (" + std::to_string(x) +
+                       ", " + std::to_string(y) + "): got " + std::to_string(got) + ", want " +
+                       std::to_string(ref);
+            }
+        }
+    }
+  return "";
+}
+
+std::string check(const TestImage& src, const BilateralParams& p) {
+  switch (p.d / 2 < 1 ? 1 : p.d / 2) {
+    case 1:
+      return check_image<1>(src, p);
+    case 2:
+      return check_image<2>(src, p);
+    case 3:
+      return check_image<3>(src, p);
+    default:
+      return check_image<4>(src, p);
+  }
+}
+
+// Windows d = 1..9 (radius 1..4), narrow to wide colour sigmas and the degenerate ones (NaN
+// weights: the reference writes 0), sizes below one word up to several blocks both ways
+// (blocks are 128 x 32 outputs), every border (constant with 300 and -7: saturated to 255, 0).
+TEST(BilateralPacked, U8BodyMatchesRefEveryLane) {
+  auto rng = make_rng(0xb1a7);
+  struct Case {
+    int d;
+    double sc, ss;
+  };
+  const Case cases[] = {{9, 75, 75}, {9, 10, 3},     {7, 30, 5},    {5, 40, 2},       {3, 75, 75},
+                        {1, 30, 5},  {9, 1e-200, 3}, {9, 1e200, 3}, {5, 0.5, 1e-200}, {9, -1, -1}};
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  for (Size s : std::vector<Size>{{1, 1}, {3, 2}, {5, 9}, {129, 33}, {300, 97}, {131, 70}})
+    for (const Border& b : borders)
+      for (const Case& c : cases) {
+        const BilateralParams p{c.d, c.sc, c.ss, b};
+        const TestImage src = random_image(s.w, s.h, {Depth::u8, 1}, rng);
+        ASSERT_EQ(check(src, p), "");
+      }
+}
+
+// Smooth content (small deltas: the low table rows, many lanes on one address) and extremes
+// (deltas 0 and 255 only).
+TEST(BilateralPacked, U8BodyMatchesRefOnRampsAndExtremes) {
+  auto rng = make_rng(0xb1a8);
+  for (int pattern = 0; pattern < 2; ++pattern) {
+    TestImage src = random_image(263, 41, {Depth::u8, 1}, rng);
+    for (std::int64_t y = 0; y < 41; ++y)
+      for (std::int64_t x = 0; x < 263; ++x)
+        src.view.row<std::uint8_t>(y)[x] =
+            pattern == 0 ? std::uint8_t((x + 2 * y) & 255) : std::uint8_t((rng() & 1) * 255);
+    for (int d : {3, 5, 7, 9}) ASSERT_EQ(check(src, {d, 50, 5, Border::reflect101()}), "");
+  }
+}
+
+}  // namespace
+}  // namespace pixflow::test
