@@ -1,8 +1,8 @@
-// The CUDA bilateral's u8 x 1 body (src/backends/cuda/bilateral_u8_packed.hpp: packed deltas,
+// The CUDA bilateral's u8 bodies (src/backends/cuda/bilateral_u8_packed.hpp: packed deltas,
 // the per-lane colour table addressed by PRMT, bytes to floats through the mantissa, the
 // compile-time tap order) run on the CPU: no GPU is needed, so CI checks the kernel's
 // arithmetic everywhere. Each test builds the shared tile and the per-lane table exactly as
-// bilateral.cu's bilateral_u8c1_kernel does, runs bilateral_rows for every thread of every
+// bilateral.cu's bilateral_u8c1/c3_kernel do, runs bilateral_rows(_c3) for every thread of every
 // block and compares every output byte with the reference (src/ref/bilateral.cpp).
 #include <cmath>
 #include <cstring>
@@ -22,7 +22,7 @@ using bu::u32;
 // The reference's tables (make_window / colour LUT of src/ref/bilateral.cpp), expression for
 // expression, as bilateral.cu's make_tables.
 struct Tables {
-  std::vector<float> space, lut;
+  std::vector<float> space, lut, lut3;  // lut3: the u8 x 3 kernel's (766 deltas)
 };
 Tables make_tables(int radius, double sigma_color, double sigma_space) {
   Tables t;
@@ -41,14 +41,18 @@ Tables make_tables(int radius, double sigma_color, double sigma_space) {
   for (int d = 0; d < 256; ++d)
     for (int l = 0; l < bu::kTX; ++l)
       t.lut[std::size_t(d * bu::kLutPitch + l)] = float(std::exp(double(d) * d * color_coeff));
+  t.lut3.resize(bu::kLut3Floats);
+  for (int d = 0; d < bu::kLut3Deltas; ++d)
+    for (int l = 0; l < bu::kTX; ++l)
+      t.lut3[std::size_t(d * bu::kTX + l)] = float(std::exp(double(d) * d * color_coeff));
   return t;
 }
 
-std::uint8_t bordered(const ConstImageView& v, long long x, long long y, const Border& b) {
+std::uint8_t bordered(const ConstImageView& v, long long x, long long y, int c, const Border& b) {
   const long long xi = detail::border_index(x, v.width(), b.type);
   const long long yi = detail::border_index(y, v.height(), b.type);
   if (xi < 0 || yi < 0) return detail::saturate_cast<std::uint8_t>(b.value);
-  return v.row<std::uint8_t>(yi)[xi];
+  return v.row<std::uint8_t>(yi)[xi * v.channels() + c];
 }
 
 // "" when the body matches the reference on every pixel, else the first mismatch.
@@ -68,7 +72,7 @@ std::string check_image(const TestImage& src, const BilateralParams& p) {
       for (int r = 0; r < TH; ++r)
         for (int i = 0; i < bu::kTileW; ++i)
           bytes[std::size_t(r * bu::kTileW + i)] =
-              bordered(v, bx0 - bu::kMaxRadius + i, by0 - R + r, p.border);
+              bordered(v, bx0 - bu::kMaxRadius + i, by0 - R + r, 0, p.border);
       std::memcpy(tile.data(), bytes.data(), bytes.size());  // little-endian words, as on the GPU
       for (int ty = 0; ty < bu::kTY; ++ty)
         for (int tx = 0; tx < bu::kTX; ++tx) {
@@ -92,23 +96,66 @@ std::string check_image(const TestImage& src, const BilateralParams& p) {
   return "";
 }
 
+// The same for u8 x 3 (bilateral_rows_c3: tile of pixel words (c0, c1, c2, 0)).
+template <int R>
+std::string check_image_c3(const TestImage& src, const BilateralParams& p) {
+  const ConstImageView v = src.view;
+  const int w = int(v.width()), h = int(v.height());
+  auto rng = make_rng(1);
+  auto want = make_dst(w, h, {Depth::u8, 3}, rng);
+  ref::bilateral(v, want.view, p, detail::Rows{0, h});
+  const Tables tab = make_tables(R, p.sigma_color, p.sigma_space);
+  constexpr int TH = bu::kTileH3<R>;
+  std::vector<u32> tile(std::size_t(TH) * bu::kTileW3);
+  for (long long by0 = 0; by0 < h; by0 += bu::kBH3)
+    for (long long bx0 = 0; bx0 < w; bx0 += bu::kBW3) {
+      for (int r = 0; r < TH; ++r)
+        for (int i = 0; i < bu::kTileW3; ++i) {
+          u32 word = 0;
+          for (int c = 0; c < 3; ++c)
+            word |= u32(bordered(v, bx0 - bu::kMaxRadius + i, by0 - R + r, c, p.border)) << (8 * c);
+          tile[std::size_t(r * bu::kTileW3 + i)] = word;
+        }
+      for (int ty = 0; ty < bu::kTY3; ++ty)
+        for (int tx = 0; tx < bu::kTX; ++tx) {
+          u32 out[bu::kRows3];
+          bu::bilateral_rows_c3<R>(tile.data(), tab.lut3.data(), tab.space.data(), tx,
+                                   ty * bu::kRows3, u32(tx) * 4u, out);
+          for (int i = 0; i < bu::kRows3; ++i)
+            for (int c = 0; c < 3; ++c) {
+              const long long x = bx0 + tx, y = by0 + ty * bu::kRows3 + i;
+              if (x >= w || y >= h) continue;
+              const int got = int((out[i] >> (8 * c)) & 0xffu);
+              const int ref = want.view.row<std::uint8_t>(y)[3 * x + c];
+              if (got != ref)
+                return "u8x3 d=" + std::to_string(p.d) + " " + describe(p.border) + " size " +
+                       std::to_string(w) + "x" + std::to_string(h) + " at (" + std::to_string(x) +
+                       ", " + std::to_string(y) + ") channel " + std::to_string(c) + ": got " +
+                       std::to_string(got) + ", want " + std::to_string(ref);
+            }
+        }
+    }
+  return "";
+}
+
 std::string check(const TestImage& src, const BilateralParams& p) {
+  const bool c3 = src.view.channels() == 3;
   switch (p.d / 2 < 1 ? 1 : p.d / 2) {
     case 1:
-      return check_image<1>(src, p);
+      return c3 ? check_image_c3<1>(src, p) : check_image<1>(src, p);
     case 2:
-      return check_image<2>(src, p);
+      return c3 ? check_image_c3<2>(src, p) : check_image<2>(src, p);
     case 3:
-      return check_image<3>(src, p);
+      return c3 ? check_image_c3<3>(src, p) : check_image<3>(src, p);
     default:
-      return check_image<4>(src, p);
+      return c3 ? check_image_c3<4>(src, p) : check_image<4>(src, p);
   }
 }
 
 // Windows d = 1..9 (radius 1..4), narrow to wide colour sigmas and the degenerate ones (NaN
 // weights: the reference writes 0), sizes below one word up to several blocks both ways
 // (blocks are 128 x 32 outputs), every border (constant with 300 and -7: saturated to 255, 0).
-TEST(BilateralPacked, U8BodyMatchesRefEveryLane) {
+TEST(BilateralPacked, U8BodiesMatchRefEveryLane) {
   auto rng = make_rng(0xb1a7);
   struct Case {
     int d;
@@ -119,13 +166,14 @@ TEST(BilateralPacked, U8BodyMatchesRefEveryLane) {
   std::vector<Border> borders = all_borders();
   borders.push_back(Border::constant(300));
   borders.push_back(Border::constant(-7));
-  for (Size s : std::vector<Size>{{1, 1}, {3, 2}, {5, 9}, {129, 33}, {300, 97}, {131, 70}})
-    for (const Border& b : borders)
-      for (const Case& c : cases) {
-        const BilateralParams p{c.d, c.sc, c.ss, b};
-        const TestImage src = random_image(s.w, s.h, {Depth::u8, 1}, rng);
-        ASSERT_EQ(check(src, p), "");
-      }
+  for (int ch : {1, 3})
+    for (Size s : std::vector<Size>{{1, 1}, {3, 2}, {5, 9}, {129, 33}, {300, 97}, {131, 70}})
+      for (const Border& b : borders)
+        for (const Case& c : cases) {
+          const BilateralParams p{c.d, c.sc, c.ss, b};
+          const TestImage src = random_image(s.w, s.h, {Depth::u8, ch}, rng);
+          ASSERT_EQ(check(src, p), "");
+        }
 }
 
 // Smooth content (small deltas: the low table rows, many lanes on one address) and extremes

@@ -97,6 +97,25 @@ PIXFLOW_HD float fadd(float a, float b) {
 #endif
 }
 
+/// The reference's saturate_cast<u8>(double(q)) for a float quotient: NaN -> 0 (a NaN weight:
+/// a sigma so small that 0 x coefficient is NaN), else rounded half to even and clamped.
+/// Clamping first gives the same byte; fmax / fmin (IEEE maxNum / minNum) map NaN to 0.
+PIXFLOW_HD u32 round_u8(float q) {
+#if defined(__CUDA_ARCH__)
+  return u32(__float2int_rn(fminf(fmaxf(q, 0.0f), 255.0f)));
+#else
+  return u32(std::nearbyint(std::fmin(std::fmax(q, 0.0f), 255.0f)));
+#endif
+}
+
+PIXFLOW_HD float fdiv(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fdiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+
 /// Byte i of w as a float: the byte in the low mantissa of 2^23 (0x4B0000bb), minus 2^23.
 PIXFLOW_HD float byte_float(u32 w, int i) {
   return fadd(as_float(px::byte_perm(w, 0x4B000000u, 0x7440u | u32(i))), -8388608.0f);
@@ -187,24 +206,92 @@ PIXFLOW_HD void bilateral_rows(const u32* tile, const float* lut, const float* s
       }
     });
   });
-  // The reference's saturate_cast<u8>(double(sum / wsum)): NaN -> 0 (a NaN weight: sigma
-  // so small that 0 * coefficient is NaN), else rounded half to even and clamped. Clamping
-  // first gives the same byte; fmax / fmin (IEEE maxNum / minNum) map NaN to 0.
-  PIXFLOW_UNROLL
-  for (int r = 0; r < kRows; ++r) {
+  static_for<0, kRows>([&](auto r) {
     u32 o = 0;
-    PIXFLOW_UNROLL
-    for (int j = 0; j < 4; ++j) {
-#if defined(__CUDA_ARCH__)
-      const float q = fminf(fmaxf(__fdiv_rn(sum[r][j], wsum[r][j]), 0.0f), 255.0f);
-      o |= u32(__float2int_rn(q)) << (8 * j);
-#else
-      const float q = std::fmin(std::fmax(sum[r][j] / wsum[r][j], 0.0f), 255.0f);
-      o |= u32(std::nearbyint(q)) << (8 * j);
-#endif
-    }
+    static_for<0, 4>([&](auto j) { o |= round_u8(fdiv(sum[r][j], wsum[r][j])) << (8 * j); });
     out[r] = o;
+  });
+}
+
+// ---- u8 x 3 -------------------------------------------------------------------------------
+// bilateral_u8c3_kernel: the same scheme for three channels. The tile holds one 32-bit word
+// per pixel (c0, c1, c2, 0), so a tap's delta |c0 - c0'| + |c1 - c1'| + |c2 - c2'| (the
+// reference's integer L1 sum) is one VABSDIFF4 with accumulation (the zero bytes add 0),
+// and the address of entry (delta, lane) of the per-lane colour table (766 deltas x 32
+// lanes, 98 KB) one LEA: delta * 128 + lane * 4. A thread computes one pixel of kRows3
+// rows; per source row it reads its 2R + 1 pixel words (lanes on consecutive words: no
+// bank conflicts) and makes their 3 (2R + 1) floats.
+// Per tap and output: VABSDIFF4 + LEA + LDS + FMUL (space x colour) + 3 x (FMUL + FADD) +
+// FADD = 11; d = 9: 539, + per source row (9 LDS + 54 for the floats) x 16 rows / 8
+// outputs = 126, + centres, three divisions, roundings, stores ~ 25: ~690 per pixel.
+constexpr int kTY3 = 8, kRows3 = 8;
+constexpr int kBW3 = kTX;                       // 32 output pixels per block row
+constexpr int kBH3 = kTY3 * kRows3;             // 64 output rows per block
+constexpr int kTileW3 = kBW3 + 2 * kMaxRadius;  // 40 pixel words per tile row
+template <int R>
+constexpr int kTileH3 = kBH3 + 2 * R;
+constexpr int kLut3Deltas = 3 * 255 + 1;        // deltas 0 .. 765
+constexpr int kLut3Floats = kLut3Deltas * kTX;  // entry (delta, lane) at delta * 32 + lane
+
+// The tile: word (r, i) (pitch kTileW3) is image pixel (bx0 - 4 + i, by0 - R + r) as
+// (c0, c1, c2, 0), by the border rule. Thread (tx, ty) computes pixel bx0 + tx of rows
+// by0 + ty * kRows3 .. + kRows3 - 1.
+
+/// |a0 - b0| + |a1 - b1| + |a2 - b2| + |a3 - b3| (VABSDIFF4 accumulating).
+PIXFLOW_HD u32 sad4(u32 a, u32 b) {
+#if defined(__CUDA_ARCH__)
+  return __vsadu4(a, b);
+#else
+  u32 r = 0;
+  for (int i = 0; i < 4; ++i) {
+    const int x = int((a >> (8 * i)) & 0xffu), y = int((b >> (8 * i)) & 0xffu);
+    r += u32(x > y ? x - y : y - x);
   }
+  return r;
+#endif
+}
+
+/// The thread's kRows3 output pixels as words (c0, c1, c2, 0). `tile` as above, `lut` the
+/// per-lane colour table (kLut3Floats), `space` the space weights in tap order.
+template <int R>
+PIXFLOW_HD void bilateral_rows_c3(const u32* tile, const float* lut, const float* space, int tx,
+                                  int row0, u32 lane4, u32 (&out)[kRows3]) {
+  static_assert(R >= 1 && R <= kMaxRadius);
+  u32 centre[kRows3];
+  float sum[kRows3][3], wsum[kRows3];
+  static_for<0, kRows3>([&](auto r) {
+    centre[r] = tile[(row0 + R + r) * kTileW3 + kMaxRadius + tx];
+    wsum[r] = 0.0f;
+    static_for<0, 3>([&](auto c) { sum[r][c] = 0.0f; });
+  });
+  // Source rows in ascending order, dx ascending within a row: the reference's order.
+  static_for<0, kRows3 + 2 * R>([&](auto t) {
+    const u32* row = tile + (row0 + t) * kTileW3 + kMaxRadius + tx;
+    u32 p[2 * R + 1];
+    float v[2 * R + 1][3];
+    static_for<-R, R + 1>([&](auto dx) {
+      p[dx + R] = row[dx];
+      static_for<0, 3>([&](auto c) { v[dx + R][c] = byte_float(p[dx + R], c); });
+    });
+    static_for<0, kRows3>([&](auto r) {
+      constexpr int dy = t - R - r;
+      if constexpr (dy >= -R && dy <= R) {
+        static_for<-R, R + 1>([&](auto dx) {
+          if constexpr (dx * dx + dy * dy <= R * R) {
+            const u32 d = sad4(p[dx + R], centre[r]);
+            const float w = fmul(space[tap_index(R, dy, dx)], lut_at(lut, (d << 7) + lane4));
+            static_for<0, 3>([&](auto c) { sum[r][c] = fadd(sum[r][c], fmul(v[dx + R][c], w)); });
+            wsum[r] = fadd(wsum[r], w);
+          }
+        });
+      }
+    });
+  });
+  static_for<0, kRows3>([&](auto r) {
+    u32 o = 0;
+    static_for<0, 3>([&](auto c) { o |= round_u8(fdiv(sum[r][c], wsum[r])) << (8 * c); });
+    out[r] = o;
+  });
 }
 
 }  // namespace pixflow::cuda::bilateral_u8
