@@ -13,7 +13,8 @@
 namespace pixflow::cuda {
 
 // The u8 byte-tile kernels (box, gaussian, dilate/erode of any window) keep their shapes in
-// common/byte_tile.cuh; the packed u8 median 5x5/7x7 in median_u8_packed.hpp.
+// common/byte_tile.cuh; the packed u8 median 5x5/7x7 in median_u8_packed.hpp; bilateral's
+// tile kernels (radius <= 4) in bilateral_u8_packed.hpp (u8) and bilateral.cu (f32).
 //
 // Tile engines (common/separable.cuh, common/window.cuh, median's small windows): 32 x 8
 // threads computing 32 x 32 outputs (4 rows per thread), so the halo costs little and every
@@ -22,7 +23,8 @@ namespace pixflow::cuda {
 constexpr int kTileBX = 32, kTileBY = 32, kTileTY = 8;
 
 // Per-pixel kernels reading global memory through the border rule (the engines' fallbacks
-// for windows whose tile does not fit, median's histogram / radix select, bilateral).
+// for windows whose tile does not fit, median's histogram / radix select, bilateral's
+// windows of radius > 4 and f32 x 3).
 constexpr int kPixelBX = 32, kPixelBY = 4;
 
 // Packed u8 3x3 kernels (u8_3x3.cuh): 32 x 8 threads, each 4 adjacent pixels of 8 rows, so
