@@ -6,9 +6,12 @@
 // block and compares every output byte with the reference (src/ref/bilateral.cpp).
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <random>
 #include <vector>
 
 #include "src/backends/cuda/bilateral_u8_packed.hpp"
+#include "src/backends/cuda/bilateral_weight.hpp"
 #include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 #include "tests/common.hpp"
@@ -187,6 +190,48 @@ TEST(BilateralPacked, U8BodyMatchesRefOnRampsAndExtremes) {
         src.view.row<std::uint8_t>(y)[x] =
             pattern == 0 ? std::uint8_t((x + 2 * y) & 255) : std::uint8_t((rng() & 1) * 255);
     for (int d : {3, 5, 7, 9}) ASSERT_EQ(check(src, {d, 50, 5, Border::reflect101()}), "");
+  }
+}
+
+// The f32 colour weight's polynomial path (bilateral_weight.hpp) against float(std::exp(x)) bit
+// for bit: x uniform over the polynomial's range (every one must be accepted: the margin
+// rejects about 2^-25 of them), the range's edges and special values (NaN, infinities,
+// zeros), and x = log(m) for m the midpoint of two adjacent floats near 1, where exp(x) is
+// within ~1 double ulp of a rounding boundary: each must be rejected (and then equal
+// through std::exp), else the margin does not work.
+TEST(BilateralPacked, F32ColourWeightIsFloatOfStdExp) {
+  namespace bf = pixflow::cuda::bilateral_f32;
+  auto rng = make_rng(0xb1a9);
+  auto same = [](double x) {
+    const float got = bf::colour_weight(x), want = float(std::exp(x));
+    return std::memcmp(&got, &want, 4) == 0;
+  };
+  std::uniform_real_distribution<double> small(-bf::kSmallX, bf::kSmallX);
+  int rejected = 0;
+  for (int i = 0; i < 2000000; ++i) {
+    const double x = small(rng);
+    bool ok;
+    bf::small_exp(x, ok);
+    rejected += !ok;
+    ASSERT_TRUE(same(x)) << std::hexfloat << x;
+  }
+  EXPECT_LT(rejected, 10);
+  for (double x :
+       {0.0, -0.0, bf::kSmallX, -bf::kSmallX, std::nextafter(-bf::kSmallX, 0.0),
+        std::nextafter(bf::kSmallX, 0.0), -1.0, -104.0, -1e300,
+        -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(),
+        -std::numeric_limits<double>::min(), -std::numeric_limits<double>::denorm_min()})
+    ASSERT_TRUE(same(x)) << std::hexfloat << x;
+  std::uniform_int_distribution<int> steps(1, 15000);
+  for (int i = 0; i < 100000; ++i) {
+    const float f =
+        i % 2 ? 1.0f - float(steps(rng)) * 0x1p-24f : 1.0f + float(steps(rng)) * 0x1p-23f;
+    const double m = (double(f) + double(std::nextafter(f, 2.0f))) / 2;  // exact in double
+    const double x = std::log(m);
+    bool ok;
+    bf::small_exp(x, ok);
+    ASSERT_FALSE(ok) << std::hexfloat << x;
+    ASSERT_TRUE(same(x)) << std::hexfloat << x;
   }
 }
 

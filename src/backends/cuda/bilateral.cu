@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "src/backends/cuda/bilateral_u8_packed.hpp"
+#include "src/backends/cuda/bilateral_weight.hpp"
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
@@ -62,7 +63,8 @@ __global__ void bilateral_kernel(DevView<T> src, DevView<T> dst, DevBorder<T> b,
       if constexpr (std::is_same_v<T, float>) {
         float delta = 0.f;
         for (int c = 0; c < cn; ++c) delta = __fadd_rn(delta, fabsf(__fsub_rn(v[c], cv[c])));
-        cw = float(exp(__dmul_rn(__dmul_rn(double(delta), double(delta)), tab.color_coeff)));
+        cw = bilateral_f32::colour_weight(
+            __dmul_rn(__dmul_rn(double(delta), double(delta)), tab.color_coeff));
       } else {
         int delta = 0;
         for (int c = 0; c < cn; ++c) delta += abs(int(v[c]) - int(cv[c]));
@@ -195,11 +197,13 @@ __global__ void __launch_bounds__(bilateral_u8::kTX* bilateral_u8::kTY3, 2)
   }
 }
 
-// f32 x 1, radius R <= 4: the colour weight is the reference's float(exp(double)) per tap (~25
-// double-precision instructions: that is the cost; see bilateral_f32c1_rows), so only the
-// data movement changes: a tile of floats with the halo (32 x 64 outputs per block, 40 x
-// (64 + 2R) floats), one pixel of kF32Rows rows per thread, each source row's 2R + 1 samples
-// read once from shared memory for every output row whose window holds them.
+// f32 x 1, radius R <= 4: the colour weight is the reference's float(exp(double)) per tap:
+// exp() costs ~18 double-precision instructions, the polynomial of bilateral_weight.hpp 5
+// where |x| < 2^-10; the FP64 pipe (64 lanes per SM and clock) and the two float <-> double
+// conversions per tap (16 lanes) bound this kernel. The data movement: a tile of floats with
+// the halo (32 x 64 outputs per block, 40 x (64 + 2R) floats), one pixel of kF32Rows rows
+// per thread, each source row's 2R + 1 samples read once from shared memory for every output
+// row whose window holds them.
 constexpr int kF32TY = 8, kF32Rows = 8;
 constexpr int kF32BW = 32, kF32BH = kF32TY * kF32Rows;
 constexpr int kF32TileW = kF32BW + 2 * bilateral_u8::kMaxRadius;
@@ -226,8 +230,8 @@ __device__ __forceinline__ void bilateral_f32c1_rows(const float* tile, const Bi
           if constexpr (dx * dx + dy * dy <= R * R) {
             // The reference: delta = 0 + |v - c| (= |v - c|), exp in double, then float.
             const float delta = fabsf(__fsub_rn(v[dx + R], centre[r]));
-            const float cw =
-                float(exp(__dmul_rn(__dmul_rn(double(delta), double(delta)), tab.color_coeff)));
+            const float cw = bilateral_f32::colour_weight(
+                __dmul_rn(__dmul_rn(double(delta), double(delta)), tab.color_coeff));
             const float w = __fmul_rn(tab.space[tap_index(R, dy, dx)], cw);
             sum[r] = __fadd_rn(sum[r], __fmul_rn(v[dx + R], w));
             wsum[r] = __fadd_rn(wsum[r], w);
