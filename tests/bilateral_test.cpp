@@ -133,6 +133,38 @@ TEST(Bilateral, EveryBackendMatchesRefOnEveryKernelPath) {
         }
 }
 
+// The CUDA tile kernels (bilateral.cu: u8 x 1 128 x 32 outputs per block, u8 x 3 and f32 x 1
+// 32 x 64; radius <= 4 on the tile paths, larger windows on the per-pixel fallback): images
+// spanning several blocks both ways with partial blocks at the right and bottom edges, every
+// border (constant also with values that saturate), both depths and channel counts.
+TEST(Bilateral, EveryBackendMatchesRefOnManyTiles) {
+  auto rng = make_rng(0xb108);
+  const Case fast[] = {{9, 75, 75}, {9, 10, 3}, {5, 40, 2}, {3, 30, 5}, {7, 200, 4}, {0, 25, 2.0}};
+  const Case fallback[] = {{11, 50, 4}, {15, 30, 6}};
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  for (Depth d : {Depth::u8, Depth::f32})
+    for (int ch : {1, 3})
+      for (Size s : std::vector<Size>{{517, 70}, {600, 150}, {300, 97}, {4100, 1100}})
+        for (const Border& b : borders) {
+          // The large image once per border with d=9 (the benchmarked window), the others
+          // with a random fast-path window and a random fallback window.
+          const bool large = s.w > 1000;
+          std::vector<Case> cases{large ? fast[0] : fast[rng() % std::size(fast)]};
+          if (!large) cases.push_back(fallback[rng() % std::size(fallback)]);
+          if (large && (d == Depth::f32 || ch == 3) && b.type != BorderType::reflect101) continue;
+          for (const Case& k : cases) {
+            std::ostringstream p;
+            p << "d=" << k.d << " sigma_color=" << k.sc << " sigma_space=" << k.ss << " "
+              << border_params(b);
+            PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x" << ch << " " << s.w << "x"
+                                             << s.h << " " << p.str());
+            ASSERT_TRUE(backends_match_ref("bilateral", p.str(), {d, ch}, s, rng));
+          }
+        }
+}
+
 // f32 on the cpu backend, once per SIMD target, compared bit for bit with the reference
 // (NaN payloads and the sign of zero included): images in [0, 1] and [-1000, 1000], and
 // images full of special values (NaN of both signs and several payloads, +-inf, +-0,

@@ -1,10 +1,19 @@
-// bilateral on CUDA: one thread per pixel over the circular window. The weight tables are
-// computed on the host by exactly the reference's expressions and passed by value as a
-// kernel parameter (no device allocation, capturable); sums use explicitly rounded float
-// operations in the reference's order, so results equal the reference bit for bit.
+// bilateral on CUDA. The weight tables are computed on the host by exactly the reference's
+// expressions and passed by value as a kernel parameter (no device allocation, capturable);
+// sums use explicitly rounded float operations in the reference's order, so results equal
+// the reference bit for bit.
+// - u8 x 1, radius 1..4 (d = 3..9): bilateral_u8c1_kernel, a shared tile, 4 x kRows outputs
+//   per thread, packed deltas and a per-lane colour table (bilateral_u8_packed.hpp).
+// - u8 x 3, radius 1..4: bilateral_u8c3_kernel, a tile of pixel words, kRows3 outputs per
+//   thread, one VABSDIFF4 per delta, the per-lane colour table (same header).
+// - f32 x 1, radius 1..4: bilateral_f32c1_kernel, a tile of floats, kF32Rows outputs per
+//   thread; the per-tap exp in double stays (it is the reference's rule and the cost).
+// - everything else: bilateral_kernel, one thread per pixel through the border rule.
 #include <cmath>
 #include <cstdint>
 
+#include "src/backends/cuda/bilateral_u8_packed.hpp"
+#include "src/backends/cuda/bilateral_weight.hpp"
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
@@ -54,7 +63,8 @@ __global__ void bilateral_kernel(DevView<T> src, DevView<T> dst, DevBorder<T> b,
       if constexpr (std::is_same_v<T, float>) {
         float delta = 0.f;
         for (int c = 0; c < cn; ++c) delta = __fadd_rn(delta, fabsf(__fsub_rn(v[c], cv[c])));
-        cw = float(exp(__dmul_rn(__dmul_rn(double(delta), double(delta)), tab.color_coeff)));
+        cw = bilateral_f32::colour_weight(
+            __dmul_rn(__dmul_rn(double(delta), double(delta)), tab.color_coeff));
       } else {
         int delta = 0;
         for (int c = 0; c < cn; ++c) delta += abs(int(v[c]) - int(cv[c]));
@@ -73,6 +83,196 @@ __global__ void bilateral_kernel(DevView<T> src, DevView<T> dst, DevBorder<T> b,
         out[c] = detail::saturate_cast<T>(double(r));
       }
     }
+  }
+}
+
+// u8 x 1, radius R <= 4: block (bx0, by0) computes 128 x 32 outputs from a tile of the input
+// with its halo (interior: 4-byte word loads; at the image's edges every byte through the
+// border rule), with the colour table replicated per lane in shared memory (see
+// bilateral_u8_packed.hpp for the layout, the per-thread body and its instruction count).
+template <int R>
+__global__ void __launch_bounds__(bilateral_u8::kTX* bilateral_u8::kTY, 3)
+    bilateral_u8c1_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                          DevBorder<std::uint8_t> border, bool src_aligned, bool dst_aligned,
+                          int rows_of_blocks, const __grid_constant__ BilateralTables tab) {
+  using namespace bilateral_u8;
+  constexpr int TH = kTileH<R>;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  float* lut = reinterpret_cast<float*>(smem_raw);
+  unsigned* tile = reinterpret_cast<unsigned*>(smem_raw + sizeof(float) * kLutFloats);
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTX + tx;
+  // Lane l's copy of entry d at d * kLutPitch + l; a warp writes one d (a uniform parameter
+  // read). Made visible by the first tile's __syncthreads.
+  for (int i = tid; i < 256 * kTX; i += kTX * kTY)
+    lut[(i / kTX) * kLutPitch + i % kTX] = tab.color[i / kTX];
+  const long long bx0 = (long long)blockIdx.x * kBW;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kBH;
+    const bool inside = src_aligned && bx0 - kMaxRadius >= 0 &&
+                        bx0 - kMaxRadius + kTileW <= src.w && by0 - R >= 0 && by0 - R + TH <= src.h;
+    if (inside) {
+      for (int i = tid; i < TH * kTileWords; i += kTX * kTY) {
+        const int r = i / kTileWords, wd = i - r * kTileWords;
+        tile[i] = reinterpret_cast<const unsigned*>(src.row(by0 - R + r) + bx0 - kMaxRadius)[wd];
+      }
+    } else {
+      auto* bytes = reinterpret_cast<unsigned char*>(tile);
+      for (int i = tid; i < TH * kTileW; i += kTX * kTY) {
+        const int r = i / kTileW, c = i - r * kTileW;
+        bytes[i] = fetch(src, bx0 - kMaxRadius + c, by0 - R + r, 0, border);
+      }
+    }
+    __syncthreads();
+    unsigned out[kRows];
+    bilateral_rows<R>(tile, lut, tab.space, tx, ty * kRows, unsigned(tx) * 4u, out);
+    const long long x0 = bx0 + tx * kPX;
+    const bool full = dst_aligned && x0 + kPX <= dst.w;
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      const long long y = by0 + ty * kRows + r;
+      if (x0 >= dst.w || y >= dst.h) break;
+      std::uint8_t* d = dst.row(y) + x0;
+      if (full) {
+        *reinterpret_cast<unsigned*>(d) = out[r];
+      } else {
+        for (int j = 0; j < kPX && x0 + j < dst.w; ++j) d[j] = std::uint8_t(out[r] >> (8 * j));
+      }
+    }
+    __syncthreads();  // the tile is reloaded
+  }
+}
+
+// u8 x 3, radius R <= 4: block (bx0, by0) computes 32 x 64 outputs from a tile of pixel words
+// (c0, c1, c2, 0) with its halo (interior: three byte loads per pixel; at the image's edges
+// through the border rule), with the 766-entry colour table replicated per lane (98 KB), so
+// that two blocks fit an SM. Each block walks kC3BlockRows block rows to spread the table's
+// fill (766 x 128 bytes) over more work.
+constexpr int kC3BlockRows = 2;
+
+template <int R>
+__global__ void __launch_bounds__(bilateral_u8::kTX* bilateral_u8::kTY3, 2)
+    bilateral_u8c3_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                          DevBorder<std::uint8_t> border, int rows_of_blocks,
+                          const __grid_constant__ BilateralTables tab) {
+  using namespace bilateral_u8;
+  constexpr int TH = kTileH3<R>;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  float* lut = reinterpret_cast<float*>(smem_raw);
+  unsigned* tile = reinterpret_cast<unsigned*>(smem_raw + sizeof(float) * kLut3Floats);
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTX + tx;
+  for (int i = tid; i < kLut3Floats; i += kTX * kTY3) lut[i] = tab.color[i / kTX];
+  const long long bx0 = (long long)blockIdx.x * kBW3;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kBH3;
+    const bool inside = bx0 - kMaxRadius >= 0 && bx0 - kMaxRadius + kTileW3 <= src.w &&
+                        by0 - R >= 0 && by0 - R + TH <= src.h;
+    for (int i = tid; i < TH * kTileW3; i += kTX * kTY3) {
+      const int r = i / kTileW3, c = i - r * kTileW3;
+      const long long x = bx0 - kMaxRadius + c, y = by0 - R + r;
+      unsigned w = 0;
+      if (inside) {
+        const std::uint8_t* px = src.row(y) + 3 * x;
+        w = unsigned(px[0]) | unsigned(px[1]) << 8 | unsigned(px[2]) << 16;
+      } else {
+        for (int ch = 0; ch < 3; ++ch) w |= unsigned(fetch(src, x, y, ch, border)) << (8 * ch);
+      }
+      tile[i] = w;
+    }
+    __syncthreads();
+    unsigned out[kRows3];
+    bilateral_rows_c3<R>(tile, lut, tab.space, tx, ty * kRows3, unsigned(tx) * 4u, out);
+    const long long x = bx0 + tx;
+    if (x < dst.w) {
+#pragma unroll
+      for (int r = 0; r < kRows3; ++r) {
+        const long long y = by0 + ty * kRows3 + r;
+        if (y >= dst.h) break;
+        std::uint8_t* d = dst.row(y) + 3 * x;
+        d[0] = std::uint8_t(out[r]);
+        d[1] = std::uint8_t(out[r] >> 8);
+        d[2] = std::uint8_t(out[r] >> 16);
+      }
+    }
+    __syncthreads();  // the tile is reloaded
+  }
+}
+
+// f32 x 1, radius R <= 4: the colour weight is the reference's float(exp(double)) per tap:
+// exp() costs ~18 double-precision instructions, the polynomial of bilateral_weight.hpp 5
+// where |x| < 2^-10; the FP64 pipe (64 lanes per SM and clock) and the two float <-> double
+// conversions per tap (16 lanes) bound this kernel. The data movement: a tile of floats with
+// the halo (32 x 64 outputs per block, 40 x (64 + 2R) floats), one pixel of kF32Rows rows
+// per thread, each source row's 2R + 1 samples read once from shared memory for every output
+// row whose window holds them.
+constexpr int kF32TY = 8, kF32Rows = 8;
+constexpr int kF32BW = 32, kF32BH = kF32TY * kF32Rows;
+constexpr int kF32TileW = kF32BW + 2 * bilateral_u8::kMaxRadius;
+
+template <int R>
+__device__ __forceinline__ void bilateral_f32c1_rows(const float* tile, const BilateralTables& tab,
+                                                     int tx, int row0, float (&out)[kF32Rows]) {
+  using bilateral_u8::static_for;
+  using bilateral_u8::tap_index;
+  constexpr int M = bilateral_u8::kMaxRadius;
+  float centre[kF32Rows], sum[kF32Rows], wsum[kF32Rows];
+  static_for<0, kF32Rows>([&](auto r) {
+    centre[r] = tile[(row0 + R + r) * kF32TileW + M + tx];
+    sum[r] = wsum[r] = 0.0f;
+  });
+  // Source rows ascending, dx ascending within a row: the reference's order.
+  static_for<0, kF32Rows + 2 * R>([&](auto t) {
+    float v[2 * R + 1];
+    static_for<-R, R + 1>([&](auto dx) { v[dx + R] = tile[(row0 + t) * kF32TileW + M + tx + dx]; });
+    static_for<0, kF32Rows>([&](auto r) {
+      constexpr int dy = t - R - r;
+      if constexpr (dy >= -R && dy <= R) {
+        static_for<-R, R + 1>([&](auto dx) {
+          if constexpr (dx * dx + dy * dy <= R * R) {
+            // The reference: delta = 0 + |v - c| (= |v - c|), exp in double, then float.
+            const float delta = fabsf(__fsub_rn(v[dx + R], centre[r]));
+            const float cw = bilateral_f32::colour_weight(
+                __dmul_rn(__dmul_rn(double(delta), double(delta)), tab.color_coeff));
+            const float w = __fmul_rn(tab.space[tap_index(R, dy, dx)], cw);
+            sum[r] = __fadd_rn(sum[r], __fmul_rn(v[dx + R], w));
+            wsum[r] = __fadd_rn(wsum[r], w);
+          }
+        });
+      }
+    });
+  });
+  static_for<0, kF32Rows>([&](auto r) { out[r] = __fdiv_rn(sum[r], wsum[r]); });
+}
+
+template <int R>
+__global__ void __launch_bounds__(kF32BW* kF32TY)
+    bilateral_f32c1_kernel(DevView<float> src, DevView<float> dst, DevBorder<float> border,
+                           int rows_of_blocks, const __grid_constant__ BilateralTables tab) {
+  constexpr int M = bilateral_u8::kMaxRadius, TH = kF32BH + 2 * R;
+  __shared__ float tile[TH * kF32TileW];
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kF32BW + tx;
+  const long long bx0 = (long long)blockIdx.x * kF32BW;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kF32BH;
+    const bool inside =
+        bx0 - M >= 0 && bx0 - M + kF32TileW <= src.w && by0 - R >= 0 && by0 - R + TH <= src.h;
+    for (int i = tid; i < TH * kF32TileW; i += kF32BW * kF32TY) {
+      const int r = i / kF32TileW, c = i - r * kF32TileW;
+      const long long x = bx0 - M + c, y = by0 - R + r;
+      tile[i] = inside ? src.row(y)[x] : fetch(src, x, y, 0, border);
+    }
+    __syncthreads();
+    float out[kF32Rows];
+    bilateral_f32c1_rows<R>(tile, tab, tx, ty * kF32Rows, out);
+    const long long x = bx0 + tx;
+    if (x < dst.w) {
+#pragma unroll
+      for (int r = 0; r < kF32Rows; ++r) {
+        const long long y = by0 + ty * kF32Rows + r;
+        if (y >= dst.h) break;
+        dst.row(y)[x] = out[r];
+      }
+    }
+    __syncthreads();  // the tile is reloaded
   }
 }
 
@@ -100,10 +300,116 @@ BilateralTables make_tables(const BilateralParams& p, int cn) {
   return t;
 }
 
+// The radius make_tables derived: the window's last offset is (radius, 0).
+int window_radius(const BilateralTables& t) {
+  return t.dy[t.n - 1];
+}
+
+// Launches bilateral_u8c1_kernel<R> for R = 1..4, or returns false (larger windows).
+bool launch_bilateral_u8c1(const ConstImageView& s, const ImageView& d, const BilateralParams& p,
+                           const BilateralTables& tab, cudaStream_t st) {
+  (void)p;
+  using namespace bilateral_u8;
+  const int radius = window_radius(tab);
+  auto launch = [&](auto kernel, int r) {
+    const int smem = int(sizeof(float) * kLutFloats) + (kBH + 2 * r) * kTileW;
+    PIXFLOW_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    kernel<<<grid_2d(d.width(), d.height(), kBW, kBH), dim3(kTX, kTY), smem, st>>>(
+        dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(p.border),
+        rows_aligned(s, 4), rows_aligned(d, 4), blocks_y(d.height(), kBH), tab);
+    PIXFLOW_CUDA_CHECK_LAUNCH("bilateral");
+  };
+  switch (radius) {
+    case 1:
+      launch(bilateral_u8c1_kernel<1>, 1);
+      return true;
+    case 2:
+      launch(bilateral_u8c1_kernel<2>, 2);
+      return true;
+    case 3:
+      launch(bilateral_u8c1_kernel<3>, 3);
+      return true;
+    case 4:
+      launch(bilateral_u8c1_kernel<4>, 4);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Launches bilateral_u8c3_kernel<R> for R = 1..4, or returns false (larger windows).
+bool launch_bilateral_u8c3(const ConstImageView& s, const ImageView& d, const BilateralParams& p,
+                           const BilateralTables& tab, cudaStream_t st) {
+  using namespace bilateral_u8;
+  const int radius = window_radius(tab);
+  const int rows = blocks_y(d.height(), kBH3);
+  dim3 grid = grid_2d(d.width(), (long long)(rows + kC3BlockRows - 1) / kC3BlockRows, kBW3, 1);
+  auto launch = [&](auto kernel, int r) {
+    const int smem = int(sizeof(float) * kLut3Floats) + (kBH3 + 2 * r) * kTileW3 * 4;
+    PIXFLOW_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    kernel<<<grid, dim3(kTX, kTY3), smem, st>>>(dev_view<std::uint8_t>(s),
+                                                dev_view<std::uint8_t>(d),
+                                                dev_border<std::uint8_t>(p.border), rows, tab);
+    PIXFLOW_CUDA_CHECK_LAUNCH("bilateral");
+  };
+  switch (radius) {
+    case 1:
+      launch(bilateral_u8c3_kernel<1>, 1);
+      return true;
+    case 2:
+      launch(bilateral_u8c3_kernel<2>, 2);
+      return true;
+    case 3:
+      launch(bilateral_u8c3_kernel<3>, 3);
+      return true;
+    case 4:
+      launch(bilateral_u8c3_kernel<4>, 4);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Launches bilateral_f32c1_kernel<R> for R = 1..4, or returns false (larger windows).
+bool launch_bilateral_f32c1(const ConstImageView& s, const ImageView& d, const BilateralParams& p,
+                            const BilateralTables& tab, cudaStream_t st) {
+  const int rows = blocks_y(d.height(), kF32BH);
+  const dim3 grid = grid_2d(d.width(), d.height(), kF32BW, kF32BH), block(kF32BW, kF32TY);
+  auto launch = [&](auto kernel) {
+    kernel<<<grid, block, 0, st>>>(dev_view<float>(s), dev_view<float>(d),
+                                   dev_border<float>(p.border), rows, tab);
+    PIXFLOW_CUDA_CHECK_LAUNCH("bilateral");
+  };
+  switch (window_radius(tab)) {
+    case 1:
+      launch(bilateral_f32c1_kernel<1>);
+      return true;
+    case 2:
+      launch(bilateral_f32c1_kernel<2>);
+      return true;
+    case 3:
+      launch(bilateral_f32c1_kernel<3>);
+      return true;
+    case 4:
+      launch(bilateral_f32c1_kernel<4>);
+      return true;
+    default:
+      return false;
+  }
+}
+
 template <class T>
 void launch_bilateral(const ConstImageView& s, const ImageView& d, const BilateralParams& p,
                       cudaStream_t st) {
   const BilateralTables tab = make_tables(p, s.channels());
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    if (s.channels() == 1 && launch_bilateral_u8c1(s, d, p, tab, st)) return;
+    if (s.channels() == 3 && launch_bilateral_u8c3(s, d, p, tab, st)) return;
+  } else {
+    if (s.channels() == 1 && launch_bilateral_f32c1(s, d, p, tab, st)) return;
+  }
   bilateral_kernel<T>
       <<<grid_2d(d.width(), d.height(), kPixelBX, kPixelBY), dim3(kPixelBX, kPixelBY), 0, st>>>(
           dev_view<T>(s), dev_view<T>(d), dev_border<T>(p.border), tab);

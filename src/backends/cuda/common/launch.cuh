@@ -14,7 +14,8 @@ namespace pixflow::cuda {
 
 // The u8 byte-tile kernels (box, gaussian, dilate/erode of any window) keep their shapes in
 // common/byte_tile.cuh; the packed u8 median 5x5/7x7 in median_u8_packed.hpp; filter2d's
-// tile kernel (3x3/5x5/7x7) beside it in filter2d.cu (kF2d*).
+// tile kernel (3x3/5x5/7x7) beside it in filter2d.cu (kF2d*); bilateral's tile kernels
+// (radius <= 4) in bilateral_u8_packed.hpp (u8) and bilateral.cu (f32).
 //
 // Tile engines (common/separable.cuh, common/window.cuh, median's small windows): 32 x 8
 // threads computing 32 x 32 outputs (4 rows per thread), so the halo costs little and every
@@ -32,7 +33,8 @@ constexpr int kEpsU8Threads = 256, kEpsU8Px = 64, kEpsU8Rows = 32;
 constexpr int kEpsF32BX = 32, kEpsF32TY = 8, kEpsF32J = 4, kEpsF32BY = 32;
 
 // Per-pixel kernels reading global memory through the border rule (the engines' fallbacks
-// for windows whose tile does not fit, median's histogram / radix select, bilateral).
+// for windows whose tile does not fit, median's histogram / radix select, bilateral's
+// windows of radius > 4 and f32 x 3).
 constexpr int kPixelBX = 32, kPixelBY = 4;
 
 // Packed u8 3x3 kernels (u8_3x3.cuh): 32 x 8 threads, each 4 adjacent pixels of 8 rows, so

@@ -1,0 +1,297 @@
+// The per-thread body of the CUDA bilateral filter for u8 x 1 and windows of radius 1..4
+// (d = 3, 5, 7, 9; bilateral.cu's bilateral_u8c1_kernel), written as host + device code so
+// that the CPU test (tests/bilateral_packed_test.cpp) runs exactly this code on tiles and
+// tables it builds itself.
+//
+// The rule is the reference's (src/ref/bilateral.cpp): for each output pixel and each window
+// offset k in row-major order, delta = |v - c|, w = space[k] * colour[delta] (float),
+// sum += float(v) * w, wsum += w (float, separately rounded, no FMA); out = sum / wsum rounded.
+// Only the data movement and the instruction count per tap differ from a plain loop:
+// - A thread computes 4 adjacent pixels (x0 .. x0 + 3) of kRows output rows. Per source row
+//   of its window it reads three shared words (pixels x0 - 4 .. x0 + 7), makes the 2R + 1
+//   words of 4 pixels shifted by dx = -R .. R (PRMT) and the 4 + 2R samples as floats (PRMT
+//   into the mantissa of 2^23 and one subtraction: exact), and uses them for every output
+//   row whose window contains that source row.
+// - One VABSDIFF4 gives the deltas of 4 outputs for a tap (shifted word against the packed
+//   centres of the output row).
+// - The colour table is read at data-dependent indices. With one copy, a warp's 32 random
+//   deltas collide in the 32 shared-memory banks (~3.5 wavefronts per load on random input);
+//   here every lane has its own copy in its own bank: entry (delta, lane) at byte
+//   delta * 256 + lane * 4, and that address is one PRMT (delta into byte 1, lane * 4 from
+//   byte 0 of a per-thread constant): conflict-free whatever the image.
+// Per tap and output pixel: 1/4 VABSDIFF4 + 1 PRMT + 1 LDS + 2 FMUL + 2 FADD = 6.25 instructions
+// (the weight space[k] * colour is the reference's separately rounded product; a combined
+// per-tap table would save the FMUL but could not be replicated per lane: 49 x 1 KB).
+// Per source row and thread: 3 LDS, 2R - 2 PRMT (shifted words), 2 x (4 + 2R) for the floats.
+// d = 9 (49 taps), kRows = 4: 49 x 6.25 = 306 per pixel, + 12 rows x 27 / 16 pixels = 20,
+// + centres, division, rounding and the store ~ 12: ~340 thread-instructions per pixel.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "src/backends/cuda/packed_u16x2.hpp"
+
+namespace pixflow::cuda::bilateral_u8 {
+
+using px::u32;
+
+// Launch shape: 32 x kTY threads, each 4 pixels (one word) of kRows rows: 128 x 32 outputs
+// per block. The colour table takes 64 KB of shared memory per block, so three blocks of
+// 256 threads fit an SM (228 KB): registers <= 80 per thread (__launch_bounds__(256, 3)).
+constexpr int kTX = 32, kTY = 8, kPX = 4, kRows = 4;
+constexpr int kMaxRadius = 4;
+constexpr int kBW = kTX * kPX;                // 128 output columns per block
+constexpr int kBH = kTY * kRows;              // 32 output rows per block
+constexpr int kTileW = kBW + 2 * kMaxRadius;  // tile bytes per row: 4 left, 4 right
+constexpr int kTileWords = kTileW / 4;        // 34
+template <int R>
+constexpr int kTileH = kBH + 2 * R;
+// Colour table: entry (delta, lane) at float index delta * kLutPitch + lane (lanes 0..31 of
+// each 64-float row are used: the PRMT address puts delta in byte 1).
+constexpr int kLutPitch = 64;
+constexpr int kLutFloats = 256 * kLutPitch;
+
+// The tile: byte (r, i) (row pitch kTileW) is image pixel (bx0 - 4 + i, by0 - R + r) for the
+// block whose first output is (bx0, by0), by the border rule. Thread (tx, ty) computes pixels
+// bx0 + 4 tx .. + 3 of rows by0 + ty * kRows .. + kRows - 1.
+
+/// |a - b| per byte (VABSDIFF4).
+PIXFLOW_HD u32 absdiff4(u32 a, u32 b) {
+#if defined(__CUDA_ARCH__)
+  return __vabsdiffu4(a, b);
+#else
+  u32 r = 0;
+  for (int i = 0; i < 4; ++i) {
+    const int x = int((a >> (8 * i)) & 0xffu), y = int((b >> (8 * i)) & 0xffu);
+    r |= u32(x > y ? x - y : y - x) << (8 * i);
+  }
+  return r;
+#endif
+}
+
+PIXFLOW_HD float as_float(u32 u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+#endif
+}
+
+PIXFLOW_HD float fmul(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+PIXFLOW_HD float fadd(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+/// The reference's saturate_cast<u8>(double(q)) for a float quotient: NaN -> 0 (a NaN weight:
+/// a sigma so small that 0 x coefficient is NaN), else rounded half to even and clamped.
+/// Clamping first gives the same byte; fmax / fmin (IEEE maxNum / minNum) map NaN to 0.
+PIXFLOW_HD u32 round_u8(float q) {
+#if defined(__CUDA_ARCH__)
+  return u32(__float2int_rn(fminf(fmaxf(q, 0.0f), 255.0f)));
+#else
+  return u32(std::nearbyint(std::fmin(std::fmax(q, 0.0f), 255.0f)));
+#endif
+}
+
+PIXFLOW_HD float fdiv(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fdiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+
+/// Byte i of w as a float: the byte in the low mantissa of 2^23 (0x4B0000bb), minus 2^23.
+PIXFLOW_HD float byte_float(u32 w, int i) {
+  return fadd(as_float(px::byte_perm(w, 0x4B000000u, 0x7440u | u32(i))), -8388608.0f);
+}
+
+/// Byte offset of colour-table entry (byte j of d, lane): d_j * 256 + lane4, lane4 = lane * 4
+/// (< 256, so its byte 1 is zero and fills bytes 2 and 3).
+PIXFLOW_HD u32 lut_offset(u32 d, u32 lane4, int j) {
+  return px::byte_perm(d, lane4, 0x5504u | (u32(j) << 4));
+}
+
+PIXFLOW_HD float lut_at(const float* lut, u32 byte_offset) {
+  return *reinterpret_cast<const float*>(reinterpret_cast<const unsigned char*>(lut) + byte_offset);
+}
+
+/// Index of window offset (dy, dx) in the reference's order (rows outer, columns inner, the
+/// offsets with dy^2 + dx^2 <= R^2). Constant-folded in the unrolled loops below.
+PIXFLOW_HD constexpr int tap_index(int r, int dy, int dx) {
+  int k = 0;
+  for (int i = -r; i <= r; ++i)
+    for (int j = -r; j <= r; ++j) {
+      if (i * i + j * j > r * r) continue;
+      if (i == dy && j == dx) return k;
+      ++k;
+    }
+  return -1;
+}
+
+/// Calls f(std::integral_constant<int, i>) for i = I .. N - 1: loops whose indices must be
+/// compile-time constants (register arrays, the tap's table index, which rows a source row
+/// serves). `#pragma unroll` left the 12-row loop rolled, with the selections at run time.
+template <int I, int N, class F>
+PIXFLOW_HD void static_for(F&& f) {
+  if constexpr (I < N) {
+    f(std::integral_constant<int, I>{});
+    static_for<I + 1, N>(f);
+  }
+}
+
+/// The thread's kRows output words. `tile` as above (words, pitch kTileWords), `lut` the
+/// per-lane colour table, `space` the reference's space weights in tap order, tx the thread's
+/// word column, row0 its first output row in the block, lane4 = 4 * (lane of the warp).
+template <int R>
+PIXFLOW_HD void bilateral_rows(const u32* tile, const float* lut, const float* space, int tx,
+                               int row0, u32 lane4, u32 (&out)[kRows]) {
+  static_assert(R >= 1 && R <= kMaxRadius);
+  // Centres of each output row: pixels x0 .. x0 + 3 (word tx + 1 of tile row row0 + R + r).
+  u32 centre[kRows];
+  float sum[kRows][4], wsum[kRows][4];
+  static_for<0, kRows>([&](auto r) {
+    centre[r] = tile[(row0 + R + r) * kTileWords + tx + 1];
+    static_for<0, 4>([&](auto j) { sum[r][j] = wsum[r][j] = 0.0f; });
+  });
+
+  // Source rows in order: for every output row, its window rows come in ascending dy, and
+  // within a row dx ascends: the reference's summation order.
+  static_for<0, kRows + 2 * R>([&](auto t) {
+    const u32* row = tile + (row0 + t) * kTileWords + tx;
+    const u32 a = row[0], b = row[1], c = row[2];  // pixels x0 - 4 .. x0 + 7
+    // shifted[dx + R]: pixels x0 + dx .. x0 + dx + 3.
+    u32 shifted[2 * R + 1];
+    static_for<-R, R + 1>([&](auto dx) {
+      shifted[dx + R] = dx == 0  ? b
+                        : dx < 0 ? px::byte_perm(a, b, 0x3210u + 0x1111u * u32(4 + dx))
+                                 : px::byte_perm(b, c, 0x3210u + 0x1111u * u32(dx));
+    });
+    // v[i]: pixel x0 - R + i as a float, i < 4 + 2R.
+    float v[4 + 2 * R];
+    static_for<0, 4 + 2 * R>([&](auto i) {
+      constexpr int e = 4 - R + i;  // byte of (a, b, c)
+      v[i] = byte_float(e < 4 ? a : e < 8 ? b : c, e % 4);
+    });
+    static_for<0, kRows>([&](auto r) {
+      constexpr int dy = t - R - r;
+      if constexpr (dy >= -R && dy <= R) {
+        static_for<-R, R + 1>([&](auto dx) {
+          if constexpr (dx * dx + dy * dy <= R * R) {
+            constexpr int k = tap_index(R, dy, dx);
+            const float s = space[k];
+            const u32 d = absdiff4(shifted[dx + R], centre[r]);
+            static_for<0, 4>([&](auto j) {
+              const float w = fmul(s, lut_at(lut, lut_offset(d, lane4, j)));
+              sum[r][j] = fadd(sum[r][j], fmul(v[R + dx + j], w));
+              wsum[r][j] = fadd(wsum[r][j], w);
+            });
+          }
+        });
+      }
+    });
+  });
+  static_for<0, kRows>([&](auto r) {
+    u32 o = 0;
+    static_for<0, 4>([&](auto j) { o |= round_u8(fdiv(sum[r][j], wsum[r][j])) << (8 * j); });
+    out[r] = o;
+  });
+}
+
+// ---- u8 x 3 -------------------------------------------------------------------------------
+// bilateral_u8c3_kernel: the same scheme for three channels. The tile holds one 32-bit word
+// per pixel (c0, c1, c2, 0), so a tap's delta |c0 - c0'| + |c1 - c1'| + |c2 - c2'| (the
+// reference's integer L1 sum) is one VABSDIFF4 with accumulation (the zero bytes add 0),
+// and the address of entry (delta, lane) of the per-lane colour table (766 deltas x 32
+// lanes, 98 KB) one LEA: delta * 128 + lane * 4. A thread computes one pixel of kRows3
+// rows; per source row it reads its 2R + 1 pixel words (lanes on consecutive words: no
+// bank conflicts) and makes their 3 (2R + 1) floats.
+// Per tap and output: VABSDIFF4 + LEA + LDS + FMUL (space x colour) + 3 x (FMUL + FADD) +
+// FADD = 11; d = 9: 539, + per source row (9 LDS + 54 for the floats) x 16 rows / 8
+// outputs = 126, + centres, three divisions, roundings, stores ~ 25: ~690 per pixel.
+constexpr int kTY3 = 8, kRows3 = 8;
+constexpr int kBW3 = kTX;                       // 32 output pixels per block row
+constexpr int kBH3 = kTY3 * kRows3;             // 64 output rows per block
+constexpr int kTileW3 = kBW3 + 2 * kMaxRadius;  // 40 pixel words per tile row
+template <int R>
+constexpr int kTileH3 = kBH3 + 2 * R;
+constexpr int kLut3Deltas = 3 * 255 + 1;        // deltas 0 .. 765
+constexpr int kLut3Floats = kLut3Deltas * kTX;  // entry (delta, lane) at delta * 32 + lane
+
+// The tile: word (r, i) (pitch kTileW3) is image pixel (bx0 - 4 + i, by0 - R + r) as
+// (c0, c1, c2, 0), by the border rule. Thread (tx, ty) computes pixel bx0 + tx of rows
+// by0 + ty * kRows3 .. + kRows3 - 1.
+
+/// |a0 - b0| + |a1 - b1| + |a2 - b2| + |a3 - b3| (VABSDIFF4 accumulating).
+PIXFLOW_HD u32 sad4(u32 a, u32 b) {
+#if defined(__CUDA_ARCH__)
+  return __vsadu4(a, b);
+#else
+  u32 r = 0;
+  for (int i = 0; i < 4; ++i) {
+    const int x = int((a >> (8 * i)) & 0xffu), y = int((b >> (8 * i)) & 0xffu);
+    r += u32(x > y ? x - y : y - x);
+  }
+  return r;
+#endif
+}
+
+/// The thread's kRows3 output pixels as words (c0, c1, c2, 0). `tile` as above, `lut` the
+/// per-lane colour table (kLut3Floats), `space` the space weights in tap order.
+template <int R>
+PIXFLOW_HD void bilateral_rows_c3(const u32* tile, const float* lut, const float* space, int tx,
+                                  int row0, u32 lane4, u32 (&out)[kRows3]) {
+  static_assert(R >= 1 && R <= kMaxRadius);
+  u32 centre[kRows3];
+  float sum[kRows3][3], wsum[kRows3];
+  static_for<0, kRows3>([&](auto r) {
+    centre[r] = tile[(row0 + R + r) * kTileW3 + kMaxRadius + tx];
+    wsum[r] = 0.0f;
+    static_for<0, 3>([&](auto c) { sum[r][c] = 0.0f; });
+  });
+  // Source rows in ascending order, dx ascending within a row: the reference's order.
+  static_for<0, kRows3 + 2 * R>([&](auto t) {
+    const u32* row = tile + (row0 + t) * kTileW3 + kMaxRadius + tx;
+    u32 p[2 * R + 1];
+    float v[2 * R + 1][3];
+    static_for<-R, R + 1>([&](auto dx) {
+      p[dx + R] = row[dx];
+      static_for<0, 3>([&](auto c) { v[dx + R][c] = byte_float(p[dx + R], c); });
+    });
+    static_for<0, kRows3>([&](auto r) {
+      constexpr int dy = t - R - r;
+      if constexpr (dy >= -R && dy <= R) {
+        static_for<-R, R + 1>([&](auto dx) {
+          if constexpr (dx * dx + dy * dy <= R * R) {
+            const u32 d = sad4(p[dx + R], centre[r]);
+            const float w = fmul(space[tap_index(R, dy, dx)], lut_at(lut, (d << 7) + lane4));
+            static_for<0, 3>([&](auto c) { sum[r][c] = fadd(sum[r][c], fmul(v[dx + R][c], w)); });
+            wsum[r] = fadd(wsum[r], w);
+          }
+        });
+      }
+    });
+  });
+  static_for<0, kRows3>([&](auto r) {
+    u32 o = 0;
+    static_for<0, 3>([&](auto c) { o |= round_u8(fdiv(sum[r][c], wsum[r])) << (8 * c); });
+    out[r] = o;
+  });
+}
+
+}  // namespace pixflow::cuda::bilateral_u8

@@ -1,0 +1,239 @@
+// The CUDA bilateral's u8 bodies (src/backends/cuda/bilateral_u8_packed.hpp: packed deltas,
+// the per-lane colour table addressed by PRMT, bytes to floats through the mantissa, the
+// compile-time tap order) run on the CPU: no GPU is needed, so CI checks the kernel's
+// arithmetic everywhere. Each test builds the shared tile and the per-lane table exactly as
+// bilateral.cu's bilateral_u8c1/c3_kernel do, runs bilateral_rows(_c3) for every thread of every
+// block and compares every output byte with the reference (src/ref/bilateral.cpp).
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "src/backends/cuda/bilateral_u8_packed.hpp"
+#include "src/backends/cuda/bilateral_weight.hpp"
+#include "src/base/numeric.hpp"
+#include "src/ref/ref.hpp"
+#include "tests/common.hpp"
+
+namespace pixflow::test {
+namespace {
+
+namespace bu = pixflow::cuda::bilateral_u8;
+using bu::u32;
+
+// The reference's tables (make_window / colour LUT of src/ref/bilateral.cpp), expression for
+// expression, as bilateral.cu's make_tables.
+struct Tables {
+  std::vector<float> space, lut, lut3;  // lut3: the u8 x 3 kernel's (766 deltas)
+};
+Tables make_tables(int radius, double sigma_color, double sigma_space) {
+  Tables t;
+  const double sc = sigma_color <= 0 ? 1.0 : sigma_color;
+  const double ss = sigma_space <= 0 ? 1.0 : sigma_space;
+  const double color_coeff = -0.5 / (sc * sc), space_coeff = -0.5 / (ss * ss);
+  for (int i = -radius; i <= radius; ++i)
+    for (int j = -radius; j <= radius; ++j) {
+      const double r = std::sqrt(double(i) * i + double(j) * j);
+      if (r > radius) continue;
+      t.space.push_back(float(std::exp(r * r * space_coeff)));
+    }
+  // Lane l's copy of entry d at d * kLutPitch + l (the kernel's layout); the unused half of
+  // each row is poisoned, so an address outside the lane's column shows.
+  t.lut.assign(bu::kLutFloats, std::nanf(""));
+  for (int d = 0; d < 256; ++d)
+    for (int l = 0; l < bu::kTX; ++l)
+      t.lut[std::size_t(d * bu::kLutPitch + l)] = float(std::exp(double(d) * d * color_coeff));
+  t.lut3.resize(bu::kLut3Floats);
+  for (int d = 0; d < bu::kLut3Deltas; ++d)
+    for (int l = 0; l < bu::kTX; ++l)
+      t.lut3[std::size_t(d * bu::kTX + l)] = float(std::exp(double(d) * d * color_coeff));
+  return t;
+}
+
+std::uint8_t bordered(const ConstImageView& v, long long x, long long y, int c, const Border& b) {
+  const long long xi = detail::border_index(x, v.width(), b.type);
+  const long long yi = detail::border_index(y, v.height(), b.type);
+  if (xi < 0 || yi < 0) return detail::saturate_cast<std::uint8_t>(b.value);
+  return v.row<std::uint8_t>(yi)[xi * v.channels() + c];
+}
+
+// "" when the body matches the reference on every pixel, else the first mismatch.
+template <int R>
+std::string check_image(const TestImage& src, const BilateralParams& p) {
+  const ConstImageView v = src.view;
+  const int w = int(v.width()), h = int(v.height());
+  auto rng = make_rng(1);
+  auto want = make_dst(w, h, {Depth::u8, 1}, rng);
+  ref::bilateral(v, want.view, p, detail::Rows{0, h});
+  const Tables tab = make_tables(R, p.sigma_color, p.sigma_space);
+  constexpr int TH = bu::kTileH<R>;
+  std::vector<u32> tile(std::size_t(TH) * bu::kTileWords);
+  std::vector<std::uint8_t> bytes(std::size_t(TH) * bu::kTileW);
+  for (long long by0 = 0; by0 < h; by0 += bu::kBH)
+    for (long long bx0 = 0; bx0 < w; bx0 += bu::kBW) {
+      for (int r = 0; r < TH; ++r)
+        for (int i = 0; i < bu::kTileW; ++i)
+          bytes[std::size_t(r * bu::kTileW + i)] =
+              bordered(v, bx0 - bu::kMaxRadius + i, by0 - R + r, 0, p.border);
+      std::memcpy(tile.data(), bytes.data(), bytes.size());  // little-endian words, as on the GPU
+      for (int ty = 0; ty < bu::kTY; ++ty)
+        for (int tx = 0; tx < bu::kTX; ++tx) {
+          u32 out[bu::kRows];
+          bu::bilateral_rows<R>(tile.data(), tab.lut.data(), tab.space.data(), tx, ty * bu::kRows,
+                                u32(tx) * 4u, out);
+          for (int i = 0; i < bu::kRows; ++i)
+            for (int j = 0; j < bu::kPX; ++j) {
+              const long long x = bx0 + bu::kPX * tx + j, y = by0 + ty * bu::kRows + i;
+              if (x >= w || y >= h) continue;
+              const int got = int((out[i] >> (8 * j)) & 0xffu);
+              const int ref = want.view.row<std::uint8_t>(y)[x];
+              if (got != ref)
+                return "d=" + std::to_string(p.d) + " " + describe(p.border) + " size " +
+                       std::to_string(w) + "x" + std::to_string(h) + " at (" + std::to_string(x) +
+                       ", " + std::to_string(y) + "): got " + std::to_string(got) + ", want " +
+                       std::to_string(ref);
+            }
+        }
+    }
+  return "";
+}
+
+// The same for u8 x 3 (bilateral_rows_c3: tile of pixel words (c0, c1, c2, 0)).
+template <int R>
+std::string check_image_c3(const TestImage& src, const BilateralParams& p) {
+  const ConstImageView v = src.view;
+  const int w = int(v.width()), h = int(v.height());
+  auto rng = make_rng(1);
+  auto want = make_dst(w, h, {Depth::u8, 3}, rng);
+  ref::bilateral(v, want.view, p, detail::Rows{0, h});
+  const Tables tab = make_tables(R, p.sigma_color, p.sigma_space);
+  constexpr int TH = bu::kTileH3<R>;
+  std::vector<u32> tile(std::size_t(TH) * bu::kTileW3);
+  for (long long by0 = 0; by0 < h; by0 += bu::kBH3)
+    for (long long bx0 = 0; bx0 < w; bx0 += bu::kBW3) {
+      for (int r = 0; r < TH; ++r)
+        for (int i = 0; i < bu::kTileW3; ++i) {
+          u32 word = 0;
+          for (int c = 0; c < 3; ++c)
+            word |= u32(bordered(v, bx0 - bu::kMaxRadius + i, by0 - R + r, c, p.border)) << (8 * c);
+          tile[std::size_t(r * bu::kTileW3 + i)] = word;
+        }
+      for (int ty = 0; ty < bu::kTY3; ++ty)
+        for (int tx = 0; tx < bu::kTX; ++tx) {
+          u32 out[bu::kRows3];
+          bu::bilateral_rows_c3<R>(tile.data(), tab.lut3.data(), tab.space.data(), tx,
+                                   ty * bu::kRows3, u32(tx) * 4u, out);
+          for (int i = 0; i < bu::kRows3; ++i)
+            for (int c = 0; c < 3; ++c) {
+              const long long x = bx0 + tx, y = by0 + ty * bu::kRows3 + i;
+              if (x >= w || y >= h) continue;
+              const int got = int((out[i] >> (8 * c)) & 0xffu);
+              const int ref = want.view.row<std::uint8_t>(y)[3 * x + c];
+              if (got != ref)
+                return "u8x3 d=" + std::to_string(p.d) + " " + describe(p.border) + " size " +
+                       std::to_string(w) + "x" + std::to_string(h) + " at (" + std::to_string(x) +
+                       ", " + std::to_string(y) + ") channel " + std::to_string(c) + ": got " +
+                       std::to_string(got) + ", want " + std::to_string(ref);
+            }
+        }
+    }
+  return "";
+}
+
+std::string check(const TestImage& src, const BilateralParams& p) {
+  const bool c3 = src.view.channels() == 3;
+  switch (p.d / 2 < 1 ? 1 : p.d / 2) {
+    case 1:
+      return c3 ? check_image_c3<1>(src, p) : check_image<1>(src, p);
+    case 2:
+      return c3 ? check_image_c3<2>(src, p) : check_image<2>(src, p);
+    case 3:
+      return c3 ? check_image_c3<3>(src, p) : check_image<3>(src, p);
+    default:
+      return c3 ? check_image_c3<4>(src, p) : check_image<4>(src, p);
+  }
+}
+
+// Windows d = 1..9 (radius 1..4), narrow to wide colour sigmas and the degenerate ones (NaN
+// weights: the reference writes 0), sizes below one word up to several blocks both ways
+// (blocks are 128 x 32 outputs), every border (constant with 300 and -7: saturated to 255, 0).
+TEST(BilateralPacked, U8BodiesMatchRefEveryLane) {
+  auto rng = make_rng(0xb1a7);
+  struct Case {
+    int d;
+    double sc, ss;
+  };
+  const Case cases[] = {{9, 75, 75}, {9, 10, 3},     {7, 30, 5},    {5, 40, 2},       {3, 75, 75},
+                        {1, 30, 5},  {9, 1e-200, 3}, {9, 1e200, 3}, {5, 0.5, 1e-200}, {9, -1, -1}};
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  for (int ch : {1, 3})
+    for (Size s : std::vector<Size>{{1, 1}, {3, 2}, {5, 9}, {129, 33}, {300, 97}, {131, 70}})
+      for (const Border& b : borders)
+        for (const Case& c : cases) {
+          const BilateralParams p{c.d, c.sc, c.ss, b};
+          const TestImage src = random_image(s.w, s.h, {Depth::u8, ch}, rng);
+          ASSERT_EQ(check(src, p), "");
+        }
+}
+
+// Smooth content (small deltas: the low table rows, many lanes on one address) and extremes
+// (deltas 0 and 255 only).
+TEST(BilateralPacked, U8BodyMatchesRefOnRampsAndExtremes) {
+  auto rng = make_rng(0xb1a8);
+  for (int pattern = 0; pattern < 2; ++pattern) {
+    TestImage src = random_image(263, 41, {Depth::u8, 1}, rng);
+    for (std::int64_t y = 0; y < 41; ++y)
+      for (std::int64_t x = 0; x < 263; ++x)
+        src.view.row<std::uint8_t>(y)[x] =
+            pattern == 0 ? std::uint8_t((x + 2 * y) & 255) : std::uint8_t((rng() & 1) * 255);
+    for (int d : {3, 5, 7, 9}) ASSERT_EQ(check(src, {d, 50, 5, Border::reflect101()}), "");
+  }
+}
+
+// The f32 colour weight's polynomial path (bilateral_weight.hpp) against float(std::exp(x)) bit
+// for bit: x uniform over the polynomial's range (every one must be accepted: the margin
+// rejects about 2^-25 of them), the range's edges and special values (NaN, infinities,
+// zeros), and x = log(m) for m the midpoint of two adjacent floats near 1, where exp(x) is
+// within ~1 double ulp of a rounding boundary: each must be rejected (and then equal
+// through std::exp), else the margin does not work.
+TEST(BilateralPacked, F32ColourWeightIsFloatOfStdExp) {
+  namespace bf = pixflow::cuda::bilateral_f32;
+  auto rng = make_rng(0xb1a9);
+  auto same = [](double x) {
+    const float got = bf::colour_weight(x), want = float(std::exp(x));
+    return std::memcmp(&got, &want, 4) == 0;
+  };
+  std::uniform_real_distribution<double> small(-bf::kSmallX, bf::kSmallX);
+  int rejected = 0;
+  for (int i = 0; i < 2000000; ++i) {
+    const double x = small(rng);
+    bool ok;
+    bf::small_exp(x, ok);
+    rejected += !ok;
+    ASSERT_TRUE(same(x)) << std::hexfloat << x;
+  }
+  EXPECT_LT(rejected, 10);
+  for (double x :
+       {0.0, -0.0, bf::kSmallX, -bf::kSmallX, std::nextafter(-bf::kSmallX, 0.0),
+        std::nextafter(bf::kSmallX, 0.0), -1.0, -104.0, -1e300,
+        -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(),
+        -std::numeric_limits<double>::min(), -std::numeric_limits<double>::denorm_min()})
+    ASSERT_TRUE(same(x)) << std::hexfloat << x;
+  std::uniform_int_distribution<int> steps(1, 15000);
+  for (int i = 0; i < 100000; ++i) {
+    const float f =
+        i % 2 ? 1.0f - float(steps(rng)) * 0x1p-24f : 1.0f + float(steps(rng)) * 0x1p-23f;
+    const double m = (double(f) + double(std::nextafter(f, 2.0f))) / 2;  // exact in double
+    const double x = std::log(m);
+    bool ok;
+    bf::small_exp(x, ok);
+    ASSERT_FALSE(ok) << std::hexfloat << x;
+    ASSERT_TRUE(same(x)) << std::hexfloat << x;
+  }
+}
+
+}  // namespace
+}  // namespace pixflow::test
