@@ -26,8 +26,9 @@ class ScratchArena {
  public:
   enum class Mode { allocate, carve, measure };
 
-  /// The arena of one call of `op` (the name errors start with): carve from `ws` when given,
-  /// else allocate; or measure.
+  /// The arena of one call of `op` (the name errors start with; it must outlive the arena,
+  /// as the op names of core's calls do): carve from `ws` when given, else allocate; or
+  /// measure.
   ScratchArena(std::string_view op, const Workspace& ws, bool measure = false)
       : op_(op),
         ws_(ws),
@@ -50,7 +51,7 @@ class ScratchArena {
   std::shared_ptr<std::byte> take(const Exec& exec, std::size_t bytes);
 
  private:
-  std::string op_;
+  std::string_view op_;  // no copy: an arena is made on every call
   Workspace ws_;
   Mode mode_;
   std::size_t used_ = 0;
