@@ -7,6 +7,11 @@
 #if PIXFLOW_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
 namespace pixflow::test {
 namespace {
 
@@ -109,6 +114,116 @@ TEST(CudaBackend, HostImagesWithCudaBackendAreRejected) {
     EXPECT_EQ(e.status(), Status::invalid_argument);
     EXPECT_NE(std::string(e.what()).find("median"), std::string::npos) << e.what();
   }
+}
+
+// The memory nodes of a captured graph (cudaMallocAsync / cudaFreeAsync inside an op).
+int memory_nodes(cudaGraph_t graph) {
+  std::size_t n = 0;
+  EXPECT_EQ(cudaGraphGetNodes(graph, nullptr, &n), cudaSuccess);
+  std::vector<cudaGraphNode_t> nodes(n);
+  EXPECT_EQ(cudaGraphGetNodes(graph, nodes.data(), &n), cudaSuccess);
+  int mem = 0;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType t{};
+    EXPECT_EQ(cudaGraphNodeGetType(node, &t), cudaSuccess);
+    mem += t == cudaGraphNodeTypeMemAlloc || t == cudaGraphNodeTypeMemFree;
+  }
+  return mem;
+}
+
+// The ops with device scratch (gaussian_iir, the composites run as passes in core), each with
+// a caller workspace of exactly the queried size: captured into a graph with no memory node
+// (nothing allocated inside the op), replayed, equal bit for bit to the default run (which
+// allocates stream-ordered: its capture has memory nodes). One byte less: invalid_argument.
+TEST(CudaBackend, WorkspaceOpsCaptureWithoutMemoryNodesAndEqualTheDefault) {
+  REQUIRE_GPU();
+  auto rng = make_rng(0xC004);
+  const int dev = test_cuda_device();
+  ASSERT_EQ(cudaSetDevice(dev), cudaSuccess);
+  cudaStream_t stream;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  struct Case {
+    std::string what;
+    Format f;
+    std::function<void(ConstImageView, ImageView, const Context&)> run;
+    std::function<std::size_t(ConstImageView, const Context&)> bytes;
+  };
+  const GaussianIirParams iir{8.0, Border::reflect101()};
+  std::vector<Case> cases;
+  for (Format f : {Format{Depth::u8, 3}, Format{Depth::f32, 1}})
+    cases.push_back(
+        {"gaussian_iir sigma=8", f,
+         [&](ConstImageView s, ImageView d, const Context& c) { gaussian_iir(s, d, iir, c); },
+         [&](ConstImageView s, const Context& c) {
+           return gaussian_iir_workspace_bytes(s, iir, c);
+         }});
+  for (MorphOp m : {MorphOp::open, MorphOp::gradient, MorphOp::tophat})
+    cases.push_back({morph_op_name(m), Format{Depth::u8, 1},
+                     [m](ConstImageView s, ImageView d, const Context& c) {
+                       morphology(s, d, m, MorphParams{5, 5}, c);
+                     },
+                     [m](ConstImageView s, const Context& c) {
+                       return morphology_workspace_bytes(s, m, MorphParams{5, 5}, c);
+                     }});
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.what + " " + to_string(k.f));
+    const std::int64_t w = 301, h = 157;
+    auto host = random_image(w, h, k.f, rng);
+    auto src = to_backend(Backend::cuda, host.view, rng);
+    auto want = make_dst_on(Backend::cuda, w, h, k.f, rng);
+    auto got = make_dst_on(Backend::cuda, w, h, k.f, rng);
+    Context ctx{Backend::automatic, Queue::cuda(stream)};
+    // The default: stream-ordered scratch, recorded as memory nodes when captured.
+    ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+    k.run(src, want, ctx);
+    cudaGraph_t graph;
+    ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+    EXPECT_GT(memory_nodes(graph), 0);
+    cudaGraphExec_t exec;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    // The caller's workspace: no memory node.
+    const std::size_t n = k.bytes(src, ctx);
+    ASSERT_GT(n, 0u);
+    void* d_ws = nullptr;
+    ASSERT_EQ(cudaMalloc(&d_ws, n), cudaSuccess);
+    ctx.workspace = {d_ws, n, Location::cuda(dev)};
+    ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+    k.run(src, got, ctx);
+    ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+    EXPECT_EQ(memory_nodes(graph), 0);
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    // compare_bits reads f32 samples; integers compared by value are compared bit for bit.
+    auto same = [&](const ConstImageView& a, const ConstImageView& b) {
+      return k.f.depth == Depth::f32 ? compare_bits(a, b) : compare(a, b);
+    };
+    EXPECT_EQ(same(to_host(got.view), to_host(want.view)), "");
+    // One byte less: refused before anything is queued; dst keeps its bits.
+    const Image before = to_host(got.view);
+    ctx.workspace.bytes = n - 1;
+    expect_error([&] { k.run(src, got, ctx); }, Status::invalid_argument,
+                 {"the workspace has " + std::to_string(n - 1) + " bytes but the call needs " +
+                  std::to_string(n)});
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    EXPECT_EQ(same(to_host(got.view), before), "");
+    // A host buffer for device images: the wrong location.
+    std::vector<std::byte> host_ws(n + Workspace::kAlignment);
+    ctx.workspace = {nullptr, n, Location::host()};
+    ctx.workspace.data =
+        host_ws.data() + (Workspace::kAlignment -
+                          reinterpret_cast<std::uintptr_t>(host_ws.data()) % Workspace::kAlignment);
+    expect_error([&] { k.run(src, got, ctx); }, Status::invalid_argument,
+                 {"the workspace is on host but the images are on cuda:"});
+    ASSERT_EQ(cudaFree(d_ws), cudaSuccess);
+  }
+  cudaStreamDestroy(stream);
 }
 
 TEST(CudaBackend, DeviceImageWithoutCudaIsBackendUnavailable) {

@@ -10,8 +10,16 @@
 // has the size and format of its source. dst must not overlap src, except that the
 // point-wise ops (add, sub, absdiff, mul, convert with same depth, threshold) may run
 // in place on identical views.
+//
+// Scratch: gaussian_iir on CUDA and the morphology composites (open, close, gradient,
+// tophat, blackhat) need scratch memory beside src and dst. By default they allocate it on
+// the call's queue (stream-ordered, cudaMallocAsync: no host synchronisation; a captured
+// graph records memory nodes). A caller that wants no allocation inside ops gives its own
+// buffer in Context::workspace, sized by the op's *_workspace_bytes query (or
+// Pipeline::workspace_bytes for any catalogue op by name); every other op needs 0 bytes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -21,13 +29,37 @@
 
 namespace pixflow {
 
+/// A caller-owned scratch buffer for ops that need one (Context::workspace). `data` null
+/// (the default) means none is given: such ops allocate their scratch themselves, stream-
+/// ordered on the call's queue. Given, an op takes all its scratch from it (aligned sub-
+/// buffers, at most the op's *_workspace_bytes) and allocates nothing; the buffer must stay
+/// untouched by other work until the op's queued work is done (as for src and dst).
+///
+/// Errors (invalid_argument, naming the op, before anything is queued): a location other than
+/// the images'; `data` not aligned to kAlignment; `bytes` smaller than the call needs (the
+/// message gives both sizes). A workspace larger than needed is fine; ops needing no scratch
+/// ignore its size (they still check its location).
+///
+/// Which allocations count: device memory (CUDA's scratch, core's intermediate images of the
+/// composites on any location). Host-side temporaries inside the CPU kernels (line buffers,
+/// the cpu backend's cache-sized strips) are ordinary heap memory and are not taken from it.
+struct Workspace {
+  static constexpr std::size_t kAlignment = 256;  ///< cudaMalloc's alignment
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  Location location;  ///< where `data` lives: the location of the call's images
+
+  constexpr bool given() const { return data != nullptr; }
+};
 
 /// Per-call options. `queue` is where device work is enqueued (default: the default
-/// queue of the images' device); `threads` caps the CPU backend's threads (0 = all cores).
+/// queue of the images' device); `threads` caps the CPU backend's threads (0 = all cores);
+/// `workspace` is the caller's scratch buffer (default: none, ops allocate their own).
 struct Context {
   Backend backend = Backend::automatic;
   Queue queue;
   int threads = 0;
+  Workspace workspace;
 };
 
 // ---- median -------------------------------------------------------------------------
@@ -59,6 +91,15 @@ inline void dilate(ConstImageView s, ImageView d, const MorphParams& p, const Co
 inline void erode(ConstImageView s, ImageView d, const MorphParams& p, const Context& c = {}) {
   morphology(s, d, MorphOp::erode, p, c);
 }
+/// Bytes of Context::workspace that morphology(src, dst, op, p, ctx) takes: exactly what the
+/// call carves (the same code computes both), 0 for dilate and erode and for a backend that
+/// runs composites in one call (the cpu backend built with SIMD: its strips are host
+/// temporaries), else the intermediate images (1 for open/close, 2 for the others, each
+/// src.width() x src.height() of src's format, rows padded to 64 bytes, each 256-aligned).
+/// Reads no pixels (src may be a view without data); throws as the op would for src's
+/// format, the parameters, the backend and ctx.
+std::size_t morphology_workspace_bytes(ConstImageView src, MorphOp op, const MorphParams& p,
+                                       const Context& ctx = {});
 
 // ---- box ------------------------------------------------------------------------------
 /// Box filter. Integer depths: exact integer window sum; normalize=1 divides by kw*kh with
@@ -89,6 +130,12 @@ struct GaussianIirParams {
 };
 void gaussian_iir(ConstImageView src, ImageView dst, const GaussianIirParams& p,
                   const Context& ctx = {});
+/// Bytes of Context::workspace that gaussian_iir(src, dst, p, ctx) takes, computed by the
+/// backend's own layout (the same function carves): CUDA, an f32 intermediate of src's size
+/// plus the recursion's checkpoints; 0 on the host backends. Reads no pixels; throws as the
+/// op would for src's format, the parameters, the backend and ctx.
+std::size_t gaussian_iir_workspace_bytes(ConstImageView src, const GaussianIirParams& p,
+                                         const Context& ctx = {});
 
 // ---- derivatives ----------------------------------------------------------------------
 /// Sobel derivative, kernel size k in {1,3,5,7} (k=1: 3x1/1x3 without smoothing, as

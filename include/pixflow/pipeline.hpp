@@ -45,6 +45,12 @@ class Pipeline {
   /// so a source a stage cannot take throws here as run() would (unsupported). Checks that
   /// need the pixels or the operands' sizes still happen in run().
   ImageShape plan(const ImageShape& src) const;
+  /// Bytes of Context::workspace that run(src, ctx) takes: the largest of its stages' queries
+  /// (the stages run one after another on ctx's queue and each reuses the buffer from its
+  /// start); 0 when no stage needs scratch. Reads no pixels (src may be a view without data).
+  /// With a workspace of this size, run() allocates nothing but the stages' outputs (the
+  /// images it returns and passes along, allocated as Image).
+  std::size_t workspace_bytes(ConstImageView src, const Context& ctx = {}) const;
   std::size_t size() const { return stages_.size(); }
   const std::vector<std::string>& names() const { return names_; }
   /// The files read for image parameters (with=, map_x=, ...), as written in the pipeline,

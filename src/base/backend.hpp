@@ -30,6 +30,7 @@
 namespace pixflow::detail {
 
 class DeviceApi;
+class ScratchArena;
 
 /// What an implementation receives besides its images and parameters.
 struct Exec {
@@ -38,6 +39,9 @@ struct Exec {
   void* queue = nullptr;              ///< native queue (cudaStream_t, ...); null = default
   int threads = 0;                    ///< host backends: worker cap (0 = all cores)
   const DeviceApi* device = nullptr;  ///< the location's device interface; null for host
+  /// Where the call's scratch comes from (src/base/scratch.hpp): the caller's workspace, a
+  /// stream-ordered allocation, or a size query. Set by core for every call.
+  ScratchArena* scratch = nullptr;
 };
 
 /// The depths and channel counts one implementation takes (bit masks).

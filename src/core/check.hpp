@@ -60,4 +60,19 @@ void check_op(const schema::OpDef<P>& s, const ConstImageView& src, const ImageV
   check_no_overlap(op, src, dst, in_place);
 }
 
+/// The checks of check_op that a query needs (the *_workspace_bytes functions): src's size,
+/// depths and channels and the parameters, but no pixels (src may be a view without data,
+/// standing for the source) and no dst.
+template <class P>
+void check_source_shape(const schema::OpDef<P>& s, const ConstImageView& src, const P& p) {
+  const std::string& op = s.name();
+  require(src.width() > 0 && src.height() > 0, Status::invalid_argument, op,
+          "src must not be empty (got ", src.width(), "x", src.height(), ")");
+  require(src.channels() >= 1 && src.channels() <= 4, Status::invalid_argument, op,
+          "src must have 1..4 channels (got ", src.channels(), ")");
+  check_depth(op, "src", src, s.depths());
+  check_channels(op, "src", src, s.channels());
+  s.validate(p);
+}
+
 }  // namespace pixflow::detail

@@ -1,6 +1,8 @@
 #include "src/core/dispatch.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 
 namespace pixflow::detail {
 
@@ -88,6 +90,13 @@ Exec select_exec(std::string_view op, const Context& ctx, Location loc) {
     require(loc.device >= 0 && loc.device < n, Status::backend_unavailable, op, "no device ",
             to_string(loc), " (", n, " ", e.device->name(), " devices visible)");
   }
+  if (ctx.workspace.given()) {
+    require(ctx.workspace.location == loc, Status::invalid_argument, op, "the workspace is on ",
+            to_string(ctx.workspace.location), " but the images are on ", to_string(loc));
+    require(reinterpret_cast<std::uintptr_t>(ctx.workspace.data) % Workspace::kAlignment == 0,
+            Status::invalid_argument, op, "the workspace must be aligned to ",
+            Workspace::kAlignment, " bytes (got ", ctx.workspace.data, ")");
+  }
   if (!ctx.queue.is_default() || ctx.queue.kind != Location::Kind::host) {
     require(ctx.queue.kind == loc.kind, Status::invalid_argument, op, "the queue is a ",
             kind_name(ctx.queue.kind), " queue but the images are on ", to_string(loc));
@@ -110,13 +119,48 @@ void fail_unsupported(std::string_view op, Backend b, Format f, bool backend_has
        to_string(f));
 }
 
-Image scratch_image(const Exec& exec, std::int64_t width, std::int64_t height, Format fmt) {
-  if (!exec.device) return Image(width, height, fmt, exec.location);
+std::shared_ptr<std::byte> ScratchArena::take(const Exec& exec, std::size_t bytes) {
+  const std::size_t offset = align_scratch(used_);
+  require(bytes <= SIZE_MAX - offset, Status::limit_exceeded, op_, "scratch of ", bytes,
+          " bytes is too large");
+  switch (mode_) {
+    case Mode::measure:
+      used_ = offset + bytes;
+      return nullptr;
+    case Mode::carve:
+      require(offset + bytes <= ws_.bytes, Status::invalid_argument, op_, "the workspace has ",
+              ws_.bytes, " bytes but the call needs ", offset + bytes,
+              " (see the op's *_workspace_bytes)");
+      used_ = offset + bytes;
+      // Non-owning: the caller keeps the buffer alive until the queued work is done.
+      return std::shared_ptr<std::byte>(std::shared_ptr<std::byte>(),
+                                        static_cast<std::byte*>(ws_.data) + offset);
+    case Mode::allocate:
+      break;
+  }
+  used_ = offset + bytes;
+  const std::size_t n = bytes ? bytes : 1;
+  if (exec.device) return exec.device->workspace(exec.location.device, n, exec.queue);
+  void* p = std::aligned_alloc(Workspace::kAlignment, align_scratch(n));
+  require(p != nullptr, Status::out_of_memory, op_, "cannot allocate ", n,
+          " bytes of host scratch");
+  return std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* q) { std::free(q); });
+}
+
+std::array<Image, 2> scratch_images(const Exec& exec, int n, std::int64_t width,
+                                    std::int64_t height, Format fmt) {
+  require(n >= 0 && n <= 2 && exec.scratch, Status::internal, "scratch", "bad request");
+  std::array<Image, 2> out;
+  if (n == 0) return out;
   const std::int64_t stride = (width * std::int64_t(fmt.pixel_bytes()) + 63) / 64 * 64;
-  auto mem =
-      exec.device->workspace(exec.location.device, std::size_t(stride * height) + 1, exec.queue);
-  ImageView v(mem.get(), width, height, stride, fmt, exec.location);
-  return Image::wrap(std::move(mem), v);
+  const std::size_t one = align_scratch(std::size_t(stride) * std::size_t(height));
+  auto mem = exec.scratch->take(exec, one * std::size_t(n));
+  if (!mem) return out;  // measuring
+  for (int i = 0; i < n; ++i) {
+    ImageView v(mem.get() + one * std::size_t(i), width, height, stride, fmt, exec.location);
+    out[std::size_t(i)] = Image::wrap(mem, v);
+  }
+  return out;
 }
 
 }  // namespace pixflow::detail

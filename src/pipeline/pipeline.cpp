@@ -66,6 +66,9 @@ class Pipeline::Stage {
     const schema::Shape s = bound_->output(v);
     return {s.width, s.height, s.format};
   }
+  std::size_t workspace_bytes(const ConstImageView& src, const Context& ctx) const {
+    return bound_->workspace_bytes(src, ctx);
+  }
 
  private:
   const schema::Op& op_;
@@ -154,6 +157,20 @@ ImageShape Pipeline::plan(const ImageShape& src) const {
   ImageShape s = src;
   for (const auto& stage : stages_) s = stage->plan(s);
   return s;
+}
+
+std::size_t Pipeline::workspace_bytes(ConstImageView src, const Context& ctx) const {
+  // Each stage's source is described by the previous stage's output shape (no pixels), at
+  // src's location.
+  std::size_t most = 0;
+  ImageShape s{src.width(), src.height(), src.format()};
+  for (const auto& stage : stages_) {
+    const ConstImageView v(nullptr, s.width, s.height, s.width * s.format.pixel_bytes(), s.format,
+                           src.location());
+    most = std::max(most, stage->workspace_bytes(v, ctx));
+    s = stage->plan(s);
+  }
+  return most;
 }
 
 Image Pipeline::run(ConstImageView src, const Context& ctx) const {

@@ -62,7 +62,10 @@ OpDef<MorphParams> make_morph(MorphOp mop, const char* doc) {
       })
       .examples({"k=3", "k=5 iterations=2", "kw=4 kh=3", "k=3 border=constant value=200"})
       .run([mop](const ConstImageView& s, const ImageView& d, const MorphParams& p,
-                 const Context& c) { morphology(s, d, mop, p, c); });
+                 const Context& c) { morphology(s, d, mop, p, c); })
+      .workspace([mop](const ConstImageView& s, const MorphParams& p, const Context& c) {
+        return morphology_workspace_bytes(s, mop, p, c);
+      });
   if (passes == 1)
     def.bench({{"k=3", "55", "3x3"}, {"k=5", "55", "5x5"}, {"k=15", "65", "15x15"}});
   else
@@ -185,7 +188,8 @@ const OpDef<GaussianIirParams>& gaussian_iir_op() {
           .bench_tolerance([](Depth d) {
             return d == Depth::f32 ? Tolerance{1e-4, 1e-4} : Tolerance{1, 0};
           })
-          .run(&gaussian_iir);
+          .run(&gaussian_iir)
+          .workspace(&gaussian_iir_workspace_bytes);
   return def;
 }
 

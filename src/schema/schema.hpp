@@ -107,6 +107,9 @@ class Bound {
   virtual void run(const ConstImageView& src, const ImageView& dst, const Context& ctx) const = 0;
   /// Neighbourhood reach of one output pixel, for a source of format f.
   virtual Halo halo(Format f) const = 0;
+  /// Bytes of Context::workspace the op takes for `src` (a view without data is fine): its
+  /// public *_workspace_bytes query, 0 for an op that declares none (needs no scratch).
+  virtual std::size_t workspace_bytes(const ConstImageView& src, const Context& ctx) const = 0;
 };
 
 /// The type-erased view of one op's declaration.
@@ -169,6 +172,7 @@ class OpDef final : public Op {
  public:
   using RunFn =
       std::function<void(const ConstImageView&, const ImageView&, const P&, const Context&)>;
+  using WorkspaceFn = std::function<std::size_t(const ConstImageView&, const P&, const Context&)>;
   using Given = std::set<std::string>;
 
   OpDef(std::string name, std::string doc) {
@@ -342,6 +346,12 @@ class OpDef final : public Op {
     run_ = std::move(f);
     return *this;
   }
+  /// The op's scratch query (the public *_workspace_bytes function), for an op that needs
+  /// scratch on some backend; without it the op needs none.
+  OpDef& workspace(WorkspaceFn f) {
+    workspace_ = std::move(f);
+    return *this;
+  }
 
   /// Output size and format of the op for `src` (parameters already validated).
   Shape shape(const ConstImageView& src, const P& p) const {
@@ -386,6 +396,7 @@ class OpDef final : public Op {
   std::function<Halo(const P&, Format)> halo_;
   std::function<Shape(const ConstImageView&, const P&)> output_;
   RunFn run_;
+  WorkspaceFn workspace_;
 };
 
 /// Joins a list for messages: "a, b, c".
@@ -414,6 +425,9 @@ class OpDef<P>::BoundOp final : public Bound {
     def_.run_(src, dst, adapted(src), ctx);
   }
   Halo halo(Format f) const override { return def_.halo_ ? def_.halo_(p_, f) : Halo{}; }
+  std::size_t workspace_bytes(const ConstImageView& src, const Context& ctx) const override {
+    return def_.workspace_ ? def_.workspace_(src, adapted(src), ctx) : 0;
+  }
 
  private:
   P adapted(const ConstImageView& src) const {

@@ -14,8 +14,11 @@
 //   checkpoint and its input (the same causal steps on the same inputs: the same doubles) as a
 //   second, independent chain beside its own, so it costs issue slots, not latency;
 // - outputs go through shared memory and are stored (coalesced) while the next chunk runs.
-// The checkpoints come from cudaMallocAsync on the op's stream (cuda_ops.hpp's stream_alloc: no
-// host synchronisation; graph capture records memory nodes).
+// The f32 intermediate, the checkpoints and the extension positions are the call's scratch, one
+// block laid out by iir_scratch (the same function answers gaussian_iir_workspace_bytes through
+// "gaussian_iir.workspace"): the caller's Context::workspace when given (no allocation), else
+// cudaMallocAsync on the op's stream (DeviceApi::workspace: no host synchronisation; graph
+// capture records memory nodes).
 #include <algorithm>
 #include <cstdint>
 
@@ -26,6 +29,7 @@
 #include "src/backends/cuda/cuda_ops.hpp"
 #include "src/base/backend.hpp"
 #include "src/base/iir.hpp"
+#include "src/base/scratch.hpp"
 #include "src/base/visit_depth.hpp"
 
 namespace pixflow::cuda {
@@ -257,28 +261,54 @@ std::size_t iir_checkpoints(long long units, long long len, long long e, int cn)
   return std::size_t(std::max<long long>(iir_chunks(len + 2 * e) - 2, 0) * 3 * lines);
 }
 
+// The call's scratch, taken from exec.scratch in one block: the f32 intermediate (tight rows),
+// the checkpoints of the larger pass and the 2e extension positions after them. Null pointers
+// when the arena measures (gaussian_iir_workspace_bytes).
+struct IirScratch {
+  std::shared_ptr<std::byte> block;  ///< keeps an allocated block until the launches are queued
+  ImageView tmp;
+  double* ck = nullptr;
+  int* ext = nullptr;
+};
+
+IirScratch iir_scratch(const detail::Exec& exec, const ConstImageView& s,
+                       const GaussianIirParams& p) {
+  const long long e = detail::iir_extension(p);
+  const int cn = s.channels();
+  const long long w = s.width(), h = s.height();
+  const Format ft{Depth::f32, cn};
+  const std::int64_t tmp_stride = std::int64_t(ft.pixel_bytes()) * w;
+  const std::size_t tmp_bytes = detail::align_scratch(std::size_t(tmp_stride * h));
+  const std::size_t ck_elems = std::max(iir_checkpoints(h, w, e, cn), iir_checkpoints(w, h, e, cn));
+  const std::size_t ck_bytes = ck_elems * sizeof(double) + std::size_t(2 * e) * sizeof(int);
+  IirScratch out;
+  out.block = exec.scratch->take(exec, tmp_bytes + ck_bytes);
+  if (!out.block) return out;  // measuring
+  out.tmp = ImageView(out.block.get(), w, h, tmp_stride, ft, s.location());
+  out.ck = reinterpret_cast<double*>(out.block.get() + tmp_bytes);  // 256-aligned
+  out.ext = reinterpret_cast<int*>(out.ck + ck_elems);
+  return out;
+}
+
+// "gaussian_iir.workspace": the scratch layout alone, for the query.
+void iir_layout(const detail::Exec& exec, const ConstImageView& s, const GaussianIirParams& p) {
+  (void)iir_scratch(exec, s, p);
+}
+
 template <class T>
-void launch_iir(const ConstImageView& s, const ImageView& d, const GaussianIirParams& p,
-                cudaStream_t st) {
+void launch_iir(const detail::Exec& exec, const ConstImageView& s, const ImageView& d,
+                const GaussianIirParams& p) {
+  const cudaStream_t st = static_cast<cudaStream_t>(exec.queue);
   const detail::IirCoeffs k = detail::iir_coeffs(p.sigma);
   const long long e = detail::iir_extension(p);
   // The constant border's value in T (both passes, as in the reference); a u8 value is exact in
   // the f32 intermediate.
   const double cval = double(detail::saturate_cast<T>(p.border.value));
-  const int cn = s.channels();
-  const long long w = s.width(), h = s.height();
-  const Format ft{Depth::f32, cn};
-  const std::int64_t tmp_stride = std::int64_t(ft.pixel_bytes()) * w;
-  // The f32 intermediate (tight rows), the checkpoints of the larger pass and the extension
-  // positions, freed on the stream when this function returns (after the launches).
-  const auto tmp = stream_alloc(std::size_t(tmp_stride * h), st);
-  const std::size_t ck_elems = std::max(iir_checkpoints(h, w, e, cn), iir_checkpoints(w, h, e, cn));
-  const auto ck = stream_alloc((ck_elems + std::size_t(e)) * sizeof(double) + 1, st);
-  ImageView vtmp(tmp.get(), w, h, tmp_stride, ft, s.location());
-  auto* c = reinterpret_cast<double*>(ck.get());
-  auto* ext = reinterpret_cast<int*>(c + ck_elems);  // 2e ints after the checkpoints
-  launch_lines<T, float, true>(s, vtmp, k, e, p.border.type, cval, c, ext, st);   // rows
-  launch_lines<float, T, false>(vtmp, d, k, e, p.border.type, cval, c, ext, st);  // columns
+  // Taken before anything is queued (a too-small workspace throws with dst untouched); an
+  // allocated block is freed on the stream when this function returns (after the launches).
+  const IirScratch sc = iir_scratch(exec, s, p);
+  launch_lines<T, float, true>(s, sc.tmp, k, e, p.border.type, cval, sc.ck, sc.ext, st);   // rows
+  launch_lines<float, T, false>(sc.tmp, d, k, e, p.border.type, cval, sc.ck, sc.ext, st);  // cols
 }
 
 }  // namespace
@@ -286,6 +316,15 @@ void launch_iir(const ConstImageView& s, const ImageView& d, const GaussianIirPa
 
 PIXFLOW_REGISTER_IMPLS(cuda_iir) {
   using namespace pixflow;
-  cuda::add_depths<Depth::u8, Depth::f32>(table, "gaussian_iir",
-                                          [](auto t) { return &cuda::launch_iir<decltype(t)>; });
+  // Registered with the Exec itself (not the stream tail of register.cuh): the entry point
+  // takes its scratch from exec.scratch.
+  using detail::Support;
+  const Support u8 = cuda::depths({Depth::u8}), f32 = cuda::depths({Depth::f32});
+  table.add<const ConstImageView&, const ImageView&, const GaussianIirParams&>(
+      "gaussian_iir", Backend::cuda, &cuda::launch_iir<std::uint8_t>, u8);
+  table.add<const ConstImageView&, const ImageView&, const GaussianIirParams&>(
+      "gaussian_iir", Backend::cuda, &cuda::launch_iir<float>, f32);
+  table.add<const ConstImageView&, const GaussianIirParams&>(detail::scratch_op("gaussian_iir"),
+                                                             Backend::cuda, &cuda::iir_layout,
+                                                             cuda::depths({Depth::u8, Depth::f32}));
 }

@@ -25,6 +25,18 @@ void gaussian(ConstImageView src, ImageView dst, const GaussianParams& p, const 
 }
 
 PIXFLOW_ONE_SOURCE_OP(gaussian_iir, GaussianIirParams)
+
+// The backend's scratch layout (registered as "gaussian_iir.workspace": the same function its
+// implementation takes its scratch through); a backend without one needs none.
+std::size_t gaussian_iir_workspace_bytes(ConstImageView src, const GaussianIirParams& p,
+                                         const Context& ctx) {
+  detail::check_source_shape(schema::gaussian_iir_op(), src, p);
+  const std::string layout = detail::scratch_op("gaussian_iir");
+  return detail::measure_scratch("gaussian_iir", ctx, src.location(), [&](const detail::Exec& e) {
+    if (detail::has_impl<ConstImageView, GaussianIirParams>(layout, e, src.format()))
+      detail::run_on(layout, e, src.format(), src, p);
+  });
+}
 PIXFLOW_ONE_SOURCE_OP(sobel, SobelParams)
 PIXFLOW_ONE_SOURCE_OP(scharr, ScharrParams)
 PIXFLOW_ONE_SOURCE_OP(filter2d, Filter2dParams)

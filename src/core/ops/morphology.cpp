@@ -3,6 +3,8 @@
 // saturating "sub", exactly arith's) through intermediates at the images' location, each
 // pass applying the border to its own input, as cv::morphologyEx does. A backend may also
 // register "morph_composite", the same sequence in one call (MorphPass::op = the composite).
+// The intermediates are the call's scratch: the caller's Context::workspace when given, else
+// stream-ordered (src/base/scratch.hpp); morphology_workspace_bytes measures the same takes.
 #include "src/base/passes.hpp"
 #include "src/core/check.hpp"
 #include "src/core/dispatch.hpp"
@@ -10,10 +12,42 @@
 
 namespace pixflow {
 
+namespace {
+
+bool is_composite(MorphOp mop) {
+  return mop != MorphOp::dilate && mop != MorphOp::erode;
+}
+
+bool runs_fused(MorphOp mop, const detail::Exec& exec, Format f) {
+  return is_composite(mop) &&
+         detail::has_impl<ConstImageView, ImageView, detail::MorphPass>("morph_composite", exec, f);
+}
+
+// The intermediate images core runs `mop` through on exec's backend, taken from the call's
+// arena in one block: the call and morphology_workspace_bytes both get them from here.
+std::array<Image, 2> intermediates(MorphOp mop, const detail::Exec& exec,
+                                   const ConstImageView& src) {
+  const bool one = mop == MorphOp::open || mop == MorphOp::close;
+  const int n = runs_fused(mop, exec, src.format()) || !is_composite(mop) ? 0 : one ? 1 : 2;
+  return detail::scratch_images(exec, n, src.width(), src.height(), src.format());
+}
+
+}  // namespace
+
+std::size_t morphology_workspace_bytes(ConstImageView src, MorphOp mop, const MorphParams& p,
+                                       const Context& ctx) {
+  const auto& s = schema::morph_op(mop);
+  detail::check_source_shape(s, src, p);
+  return detail::measure_scratch(s.name(), ctx, src.location(),
+                                 [&](const detail::Exec& e) { intermediates(mop, e, src); });
+}
+
 void morphology(ConstImageView src, ImageView dst, MorphOp mop, const MorphParams& p,
                 const Context& ctx) {
   detail::check_op(schema::morph_op(mop), src, dst, p);
-  const detail::Exec exec = detail::select_exec(morph_op_name(mop), ctx, src.location());
+  detail::Exec exec = detail::select_exec(morph_op_name(mop), ctx, src.location());
+  detail::ScratchArena scratch(morph_op_name(mop), ctx.workspace);
+  exec.scratch = &scratch;
   // n iterations of a rect kw x kh == one pass of the enlarged rect with the anchor
   // scaled by n (OpenCV morphOp, imgproc/src/morph.dispatch.cpp).
   const int n = p.iterations;
@@ -33,45 +67,36 @@ void morphology(ConstImageView src, ImageView dst, MorphOp mop, const MorphParam
   };
   // A backend may run a composite in one call ("morph_composite": the cpu backend does it
   // over cache-sized strips, with no whole intermediate image); else the passes below.
-  if (mop != MorphOp::dilate && mop != MorphOp::erode &&
-      detail::has_impl<ConstImageView, ImageView, detail::MorphPass>("morph_composite", exec, f)) {
+  if (runs_fused(mop, exec, f)) {
     m.op = mop;
     return detail::run_on("morph_composite", exec, f, src, dst, m);
   }
-  // Intermediates come from the device's stream-ordered workspace (no host sync, capturable).
-  auto temp = [&] { return detail::scratch_image(exec, src.width(), src.height(), f); };
+  // Intermediates: the caller's workspace, else the device's stream-ordered workspace (no
+  // host sync, capturable). Taken before any pass is queued: a too-small workspace fails
+  // with dst untouched.
+  auto [t, u] = intermediates(mop, exec, src);
   switch (mop) {
     case MorphOp::dilate:
     case MorphOp::erode:
       return pass(src, dst, mop);
-    case MorphOp::open: {
-      Image t = temp();
+    case MorphOp::open:
       pass(src, t, MorphOp::erode);
       return pass(t, dst, MorphOp::dilate);
-    }
-    case MorphOp::close: {
-      Image t = temp();
+    case MorphOp::close:
       pass(src, t, MorphOp::dilate);
       return pass(t, dst, MorphOp::erode);
-    }
-    case MorphOp::gradient: {
-      Image e = temp(), d = temp();
-      pass(src, e, MorphOp::erode);
-      pass(src, d, MorphOp::dilate);
-      return sub(d, e, dst);
-    }
-    case MorphOp::tophat: {
-      Image t = temp(), o = temp();
+    case MorphOp::gradient:  // t = erode, u = dilate
       pass(src, t, MorphOp::erode);
-      pass(t, o, MorphOp::dilate);
-      return sub(src, o, dst);
-    }
-    case MorphOp::blackhat: {
-      Image t = temp(), c = temp();
+      pass(src, u, MorphOp::dilate);
+      return sub(u, t, dst);
+    case MorphOp::tophat:  // t = erode, u = open
+      pass(src, t, MorphOp::erode);
+      pass(t, u, MorphOp::dilate);
+      return sub(src, u, dst);
+    case MorphOp::blackhat:  // t = dilate, u = close
       pass(src, t, MorphOp::dilate);
-      pass(t, c, MorphOp::erode);
-      return sub(c, src, dst);
-    }
+      pass(t, u, MorphOp::erode);
+      return sub(u, src, dst);
   }
 }
 
