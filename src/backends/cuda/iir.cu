@@ -1,6 +1,9 @@
-// gaussian_iir on CUDA: the reference's double-precision recursion (src/base/iir.hpp), one
-// thread per line and the same operations in the same order (-fmad=false), so the result equals
-// the reference bit for bit: rows first into an f32 intermediate, then columns.
+// gaussian_iir on CUDA: the double-precision recursion, one thread per line (-fmad=false): rows
+// first into an f32 intermediate, then columns.
+// NOT the reference's rule any more: this kernel runs the sequential recursion that
+// src/base/iir.hpp had before its block rule (blocks of kIirBlock positions corrected by
+// carries), so it differs from the reference by rounding (f32 by an ulp on ~1e-5 of samples)
+// and fails the backends-match-ref tests until it is rewritten to the block rule.
 //
 // The recursion is a chain of dependent double ops per line (4 per step: b1 * w[i-1], then three
 // adds), so the floor is steps x that chain; the kernel keeps memory off the chain:
