@@ -292,11 +292,11 @@ TEST(GaussianIir, EveryBackendMatchesRefOnEverySimdPath) {
                 s, rng));
 }
 
-// The CUDA kernel's paths (src/backends/cuda/iir.cu): blocks of 32 rows or pixel columns with a
-// partial last block, lines of 1, 2, 3, odd and shorter than the border extension e, chunks of 32
-// steps (one, two, three and many, the last partial: the causal w of chunks 0 .. J-3 is recomputed
-// from checkpoints), 1-4 channels, u8 and f32, every border (a constant outside the depth), sigma
-// up to 256 (e = 1032). backends_match_ref runs on ROI views.
+// The CUDA kernels' paths (src/backends/cuda/iir.cu, the block rule): lines of 1, 2, 3
+// positions (a last block shorter than three: its carry passes through), of one, two and many
+// blocks of 32, the last partial, e spanning several blocks (anti-causal blocks left of the line
+// skipped), 1-4 channels (lines interleaved in rows and columns), u8 and f32, every border (a
+// constant outside the depth), sigma up to 256 (e = 1032). backends_match_ref runs on ROI views.
 TEST(GaussianIir, EveryBackendMatchesRefOnManyTiles) {
   auto rng = make_rng(0x11a8);
   std::vector<Border> borders = all_borders();

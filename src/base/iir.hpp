@@ -1,8 +1,8 @@
 // The recursive Gaussian (Young–van Vliet 3rd order, Triggs–Sdika end conditions) as one
 // line filter in block form, shared by the reference, the SIMD CPU backend and the CUDA
 // kernels, so all evaluate the same double expressions in the same order (host:
-// -ffp-contract=off; device: -fmad=false). (src/backends/cuda/iir.cu still runs the
-// sequential rule this replaced and does not match yet; see its header.) See docs/ops/gaussian.md
+// -ffp-contract=off; device: -fmad=false). (src/backends/cuda/iir.cu's block kernels are not
+// yet verified on a GPU; see its header.) See docs/ops/gaussian.md
 // for the method, the block rule and the measured error.
 //
 // Block rule (why: a GPU cannot afford one thread per line walking the whole line; blocks of
