@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "src/base/iir.hpp"
 #include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 
@@ -68,7 +69,8 @@ Err measure(const ConstImageView& got, const std::vector<double>& want, double s
 // random sample grows slowly with more seeds; docs/ops/gaussian.md lists the measurements).
 // The deterministic worst case over all inputs is checked separately through the impulse
 // response (WorstCaseErrorFromImpulseResponse). Young-van Vliet is least accurate at small
-// sigma.
+// sigma. Re-measured with the block rule of src/base/iir.hpp (rounding only): the same at the
+// printed digits, so the constants did not change.
 struct Bound {
   double sigma, interior, edge, worst;
 };
@@ -164,6 +166,85 @@ TEST(GaussianIir, RowColumnExtremesAndTinyImagesMatchExactGaussian) {
     }
 }
 
+// The sequential recursion the block rule of src/base/iir.hpp restates (one chain per line from
+// x(0), Triggs–Sdika at the end; the formulation before the block rule): rows into f32, then
+// columns, in f64. 1-channel f32 images.
+std::vector<double> sequential(const ConstImageView& src, double sigma, const Border& b) {
+  const detail::IirCoeffs k = detail::iir_coeffs(sigma);
+  const std::int64_t e = detail::iir_extension({sigma, b});
+  const double cval = double(float(b.value));
+  auto line = [&](std::int64_t len, auto get, auto put) {
+    const std::int64_t n = len + 2 * e;
+    auto x = [&](std::int64_t i) {
+      const std::int64_t s = detail::border_index(i - e, len, b.type);
+      return s < 0 ? cval : get(s);
+    };
+    std::vector<double> w(std::size_t(n + 3), x(0));  // w[i + 3] is position i
+    for (std::int64_t i = 0; i < n; ++i)
+      w[std::size_t(i + 3)] = k.B * x(i) + k.b1 * w[std::size_t(i + 2)] +
+                              k.b2 * w[std::size_t(i + 1)] + k.b3 * w[std::size_t(i)];
+    const double up = x(n - 1);
+    const double u[3] = {w[std::size_t(n + 2)] - up, w[std::size_t(n + 1)] - up,
+                         w[std::size_t(n)] - up};
+    double v[3];
+    for (int r = 0; r < 3; ++r) v[r] = k.M[r][0] * u[0] + k.M[r][1] * u[1] + k.M[r][2] * u[2] + up;
+    double y1 = v[0], y2 = v[1], y3 = v[2];
+    for (std::int64_t i = n; i-- > 0;) {
+      const double y = k.B * w[std::size_t(i + 3)] + k.b1 * y1 + k.b2 * y2 + k.b3 * y3;
+      y3 = y2;
+      y2 = y1;
+      y1 = y;
+      if (i >= e && i < e + len) put(i - e, y);
+    }
+  };
+  const std::int64_t wd = src.width(), ht = src.height();
+  std::vector<double> tmp(std::size_t(wd * ht)), out(std::size_t(wd * ht));
+  for (std::int64_t y = 0; y < ht; ++y)
+    line(
+        wd, [&](std::int64_t i) { return sample(src, i, y, 0); },
+        [&](std::int64_t i, double v) { tmp[std::size_t(y * wd + i)] = double(float(v)); });
+  for (std::int64_t x = 0; x < wd; ++x)
+    line(
+        ht, [&](std::int64_t i) { return tmp[std::size_t(i * wd + x)]; },
+        [&](std::int64_t i, double v) { out[std::size_t(i * wd + x)] = v; });
+  return out;
+}
+
+// The block rule is the sequential recursion up to rounding (not a different filter): the
+// reference within a few f32 steps of it, on lines whose extended length n sits around block
+// boundaries (n = 1, 2, 3, 31 .. 33, 63 .. 65, ...: blocks of 1 and 2 positions, exact
+// multiples, a carry read across a partial block), every border, both sides of sigma 2.5. A
+// wrong carry or table is off by ~1e-2; rounding is ~1e-7.
+TEST(GaussianIir, BlockRuleEqualsSequentialRecursionUpToRounding) {
+  auto rng = make_rng(0x11a9);
+  const std::int64_t B = detail::kIirBlock;
+  for (const Border& b : all_borders())
+    for (double sigma : {0.5, 2.0, 9.0}) {
+      const Border bb = b.type == BorderType::constant ? Border::constant(0.3) : b;
+      const std::int64_t e = detail::iir_extension({sigma, bb});
+      for (std::int64_t n : {std::int64_t(1), std::int64_t(2), std::int64_t(3), B - 1, B, B + 1,
+                             2 * B - 1, 2 * B, 2 * B + 1, 3 * B + 2}) {
+        const std::int64_t len = n - 2 * e;
+        if (len < 1) continue;
+        const std::int64_t other = std::max<std::int64_t>(1, 3 * B + 7 - 2 * e);
+        for (Size s : {Size{len, other}, Size{other, len}}) {
+          PIXFLOW_TRACE(testing::Message() << "sigma=" << sigma << " " << describe(bb) << " " << s.w
+                                           << "x" << s.h << " (n=" << n << ")");
+          auto src = random_image(s.w, s.h, {Depth::f32, 1}, rng, false, 0, 1);
+          auto got = make_dst(s.w, s.h, {Depth::f32, 1}, rng);
+          gaussian_iir(src, got, {sigma, bb}, {Backend::ref});
+          const std::vector<double> want = sequential(src, sigma, bb);
+          double worst = 0;
+          for (std::int64_t y = 0; y < s.h; ++y)
+            for (std::int64_t x = 0; x < s.w; ++x)
+              worst = std::max(worst, std::fabs(sample(got, x, y, 0) -
+                                                double(float(want[std::size_t(y * s.w + x)]))));
+          EXPECT_LE(worst, 1e-6);
+        }
+      }
+    }
+}
+
 TEST(GaussianIir, ConstantImageStaysConstant) {
   auto rng = make_rng(0x11a4);
   for (Depth d : {Depth::u8, Depth::f32})
@@ -211,11 +292,11 @@ TEST(GaussianIir, EveryBackendMatchesRefOnEverySimdPath) {
                 s, rng));
 }
 
-// The CUDA kernel's paths (src/backends/cuda/iir.cu): blocks of 32 rows or pixel columns with a
-// partial last block, lines of 1, 2, 3, odd and shorter than the border extension e, chunks of 32
-// steps (one, two, three and many, the last partial: the causal w of chunks 0 .. J-3 is recomputed
-// from checkpoints), 1-4 channels, u8 and f32, every border (a constant outside the depth), sigma
-// up to 256 (e = 1032). backends_match_ref runs on ROI views.
+// The CUDA kernels' paths (src/backends/cuda/iir.cu, the block rule): lines of 1, 2, 3
+// positions (a last block shorter than three: its carry passes through), of one, two and many
+// blocks of 32, the last partial, e spanning several blocks (anti-causal blocks left of the line
+// skipped), 1-4 channels (lines interleaved in rows and columns), u8 and f32, every border (a
+// constant outside the depth), sigma up to 256 (e = 1032). backends_match_ref runs on ROI views.
 TEST(GaussianIir, EveryBackendMatchesRefOnManyTiles) {
   auto rng = make_rng(0x11a8);
   std::vector<Border> borders = all_borders();

@@ -1,7 +1,19 @@
 // The recursive Gaussian (Young–van Vliet 3rd order, Triggs–Sdika end conditions) as one
-// line filter shared by the reference and the CUDA kernels, so both evaluate the same
-// double expressions in the same order (host: -ffp-contract=off; device: -fmad=false).
-// See docs/ops/gaussian.md for the method and its measured error.
+// line filter in block form, shared by the reference, the SIMD CPU backend and the CUDA
+// kernels, so all evaluate the same double expressions in the same order (host:
+// -ffp-contract=off; device: -fmad=false). (src/backends/cuda/iir.cu's block kernels are not
+// yet verified on a GPU; see its header.) See docs/ops/gaussian.md
+// for the method, the block rule and the measured error.
+//
+// Block rule (why: a GPU cannot afford one thread per line walking the whole line; blocks of
+// a line are filtered in parallel). A pass over the extended line of n samples is cut into
+// blocks of kIirBlock positions, [a, a + kIirBlock) for a = 0, kIirBlock, ... (the last one
+// partial). Each block is filtered from zero state (iir_step, needs nothing from other
+// blocks), then corrected by its carry, the three outputs just before it, times the block's
+// responses to those three initial values (iir_fix, tables IirCoeffs::H). The carries are the
+// corrected outputs of the neighbouring block, so they propagate block by block (on a GPU: a
+// short sequential pass over the blocks' last three values, the same iir_fix expressions).
+// In exact arithmetic this is the sequential recursion; only rounding differs from it.
 #pragma once
 
 #include <algorithm>
@@ -14,10 +26,30 @@
 
 namespace pixflow::detail {
 
+/// Positions per block of the block rule: a constant of the rule (changing it changes the
+/// rounding of every result). 32: one warp's worth of independent blocks per 1024 samples of
+/// a line, and 32 x 3 doubles of response tables.
+inline constexpr int kIirBlock = 32;
+
 struct IirCoeffs {
   double B, b1, b2, b3;
   double M[3][3];  // Triggs & Sdika (2006) end-of-line matrix for the anti-causal pass
+  // H[t][c]: step t of a block run from zero input and the state (s0, s1, s2) = unit vector c,
+  // s0 the output next to the block (iir_fix). The same for both passes (same recursion).
+  double H[kIirBlock][3];
 };
+
+/// One recursion step: x the input, s1, s2, s3 the last three outputs (s1 the newest). The
+/// newest output is added last, so the dependent chain per step is one multiply and one add.
+PIXFLOW_HD double iir_step(const IirCoeffs& k, double x, double s1, double s2, double s3) {
+  return ((k.B * x + k.b3 * s3) + k.b2 * s2) + k.b1 * s1;
+}
+
+/// Step t of a block: its zero-state value z corrected by the carry s0, s1, s2 (the outputs
+/// just before the block in the pass's direction, s0 the nearest).
+PIXFLOW_HD double iir_fix(const IirCoeffs& k, int t, double z, double s0, double s1, double s2) {
+  return z + ((k.H[t][0] * s0 + k.H[t][1] * s1) + k.H[t][2] * s2);
+}
 
 /// Coefficients for sigma (host only). The end matrix is computed numerically by running
 /// the causal and anti-causal recursions on unit impulses.
@@ -43,6 +75,15 @@ inline IirCoeffs iir_coeffs(double sigma) {
       f[i] = k.B * e[i] + k.b1 * f[i + 1] + k.b2 * f[i + 2] + k.b3 * f[i + 3];
     for (int r = 0; r < 3; ++r) k.M[r][c] = f[std::size_t(3 + r)];
   }
+  for (int c = 0; c < 3; ++c) {
+    double s1 = c == 0 ? 1.0 : 0.0, s2 = c == 1 ? 1.0 : 0.0, s3 = c == 2 ? 1.0 : 0.0;
+    for (int t = 0; t < kIirBlock; ++t) {
+      k.H[t][c] = iir_step(k, 0.0, s1, s2, s3);
+      s3 = s2;
+      s2 = s1;
+      s1 = k.H[t][c];
+    }
+  }
   return k;
 }
 
@@ -54,8 +95,10 @@ inline std::int64_t iir_extension(const GaussianIirParams& p) {
 
 /// Filters one line of `len` samples: get(i) reads sample i, put(i, v) receives the result.
 /// The line is extended by `e` samples on each side through the border rule (constant:
-/// `cval`). `w` is scratch of len + 2e + 3 doubles: a double* or anything whose w[i] is a
-/// double& (the CUDA kernels interleave the lines of their scratch).
+/// `cval`). `w` is scratch of len + 2e + 6 doubles: a double* or anything whose w[i] is a
+/// double&. w[i + 3] holds position i: w[0..2] the causal pass's initial state (x(0), the
+/// steady state of a replicated start), w[n + 3..n + 5] the anti-causal initial state
+/// (Triggs–Sdika); the anti-causal pass overwrites w with y. Blocks as in the header comment.
 template <class W, class Get, class Put>
 PIXFLOW_HD void iir_filter_line(std::int64_t len, std::int64_t e, BorderType bt, double cval,
                                 const IirCoeffs& k, W w, Get get, Put put) {
@@ -64,22 +107,42 @@ PIXFLOW_HD void iir_filter_line(std::int64_t len, std::int64_t e, BorderType bt,
     const std::int64_t s = border_index(i - e, len, bt);
     return s < 0 ? cval : get(s);
   };
-  const double x0 = x(0);
-  w[0] = w[1] = w[2] = x0;  // w[i + 3] is w at position i
-  for (std::int64_t i = 0; i < n; ++i)
-    w[i + 3] = k.B * x(i) + k.b1 * w[i + 2] + k.b2 * w[i + 1] + k.b3 * w[i];
+  w[0] = w[1] = w[2] = x(0);
+  // Causal, blocks left to right; block a's carry is w at a-1, a-2, a-3.
+  for (std::int64_t a = 0; a < n; a += kIirBlock) {
+    const int m = int(std::min<std::int64_t>(kIirBlock, n - a));
+    const double s0 = w[a + 2], s1 = w[a + 1], s2 = w[a];
+    double z1 = 0, z2 = 0, z3 = 0;
+    for (int t = 0; t < m; ++t) {
+      const double z = iir_step(k, x(a + t), z1, z2, z3);
+      z3 = z2;
+      z2 = z1;
+      z1 = z;
+      w[a + t + 3] = iir_fix(k, t, z, s0, s1, s2);
+    }
+  }
+  // Triggs–Sdika: y at n, n+1, n+2 from w at n-1, n-2, n-3 and up = x(n - 1).
   const double up = x(n - 1);
   const double u[3] = {w[n + 2] - up, w[n + 1] - up, w[n] - up};
-  double v[3];
-  for (int r = 0; r < 3; ++r) v[r] = k.M[r][0] * u[0] + k.M[r][1] * u[1] + k.M[r][2] * u[2] + up;
-  double y1 = v[0], y2 = v[1], y3 = v[2];  // y[n], y[n+1], y[n+2]
-  for (std::int64_t i = n; i-- > 0;) {
-    const double y = k.B * w[i + 3] + k.b1 * y1 + k.b2 * y2 + k.b3 * y3;
-    y3 = y2;
-    y2 = y1;
-    y1 = y;
-    if (i >= e && i < e + len) put(i - e, y);
+  for (int r = 0; r < 3; ++r)
+    w[n + 3 + r] = k.M[r][0] * u[0] + k.M[r][1] * u[1] + k.M[r][2] * u[2] + up;
+  // Anti-causal, blocks right to left (the same blocks); block [a, b)'s carry is y at b, b+1,
+  // b+2. Blocks left of the line's first sample only feed blocks further left: skipped.
+  for (std::int64_t a = (n - 1) / kIirBlock * kIirBlock; a >= 0 && a + kIirBlock > e;
+       a -= kIirBlock) {
+    const std::int64_t b = std::min<std::int64_t>(n, a + kIirBlock);
+    const double s0 = w[b + 3], s1 = w[b + 4], s2 = w[b + 5];
+    double z1 = 0, z2 = 0, z3 = 0;
+    for (int t = 0; t < int(b - a); ++t) {
+      const std::int64_t i = b - 1 - t;
+      const double z = iir_step(k, w[i + 3], z1, z2, z3);
+      z3 = z2;
+      z2 = z1;
+      z1 = z;
+      w[i + 3] = iir_fix(k, t, z, s0, s1, s2);
+    }
   }
+  for (std::int64_t i = 0; i < len; ++i) put(i, w[i + e + 3]);
 }
 
 }  // namespace pixflow::detail

@@ -14,13 +14,15 @@ namespace {
 //   w[n] = B x[n] + b1 w[n-1] + b2 w[n-2] + b3 w[n-3]
 // then an anti-causal pass
 //   y[n] = B w[n] + b1 y[n+1] + b2 y[n+2] + b3 y[n+3]
-// (coefficients already divided by b0, B = 1 - b1 - b2 - b3: unit DC gain).
+// (coefficients already divided by b0, B = 1 - b1 - b2 - b3: unit DC gain), each pass in
+// blocks of detail::kIirBlock positions corrected by carries (the block rule that lets a GPU
+// filter a line's blocks in parallel; the same filter up to rounding).
 // One line through the shared filter (src/base/iir.hpp); w is this call's scratch.
 template <class Get, class Put>
 void filter_line(std::int64_t len, const GaussianIirParams& p, const detail::IirCoeffs& k,
                  double cval, Get get, Put put) {
   const std::int64_t e = detail::iir_extension(p);
-  std::vector<double> w(std::size_t(len + 2 * e + 3));
+  std::vector<double> w(std::size_t(len + 2 * e + 6));
   detail::iir_filter_line(len, e, p.border.type, cval, k, w.data(), get, put);
 }
 

@@ -1,30 +1,36 @@
-// gaussian_iir on CUDA: the reference's double-precision recursion (src/base/iir.hpp), one
-// thread per line and the same operations in the same order (-fmad=false), so the result equals
-// the reference bit for bit: rows first into an f32 intermediate, then columns.
+// gaussian_iir on CUDA: the block rule of src/base/iir.hpp (the reference's formulation) in
+// double, through the shared detail::iir_step / iir_fix with -fmad=false, so that the result
+// equals the reference bit for bit: rows first into an f32 intermediate, then columns.
 //
-// The recursion is a chain of dependent double ops per line (4 per step: b1 * w[i-1], then three
-// adds), so the floor is steps x that chain; the kernel keeps memory off the chain:
-// - a block owns 32 adjacent rows (row pass) or pixel columns (column pass), all channels, and
-//   stages kIirChunk steps of its lines at a time through shared memory with coalesced loads,
-//   the next chunk's loads in flight (in registers) while the current chunk is filtered; rows
-//   are read along the row (no transposed copies);
-// - the causal output w never goes to global memory: the causal pass keeps the last two chunks
-//   of w in shared memory and writes only a checkpoint (the three w before each chunk) per
-//   chunk; the anti-causal pass, walking chunk j backwards, recomputes chunk j - 1's w from its
-//   checkpoint and its input (the same causal steps on the same inputs: the same doubles) as a
-//   second, independent chain beside its own, so it costs issue slots, not latency;
-// - outputs go through shared memory and are stored (coalesced) while the next chunk runs.
-// The f32 intermediate, the checkpoints and the extension positions are the call's scratch, one
-// block laid out by iir_scratch (the same function answers gaussian_iir_workspace_bytes through
+// UNVERIFIED: written on a host without a GPU. It compiles for sm_90; it has not been run
+// against the tests (GaussianIir.EveryBackendMatchesRef*) nor timed. Correctness first: one
+// kernel per phase of a pass over a set of lines (a line is one channel of one row, or of one
+// pixel column), the lines fastest in the thread index so that a warp holds 32 adjacent lines
+// (coalesced in the column pass; the row pass reads along rows with 32 rows per warp):
+//  1. iir_zero_kernel, a thread per (line, block): the causal block from zero state; its last
+//     three values;
+//  2. iir_carry_kernel, a thread per line: the causal carries, block by block, by iir_fix on
+//     those three values (the same expressions the blocks use, so the same doubles), then
+//     Triggs–Sdika's start of the anti-causal pass;
+//  3. iir_mid_kernel, a thread per (line, block): the causal block (zero state + carry), then
+//     the anti-causal block from zero state on it; its first three values;
+//  4. iir_acarry_kernel, a thread per line: the anti-causal carries, right to left;
+//  5. iir_out_kernel, a thread per (line, block): both blocks again, the output stored.
+// So x is read three times and a block's causal zero state computed three times: ≈ 46 double
+// ops per sample for a pass pair against the rule's 26 (7 per zero-state step + 6 per
+// correction, each way). FP64 issue bounds it: the H100 does ≈ 17 T double mul/add per second
+// (no FMA by rule), so 8192² u8 (4 passes over 67 M samples) needs ≥ 210 µs at the rule's 26
+// and ≈ 370 µs as written. Next, on the GPU: check, then fuse 1, 3 and 5 (a thread block
+// owning whole lines, blocks in registers, carries through shared memory).
+// The f32 intermediate and the passes' double scratch are the call's scratch, one block laid
+// out by iir_scratch (the same function answers gaussian_iir_workspace_bytes through
 // "gaussian_iir.workspace"): the caller's Context::workspace when given (no allocation), else
-// cudaMallocAsync on the op's stream (DeviceApi::workspace: no host synchronisation; graph
-// capture records memory nodes).
+// cudaMallocAsync on the op's stream (DeviceApi::workspace).
 #include <algorithm>
 #include <cstdint>
 
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
-#include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/cuda_ops.hpp"
 #include "src/base/backend.hpp"
@@ -35,230 +41,218 @@
 namespace pixflow::cuda {
 namespace {
 
-constexpr int kC = kIirChunk;
+constexpr int kB = detail::kIirBlock;
+constexpr int kThreads = 256;
 
-// iir_filter_line's two recursion steps, the same expressions (evaluated left to right):
-// causal w[i] from x[i] and w[i-1], w[i-2], w[i-3]; anti-causal y[i] from w[i] and y[i+1..3].
-__device__ __forceinline__ double causal(const detail::IirCoeffs& k, double x, double w1, double w2,
-                                         double w3) {
-  return k.B * x + k.b1 * w1 + k.b2 * w2 + k.b3 * w3;
-}
-__device__ __forceinline__ double anticausal(const detail::IirCoeffs& k, double w, double y1,
-                                             double y2, double y3) {
-  return k.B * w + k.b1 * y1 + k.b2 * y2 + k.b3 * y3;
-}
+/// The lines of one pass. kRows: line l is channel l % cn of row l / cn; else element l of
+/// every row (pixel column l / cn, channel l % cn). x(l, i) is position i of line l extended
+/// by e samples per side through the border rule (iir_filter_line's x).
+template <class S, bool kRows>
+struct Lines {
+  DevView<S> in;
+  long long lines, len, e;
+  BorderType bt;
+  double cval;  // the constant border's value in the image's depth (as the reference)
 
-/// Shared memory of a block of 32 x cn lines: w of two chunks [2][kC][T] (each thread its own
-/// column), inputs and outputs of two chunks [2][kC][P] as float (exact for u8 and f32; P pads a
-/// row by cn so that the loaders' stores do not conflict), the positions of the 2e extension
-/// steps.
-inline std::size_t iir_smem(int cn, long long e) {
-  const std::size_t t = std::size_t(kIirLines) * cn, p = std::size_t(kIirLines + 1) * cn;
-  return 2 * kC * t * sizeof(double) + 2 * 2 * kC * p * sizeof(float) +
-         std::size_t(2 * e) * sizeof(int);
-}
+  __device__ double x(long long l, long long i) const {
+    const long long s = detail::border_index(i - e, len, bt);
+    if (s < 0) return cval;
+    return double(kRows ? in.row(l / in.cn)[s * in.cn + l % in.cn] : in.row(s)[l]);
+  }
+  __device__ long long n() const { return len + 2 * e; }
+};
 
-// Chunks of kC steps a line of n steps has, and the checkpoints it writes (chunks 0 .. J-3: the
-// anti-causal pass recomputes those; the last two stay in shared memory).
-__host__ __device__ inline long long iir_chunks(long long n) {
-  return (n + kC - 1) / kC;
+// Three doubles per (line, block): value r of block j of line l.
+__device__ __forceinline__ double& at(double* p, long long lines, long long j, int r, long long l) {
+  return p[(j * 3 + r) * lines + l];
 }
 
-/// The sample positions of a line's 2e extension steps (border_index; -1: the constant), 0 .. e-1
-/// before the line, e .. 2e-1 after, computed apart: border_index's 64-bit remainders are calls,
-/// whose register saving spills in the filter kernel. e <= 1032 (sigma <= 256).
-__global__ void iir_extension_kernel(int* ext, long long len, long long e, BorderType bt) {
-  for (long long i = threadIdx.x; i < 2 * e; i += blockDim.x)
-    ext[i] = int(detail::border_index(i < e ? i - e : len + (i - e), len, bt));
+/// Line and block of this thread in a (line, block) grid; false past the end.
+__device__ __forceinline__ bool line_block(long long lines, long long J, long long& l,
+                                           long long& j) {
+  const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  l = g % lines;
+  j = g / lines;
+  return j < J;
 }
 
-/// Filters lines of `in` into `out`. kRows: the lines are rows (a block owns rows u0 .. u0+31,
-/// all channels; step i of line (row, c) is sample i - e of that row); else pixel columns (a
-/// block owns columns u0 .. u0+31; step i is row i - e). Thread t computes line t of the block,
-/// whose samples sit in column t of the shared tiles: line (unit u0 + t / cn, channel t % cn).
-/// Thread t also moves, for each q < kC, one element of each chunk between global memory and
-/// the tiles, chosen so that a warp's accesses are contiguous in memory: rows: unit u0 + q,
-/// step t / cn, channel t % cn; columns: step q, unit u0 + t / cn, channel t % cn.
-template <class S, class D, bool kRows>
-__global__ void __launch_bounds__(kIirLines * 4)
-    iir_lines_kernel(DevView<S> in, DevView<D> out, detail::IirCoeffs k, long long e,
-                     const int* gext, S cval, double* ck) {
-  extern __shared__ double smem[];
-  const int cn = in.cn, T = kIirLines * cn, P = (kIirLines + 1) * cn;
-  double* const wb = smem;                                        // [2][kC][T]
-  float* const xt = reinterpret_cast<float*>(smem + 2 * kC * T);  // [2][kC][P]
-  float* const ot = xt + 2 * kC * P;                              // [2][kC][P]
-  int* const ext = reinterpret_cast<int*>(ot + 2 * kC * P);       // [2e]
-  const int t = threadIdx.x;
-  const long long units = kRows ? in.h : in.w, len = kRows ? in.w : in.h;
-  const long long u0 = (long long)blockIdx.x * kIirLines;
-  const long long n = len + 2 * e, J = iir_chunks(n);
-  const long long ltot = (long long)gridDim.x * T;
-  double* const myck = ck + (long long)blockIdx.x * T + t;
+/// The causal block j of line l (m positions from a) into w: zero state, corrected by the
+/// carry of cw, as iir_filter_line.
+template <class L>
+__device__ void causal_block(const L& ln, const detail::IirCoeffs& k, long long l, long long j,
+                             int m, double* cw, double (&w)[kB]) {
+  const long long a = j * kB;
+  const double s0 = at(cw, ln.lines, j, 0, l), s1 = at(cw, ln.lines, j, 1, l),
+               s2 = at(cw, ln.lines, j, 2, l);
+  double z1 = 0, z2 = 0, z3 = 0;
+  for (int t = 0; t < m; ++t) {
+    const double z = detail::iir_step(k, ln.x(l, a + t), z1, z2, z3);
+    z3 = z2;
+    z2 = z1;
+    z1 = z;
+    w[t] = detail::iir_fix(k, t, z, s0, s1, s2);
+  }
+}
 
-  // Element q of this thread's share of a chunk: its tile slot (step s, line l), and whether
-  // its unit exists.
-  auto slot_s = [&](int q) { return kRows ? t / cn : q; };
-  auto slot_l = [&](int q) { return kRows ? q * cn + t % cn : t; };
-  auto unit_ok = [&](int q) { return kRows ? u0 + q < units : u0 * cn + t < units * cn; };
-  // Global element (row, sample index in the row) of (unit slot q, line position p).
-  auto row_of = [&](int q, long long p) { return kRows ? u0 + q : p; };
-  auto col_of = [&](long long p) { return kRows ? p * cn + t % cn : u0 * cn + t; };
+// The next block's carry from a block of m positions: its last three outputs (r = 0 the
+// nearest to the next block), iir_fix of the three zero-state values zt, or the block's own
+// carry s where the block is shorter than three (only a line's last causal block can be).
+__device__ __forceinline__ void next_carry(const detail::IirCoeffs& k, int m, const double (&zt)[3],
+                                           double (&s)[3]) {
+  double nx[3];
+  for (int r = 0; r < 3; ++r) {
+    const int t = m - 1 - r;
+    nx[r] = t >= 0 ? detail::iir_fix(k, t, zt[r], s[0], s[1], s[2]) : s[-t - 1];
+  }
+  for (int r = 0; r < 3; ++r) s[r] = nx[r];
+}
 
-  for (long long i = t; i < 2 * e; i += T) ext[i] = gext[i];
-  __syncthreads();
+template <class S, bool kRows>
+__global__ void __launch_bounds__(kThreads)
+    iir_zero_kernel(Lines<S, kRows> ln, detail::IirCoeffs k, long long J, double* zt) {
+  long long l, j;
+  if (!line_block(ln.lines, J, l, j)) return;
+  const long long a = j * kB;
+  const int m = int(std::min<long long>(kB, ln.n() - a));
+  double z1 = 0, z2 = 0, z3 = 0;
+  for (int t = 0; t < m; ++t) {
+    const double z = detail::iir_step(k, ln.x(l, a + t), z1, z2, z3);
+    z3 = z2;
+    z2 = z1;
+    z1 = z;
+  }
+  at(zt, ln.lines, j, 0, l) = z1;  // positions a+m-1, a+m-2, a+m-3 (0 where m < 3: unused)
+  at(zt, ln.lines, j, 1, l) = z2;
+  at(zt, ln.lines, j, 2, l) = z3;
+}
 
-  // Loads chunk j's inputs into registers (step i = position i - e through the border rule;
-  // cval outside a constant border). The values are used only after the chunk in flight. Each
-  // thread maps one step (rows: its own, t / cn; columns: step `lane`, which the warp shares).
-  auto load = [&](long long j, S(&v)[kC]) {
-    const long long i = j * kC + (kRows ? t / cn : t % 32);
-    const long long p = i - e;
-    const int pm = i >= n ? -1 : p < 0 ? ext[i] : p >= len ? ext[i - len] : int(p);
-#pragma unroll
-    for (int q = 0; q < kC; ++q) {
-      const int pq = kRows ? pm : __shfl_sync(0xffffffffu, pm, q);
-      v[q] = cval;
-      if (pq >= 0 && unit_ok(q)) v[q] = in.row(row_of(q, pq))[col_of(pq)];
-    }
-  };
-  auto stash = [&](long long j, const S(&v)[kC]) {
-    float* x = xt + (j & 1) * kC * P;
-#pragma unroll
-    for (int q = 0; q < kC; ++q) x[slot_s(q) * P + slot_l(q)] = float(v[q]);
-  };
-  // Stores element q of chunk j's outputs (positions 0 .. len-1 only), the reference's
-  // rounding: saturate_cast<D>(double(float(y))).
-  auto store = [&](long long j, int q) {
-    const long long p = j * kC + slot_s(q) - e;
-    if (p >= 0 && p < len && unit_ok(q))
-      out.row(row_of(q, p))[col_of(p)] =
-          detail::saturate_cast<D>(double(ot[(j & 1) * kC * P + slot_s(q) * P + slot_l(q)]));
-  };
-
-  // Causal pass, chunk by chunk. w0, w1, w2: w[i-3], w[i-2], w[i-1] (iir_filter_line starts
-  // them all at x(0)).
-  S v[kC];
-  load(0, v);
-  stash(0, v);
-  __syncthreads();
-  double w0 = xt[t], w1 = w0, w2 = w0, up = 0;
+/// cw: the carry of every causal block, then at block J Triggs–Sdika's y at n, n+1, n+2.
+template <class S, bool kRows>
+__global__ void __launch_bounds__(kThreads)
+    iir_carry_kernel(Lines<S, kRows> ln, detail::IirCoeffs k, long long J, double* zt, double* cw) {
+  const long long l = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (l >= ln.lines) return;
+  const long long n = ln.n();
+  const double x0 = ln.x(l, 0);
+  double s[3] = {x0, x0, x0};
   for (long long j = 0; j < J; ++j) {
-    if (j < J - 2) {  // recomputed by the anti-causal pass
-      myck[(3 * j) * ltot] = w0;
-      myck[(3 * j + 1) * ltot] = w1;
-      myck[(3 * j + 2) * ltot] = w2;
-    }
-    const bool more = j + 1 < J;
-    if (more) load(j + 1, v);
-    const float* x = xt + (j & 1) * kC * P + t;
-    double* wj = wb + (j & 1) * kC * T + t;
-    const int cnt = int(std::min<long long>(kC, n - j * kC));
-    auto step = [&](int s) {
-      const double w = causal(k, double(x[s * P]), w2, w1, w0);
-      w0 = w1;
-      w1 = w2;
-      w2 = w;
-      wj[s * T] = w;
-    };
-    if (cnt == kC) {
-#pragma unroll
-      for (int s = 0; s < kC; ++s) step(s);
-    } else {
-      for (int s = 0; s < cnt; ++s) step(s);
-    }
-    if (!more) up = double(x[(cnt - 1) * P]);  // x(n-1), read before the tile is reused
-    if (more) stash(j + 1, v);
-    __syncthreads();
+    for (int r = 0; r < 3; ++r) at(cw, ln.lines, j, r, l) = s[r];
+    const double z[3] = {at(zt, ln.lines, j, 0, l), at(zt, ln.lines, j, 1, l),
+                         at(zt, ln.lines, j, 2, l)};
+    next_carry(k, int(std::min<long long>(kB, n - j * kB)), z, s);
   }
+  // s: w at n-1, n-2, n-3.
+  const double up = ln.x(l, n - 1);
+  const double u[3] = {s[0] - up, s[1] - up, s[2] - up};
+  for (int r = 0; r < 3; ++r)
+    at(cw, ln.lines, J, r, l) = k.M[r][0] * u[0] + k.M[r][1] * u[1] + k.M[r][2] * u[2] + up;
+}
 
-  // Triggs-Sdika end conditions, as in iir_filter_line (w[n-1], w[n-2], w[n-3] = w2, w1, w0).
-  const double u[3] = {w2 - up, w1 - up, w0 - up};
-  double vv[3];
-  for (int r = 0; r < 3; ++r) vv[r] = k.M[r][0] * u[0] + k.M[r][1] * u[1] + k.M[r][2] * u[2] + up;
-  double y1 = vv[0], y2 = vv[1], y3 = vv[2];
-
-  // Anti-causal pass, chunk j from J-1 down to 0. Chunks J-1 and J-2 have their w in shared
-  // memory from the causal pass; iteration j (1 <= j <= J-2) recomputes chunk j-1's w (a full
-  // chunk: only the last one is partial) from checkpoint j-1 into the other w buffer. Iteration j
-  // also loads the inputs of chunk j-2 (for the next iteration's recompute) into the tile chunk j
-  // used, the checkpoint of chunk j-2, and stores chunk j+1's outputs.
-  double c0 = 0, c1 = 0, c2 = 0;
-  for (long long j = J - 1; j >= 0; --j) {
-    const bool recompute = j >= 1 && j <= J - 2, fetch = j >= 2, flush = j + 1 < J;
-    double r0 = c0, r1 = c1, r2 = c2;
-    if (fetch) load(j - 2, v);
-    if (fetch) {  // the checkpoint of chunk j-2, recomputed in iteration j-1
-      c0 = myck[(3 * (j - 2)) * ltot];
-      c1 = myck[(3 * (j - 2) + 1) * ltot];
-      c2 = myck[(3 * (j - 2) + 2) * ltot];
-    }
-    const double* wj = wb + (j & 1) * kC * T + t;
-    float* oj = ot + (j & 1) * kC * P + t;
-    const float* xr = xt + ((j - 1) & 1) * kC * P + t;
-    double* wr = wb + ((j - 1) & 1) * kC * T + t;
-    const int cnt = int(std::min<long long>(kC, n - j * kC));
-    auto back = [&](int a) {
-      const double y = anticausal(k, wj[a * T], y1, y2, y3);
-      y3 = y2;
-      y2 = y1;
-      y1 = y;
-      oj[a * P] = float(y);
-    };
-    auto redo = [&](int s) {
-      const double w = causal(k, double(xr[s * P]), r2, r1, r0);
-      r0 = r1;
-      r1 = r2;
-      r2 = w;
-      wr[s * T] = w;
-    };
-    if (recompute) {  // two independent chains per step, plus the previous chunk's stores
-#pragma unroll
-      for (int s = 0; s < kC; ++s) {
-        back(kC - 1 - s);
-        redo(s);
-        store(j + 1, s);
-      }
-    } else if (cnt == kC && flush) {
-#pragma unroll
-      for (int s = 0; s < kC; ++s) {
-        back(kC - 1 - s);
-        store(j + 1, s);
-      }
-    } else {  // chunk J-1 (nothing to store before it)
-      for (int a = cnt - 1; a >= 0; --a) back(a);
-    }
-    if (fetch) stash(j - 2, v);
-    __syncthreads();
+/// zt: the anti-causal zero-state values at each block's positions a, a+1, a+2.
+template <class S, bool kRows>
+__global__ void __launch_bounds__(kThreads)
+    iir_mid_kernel(Lines<S, kRows> ln, detail::IirCoeffs k, long long J, double* cw, double* zt) {
+  long long l, j;
+  if (!line_block(ln.lines, J, l, j)) return;
+  const int m = int(std::min<long long>(kB, ln.n() - j * kB));
+  double w[kB];
+  causal_block(ln, k, l, j, m, cw, w);
+  double z1 = 0, z2 = 0, z3 = 0;
+  for (int t = 0; t < m; ++t) {
+    const double z = detail::iir_step(k, w[m - 1 - t], z1, z2, z3);
+    z3 = z2;
+    z2 = z1;
+    z1 = z;
   }
-#pragma unroll
-  for (int q = 0; q < kC; ++q) store(0, q);
+  at(zt, ln.lines, j, 0, l) = z1;
+  at(zt, ln.lines, j, 1, l) = z2;
+  at(zt, ln.lines, j, 2, l) = z3;
+}
+
+/// Overwrites zt with the anti-causal carry of every block that has outputs' blocks to its
+/// left, right to left from Triggs–Sdika's values (cw block J); blocks wholly inside the left
+/// extension are not needed (the rule skips them).
+template <class S, bool kRows>
+__global__ void __launch_bounds__(kThreads)
+    iir_acarry_kernel(Lines<S, kRows> ln, detail::IirCoeffs k, long long J, double* cw,
+                      double* zt) {
+  const long long l = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (l >= ln.lines) return;
+  double s[3] = {at(cw, ln.lines, J, 0, l), at(cw, ln.lines, J, 1, l), at(cw, ln.lines, J, 2, l)};
+  for (long long j = J - 1; j >= 0 && j * kB + kB > ln.e; --j) {
+    const double z[3] = {at(zt, ln.lines, j, 0, l), at(zt, ln.lines, j, 1, l),
+                         at(zt, ln.lines, j, 2, l)};
+    for (int r = 0; r < 3; ++r) at(zt, ln.lines, j, r, l) = s[r];
+    next_carry(k, int(std::min<long long>(kB, ln.n() - j * kB)), z, s);
+  }
+}
+
+/// The output of block j: causal block, anti-causal block from zero state corrected by its
+/// carry (ca), positions of the line itself stored with the reference's rounding,
+/// saturate_cast<D>(double(float(y))).
+template <class S, class D, bool kRows>
+__global__ void __launch_bounds__(kThreads)
+    iir_out_kernel(Lines<S, kRows> ln, DevView<D> out, detail::IirCoeffs k, long long J, double* cw,
+                   double* ca) {
+  long long l, j;
+  if (!line_block(ln.lines, J, l, j)) return;
+  const long long a = j * kB;
+  if (a + kB <= ln.e || a >= ln.e + ln.len) return;  // no position of the line
+  const int m = int(std::min<long long>(kB, ln.n() - a));
+  double w[kB];
+  causal_block(ln, k, l, j, m, cw, w);
+  const double s0 = at(ca, ln.lines, j, 0, l), s1 = at(ca, ln.lines, j, 1, l),
+               s2 = at(ca, ln.lines, j, 2, l);
+  double z1 = 0, z2 = 0, z3 = 0;
+  for (int t = 0; t < m; ++t) {
+    const int i = m - 1 - t;
+    const double z = detail::iir_step(k, w[i], z1, z2, z3);
+    z3 = z2;
+    z2 = z1;
+    z1 = z;
+    const long long p = a + i - ln.e;
+    if (p >= 0 && p < ln.len) {
+      const D v = detail::saturate_cast<D>(double(float(detail::iir_fix(k, t, z, s0, s1, s2))));
+      if (kRows)
+        out.row(l / out.cn)[p * out.cn + l % out.cn] = v;
+      else
+        out.row(p)[l] = v;
+    }
+  }
+}
+
+// Scratch doubles of one pass: zero-state values / anti-causal carries (3 per block) and the
+// causal carries (3 per block, plus Triggs–Sdika's 3).
+std::size_t iir_pass_doubles(long long lines, long long len, long long e) {
+  const long long J = (len + 2 * e + kB - 1) / kB;
+  return std::size_t(3 * lines * (2 * J + 1));
+}
+
+unsigned grid_for(long long threads) {
+  return unsigned((threads + kThreads - 1) / kThreads);
 }
 
 template <class S, class D, bool kRows>
-void launch_lines(const ConstImageView& in, const ImageView& out, const detail::IirCoeffs& k,
-                  long long e, BorderType bt, double cval, double* ck, int* ext, cudaStream_t st) {
-  const long long units = kRows ? in.height() : in.width();
+void launch_pass(const ConstImageView& in, const ImageView& out, const detail::IirCoeffs& k,
+                 long long e, BorderType bt, double cval, double* scratch, cudaStream_t st) {
   const int cn = in.channels();
-  const std::size_t smem = iir_smem(cn, e);
-  auto kernel = iir_lines_kernel<S, D, kRows>;
-  if (smem > 48 * 1024)  // 2 or more channels, or sigma > 128 with 1
-    PIXFLOW_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  const long long lines = (kRows ? in.height() : in.width()) * cn;
   const long long len = kRows ? in.width() : in.height();
-  if (e > 0) {
-    iir_extension_kernel<<<1, 256, 0, st>>>(ext, len, e, bt);
-    PIXFLOW_CUDA_CHECK_LAUNCH("gaussian_iir");
-  }
-  kernel<<<unsigned((units + kIirLines - 1) / kIirLines), unsigned(kIirLines * cn), smem, st>>>(
-      dev_view<S>(in), dev_view<D>(out), k, e, ext, S(cval), ck);
+  const long long J = (len + 2 * e + kB - 1) / kB;
+  const Lines<S, kRows> ln{dev_view<S>(in), lines, len, e, bt, cval};
+  double* const zt = scratch;             // [J][3][lines]
+  double* const cw = zt + 3 * J * lines;  // [J + 1][3][lines]
+  iir_zero_kernel<S, kRows><<<grid_for(lines * J), kThreads, 0, st>>>(ln, k, J, zt);
   PIXFLOW_CUDA_CHECK_LAUNCH("gaussian_iir");
-}
-
-// Checkpoint doubles of one pass: 3 per line per recomputed chunk, lines padded to blocks.
-std::size_t iir_checkpoints(long long units, long long len, long long e, int cn) {
-  const long long lines = (units + kIirLines - 1) / kIirLines * kIirLines * cn;
-  return std::size_t(std::max<long long>(iir_chunks(len + 2 * e) - 2, 0) * 3 * lines);
+  iir_carry_kernel<S, kRows><<<grid_for(lines), kThreads, 0, st>>>(ln, k, J, zt, cw);
+  PIXFLOW_CUDA_CHECK_LAUNCH("gaussian_iir");
+  iir_mid_kernel<S, kRows><<<grid_for(lines * J), kThreads, 0, st>>>(ln, k, J, cw, zt);
+  PIXFLOW_CUDA_CHECK_LAUNCH("gaussian_iir");
+  iir_acarry_kernel<S, kRows><<<grid_for(lines), kThreads, 0, st>>>(ln, k, J, cw, zt);
+  PIXFLOW_CUDA_CHECK_LAUNCH("gaussian_iir");
+  iir_out_kernel<S, D, kRows>
+      <<<grid_for(lines * J), kThreads, 0, st>>>(ln, dev_view<D>(out), k, J, cw, zt);
+  PIXFLOW_CUDA_CHECK_LAUNCH("gaussian_iir");
 }
 
 // The call's scratch, taken from exec.scratch in one block: the f32 intermediate (tight rows),
@@ -267,8 +261,7 @@ std::size_t iir_checkpoints(long long units, long long len, long long e, int cn)
 struct IirScratch {
   std::shared_ptr<std::byte> block;  ///< keeps an allocated block until the launches are queued
   ImageView tmp;
-  double* ck = nullptr;
-  int* ext = nullptr;
+  double* c = nullptr;
 };
 
 IirScratch iir_scratch(const detail::Exec& exec, const ConstImageView& s,
@@ -279,14 +272,13 @@ IirScratch iir_scratch(const detail::Exec& exec, const ConstImageView& s,
   const Format ft{Depth::f32, cn};
   const std::int64_t tmp_stride = std::int64_t(ft.pixel_bytes()) * w;
   const std::size_t tmp_bytes = detail::align_scratch(std::size_t(tmp_stride * h));
-  const std::size_t ck_elems = std::max(iir_checkpoints(h, w, e, cn), iir_checkpoints(w, h, e, cn));
-  const std::size_t ck_bytes = ck_elems * sizeof(double) + std::size_t(2 * e) * sizeof(int);
+  const std::size_t elems =
+      std::max(iir_pass_doubles(h * cn, w, e), iir_pass_doubles(w * cn, h, e));
   IirScratch out;
-  out.block = exec.scratch->take(exec, tmp_bytes + ck_bytes);
+  out.block = exec.scratch->take(exec, tmp_bytes + elems * sizeof(double));
   if (!out.block) return out;  // measuring
   out.tmp = ImageView(out.block.get(), w, h, tmp_stride, ft, s.location());
-  out.ck = reinterpret_cast<double*>(out.block.get() + tmp_bytes);  // 256-aligned
-  out.ext = reinterpret_cast<int*>(out.ck + ck_elems);
+  out.c = reinterpret_cast<double*>(out.block.get() + tmp_bytes);  // 256-aligned
   return out;
 }
 
@@ -307,8 +299,8 @@ void launch_iir(const detail::Exec& exec, const ConstImageView& s, const ImageVi
   // Taken before anything is queued (a too-small workspace throws with dst untouched); an
   // allocated block is freed on the stream when this function returns (after the launches).
   const IirScratch sc = iir_scratch(exec, s, p);
-  launch_lines<T, float, true>(s, sc.tmp, k, e, p.border.type, cval, sc.ck, sc.ext, st);   // rows
-  launch_lines<float, T, false>(sc.tmp, d, k, e, p.border.type, cval, sc.ck, sc.ext, st);  // cols
+  launch_pass<T, float, true>(s, sc.tmp, k, e, p.border.type, cval, sc.c, st);   // rows
+  launch_pass<float, T, false>(sc.tmp, d, k, e, p.border.type, cval, sc.c, st);  // columns
 }
 
 }  // namespace

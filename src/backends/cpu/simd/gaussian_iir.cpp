@@ -3,16 +3,19 @@
 //
 // The recursion is sequential along a line, so the vectors run across lines: kL = kU
 // vectors of doubles hold kL independent lines, kU chains interleaved to hide the latency
-// of one step (a multiply and three dependent adds). The arithmetic per line is the
-// reference's, the same double operations in the same order (no MulAdd; the build has
-// -ffp-contract=off), so every line is bit-identical to ref::gaussian_iir_h / _v.
+// of one step (a multiply and an add: iir_step adds the newest output last; each step's
+// carry correction is off the chain). The arithmetic per line is the reference's, the same
+// double operations in the same order (no MulAdd; the build has -ffp-contract=off), so
+// every line is bit-identical to ref::gaussian_iir_h / _v.
 //  - rows (into the f32 temporary): kL rows at a time, each row's border-extended channel
 //    gathered into a [position][lane] buffer through a precomputed border map, filtered,
 //    and the results scattered back to the kL rows;
 //  - columns (into dst): kL consecutive samples of a row (interleaved channels are just
 //    neighbouring columns) straight from the temporary's rows, the border in y by row map.
-// The causal pass stores w per position ([n + 3][kL] doubles), the anti-causal pass runs
-// backwards over it and overwrites the input buffer with y.
+// Both passes run in the blocks of the block rule (src/base/iir.hpp), every line's blocks in
+// order: each block from zero state, each step corrected by the carry as it is produced. The
+// causal pass stores w per position ([n + 6][kL] doubles), the anti-causal pass runs
+// backwards over it and overwrites it with y.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "src/backends/cpu/simd/gaussian_iir.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -48,64 +51,85 @@ std::int64_t lanes() {
   return std::int64_t(kU) * std::int64_t(hn::Lanes(Dd()));
 }
 
-// Filters kL lines held in x ([i * kL + l], i < n, the border-extended input). On return
-// x[i * kL + l] holds the line's output y at position i for e <= i < n - e. w: (n + 3) * kL.
-void filter_lanes(double* HWY_RESTRICT x, double* HWY_RESTRICT w, std::int64_t n, std::int64_t e,
-                  const detail::IirCoeffs& k) {
+// Filters kL lines held in x ([i * kL + l], i < n, the border-extended input) by the block
+// rule of iir_filter_line, in w as it uses it: w[(i + 3) * kL + l] is position i of line l;
+// on return it holds the line's output y for e <= i < n - e. w: (n + 6) * kL.
+void filter_lanes(const double* HWY_RESTRICT x, double* HWY_RESTRICT w, std::int64_t n,
+                  std::int64_t e, const detail::IirCoeffs& k) {
   const Dd d;
   const std::int64_t N = std::int64_t(hn::Lanes(d)), L = kU * N;
+  constexpr std::int64_t kB = detail::kIirBlock;
   using V = hn::Vec<Dd>;
   const V B = hn::Set(d, k.B), b1 = hn::Set(d, k.b1), b2 = hn::Set(d, k.b2), b3 = hn::Set(d, k.b3);
-  V w0[kU], w1[kU], w2[kU];
-  for (int u = 0; u < kU; ++u) {
-    w0[u] = w1[u] = w2[u] = hn::LoadU(d, x + u * N);  // w[0] = w[1] = w[2] = x(0)
-    hn::StoreU(w0[u], d, w + u * N);
-    hn::StoreU(w0[u], d, w + L + u * N);
-    hn::StoreU(w0[u], d, w + 2 * L + u * N);
+  // detail::iir_step and iir_fix, the same operations in the same order.
+  auto step = [&](V xv, V s1, V s2, V s3) {
+    return hn::Add(hn::Add(hn::Add(hn::Mul(B, xv), hn::Mul(b3, s3)), hn::Mul(b2, s2)),
+                   hn::Mul(b1, s1));
+  };
+  auto fix = [&](int t, V z, V s0, V s1, V s2) {
+    return hn::Add(
+        z, hn::Add(hn::Add(hn::Mul(hn::Set(d, k.H[t][0]), s0), hn::Mul(hn::Set(d, k.H[t][1]), s1)),
+                   hn::Mul(hn::Set(d, k.H[t][2]), s2)));
+  };
+  for (int u = 0; u < kU; ++u) {  // w[0] = w[1] = w[2] = x(0)
+    const V x0 = hn::LoadU(d, x + u * N);
+    for (int r = 0; r < 3; ++r) hn::StoreU(x0, d, w + r * L + u * N);
   }
-  // w[i + 3] = B x(i) + b1 w[i + 2] + b2 w[i + 1] + b3 w[i], left to right.
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double* xi = x + i * L;
-    double* wi = w + (i + 3) * L;
+  V s0[kU], s1[kU], s2[kU], z1[kU], z2[kU], z3[kU];
+  // Causal, blocks left to right, each from zero state corrected by w at a-1, a-2, a-3. The
+  // corrections are off the dependent chain (z only).
+  for (std::int64_t a = 0; a < n; a += kB) {
+    const int m = int(std::min(kB, n - a));
     for (int u = 0; u < kU; ++u) {
-      const V t = hn::Add(hn::Add(hn::Add(hn::Mul(B, hn::LoadU(d, xi + u * N)), hn::Mul(b1, w2[u])),
-                                  hn::Mul(b2, w1[u])),
-                          hn::Mul(b3, w0[u]));
-      hn::StoreU(t, d, wi + u * N);
-      w0[u] = w1[u];
-      w1[u] = w2[u];
-      w2[u] = t;
+      s0[u] = hn::LoadU(d, w + (a + 2) * L + u * N);
+      s1[u] = hn::LoadU(d, w + (a + 1) * L + u * N);
+      s2[u] = hn::LoadU(d, w + a * L + u * N);
+      z1[u] = z2[u] = z3[u] = hn::Zero(d);
+    }
+    for (int t = 0; t < m; ++t) {
+      const double* xi = x + (a + t) * L;
+      double* wi = w + (a + t + 3) * L;
+      for (int u = 0; u < kU; ++u) {
+        const V z = step(hn::LoadU(d, xi + u * N), z1[u], z2[u], z3[u]);
+        z3[u] = z2[u];
+        z2[u] = z1[u];
+        z1[u] = z;
+        hn::StoreU(fix(t, z, s0[u], s1[u], s2[u]), d, wi + u * N);
+      }
     }
   }
-  // Triggs–Sdika: y[n], y[n+1], y[n+2] from the last three w and up = x(n - 1).
-  V y1[kU], y2[kU], y3[kU];
+  // Triggs–Sdika: y at n, n+1, n+2 from w at n-1, n-2, n-3 and up = x(n - 1).
   for (int u = 0; u < kU; ++u) {
     const V up = hn::LoadU(d, x + (n - 1) * L + u * N);
-    const V u0 = hn::Sub(w2[u], up), u1 = hn::Sub(w1[u], up), u2 = hn::Sub(w0[u], up);
-    V v[3];
+    const V u0 = hn::Sub(hn::LoadU(d, w + (n + 2) * L + u * N), up);
+    const V u1 = hn::Sub(hn::LoadU(d, w + (n + 1) * L + u * N), up);
+    const V u2 = hn::Sub(hn::LoadU(d, w + n * L + u * N), up);
     for (int r = 0; r < 3; ++r)
-      v[r] = hn::Add(
-          hn::Add(hn::Add(hn::Mul(hn::Set(d, k.M[r][0]), u0), hn::Mul(hn::Set(d, k.M[r][1]), u1)),
-                  hn::Mul(hn::Set(d, k.M[r][2]), u2)),
-          up);
-    y1[u] = v[0];
-    y2[u] = v[1];
-    y3[u] = v[2];
+      hn::StoreU(hn::Add(hn::Add(hn::Add(hn::Mul(hn::Set(d, k.M[r][0]), u0),
+                                         hn::Mul(hn::Set(d, k.M[r][1]), u1)),
+                                 hn::Mul(hn::Set(d, k.M[r][2]), u2)),
+                         up),
+                 d, w + (n + 3 + r) * L + u * N);
   }
-  // y[i] = B w[i + 3] + b1 y[i + 1] + b2 y[i + 2] + b3 y[i + 3], backwards; only the
-  // positions of the line itself are kept.
-  for (std::int64_t i = n; i-- > 0;) {
-    const double* wi = w + (i + 3) * L;
-    double* yi = x + i * L;
-    const bool keep = i >= e && i < n - e;
+  // Anti-causal, the same blocks right to left, each corrected by y at b, b+1, b+2; y
+  // overwrites w. Blocks left of the line's first sample are skipped (as iir_filter_line).
+  for (std::int64_t a = (n - 1) / kB * kB; a >= 0 && a + kB > e; a -= kB) {
+    const std::int64_t bend = std::min(n, a + kB);
     for (int u = 0; u < kU; ++u) {
-      const V y = hn::Add(hn::Add(hn::Add(hn::Mul(B, hn::LoadU(d, wi + u * N)), hn::Mul(b1, y1[u])),
-                                  hn::Mul(b2, y2[u])),
-                          hn::Mul(b3, y3[u]));
-      y3[u] = y2[u];
-      y2[u] = y1[u];
-      y1[u] = y;
-      if (keep) hn::StoreU(y, d, yi + u * N);
+      s0[u] = hn::LoadU(d, w + (bend + 3) * L + u * N);
+      s1[u] = hn::LoadU(d, w + (bend + 4) * L + u * N);
+      s2[u] = hn::LoadU(d, w + (bend + 5) * L + u * N);
+      z1[u] = z2[u] = z3[u] = hn::Zero(d);
+    }
+    for (int t = 0; t < int(bend - a); ++t) {
+      double* wi = w + (bend - 1 - t + 3) * L;
+      for (int u = 0; u < kU; ++u) {
+        const V z = step(hn::LoadU(d, wi + u * N), z1[u], z2[u], z3[u]);
+        z3[u] = z2[u];
+        z2[u] = z1[u];
+        z1[u] = z;
+        hn::StoreU(fix(t, z, s0[u], s1[u], s2[u]), d, wi + u * N);
+      }
     }
   }
 }
@@ -127,7 +151,7 @@ void rows_t(const ConstImageView& src, const ImageView& tmp, const GaussianIirPa
   const std::int64_t L = lanes();
   const double cval = double(detail::saturate_cast<T>(p.border.value));
   const std::vector<std::int64_t> map = line_map(len, e, p.border.type);
-  Scratch<double> x(std::size_t(n * L)), w(std::size_t((n + 3) * L));
+  Scratch<double> x(std::size_t(n * L)), w(std::size_t((n + 6) * L));
   for (std::int64_t r0 = rows.begin; r0 < rows.end; r0 += L) {
     const std::int64_t g = std::min(L, rows.end - r0);  // lanes past g repeat the last row
     const T* in[kMaxLanes];
@@ -153,7 +177,7 @@ void rows_t(const ConstImageView& src, const ImageView& tmp, const GaussianIirPa
         const std::int64_t i1 = std::min(len, i0 + kChunk);
         for (std::int64_t l = 0; l < g; ++l)
           for (std::int64_t i = i0; i < i1; ++i)
-            out[l][i * ch + c] = float(x[std::size_t((i + e) * L + l)]);
+            out[l][i * ch + c] = float(w[std::size_t((i + e + 3) * L + l)]);
       }
     }
   }
@@ -168,7 +192,7 @@ void cols_t(const ConstImageView& tmp, const ImageView& dst, const GaussianIirPa
   const std::int64_t L = lanes();
   const double cval = double(detail::saturate_cast<T>(p.border.value));
   const std::vector<std::int64_t> map = line_map(len, e, p.border.type);
-  Scratch<double> x(std::size_t(n * L)), w(std::size_t((n + 3) * L));
+  Scratch<double> x(std::size_t(n * L)), w(std::size_t((n + 6) * L));
   const hn::Rebind<float, Dd> df;
   const Dd d;
   const std::int64_t N = std::int64_t(hn::Lanes(d));
@@ -192,7 +216,7 @@ void cols_t(const ConstImageView& tmp, const ImageView& dst, const GaussianIirPa
     }
     filter_lanes(x.data(), w.data(), n, e, k);
     for (std::int64_t i = 0; i < len; ++i) {
-      const double* yi = x.data() + (i + e) * L;
+      const double* yi = w.data() + (i + e + 3) * L;
       T* out = dst.row<T>(i) + s0;
       if constexpr (std::is_same_v<T, float>) {
         if (g == L) {

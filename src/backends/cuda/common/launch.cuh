@@ -79,12 +79,6 @@ constexpr int kGemmTM = 64, kGemmTN = 64, kGemmTK = 16, kGemmThreads = 256;
 // dot (gemm.cu): 128 x 2 threads, one output each.
 constexpr int kDotBX = 128, kDotBY = 2;
 
-// gaussian_iir (iir.cu): a block filters 32 adjacent rows or pixel columns, all channels (32 x cn
-// threads, one per line: 8192 lines are only 256 blocks, so blocks stay small to reach every SM),
-// and stages 32 recursion steps at a time through shared memory (loads of the next chunk in
-// flight while one chunk is filtered, a chunk's ~1000 cycles of dependent double ops hide them).
-constexpr int kIirLines = 32, kIirChunk = 32;
-
 /// True when the view's start and every row start are aligned to `bytes`.
 inline bool rows_aligned(const ConstImageView& v, std::int64_t bytes) {
   return reinterpret_cast<std::uintptr_t>(v.data()) % std::uintptr_t(bytes) == 0 &&
