@@ -71,7 +71,8 @@ template <int KW, int KH, int CN, int C, bool kZeroStart, bool kGuard, class Tap
 PIXFLOW_HD void strip_group(float (&acc)[KH][C], const Taps& k, int base, int n, LoadRow& load_row,
                             StoreRow& store_row) {
   constexpr int W = C + (KW - 1) * CN;
-  float win[W];
+  float win[W] =
+      {};  // filled by load_row; zeroed for gcc's -Wmaybe-uninitialized (host test build)
   PIXFLOW_UNROLL
   for (int u = 0; u < KH; ++u) {
     const int i = base + u;
