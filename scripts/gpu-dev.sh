@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # A quick GPU iteration (the full check is gpu-check.sh): configure + build the test and bench
 # binaries in $BUILD (kept between calls while the device machine stays warm), then
-#   TESTS='GTEST_FILTER'   runs pixflow_tests with that filter,
-#   BENCH='REGEX'          runs pixflow-bench --filter REGEX (--json $OUT/bench-dev.json),
+#   TESTS='F1;F2;...'      runs pixflow_tests once per gtest filter, each under
+#                          `timeout ${STEP_TIMEOUT:-120}` (a hang costs one step, not the call),
+#   BENCH='REGEX'          runs pixflow-bench --filter REGEX (--json $OUT/bench-dev.json), also
+#                          under the step timeout,
 #   NCU='CASE@KERNEL;...'  profiles (ncu) the first launch of KERNEL in each bench CASE,
 #   SASS='KERNEL_REGEX'    dumps the SASS of matching kernels (cuobjdump) to $OUT/sass.txt.
 # Output: stdout, plus files under $OUT.
@@ -22,12 +24,27 @@ cmake --build "$BUILD" -j"${JOBS:-16}" --target "${targets[@]}" >"$OUT/build.log
   { grep -E "error|warning" "$OUT/build.log" | head -40; tail -20 "$OUT/build.log"; exit 1; }
 echo "build: $(($(date +%s) - t0)) s"
 rc=0
+STEP_TIMEOUT="${STEP_TIMEOUT:-120}"
 if [ -n "${TESTS:-}" ]; then
-  "$BUILD/tests/pixflow_tests" --gtest_filter="$TESTS" --gtest_brief=1 2>&1 | tail -40 || rc=1
+  IFS=';' read -ra filters <<<"$TESTS"
+  for f in "${filters[@]}"; do
+    echo "==== tests: $f (timeout ${STEP_TIMEOUT}s)"
+    r=0
+    timeout --kill-after=5 "$STEP_TIMEOUT" "$BUILD/tests/pixflow_tests" --gtest_filter="$f" \
+      --gtest_brief=1 >"$OUT/tests.log" 2>&1 || r=$?
+    grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests from .* ran|Failure|Which is|trace:|seed=" \
+      "$OUT/tests.log" | head -30
+    if [ $r -eq 124 ] || [ $r -eq 137 ]; then echo "TIMEOUT: $f after ${STEP_TIMEOUT}s"; fi
+    if [ $r -ne 0 ]; then rc=1; fi
+  done
 fi
 B="$BUILD/bench/pixflow-bench"
 if [ -n "${BENCH:-}" ]; then
-  "$B" --filter "$BENCH" --json "$OUT/bench-dev.json" 2>&1 | grep -vE "^\s*$" | tail -60 || rc=1
+  r=0
+  timeout --kill-after=5 "$STEP_TIMEOUT" "$B" --filter "$BENCH" --json "$OUT/bench-dev.json" \
+    >"$OUT/bench.log" 2>&1 || r=$?
+  if [ $r -ne 0 ]; then rc=1; echo "bench: rc=$r (124: timeout)"; fi
+  grep -vE "^\s*$|^\[bench\]|^CUDA ERROR #900" "$OUT/bench.log" | tail -60
 fi
 # NCU='CASE_REGEX@KERNEL_REGEX;...': one ncu profile (the first matching kernel launch) per
 # bench case.
@@ -36,7 +53,7 @@ if [ -n "${NCU:-}" ]; then
   for ck in "${cases[@]}"; do
     c="${ck%@*}" k="${ck#*@}"
     echo "==== ncu: $c (kernel /$k/)"
-    ncu --clock-control none -c 1 -k "regex:$k" --section SpeedOfLight --section Occupancy \
+    timeout --kill-after=5 "$STEP_TIMEOUT" ncu --clock-control none -c 1 -k "regex:$k" --section SpeedOfLight --section Occupancy \
       --section SchedulerStats --section WarpStateStats --section LaunchStats \
       --section MemoryWorkloadAnalysis_Tables "$B" --filter "$c" 2>&1 |
       tee -a "$OUT/ncu.txt" |
