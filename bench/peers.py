@@ -81,6 +81,13 @@ def gauss_ksize(sigma, u8):
     return int(round(sigma * (3 if u8 else 4) * 2 + 1)) | 1
 
 
+def gauss_window(c):
+    """(sigma, window size) of a gaussian case, as pixflow computes them."""
+    if c["p"]["sigma"] == 0:
+        return 0.3 * ((3 - 1) * 0.5 - 1) + 0.8, 3  # OpenCV's sigma for k=3
+    return float(c["p"]["sigma"]), gauss_ksize(c["p"]["sigma"], c["fmt"].startswith("u8"))
+
+
 FILTER2D = [[-0.02] * 5 for _ in range(5)]
 FILTER2D[2][2] = 1.48
 
@@ -123,11 +130,7 @@ def cupy_fn(cp, ndi, c, a, b, maps):
     if op == "box":
         return (lambda: ndi.uniform_filter(a, size=spatial(p["k"]), mode="mirror", output=out)), ""
     if op == "gaussian":
-        u8 = c["fmt"].startswith("u8")
-        if p["sigma"] == 0:
-            sigma, k = 0.3 * ((3 - 1) * 0.5 - 1) + 0.8, 3  # OpenCV's sigma for k=3
-        else:
-            sigma, k = float(p["sigma"]), gauss_ksize(p["sigma"], u8)
+        sigma, k = gauss_window(c)
         trunc = (k // 2) / sigma  # the same radius as pixflow's window
         sig = sigma if ch == 1 else (sigma, sigma, 0)
         return (lambda: ndi.gaussian_filter(a, sig, mode="mirror", truncate=trunc, output=out)), \
@@ -262,11 +265,7 @@ def cvcuda_fn(cvcuda, cp, c, a, b, maps, stream):
         return (lambda: cvcuda.averageblur_into(dst, src, (p["k"], p["k"]), (-1, -1), R101,
                                                 **kw)), "averageblur"
     if op == "gaussian":
-        u8 = c["fmt"].startswith("u8")
-        if p["sigma"] == 0:
-            sigma, k = 0.3 * ((3 - 1) * 0.5 - 1) + 0.8, 3  # OpenCV's sigma for k=3
-        else:
-            sigma, k = float(p["sigma"]), gauss_ksize(p["sigma"], u8)
+        sigma, k = gauss_window(c)
         dst = same()
         return (lambda: cvcuda.gaussian_into(dst, src, (k, k), (sigma, sigma), R101, **kw)), \
             "kernel %dx%d" % (k, k)
