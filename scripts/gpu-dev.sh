@@ -6,6 +6,7 @@
 #   BENCH='REGEX'          runs pixflow-bench --filter REGEX (--json $OUT/bench-dev.json), also
 #                          under the step timeout,
 #   NCU='CASE@KERNEL;...'  profiles (ncu) the first launch of KERNEL in each bench CASE,
+#   SANITIZE='TOOL@FILTER;...' runs compute-sanitizer over a test filter,
 #   SASS='KERNEL_REGEX'    dumps the SASS of matching kernels (cuobjdump) to $OUT/sass.txt.
 # Output: stdout, plus files under $OUT.
 set -eu
@@ -19,7 +20,7 @@ if [ ! -f "$BUILD/CMakeCache.txt" ]; then
     { tail -30 "$OUT/configure.log"; exit 1; }
 fi
 targets=(pixflow-bench)
-[ -n "${TESTS:-}" ] && targets+=(pixflow_tests)
+{ [ -n "${TESTS:-}" ] || [ -n "${SANITIZE:-}" ]; } && targets+=(pixflow_tests)
 cmake --build "$BUILD" -j"${JOBS:-16}" --target "${targets[@]}" >"$OUT/build.log" 2>&1 ||
   { grep -E "error|warning" "$OUT/build.log" | head -40; tail -20 "$OUT/build.log"; exit 1; }
 echo "build: $(($(date +%s) - t0)) s"
@@ -36,6 +37,20 @@ if [ -n "${TESTS:-}" ]; then
       "$OUT/tests.log" | head -30
     if [ $r -eq 124 ] || [ $r -eq 137 ]; then echo "TIMEOUT: $f after ${STEP_TIMEOUT}s"; fi
     if [ $r -ne 0 ]; then rc=1; fi
+  done
+fi
+# SANITIZE='TOOL@FILTER;...': compute-sanitizer --tool TOOL (memcheck, racecheck, synccheck,
+# initcheck) over pixflow_tests --gtest_filter=FILTER, under the step timeout.
+if [ -n "${SANITIZE:-}" ]; then
+  IFS=';' read -ra runs <<<"$SANITIZE"
+  for tf in "${runs[@]}"; do
+    tool="${tf%@*}" f="${tf#*@}"
+    echo "==== compute-sanitizer --tool $tool: $f"
+    r=0
+    timeout --kill-after=5 "$STEP_TIMEOUT" compute-sanitizer --tool "$tool" --error-exitcode 3 \
+      "$BUILD/tests/pixflow_tests" --gtest_filter="$f" --gtest_brief=1 >"$OUT/sanitize.log" 2>&1 || r=$?
+    grep -E "ERROR SUMMARY|^\[  (PASSED|FAILED)|=========  [A-Z]" "$OUT/sanitize.log" | head -12
+    if [ $r -ne 0 ]; then rc=1; echo "sanitizer: rc=$r"; fi
   done
 fi
 B="$BUILD/bench/pixflow-bench"
