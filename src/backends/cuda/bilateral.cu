@@ -24,8 +24,8 @@
 namespace pixflow::cuda {
 namespace {
 
-constexpr int kMaxRadius = 31;
-constexpr int kMaxTaps = (2 * kMaxRadius + 1) * (2 * kMaxRadius + 1);
+constexpr int kMaxWindowRadius = 31;  // the generic kernel's limit; the tile kernels take R <= 4
+constexpr int kMaxTaps = (2 * kMaxWindowRadius + 1) * (2 * kMaxWindowRadius + 1);
 
 struct BilateralTables {  // ~28 KB: within the 32 KB kernel-parameter limit of CUDA 12.1+
   float space[kMaxTaps];
@@ -97,6 +97,7 @@ __global__ void __launch_bounds__(bilateral_u8::kTX* bilateral_u8::kTY, 3)
                           int rows_of_blocks, const __grid_constant__ BilateralTables tab) {
   using namespace bilateral_u8;
   constexpr int TH = kTileH<R>;
+  constexpr int kHalo = bilateral_u8::kMaxRadius;  // the tile's left margin, any R <= 4
   extern __shared__ __align__(16) unsigned char smem_raw[];
   float* lut = reinterpret_cast<float*>(smem_raw);
   unsigned* tile = reinterpret_cast<unsigned*>(smem_raw + sizeof(float) * kLutFloats);
@@ -108,18 +109,18 @@ __global__ void __launch_bounds__(bilateral_u8::kTX* bilateral_u8::kTY, 3)
   const long long bx0 = (long long)blockIdx.x * kBW;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH;
-    const bool inside = src_aligned && bx0 - kMaxRadius >= 0 &&
-                        bx0 - kMaxRadius + kTileW <= src.w && by0 - R >= 0 && by0 - R + TH <= src.h;
+    const bool inside = src_aligned && bx0 - kHalo >= 0 && bx0 - kHalo + kTileW <= src.w &&
+                        by0 - R >= 0 && by0 - R + TH <= src.h;
     if (inside) {
       for (int i = tid; i < TH * kTileWords; i += kTX * kTY) {
         const int r = i / kTileWords, wd = i - r * kTileWords;
-        tile[i] = reinterpret_cast<const unsigned*>(src.row(by0 - R + r) + bx0 - kMaxRadius)[wd];
+        tile[i] = reinterpret_cast<const unsigned*>(src.row(by0 - R + r) + bx0 - kHalo)[wd];
       }
     } else {
       auto* bytes = reinterpret_cast<unsigned char*>(tile);
       for (int i = tid; i < TH * kTileW; i += kTX * kTY) {
         const int r = i / kTileW, c = i - r * kTileW;
-        bytes[i] = fetch(src, bx0 - kMaxRadius + c, by0 - R + r, 0, border);
+        bytes[i] = fetch(src, bx0 - kHalo + c, by0 - R + r, 0, border);
       }
     }
     __syncthreads();
@@ -156,6 +157,7 @@ __global__ void __launch_bounds__(bilateral_u8::kTX* bilateral_u8::kTY3, 2)
                           const __grid_constant__ BilateralTables tab) {
   using namespace bilateral_u8;
   constexpr int TH = kTileH3<R>;
+  constexpr int kHalo = bilateral_u8::kMaxRadius;  // the tile's left margin, any R <= 4
   extern __shared__ __align__(16) unsigned char smem_raw[];
   float* lut = reinterpret_cast<float*>(smem_raw);
   unsigned* tile = reinterpret_cast<unsigned*>(smem_raw + sizeof(float) * kLut3Floats);
@@ -164,11 +166,11 @@ __global__ void __launch_bounds__(bilateral_u8::kTX* bilateral_u8::kTY3, 2)
   const long long bx0 = (long long)blockIdx.x * kBW3;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH3;
-    const bool inside = bx0 - kMaxRadius >= 0 && bx0 - kMaxRadius + kTileW3 <= src.w &&
-                        by0 - R >= 0 && by0 - R + TH <= src.h;
+    const bool inside =
+        bx0 - kHalo >= 0 && bx0 - kHalo + kTileW3 <= src.w && by0 - R >= 0 && by0 - R + TH <= src.h;
     for (int i = tid; i < TH * kTileW3; i += kTX * kTY3) {
       const int r = i / kTileW3, c = i - r * kTileW3;
-      const long long x = bx0 - kMaxRadius + c, y = by0 - R + r;
+      const long long x = bx0 - kHalo + c, y = by0 - R + r;
       unsigned w = 0;
       if (inside) {
         const std::uint8_t* px = src.row(y) + 3 * x;
@@ -285,8 +287,8 @@ BilateralTables make_tables(const BilateralParams& p, int cn) {
   const double space_coeff = -0.5 / (ss * ss);
   int radius = p.d > 0 ? p.d / 2 : int(detail::round_half_even(ss * 1.5));
   if (radius < 1) radius = 1;
-  detail::require(radius <= kMaxRadius, Status::invalid_argument, "bilateral",
-                  "window radius must be <= ", kMaxRadius, " (got ", radius, ")");
+  detail::require(radius <= kMaxWindowRadius, Status::invalid_argument, "bilateral",
+                  "window radius must be <= ", kMaxWindowRadius, " (got ", radius, ")");
   for (int i = -radius; i <= radius; ++i)
     for (int j = -radius; j <= radius; ++j) {
       const double r = std::sqrt(double(i) * i + double(j) * j);
