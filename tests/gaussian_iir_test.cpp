@@ -318,6 +318,27 @@ TEST(GaussianIir, EveryBackendMatchesRefOnManyTiles) {
                                    {300, 45}, rng));
   ASSERT_TRUE(backends_match_ref("gaussian_iir", "sigma=8 border=reflect101", {Depth::u8, 1},
                                  {2100, 300}, rng));
+  // The fused kernel (src/backends/cuda/iir_fused.hpp), which takes passes over >= 2048 lines
+  // (kFusedMinLines; a line is one channel of a row or of a column): several line groups of 32
+  // and tiles of 256 positions, partial groups and tiles, every border (constants 300 / -7
+  // outside u8), 1-4 channels, u8 and f32; the first images run one pass on each schedule
+  // (4 channels: columns fused), the second both passes fused, and one large image.
+  borders.push_back(Border::constant(-7));
+  for (Depth d : {Depth::u8, Depth::f32})
+    for (int ch : {1, 2, 3, 4}) {
+      for (Size s : std::vector<Size>{{517, 70}, {600, 150}, {300, 97}}) {
+        const Border& b = borders[turn++ % borders.size()];
+        ASSERT_TRUE(
+            backends_match_ref("gaussian_iir", "sigma=8 " + border_params(b), {d, ch}, s, rng));
+      }
+      const Size both{2050 / ch + 3 * ch, 2050 / ch + 11};
+      const Border& b = borders[turn++ % borders.size()];
+      ASSERT_TRUE(
+          backends_match_ref("gaussian_iir", "sigma=8 " + border_params(b), {d, ch}, both, rng));
+    }
+  for (const Border& b : {Border::reflect101(), Border::constant(300)})
+    ASSERT_TRUE(backends_match_ref("gaussian_iir", "sigma=8 " + border_params(b), {Depth::u8, 1},
+                                   {4100, 1100}, rng));
 }
 
 TEST(GaussianIir, PipelineStageMatchesDirectCall) {

@@ -1,0 +1,415 @@
+// The fused CUDA gaussian_iir pass (iir.cu's iir_fused_kernel), written as host + device code
+// so that the CPU test (tests/iir_fused_test.cpp) runs exactly this code, thread by thread
+// between barriers, and compares it with the reference bit for bit.
+//
+// One pass filters a set of lines (a line is one channel of one row, or of one pixel column)
+// by the block rule of src/base/iir.hpp. A thread block owns kLines = 32 whole lines (a warp's
+// lanes are the 32 lines: adjacent samples of a row in the column pass) and walks them in
+// tiles of kTile = 256 positions (kSlots = 8 blocks of 32 a line, one warp per block slot):
+//  1. left to right: tile into shared memory (coalesced, border rule at load time), each thread
+//     the causal zero state of one block (its last three values), then warp 0 (a lane a line)
+//     the carries of the tile's blocks in order, each stored to global scratch (3 doubles a
+//     block; L2-friendly, read back by the same thread block in step 2); after the last tile,
+//     Triggs–Sdika's start of the anti-causal pass;
+//  2. right to left: the tile again, each thread its causal block (zero state + carry) kept in
+//     registers, the anti-causal zero state over it in place, warp 0 the anti-causal carries
+//     of the tile's blocks right to left (through shared memory), then each thread its outputs
+//     into the shared tile, stored coalesced.
+// So x is read twice (the 5-kernel version: three times, uncoalesced in the row pass), the
+// double scratch is 3 doubles a block written once and read once, and a sample costs 33
+// double ops (7 + 13 + 7 + 6) against the rule's 26 (the 5-kernel version: 46). Every value
+// is the rule's expression on the same operands (the same iir_step / iir_fix, the same
+// next_carry), so the result is the reference's bit for bit.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "src/base/iir.hpp"
+#include "src/base/numeric.hpp"
+#include "src/base/qualifiers.hpp"
+
+// Full unrolling of the constant loops in device code (the block's 32 doubles must live in
+// registers); the same definition as packed_u16x2.hpp's.
+#ifndef PIXFLOW_UNROLL
+#if defined(__CUDA_ARCH__)
+#define PIXFLOW_UNROLL _Pragma("unroll")
+#else
+#define PIXFLOW_UNROLL
+#endif
+#endif
+
+namespace pixflow::cuda::iir_fused {
+
+inline constexpr int kB = detail::kIirBlock;
+// Launch shape (why: a warp = 32 lines, so column loads are coalesced and every thread of a
+// warp runs the same block index, i.e. the same partial-block branch; 8 block slots give 256
+// threads and a 256-position tile, ~37 KB of shared tile at most (f32 x 3 rows), so two
+// blocks fit an SM by registers (~100 a thread: 32 doubles of block in registers)).
+inline constexpr int kLines = 32, kSlots = 8;
+inline constexpr int kThreads = kLines * kSlots;
+inline constexpr int kTile = kSlots * kB;
+inline constexpr int kMaxCn = 4;
+
+/// Rows of the image a group of kLines row-lines spans, at most (cn > 1: partial first/last).
+PIXFLOW_HD constexpr int tile_rows(int cn) {
+  return kLines % cn == 0 ? kLines / cn : (kLines - 1) / cn + 2;
+}
+/// Shared tile elements: row pass rows x (kTile + 1) pixels (the pitch is cn modulo 32
+/// elements: the 32 lines of a warp hit 32 banks), column pass kTile x kLines.
+PIXFLOW_HD constexpr int tile_elems(int cn) {
+  return tile_rows(cn) * (kTile + 1) * cn;
+}
+PIXFLOW_HD constexpr int max_tile_elems() {
+  int m = kTile * kLines;
+  for (int cn = 1; cn <= kMaxCn; ++cn) m = tile_elems(cn) > m ? tile_elems(cn) : m;
+  return m;
+}
+
+/// One pass: lines [0, lines) of `len` samples, extended by e a side (n = len + 2e), J blocks.
+/// kRows: line l = channel l % cn of row l / cn; else element l of every row.
+struct Pass {
+  const unsigned char* in;
+  long long in_stride;
+  unsigned char* out;
+  long long out_stride;
+  long long lines, len, e, n, J;
+  int cn;
+  BorderType bt;
+  double cval;  // the constant border's value (exact in both the source and the f32 type)
+  double* cw;   // [J + 1][3][lines]: causal carry of every block, then Triggs–Sdika's values
+};
+
+PIXFLOW_HD Pass make_pass(const unsigned char* in, long long in_stride, unsigned char* out,
+                          long long out_stride, long long lines, long long len, long long e, int cn,
+                          BorderType bt, double cval, double* cw) {
+  const long long n = len + 2 * e;
+  return {in, in_stride, out, out_stride, lines, len, e, n, (n + kB - 1) / kB, cn, bt, cval, cw};
+}
+
+/// Scratch doubles of one pass.
+inline std::int64_t scratch_doubles(std::int64_t lines, std::int64_t len, std::int64_t e) {
+  const std::int64_t J = (len + 2 * e + kB - 1) / kB;
+  return 3 * lines * (J + 1);
+}
+
+/// Shared memory of a thread block.
+struct Smem {
+  alignas(16) unsigned char tile[max_tile_elems() * 4];  // S in, then D out (<= 4 bytes)
+  // The zero-state tails of the tile's blocks; in step 2 the scan replaces them by the blocks'
+  // anti-causal carries (one array: 48 KB of static shared memory hold it with the tile).
+  double zt[kSlots][3][kLines];
+  double H[kB][3];  // k.H, for a partial block's dynamic t
+};
+
+/// A thread's values that live across barriers (registers on the device).
+struct ThreadState {
+  double z[kB];  // the causal block, then the anti-causal zero state over it (in place)
+  double s[3];   // warp 0: the running carry of its line
+};
+
+PIXFLOW_HD double& at(double* p, long long lines, long long j, int r, long long l) {
+  return p[(j * 3 + r) * lines + l];
+}
+PIXFLOW_HD int block_len(const Pass& ps, long long j) {
+  const long long m = ps.n - j * kB;
+  return int(m < kB ? m : kB);
+}
+/// The first anti-causal block the rule runs (blocks wholly left of the line are skipped).
+PIXFLOW_HD long long first_block(const Pass& ps) {
+  return ps.e >= kB ? (ps.e - kB) / kB + 1 : 0;
+}
+
+/// x(l, i) from global memory (the scan's x(0) and x(n - 1)).
+template <class S, bool kRows>
+PIXFLOW_HD double x_global(const Pass& ps, long long l, long long i) {
+  const long long s = detail::border_index(i - ps.e, ps.len, ps.bt);
+  if (s < 0) return ps.cval;
+  if (kRows) {
+    const S* row = reinterpret_cast<const S*>(ps.in + (l / ps.cn) * ps.in_stride);
+    return double(row[s * ps.cn + l % ps.cn]);
+  }
+  return double(reinterpret_cast<const S*>(ps.in + s * ps.in_stride)[l]);
+}
+
+/// Index in the shared tile of line L0 + ll at tile position q.
+template <bool kRows>
+PIXFLOW_HD int tile_index(const Pass& ps, long long L0, int ll, int q) {
+  if (kRows) {
+    const long long L = L0 + ll;
+    const int r = int(L / ps.cn - L0 / ps.cn);
+    return r * (kTile + 1) * ps.cn + q * ps.cn + int(L % ps.cn);
+  }
+  return q * kLines + ll;
+}
+
+/// Thread tid's share of loading tile positions [a0, a0 + kTile) of lines [L0, L0 + kLines):
+/// consecutive threads on consecutive addresses; the border rule only on tiles that reach past
+/// the line (positions past n are loaded too, harmlessly, through the same rule).
+template <class S, bool kRows>
+PIXFLOW_HD void tile_load(const Pass& ps, S* buf, long long L0, long long a0, int tid) {
+  const long long Lend = std::min(L0 + kLines, ps.lines);
+  const bool inside = a0 >= ps.e && a0 + kTile - ps.e <= ps.len;
+  const S cv = S(ps.cval);
+  if (kRows) {
+    const int cn = ps.cn, per = kTile * cn, pitch = (kTile + 1) * cn;
+    const long long row0 = L0 / cn, rows = (Lend - 1) / cn - row0 + 1;
+    for (long long r = 0; r < rows; ++r) {
+      const S* src = reinterpret_cast<const S*>(ps.in + (row0 + r) * ps.in_stride);
+      S* dst = buf + r * pitch;
+      if (inside) {
+        const S* s0 = src + (a0 - ps.e) * cn;
+        for (int k = tid; k < per; k += kThreads) dst[k] = s0[k];
+      } else {
+        for (int k = tid; k < per; k += kThreads) {
+          const long long s = detail::border_index(a0 + k / cn - ps.e, ps.len, ps.bt);
+          dst[k] = s < 0 ? cv : src[s * cn + k % cn];
+        }
+      }
+    }
+  } else {
+    const int lanes = int(Lend - L0);
+    for (int k = tid; k < kTile * kLines; k += kThreads) {
+      const int q = k / kLines, ll = k % kLines;
+      if (ll >= lanes) continue;
+      const long long s =
+          inside ? a0 + q - ps.e : detail::border_index(a0 + q - ps.e, ps.len, ps.bt);
+      buf[k] = s < 0 ? cv : reinterpret_cast<const S*>(ps.in + s * ps.in_stride)[L0 + ll];
+    }
+  }
+}
+
+/// Thread tid's share of storing the output tile: line positions a0 - e + q inside the line,
+/// lines of this group only (a row pass's first and last rows may hold other groups' lines).
+template <class D, bool kRows>
+PIXFLOW_HD void tile_store(const Pass& ps, const D* buf, long long L0, long long a0, int tid) {
+  const long long Lend = std::min(L0 + kLines, ps.lines);
+  const long long p0 = a0 - ps.e;  // line position of tile position 0
+  const int qlo = int(p0 < 0 ? -p0 : 0);
+  const int qhi = int(std::min<long long>(kTile, ps.len - p0));
+  if (qhi <= qlo) return;
+  if (kRows) {
+    const int cn = ps.cn, pitch = (kTile + 1) * cn;
+    const long long row0 = L0 / cn, rows = (Lend - 1) / cn - row0 + 1;
+    for (long long r = 0; r < rows; ++r) {
+      D* dst = reinterpret_cast<D*>(ps.out + (row0 + r) * ps.out_stride) + p0 * cn;
+      const D* src = buf + r * pitch;
+      const long long l0 = (row0 + r) * cn;
+      const bool whole = l0 >= L0 && l0 + cn <= Lend;
+      for (int k = tid + qlo * cn; k < qhi * cn; k += kThreads) {
+        if (!whole) {
+          const long long L = l0 + k % cn;
+          if (L < L0 || L >= Lend) continue;
+        }
+        dst[k] = src[k];
+      }
+    }
+  } else {
+    const int lanes = int(Lend - L0);
+    for (int k = tid + qlo * kLines; k < qhi * kLines; k += kThreads) {
+      const int q = k / kLines, ll = k % kLines;
+      if (ll >= lanes) continue;
+      reinterpret_cast<D*>(ps.out + (p0 + q) * ps.out_stride)[L0 + ll] = buf[k];
+    }
+  }
+}
+
+/// The next block's carry from a block of m positions (iir.cu's next_carry, the rule's
+/// expressions): H through the shared table (m, so t, is not a constant here).
+PIXFLOW_HD void next_carry(const double (*H)[3], int m, const double (&zt)[3], double (&s)[3]) {
+  double nx[3];
+  for (int r = 0; r < 3; ++r) {
+    const int t = m - 1 - r;
+    // s[-t - 1] written as selects: a dynamic index would put s (and the thread's state) in
+    // local memory.
+    nx[r] = t >= 0    ? zt[r] + ((H[t][0] * s[0] + H[t][1] * s[1]) + H[t][2] * s[2])
+            : t == -1 ? s[0]
+            : t == -2 ? s[1]
+                      : s[2];
+  }
+  for (int r = 0; r < 3; ++r) s[r] = nx[r];
+}
+
+/// iir_fix with the table row t: k.H (a kernel parameter: constant-bank operands) when t is a
+/// constant after unrolling (kFull), else the shared copy.
+template <bool kFull>
+PIXFLOW_HD double fix(const detail::IirCoeffs& k, const double (*H)[3], int t, double z, double s0,
+                      double s1, double s2) {
+  if (kFull) return detail::iir_fix(k, t, z, s0, s1, s2);
+  return z + ((H[t][0] * s0 + H[t][1] * s1) + H[t][2] * s2);
+}
+
+/// Step 1b: the causal zero state of block j of line L0 + ll (positions a = j * kB ...), its
+/// values at t = m-1, m-2, m-3 into zt[slot] (0 where m < 3: unused by next_carry).
+template <class S, bool kRows>
+PIXFLOW_HD void zero_tails(const Pass& ps, const detail::IirCoeffs& k, Smem& sm, const S* buf,
+                           long long L0, int ll, int slot, int m) {
+  // The tile index of the block's first sample, and of the next position (hoisted: the
+  // row pass's 64-bit divisions once a block, not once a sample).
+  const int base = tile_index<kRows>(ps, L0, ll, slot * kB), step = kRows ? ps.cn : kLines;
+  double z1 = 0, z2 = 0, z3 = 0;
+  PIXFLOW_UNROLL
+  for (int t = 0; t < kB; ++t)
+    if (t < m) {
+      const double z = detail::iir_step(k, double(buf[base + t * step]), z1, z2, z3);
+      z3 = z2;
+      z2 = z1;
+      z1 = z;
+    }
+  sm.zt[slot][0][ll] = z1;
+  sm.zt[slot][1][ll] = z2;
+  sm.zt[slot][2][ll] = z3;
+}
+
+/// Step 2b: the causal block j with its carry (w, into z), then the anti-causal zero state over
+/// it right to left, in place; its values at positions a, a+1, a+2 into zt[slot].
+template <bool kFull, class S, bool kRows>
+PIXFLOW_HD void mid_block(const Pass& ps, const detail::IirCoeffs& k, Smem& sm, const S* buf,
+                          long long L0, int ll, int slot, long long j, int m, double (&w)[kB]) {
+  // The tile index of the block's first sample, and of the next position (hoisted: the
+  // row pass's 64-bit divisions once a block, not once a sample).
+  const int base = tile_index<kRows>(ps, L0, ll, slot * kB), step = kRows ? ps.cn : kLines;
+  const long long L = L0 + ll;
+  const double s0 = at(ps.cw, ps.lines, j, 0, L), s1 = at(ps.cw, ps.lines, j, 1, L),
+               s2 = at(ps.cw, ps.lines, j, 2, L);
+  double z1 = 0, z2 = 0, z3 = 0;
+  PIXFLOW_UNROLL
+  for (int t = 0; t < kB; ++t)
+    if (kFull || t < m) {
+      const double z = detail::iir_step(k, double(buf[base + t * step]), z1, z2, z3);
+      z3 = z2;
+      z2 = z1;
+      z1 = z;
+      w[t] = fix<true>(k, sm.H, t, z, s0, s1, s2);  // t is a constant here either way
+    }
+  z1 = z2 = z3 = 0;
+  PIXFLOW_UNROLL
+  for (int i = kB - 1; i >= 0; --i)
+    if (kFull || i < m) {
+      const double z = detail::iir_step(k, w[i], z1, z2, z3);
+      z3 = z2;
+      z2 = z1;
+      z1 = z;
+      w[i] = z;
+    }
+  sm.zt[slot][0][ll] = w[0];
+  sm.zt[slot][1][ll] = m > 1 ? w[1] : 0.0;
+  sm.zt[slot][2][ll] = m > 2 ? w[2] : 0.0;
+}
+
+/// Step 2d: block j's outputs, y = iir_fix(t, z, carry) for t = m-1-i, stored into the tile
+/// with the reference's rounding where position a + i is a position of the line.
+template <bool kFull, class D, bool kRows>
+PIXFLOW_HD void out_block(const Pass& ps, const detail::IirCoeffs& k, const Smem& sm, D* buf,
+                          long long L0, int ll, int slot, long long j, int m,
+                          const double (&w)[kB]) {
+  // The tile index of the block's first sample, and of the next position (hoisted: the
+  // row pass's 64-bit divisions once a block, not once a sample).
+  const int base = tile_index<kRows>(ps, L0, ll, slot * kB), step = kRows ? ps.cn : kLines;
+  const double s0 = sm.zt[slot][0][ll], s1 = sm.zt[slot][1][ll], s2 = sm.zt[slot][2][ll];
+  // Positions a + i of the line: i in [lo, hi) (ints: fewer live registers than 64-bit).
+  const long long p0 = j * kB - ps.e;
+  const int lo = int(p0 < 0 ? -p0 : 0);
+  const int hi = int(ps.len - p0 < m ? ps.len - p0 : m);
+  PIXFLOW_UNROLL
+  for (int i = 0; i < kB; ++i)
+    if (kFull || i < m) {
+      if (i >= lo && i < hi) {
+        const double y = fix<kFull>(k, sm.H, kFull ? kB - 1 - i : m - 1 - i, w[i], s0, s1, s2);
+        buf[base + i * step] = detail::saturate_cast<D>(double(float(y)));
+      }
+    }
+}
+
+/// The whole pass of line group g. par(f) runs f(tid) for every thread of the block, then a
+/// barrier; state(tid) is that thread's ThreadState (a register set on the device).
+template <class S, class D, bool kRows, class Par, class State>
+PIXFLOW_HD void run_group(const Pass& ps, const detail::IirCoeffs& k, Smem& sm, long long g,
+                          Par&& par, State&& state) {
+  const long long L0 = g * kLines;
+  const long long T = (ps.J + kSlots - 1) / kSlots;
+  S* const in = reinterpret_cast<S*>(sm.tile);
+  D* const out = reinterpret_cast<D*>(sm.tile);
+  auto live = [&](int ll) { return L0 + ll < ps.lines; };
+  // 1. Causal carries, left to right. Warp 0 scans tile t - 1 (zt, global cw) in the phase that
+  // loads tile t (the tile buffer), so the scan hides behind the loads.
+  auto scan = [&](int lane, long long t) {
+    const long long L = L0 + lane;
+    double(&s)[3] = state(lane).s;
+    if (t == 0) s[0] = s[1] = s[2] = x_global<S, kRows>(ps, L, 0);
+    for (int b = 0; b < kSlots; ++b) {
+      const long long j = t * kSlots + b;
+      if (j >= ps.J) break;
+      for (int r = 0; r < 3; ++r) at(ps.cw, ps.lines, j, r, L) = s[r];
+      const double z[3] = {sm.zt[b][0][lane], sm.zt[b][1][lane], sm.zt[b][2][lane]};
+      next_carry(sm.H, block_len(ps, j), z, s);
+    }
+  };
+  for (long long t = 0; t < T; ++t) {
+    const long long a0 = t * kTile;
+    par([&](int tid) {
+      if (t > 0 && tid < kLines && live(tid)) scan(tid, t - 1);
+      tile_load<S, kRows>(ps, in, L0, a0, tid);
+    });
+    par([&](int tid) {
+      const int ll = tid % kLines, slot = tid / kLines;
+      const long long j = t * kSlots + slot;
+      if (j < ps.J && live(ll)) zero_tails<S, kRows>(ps, k, sm, in, L0, ll, slot, block_len(ps, j));
+    });
+  }
+  par([&](int tid) {
+    if (tid >= kLines || !live(tid)) return;
+    scan(tid, T - 1);
+    // s: w at n-1, n-2, n-3; Triggs–Sdika as iir.cu's iir_carry_kernel.
+    const long long L = L0 + tid;
+    const double(&s)[3] = state(tid).s;
+    const double up = x_global<S, kRows>(ps, L, ps.n - 1);
+    const double u[3] = {s[0] - up, s[1] - up, s[2] - up};
+    for (int r = 0; r < 3; ++r)
+      at(ps.cw, ps.lines, ps.J, r, L) = k.M[r][0] * u[0] + k.M[r][1] * u[1] + k.M[r][2] * u[2] + up;
+  });
+  // 2. Anti-causal carries and outputs, right to left, down to the first block the rule runs.
+  const long long jmin = first_block(ps);
+  for (long long t = T - 1; t >= jmin / kSlots; --t) {
+    const long long a0 = t * kTile;
+    par([&](int tid) { tile_load<S, kRows>(ps, in, L0, a0, tid); });
+    par([&](int tid) {
+      const int ll = tid % kLines, slot = tid / kLines;
+      const long long j = t * kSlots + slot;
+      if (j >= ps.J || j < jmin || !live(ll)) return;
+      const int m = block_len(ps, j);
+      if (m == kB)
+        mid_block<true, S, kRows>(ps, k, sm, in, L0, ll, slot, j, m, state(tid).z);
+      else
+        mid_block<false, S, kRows>(ps, k, sm, in, L0, ll, slot, j, m, state(tid).z);
+    });
+    par([&](int tid) {
+      if (tid >= kLines || !live(tid)) return;
+      const long long L = L0 + tid;
+      double(&s)[3] = state(tid).s;
+      if (t == T - 1)
+        for (int r = 0; r < 3; ++r) s[r] = at(ps.cw, ps.lines, ps.J, r, L);
+      for (int b = kSlots - 1; b >= 0; --b) {
+        const long long j = t * kSlots + b;
+        if (j >= ps.J) continue;
+        if (j < jmin) break;
+        const double z[3] = {sm.zt[b][0][tid], sm.zt[b][1][tid], sm.zt[b][2][tid]};
+        for (int r = 0; r < 3; ++r) sm.zt[b][r][tid] = s[r];  // the block's carry, over its tails
+        next_carry(sm.H, block_len(ps, j), z, s);
+      }
+    });
+    par([&](int tid) {
+      const int ll = tid % kLines, slot = tid / kLines;
+      const long long j = t * kSlots + slot;
+      if (j >= ps.J || j < jmin || !live(ll)) return;
+      const int m = block_len(ps, j);
+      if (m == kB)
+        out_block<true, D, kRows>(ps, k, sm, out, L0, ll, slot, j, m, state(tid).z);
+      else
+        out_block<false, D, kRows>(ps, k, sm, out, L0, ll, slot, j, m, state(tid).z);
+    });
+    par([&](int tid) { tile_store<D, kRows>(ps, out, L0, a0, tid); });
+  }
+}
+
+}  // namespace pixflow::cuda::iir_fused
