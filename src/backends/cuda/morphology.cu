@@ -433,29 +433,32 @@ constexpr int kC3Words = (kC3BW + 8) / 4;  // a tile row: bytes x0 - 4 .. x0 + k
 constexpr int kC3TileH = kC3BH + 4;        // source rows y0 - 2 .. y0 + kC3BH + 1
 constexpr int kC3MidH = kC3BH + 2;         // intermediate rows y0 - 1 .. y0 + kC3BH
 
-// The packed 3x3 max (kMax) or min of the pixels x0 .. x0 + 3 of one row, from the columns
-// (u8_3x3::columns) of its three window rows.
+// The packed columns (u8_3x3::columns) of the thread's pixels x0 .. x0 + 3 in N + 2
+// consecutive rows of a tile of kC3Words-word rows, from `first`: extracted once for the N
+// output rows whose windows share them; win3x3 then gives the packed 3x3 max (kMax) or min
+// of one output row from its three rows' columns.
+struct Cols {
+  unsigned p0, p1, p2;  // lanes (x0-1, x0), (x0+1, x0+2), (x0+3, x0+4)
+};
+
+template <int N>
+__device__ __forceinline__ void tile_columns(const unsigned (*rows)[kC3Words], int first, int tx,
+                                             Cols (&c)[N + 2]) {
+#pragma unroll
+  for (int k = 0; k < N + 2; ++k) u8_3x3::columns(rows[first + k], tx, c[k].p0, c[k].p1, c[k].p2);
+}
+
 template <bool kMax>
-__device__ __forceinline__ unsigned win3x3(const unsigned (&p0)[3], const unsigned (&p1)[3],
-                                           const unsigned (&p2)[3]) {
-  auto op3 = [](unsigned a, unsigned b, unsigned c) {
-    return kMax ? u8_3x3::vmax3(a, b, c) : u8_3x3::vmin3(a, b, c);
+__device__ __forceinline__ unsigned win3x3(const Cols& a, const Cols& b, const Cols& c) {
+  auto op3 = [](unsigned x, unsigned y, unsigned z) {
+    return kMax ? u8_3x3::vmax3(x, y, z) : u8_3x3::vmin3(x, y, z);
   };
-  const unsigned c0 = op3(p0[0], p0[1], p0[2]);
-  const unsigned c1 = op3(p1[0], p1[1], p1[2]);
-  const unsigned c2 = op3(p2[0], p2[1], p2[2]);
+  const unsigned c0 = op3(a.p0, b.p0, c.p0);
+  const unsigned c1 = op3(a.p1, b.p1, c.p1);
+  const unsigned c2 = op3(a.p2, b.p2, c.p2);
   const unsigned o0 = op3(c0, u8_3x3::between(c0, c1), c1);  // pixels x0, x0 + 1
   const unsigned o1 = op3(c1, u8_3x3::between(c1, c2), c2);  // pixels x0 + 2, x0 + 3
   return __byte_perm(o0, o1, 0x6420);
-}
-
-// win3x3 over rows r .. r + 2 of a tile of kC3Words-word rows, for the thread's tx.
-template <bool kMax>
-__device__ __forceinline__ unsigned win3x3_at(const unsigned (*rows)[kC3Words], int r, int tx) {
-  unsigned p0[3], p1[3], p2[3];
-#pragma unroll
-  for (int k = 0; k < 3; ++k) u8_3x3::columns(rows[r + k], tx, p0[k], p1[k], p2[k]);
-  return win3x3<kMax>(p0, p1, p2);
 }
 
 template <MorphOp kOp>
@@ -491,11 +494,18 @@ __global__ void __launch_bounds__(kC3TX* kC3TY)
     if constexpr (kMid) {
       // Intermediate byte (r, i) is pixel (bx0 - 4 + i, by0 - 1 + r); words 1 .. kC3Words - 2
       // by the threads (word tx + 1), rows ty * kC3Rows + k and the last two by ty 0 and 1.
+      {
+        Cols c[kC3Rows + 2];
+        tile_columns<kC3Rows>(tile, ty * kC3Rows, tx, c);
 #pragma unroll
-      for (int k = 0; k < kC3Rows; ++k)
-        mid[ty * kC3Rows + k][tx + 1] = win3x3_at<kFirstMax>(tile, ty * kC3Rows + k, tx);
-      if (ty < kC3MidH - kC3BH)
-        mid[kC3BH + ty][tx + 1] = win3x3_at<kFirstMax>(tile, kC3BH + ty, tx);
+        for (int k = 0; k < kC3Rows; ++k)
+          mid[ty * kC3Rows + k][tx + 1] = win3x3<kFirstMax>(c[k], c[k + 1], c[k + 2]);
+      }
+      if (ty < kC3MidH - kC3BH) {
+        Cols c[3];
+        tile_columns<1>(tile, kC3BH + ty, tx, c);
+        mid[kC3BH + ty][tx + 1] = win3x3<kFirstMax>(c[0], c[1], c[2]);
+      }
       // The ring's left and right columns (bytes 3 and kC3BW + 4), one byte each.
       auto* mb = reinterpret_cast<unsigned char*>(&mid[0][0]);
       const auto* tb = reinterpret_cast<const unsigned char*>(&tile[0][0]);
@@ -532,14 +542,21 @@ __global__ void __launch_bounds__(kC3TX* kC3TY)
       }
     }
     const long long x0 = bx0 + tx * 4;
+    // Output row by0 + r (r = ty * kC3Rows + k) is tile row r + 2 and mid row r + 1.
+    Cols c[kC3Rows + 2];
+    if constexpr (kOp == MorphOp::gradient)
+      tile_columns<kC3Rows>(tile, ty * kC3Rows + 1, tx, c);
+    else
+      tile_columns<kC3Rows>(mid, ty * kC3Rows, tx, c);
 #pragma unroll
     for (int k = 0; k < kC3Rows; ++k) {
-      const int r = ty * kC3Rows + k;  // output row by0 + r: tile row r + 2, mid row r + 1
+      const int r = ty * kC3Rows + k;
       unsigned out;
       if constexpr (kOp == MorphOp::gradient) {
-        out = __vsubus4(win3x3_at<true>(tile, r + 1, tx), win3x3_at<false>(tile, r + 1, tx));
+        out = __vsubus4(win3x3<true>(c[k], c[k + 1], c[k + 2]),
+                        win3x3<false>(c[k], c[k + 1], c[k + 2]));
       } else {
-        const unsigned second = win3x3_at<!kFirstMax>(mid, r, tx);
+        const unsigned second = win3x3<!kFirstMax>(c[k], c[k + 1], c[k + 2]);
         const unsigned self = tile[r + 2][tx + 1];  // source pixels x0 .. x0 + 3
         if constexpr (kOp == MorphOp::tophat)
           out = __vsubus4(self, second);
