@@ -4,7 +4,9 @@
 # Everything lands in ${OUT:-./out}: summary.txt, build.log, logs.tar.gz (the other logs),
 # bench.json, peers.json, RESULTS.md, chart.png. Each stage is time-boxed; a failed stage is
 # reported and the next one runs; the exit status is non-zero if any stage failed.
-# NO_BENCH=1 stops after the tests (a correctness run: build, ctest, memcheck, binary checks).
+# NO_BENCH=1 stops after the tests (a correctness run: build, ctest, memcheck, binary checks);
+# NO_TESTS=1 skips ctest and memcheck (the bench, peers and comparison after a NO_BENCH run on
+# the same warm machine, whose build it reuses: the two halves fit one 10-minute call each).
 set -u
 
 # Tests run under compute-sanitizer (gtest filter): the CUDA-backend tests.
@@ -122,6 +124,9 @@ grep -m1 "model name" /proc/cpuinfo | tee -a "$SUMMARY"
 {
   # -V: every test's output is in the log, so GTEST_SKIP reasons and the "[pixflow] CUDA
   # backend not tested" note can be found.
+  if [ -n "${NO_TESTS:-}" ]; then
+    say "stage ctest, memcheck: skipped (NO_TESTS)"
+  else
   stage ctest $T_CTEST 200 "$LOGS/ctest.log" ctest --test-dir "$BUILD" -j"$JOBS" -V --timeout 120
   {
     echo "---- ctest"
@@ -148,6 +153,7 @@ grep -m1 "model name" /proc/cpuinfo | tee -a "$SUMMARY"
     say "stage memcheck: no pixflow_tests binary"
     FAILED+=(memcheck)
   fi
+  fi  # NO_TESTS
 
   # ---- the shipped binary holds no build path (no __FILE__ of the source tree) ----
   {
