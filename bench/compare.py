@@ -34,12 +34,15 @@ def cell(v, prec=1):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bench", help="pixflow-bench --json output")
-    ap.add_argument("--peers", help="peers.py --json output")
+    ap.add_argument("--peers", action="append", default=[],
+                    help="peers.py --json output; repeatable: a later file fills the peers an "
+                    "earlier one lacks (e.g. a CV-CUDA-only run of another day)")
     ap.add_argument("--md", default="RESULTS.md")
     ap.add_argument("--png", default="chart.png")
     args = ap.parse_args()
-    bench, peers = load(args.bench), load(args.peers)
-    if bench is None and peers is None:
+    bench = load(args.bench)
+    peer_runs = [p for p in (load(path) for path in args.peers) if p]
+    if bench is None and not peer_runs:
         print("compare.py: nothing to compare (no readable --bench or --peers)", file=sys.stderr)
         return 1
 
@@ -65,17 +68,18 @@ def main():
         m["check"] = r.get("check", "")
         m["failed"] = bool(r.get("failed"))
         m["target"] = r.get("target_us")
-    for r in (peers or {}).get("rows", []):
-        m = row(r["case"])
-        m.setdefault("size", r.get("size", ""))
-        m.setdefault("format", r.get("format", ""))
-        m.setdefault("op", r.get("op", ""))
-        m["cupy"] = num((r.get("cupy") or {}).get("us"))
-        m["cupy_method"] = (r.get("cupy") or {}).get("method", "")
-        m["cvcuda"] = num((r.get("cvcuda") or {}).get("us"))
-        m["cvcuda_method"] = (r.get("cvcuda") or {}).get("method", "")
-        m["cv_all"] = num((r.get("opencv_all") or {}).get("us"))
-        m["cv_1"] = num((r.get("opencv_1") or {}).get("us"))
+    for peers in peer_runs:
+        for r in peers.get("rows", []):
+            m = row(r["case"])
+            m.setdefault("size", r.get("size", ""))
+            m.setdefault("format", r.get("format", ""))
+            m.setdefault("op", r.get("op", ""))
+            for key, field in (("cupy", "cupy"), ("cvcuda", "cvcuda"), ("cv_all", "opencv_all"),
+                               ("cv_1", "opencv_1")):
+                if m.get(key) is None:
+                    m[key] = num((r.get(field) or {}).get("us"))
+                    if key in ("cupy", "cvcuda"):
+                        m[key + "_method"] = (r.get(field) or {}).get("method", "")
 
     out = []
     meta = []
@@ -84,7 +88,7 @@ def main():
             bench.get("gpu"), bench.get("driver_version"), bench.get("runtime_version"),
             bench.get("date"), "" if bench.get("complete", True) else
             " (INCOMPLETE: %s)" % bench.get("stopped", "")))
-    if peers:
+    for peers in peer_runs:
         meta.append("peers.py: CuPy %s, CV-CUDA %s, OpenCV %s (%s threads), %s%s" % (
             peers.get("cupy", "-"), peers.get("cvcuda", "-"), peers.get("opencv", "-"),
             peers.get("opencv_threads", "?"),

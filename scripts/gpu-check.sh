@@ -194,6 +194,12 @@ tail -n 3 "$LOGS/peers.log" | tee -a "$SUMMARY"
 CMP_ARGS=()
 [ -f "$OUT/bench.json" ] && CMP_ARGS+=(--bench "$OUT/bench.json")
 [ -f "$OUT/peers.json" ] && CMP_ARGS+=(--peers "$OUT/peers.json")
+# Without CV-CUDA on this machine (its wheel is carried in three calls), its column comes from
+# the newest stored CV-CUDA-only run (bench/results/*-cvcuda.json; its date is in RESULTS.md).
+if [ ! -d "$BUILD/cvcuda-site/cvcuda" ]; then
+  CVCUDA_JSON="${CVCUDA_JSON:-$(ls "$ROOT"/bench/results/*-cvcuda.json 2>/dev/null | sort | tail -1)}"
+  [ -n "$CVCUDA_JSON" ] && CMP_ARGS+=(--peers "$CVCUDA_JSON")
+fi
 stage compare $T_COMPARE 0 "$LOGS/compare.log" python3 bench/compare.py "${CMP_ARGS[@]}" \
   --md "$OUT/RESULTS.md" --png "$OUT/chart.png"
 tail -n 3 "$LOGS/compare.log" | tee -a "$SUMMARY"
