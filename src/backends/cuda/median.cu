@@ -247,7 +247,9 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
   };
   // 3x3 on one u8 channel: the packed kernel (u8_3x3.cuh) when the destination allows it.
   if (std::is_same_v<T, std::uint8_t> && p.kw == 3 && p.kh == 3 &&
-      u8_3x3::launch_3x3(u8_3x3::median3_u8_kernel, s, d, p.border, "median", st))
+      u8_3x3::launch_3x3(u8_3x3::median3_u8_kernel<u8_3x3::kRowsTall>,
+                         u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort>, s, d, p.border, "median",
+                         st))
     return;
   // 5x5, 7x7 on one u8 channel: the packed separable-network kernel above.
   if (std::is_same_v<T, std::uint8_t> && p.kw == 5 && p.kh == 5 &&

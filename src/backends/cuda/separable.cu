@@ -18,7 +18,9 @@ namespace {
 // The packed 3x3 path (u8_3x3.cuh) for one u8 channel; false when it does not apply.
 bool try_linear3_u8(const ConstImageView& s, const ImageView& d, const Border& border,
                     const u8_3x3::Linear3& k, cudaStream_t st) {
-  return u8_3x3::launch_3x3(u8_3x3::linear3_u8_kernel, s, d, border, "linear3", st, k);
+  return u8_3x3::launch_3x3(u8_3x3::linear3_u8_kernel<u8_3x3::kRowsTall>,
+                            u8_3x3::linear3_u8_kernel<u8_3x3::kRowsShort>, s, d, border, "linear3",
+                            st, k);
 }
 
 // ---- box -------------------------------------------------------------------------------
@@ -299,7 +301,9 @@ void run_deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, 
       k.ty[i] = t.y[i];
       if (t.x[i] < 0) k.hoff += 255 * -t.x[i];
     }
-    if (u8_3x3::launch_3x3(u8_3x3::deriv3_u8_kernel, s, d, border, op, st, k)) return;
+    if (u8_3x3::launch_3x3(u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsTall>,
+                           u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsShort>, s, d, border, op, st, k))
+      return;
   }
   if (s.depth() == Depth::f32)
     launch_deriv<float, float>(s, d, t, scale, delta, border, op, st);
