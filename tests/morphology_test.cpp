@@ -326,6 +326,15 @@ TEST(Morphology, EveryBackendMatchesRefOnManyTiles) {
     ASSERT_TRUE(
         backends_match_ref(morph_op_name(op), "kw=15 kh=15 border=reflect101", sparse.view, rng));
   }
+  // The packed 3x3 kernel in both block shapes (launch.cuh, tall_blocks_fill): 4100x1100 and
+  // the images above take the short one, 4100x2200 (33 x 35 blocks of 128 x 64) the tall one.
+  for (Size s : std::vector<Size>{{4100, 1100}, {4100, 2200}})
+    for (MorphOp op : {MorphOp::dilate, MorphOp::erode})
+      for (const char* b : {"border=reflect101", "border=constant value=300"}) {
+        const TestImage sparse = impulse_image(s, {Depth::u8, 1}, op, rng);
+        ASSERT_TRUE(
+            backends_match_ref(morph_op_name(op), std::string("k=3 ") + b, sparse.view, rng));
+      }
 }
 
 // The cpu backend splits rows into four bands per thread (src/backends/cpu/thread_pool.cpp),
