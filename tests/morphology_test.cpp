@@ -337,6 +337,37 @@ TEST(Morphology, EveryBackendMatchesRefOnManyTiles) {
       }
 }
 
+// The CUDA backend's 3x3 composites on one u8 channel in one kernel
+// (morph3_composite_u8_kernel in src/backends/cuda/morphology.cu: 128 x 32 outputs a block,
+// the intermediate in shared memory, its ring outside the image filled by the border rule
+// from the intermediate itself): images of one or two pixels, a block and one more, many
+// blocks; every composite, every border (constant inside and outside the depth's range);
+// impulse and uniform images (a ring filled from the source instead of the intermediate
+// differs at the edges). wrap runs as passes: it is here too.
+TEST(Morphology, CompositesMatchRefOnManyTiles3x3) {
+  auto rng = make_rng(0x40ea);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(-3));
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(77));
+  const std::vector<Size> sizes = {{1, 1},    {2, 1},    {1, 2},     {2, 3},    {5, 7},
+                                   {129, 33}, {131, 97}, {600, 150}, {517, 70}, {1000, 5}};
+  const MorphOp composites[] = {MorphOp::open, MorphOp::close, MorphOp::gradient, MorphOp::tophat,
+                                MorphOp::blackhat};
+  for (Size s : sizes)
+    for (const Border& b : borders)
+      for (MorphOp op : composites) {
+        PIXFLOW_TRACE(case_name(morph_op_name(op), Depth::u8, 1, s, Win{3, 3}, 1, b));
+        const std::string params = "k=3 " + border_params(b);
+        const TestImage sparse = impulse_image(s, {Depth::u8, 1}, op, rng);
+        ASSERT_TRUE(backends_match_ref(morph_op_name(op), params, sparse.view, rng));
+        ASSERT_TRUE(backends_match_ref(morph_op_name(op), params, {Depth::u8, 1}, s, rng));
+      }
+  for (MorphOp op : composites)
+    ASSERT_TRUE(backends_match_ref(morph_op_name(op), "k=3 border=reflect101", {Depth::u8, 1},
+                                   {4100, 1100}, rng));
+}
+
 // The cpu backend splits rows into four bands per thread (src/backends/cpu/thread_pool.cpp),
 // so the images above give bands of at most 12 rows on a 2-core machine and no full block
 // of 16 rows: a tall image gives every block size whole blocks (a last output of a 16-row

@@ -14,4 +14,12 @@ struct MorphPass {
   Border border;
 };
 
+/// "morph_composite.covers": a backend whose "morph_composite" takes only some windows and
+/// borders registers this too, (src, MorphPass, MorphCovers), and sets `yes` for the calls
+/// its composite takes; core runs the others as passes. A backend registering no such
+/// answer takes every composite of the formats it registered.
+struct MorphCovers {
+  mutable bool yes = false;
+};
+
 }  // namespace pixflow::detail

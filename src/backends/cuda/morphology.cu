@@ -3,7 +3,7 @@
 // (morph_u8c1_kernel), on 2-4 channels by doubling levels over byte tiles (morph_u8_kernel);
 // u16, f32 (and windows whose tile does not fit): the fused separable kernel with max / min
 // (any size and anchor). Iterations and the composites (open, close, ...) are built by core
-// from this pass and "sub".
+// from this pass and "sub", except "morph_composite": 3x3 on one u8 channel in one kernel.
 #include <cstdint>
 #include <type_traits>
 
@@ -418,6 +418,194 @@ void launch_morph(const ConstImageView& s, const ImageView& d, const SepWindow& 
                    st);
 }
 
+// ---- 3x3 composites on one u8 channel in one kernel ("morph_composite") ---------------------
+// open, close, tophat, blackhat: the block's source tile (halo 2) in shared memory, the first
+// pass into a second shared tile (the block's outputs plus a ring of one: the intermediate
+// never leaves the chip), the second pass and the difference with the source from there;
+// gradient: dilate and erode of the same tile. The packed arithmetic of u8_3x3.cuh (two
+// pixels a word in 16-bit lanes, 3-input min/max). Each pass applies the border rule to its
+// own input, as core's passes do: the first pass reads the source tile (loaded through the
+// rule at the image's edges), and the intermediate's ring outside the image is then filled by
+// the same rule from the intermediate's own samples, which lie in the block's tile for every
+// rule but wrap (wrap reaches the far side of the image: core runs it as passes).
+// 32 x 8 threads, each 4 adjacent outputs of 4 rows: 128 x 32 outputs a block.
+constexpr int kC3TX = 32, kC3TY = 8, kC3Rows = 4;
+constexpr int kC3BW = kC3TX * 4, kC3BH = kC3TY * kC3Rows;
+constexpr int kC3Words = (kC3BW + 8) / 4;  // a tile row: bytes x0 - 4 .. x0 + kC3BW + 3
+constexpr int kC3TileH = kC3BH + 4;        // source rows y0 - 2 .. y0 + kC3BH + 1
+constexpr int kC3MidH = kC3BH + 2;         // intermediate rows y0 - 1 .. y0 + kC3BH
+
+// The packed 3x3 max (kMax) or min of the pixels x0 .. x0 + 3 of one row, from the columns
+// (u8_3x3::columns) of its three window rows.
+template <bool kMax>
+__device__ __forceinline__ unsigned win3x3(const unsigned (&p0)[3], const unsigned (&p1)[3],
+                                           const unsigned (&p2)[3]) {
+  auto op3 = [](unsigned a, unsigned b, unsigned c) {
+    return kMax ? u8_3x3::vmax3(a, b, c) : u8_3x3::vmin3(a, b, c);
+  };
+  const unsigned c0 = op3(p0[0], p0[1], p0[2]);
+  const unsigned c1 = op3(p1[0], p1[1], p1[2]);
+  const unsigned c2 = op3(p2[0], p2[1], p2[2]);
+  const unsigned o0 = op3(c0, u8_3x3::between(c0, c1), c1);  // pixels x0, x0 + 1
+  const unsigned o1 = op3(c1, u8_3x3::between(c1, c2), c2);  // pixels x0 + 2, x0 + 3
+  return __byte_perm(o0, o1, 0x6420);
+}
+
+// win3x3 over rows r .. r + 2 of a tile of kC3Words-word rows, for the thread's tx.
+template <bool kMax>
+__device__ __forceinline__ unsigned win3x3_at(const unsigned (*rows)[kC3Words], int r, int tx) {
+  unsigned p0[3], p1[3], p2[3];
+#pragma unroll
+  for (int k = 0; k < 3; ++k) u8_3x3::columns(rows[r + k], tx, p0[k], p1[k], p2[k]);
+  return win3x3<kMax>(p0, p1, p2);
+}
+
+template <MorphOp kOp>
+__global__ void __launch_bounds__(kC3TX* kC3TY)
+    morph3_composite_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                               DevBorder<std::uint8_t> border, bool src_aligned, bool dst_aligned,
+                               int rows_of_blocks) {
+  // The first pass: erode for open and tophat, dilate for close and blackhat.
+  constexpr bool kFirstMax = kOp == MorphOp::close || kOp == MorphOp::blackhat;
+  constexpr bool kMid = kOp != MorphOp::gradient;
+  __shared__ unsigned tile[kC3TileH][kC3Words];
+  __shared__ unsigned mid[kMid ? kC3MidH : 1][kC3Words];
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kC3TX + tx;
+  const long long bx0 = (long long)blockIdx.x * kC3BW;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kC3BH;
+    // Tile byte (r, i) is source pixel (bx0 - 4 + i, by0 - 2 + r).
+    const bool inside = src_aligned && bx0 - 4 >= 0 && bx0 - 4 + 4 * kC3Words <= src.w &&
+                        by0 - 2 >= 0 && by0 - 2 + kC3TileH <= src.h;
+    if (inside) {
+      for (int i = tid; i < kC3TileH * kC3Words; i += kC3TX * kC3TY) {
+        const int r = i / kC3Words, wd = i - r * kC3Words;
+        tile[r][wd] = reinterpret_cast<const unsigned*>(src.row(by0 - 2 + r) + bx0 - 4)[wd];
+      }
+    } else {
+      auto* bytes = reinterpret_cast<unsigned char*>(&tile[0][0]);
+      for (int i = tid; i < kC3TileH * kC3Words * 4; i += kC3TX * kC3TY) {
+        const int r = i / (kC3Words * 4), c = i - r * (kC3Words * 4);
+        bytes[i] = fetch(src, bx0 - 4 + c, by0 - 2 + r, 0, border);
+      }
+    }
+    __syncthreads();
+    if constexpr (kMid) {
+      // Intermediate byte (r, i) is pixel (bx0 - 4 + i, by0 - 1 + r); words 1 .. kC3Words - 2
+      // by the threads (word tx + 1), rows ty * kC3Rows + k and the last two by ty 0 and 1.
+#pragma unroll
+      for (int k = 0; k < kC3Rows; ++k)
+        mid[ty * kC3Rows + k][tx + 1] = win3x3_at<kFirstMax>(tile, ty * kC3Rows + k, tx);
+      if (ty < kC3MidH - kC3BH)
+        mid[kC3BH + ty][tx + 1] = win3x3_at<kFirstMax>(tile, kC3BH + ty, tx);
+      // The ring's left and right columns (bytes 3 and kC3BW + 4), one byte each.
+      auto* mb = reinterpret_cast<unsigned char*>(&mid[0][0]);
+      const auto* tb = reinterpret_cast<const unsigned char*>(&tile[0][0]);
+      for (int i = tid; i < 2 * kC3MidH; i += kC3TX * kC3TY) {
+        const int r = i >> 1, c = (i & 1) ? kC3BW + 4 : 3;
+        unsigned v = kFirstMax ? 0u : 255u;
+        for (int dy = 0; dy < 3; ++dy)
+          for (int dx = -1; dx <= 1; ++dx) {
+            const unsigned t = tb[(r + dy) * kC3Words * 4 + c + dx];
+            v = kFirstMax ? max(v, t) : min(v, t);
+          }
+        mb[r * kC3Words * 4 + c] = static_cast<unsigned char>(v);
+      }
+      __syncthreads();
+      // The ring outside the image: the border rule on the intermediate. Only cells one
+      // step outside are read by in-image outputs; they map to cells inside the image and
+      // inside this block's range (x0 - 1 .. x0 + kC3BW, y0 - 1 .. y0 + kC3BH), which the
+      // loop does not write.
+      if (bx0 == 0 || bx0 + kC3BW >= src.w || by0 == 0 || by0 + kC3BH >= src.h) {
+        for (int i = tid; i < kC3MidH * (kC3BW + 2); i += kC3TX * kC3TY) {
+          const int r = i / (kC3BW + 2), j = i - r * (kC3BW + 2);
+          const long long x = bx0 - 1 + j, y = by0 - 1 + r;
+          const bool xin = x >= 0 && x < src.w, yin = y >= 0 && y < src.h;
+          if ((xin && yin) || x < -1 || x > src.w || y < -1 || y > src.h) continue;
+          unsigned char v = border.value;
+          if (border.type != BorderType::constant) {
+            const long long xi = xin ? x : detail::border_index(x, src.w, border.type);
+            const long long yi = yin ? y : detail::border_index(y, src.h, border.type);
+            v = mb[(yi - (by0 - 1)) * kC3Words * 4 + (xi - (bx0 - 4))];
+          }
+          mb[r * kC3Words * 4 + j + 3] = v;
+        }
+        __syncthreads();
+      }
+    }
+    const long long x0 = bx0 + tx * 4;
+#pragma unroll
+    for (int k = 0; k < kC3Rows; ++k) {
+      const int r = ty * kC3Rows + k;  // output row by0 + r: tile row r + 2, mid row r + 1
+      unsigned out;
+      if constexpr (kOp == MorphOp::gradient) {
+        out = __vsubus4(win3x3_at<true>(tile, r + 1, tx), win3x3_at<false>(tile, r + 1, tx));
+      } else {
+        const unsigned second = win3x3_at<!kFirstMax>(mid, r, tx);
+        const unsigned self = tile[r + 2][tx + 1];  // source pixels x0 .. x0 + 3
+        if constexpr (kOp == MorphOp::tophat)
+          out = __vsubus4(self, second);
+        else if constexpr (kOp == MorphOp::blackhat)
+          out = __vsubus4(second, self);
+        else
+          out = second;
+      }
+      const long long y = by0 + r;
+      if (y >= dst.h || x0 >= dst.w) continue;
+      std::uint8_t* d = dst.row(y) + x0;
+      if (dst_aligned && x0 + 3 < dst.w) {
+        *reinterpret_cast<unsigned*>(d) = out;
+      } else {
+        for (int j = 0; j < 4 && x0 + j < dst.w; ++j) d[j] = std::uint8_t(out >> (8 * j));
+      }
+    }
+    __syncthreads();  // the tiles are reloaded
+  }
+}
+
+// The composites morph3_composite_u8_kernel takes: 3x3 centred (one iteration), any border
+// but wrap (core runs the others as passes; the format, u8 x 1, is the registration's).
+bool composite3_covers(const detail::MorphPass& m) {
+  return m.kw == 3 && m.kh == 3 && m.ax == 1 && m.ay == 1 && m.border.type != BorderType::wrap;
+}
+
+void morph_composite_covers(const ConstImageView& src, const detail::MorphPass& m,
+                            const detail::MorphCovers& covers, cudaStream_t) {
+  covers.yes = src.depth() == Depth::u8 && src.channels() == 1 && composite3_covers(m);
+}
+
+void morph_composite(const ConstImageView& s, const ImageView& d, const detail::MorphPass& m,
+                     cudaStream_t st) {
+  detail::require(composite3_covers(m), Status::internal, morph_op_name(m.op),
+                  "the fused CUDA composite was called for a window or border it does not take");
+  const dim3 grid = grid_2d(d.width(), d.height(), kC3BW, kC3BH);
+  auto launch = [&](auto kernel) {
+    kernel<<<grid, dim3(kC3TX, kC3TY), 0, st>>>(
+        dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(m.border),
+        rows_aligned(s, 4), rows_aligned(d, 4), blocks_y(d.height(), kC3BH));
+  };
+  switch (m.op) {
+    case MorphOp::open:
+      launch(morph3_composite_u8_kernel<MorphOp::open>);
+      break;
+    case MorphOp::close:
+      launch(morph3_composite_u8_kernel<MorphOp::close>);
+      break;
+    case MorphOp::gradient:
+      launch(morph3_composite_u8_kernel<MorphOp::gradient>);
+      break;
+    case MorphOp::tophat:
+      launch(morph3_composite_u8_kernel<MorphOp::tophat>);
+      break;
+    case MorphOp::blackhat:
+      launch(morph3_composite_u8_kernel<MorphOp::blackhat>);
+      break;
+    default:
+      detail::require(false, Status::internal, morph_op_name(m.op), "not a composite");
+  }
+  PIXFLOW_CUDA_CHECK_LAUNCH("morphology");
+}
+
 void morph_pass(const ConstImageView& src, const ImageView& dst, const detail::MorphPass& m,
                 cudaStream_t st) {
   const SepWindow w{m.kw, m.kh, m.ax, m.ay};
@@ -437,4 +625,7 @@ PIXFLOW_REGISTER_IMPLS(cuda_morphology) {
   using namespace pixflow;
   cuda::add<&cuda::morph_pass>(table, "morph_pass",
                                cuda::depths({Depth::u8, Depth::u16, Depth::f32}));
+  const auto u8c1 = detail::Support::of({Depth::u8}, {1});
+  cuda::add<&cuda::morph_composite>(table, "morph_composite", u8c1);
+  cuda::add<&cuda::morph_composite_covers>(table, "morph_composite.covers", u8c1);
 }

@@ -2,7 +2,8 @@
 // implement one pass ("morph_pass"); the composites are sequences of passes (and a
 // saturating "sub", exactly arith's) through intermediates at the images' location, each
 // pass applying the border to its own input, as cv::morphologyEx does. A backend may also
-// register "morph_composite", the same sequence in one call (MorphPass::op = the composite).
+// register "morph_composite", the same sequence in one call (MorphPass::op = the composite),
+// for all calls of its formats or, with "morph_composite.covers", for those it says.
 // The intermediates are the call's scratch: the caller's Context::workspace when given, else
 // stream-ordered (src/base/scratch.hpp); morphology_workspace_bytes measures the same takes.
 #include "src/base/passes.hpp"
@@ -18,17 +19,38 @@ bool is_composite(MorphOp mop) {
   return mop != MorphOp::dilate && mop != MorphOp::erode;
 }
 
-bool runs_fused(MorphOp mop, const detail::Exec& exec, Format f) {
-  return is_composite(mop) &&
-         detail::has_impl<ConstImageView, ImageView, detail::MorphPass>("morph_composite", exec, f);
+// The single pass core runs for `p` (n iterations of a rect kw x kh == one pass of the
+// enlarged rect with the anchor scaled by n: OpenCV morphOp, imgproc/src/morph.dispatch.cpp).
+detail::MorphPass pass_of(MorphOp mop, const MorphParams& p) {
+  const int n = p.iterations;
+  return {mop,
+          p.kw + (n - 1) * (p.kw - 1),
+          p.kh + (n - 1) * (p.kh - 1),
+          (p.kw / 2) * n,
+          (p.kh / 2) * n,
+          p.border};
 }
 
-// The intermediate images core runs `mop` through on exec's backend, taken from the call's
+bool runs_fused(const detail::Exec& exec, const ConstImageView& src, const detail::MorphPass& m) {
+  using detail::MorphCovers;
+  using detail::MorphPass;
+  const Format f = src.format();
+  if (!is_composite(m.op) ||
+      !detail::has_impl<ConstImageView, ImageView, MorphPass>("morph_composite", exec, f))
+    return false;
+  if (!detail::has_impl<ConstImageView, MorphPass, MorphCovers>("morph_composite.covers", exec, f))
+    return true;
+  const MorphCovers covers;
+  detail::run_on("morph_composite.covers", exec, f, src, m, covers);
+  return covers.yes;
+}
+
+// The intermediate images core runs `m` through on exec's backend, taken from the call's
 // arena in one block: the call and morphology_workspace_bytes both get them from here.
-std::array<Image, 2> intermediates(MorphOp mop, const detail::Exec& exec,
+std::array<Image, 2> intermediates(const detail::MorphPass& m, const detail::Exec& exec,
                                    const ConstImageView& src) {
-  const bool one = mop == MorphOp::open || mop == MorphOp::close;
-  const int n = runs_fused(mop, exec, src.format()) || !is_composite(mop) ? 0 : one ? 1 : 2;
+  const bool one = m.op == MorphOp::open || m.op == MorphOp::close;
+  const int n = runs_fused(exec, src, m) || !is_composite(m.op) ? 0 : one ? 1 : 2;
   return detail::scratch_images(exec, n, src.width(), src.height(), src.format());
 }
 
@@ -38,8 +60,9 @@ std::size_t morphology_workspace_bytes(ConstImageView src, MorphOp mop, const Mo
                                        const Context& ctx) {
   const auto& s = schema::morph_op(mop);
   detail::check_source_shape(s, src, p);
-  return detail::measure_scratch(s.name(), ctx, src.location(),
-                                 [&](const detail::Exec& e) { intermediates(mop, e, src); });
+  return detail::measure_scratch(s.name(), ctx, src.location(), [&](const detail::Exec& e) {
+    intermediates(pass_of(mop, p), e, src);
+  });
 }
 
 void morphology(ConstImageView src, ImageView dst, MorphOp mop, const MorphParams& p,
@@ -48,15 +71,7 @@ void morphology(ConstImageView src, ImageView dst, MorphOp mop, const MorphParam
   detail::Exec exec = detail::select_exec(morph_op_name(mop), ctx, src.location());
   detail::ScratchArena scratch(morph_op_name(mop), ctx.workspace);
   exec.scratch = &scratch;
-  // n iterations of a rect kw x kh == one pass of the enlarged rect with the anchor
-  // scaled by n (OpenCV morphOp, imgproc/src/morph.dispatch.cpp).
-  const int n = p.iterations;
-  detail::MorphPass m{mop,
-                      p.kw + (n - 1) * (p.kw - 1),
-                      p.kh + (n - 1) * (p.kh - 1),
-                      (p.kw / 2) * n,
-                      (p.kh / 2) * n,
-                      p.border};
+  detail::MorphPass m = pass_of(mop, p);
   const Format f = src.format();
   auto pass = [&](ConstImageView in, ImageView out, MorphOp which) {
     m.op = which;
@@ -66,15 +81,13 @@ void morphology(ConstImageView src, ImageView dst, MorphOp mop, const MorphParam
     detail::run_on("sub", exec, f, a, b, out, ArithOp::sub);
   };
   // A backend may run a composite in one call ("morph_composite": the cpu backend does it
-  // over cache-sized strips, with no whole intermediate image); else the passes below.
-  if (runs_fused(mop, exec, f)) {
-    m.op = mop;
-    return detail::run_on("morph_composite", exec, f, src, dst, m);
-  }
+  // over cache-sized strips, with no whole intermediate image; the cuda backend 3x3 on one
+  // u8 channel in one kernel, the intermediate in shared memory); else the passes below.
+  if (runs_fused(exec, src, m)) return detail::run_on("morph_composite", exec, f, src, dst, m);
   // Intermediates: the caller's workspace, else the device's stream-ordered workspace (no
   // host sync, capturable). Taken before any pass is queued: a too-small workspace fails
   // with dst untouched.
-  auto [t, u] = intermediates(mop, exec, src);
+  auto [t, u] = intermediates(m, exec, src);
   switch (mop) {
     case MorphOp::dilate:
     case MorphOp::erode:
