@@ -373,8 +373,8 @@ bool try_morph_u8_tiles(const ConstImageView& s, const ImageView& d, const SepWi
   const int cn = s.channels();
   const long long wc = (long long)s.width() * cn;
   const long long bx = (wc + kByteTileBW - 1) / kByteTileBW;
-  int bh = 64;
-  if (bx * ((s.height() + 63) / 64) < 2 * 132 || morph_u8_smem(w.kw, w.kh, cn, 64) > kMaxSmem)
+  int bh = 64;  // 32 where 64 would not fill the GPU (launch.cuh) or the tile does not fit
+  if (!tall_blocks_fill(bx, s.height(), 64) || morph_u8_smem(w.kw, w.kh, cn, 64) > kMaxSmem)
     bh = 32;
   const std::size_t smem = morph_u8_smem(w.kw, w.kh, cn, bh);
   if (smem > kMaxSmem) return false;

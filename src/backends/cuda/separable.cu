@@ -172,12 +172,13 @@ __global__ void __launch_bounds__(kByteTileThreads)
   }
 }
 
-// Rows per block: 64, or 32 where 64 would leave SMs idle or the tile does not fit.
+// Rows per block: 64, or 32 where 64 would not fill the GPU (launch.cuh, tall_blocks_fill)
+// or the tile does not fit.
 int byte_tile_rows(long long wc, long long h, std::size_t (*smem)(int, int, int, int), int kw,
                    int kh, int cn) {
   const long long bx = (wc + kByteTileBW - 1) / kByteTileBW;
   int bh = 64;
-  if (bx * ((h + 63) / 64) < 2 * 132 || smem(kw, kh, cn, 64) > kMaxSmem) bh = 32;
+  if (!tall_blocks_fill(bx, h, 64) || smem(kw, kh, cn, 64) > kMaxSmem) bh = 32;
   return smem(kw, kh, cn, bh) <= kMaxSmem ? bh : 0;
 }
 
