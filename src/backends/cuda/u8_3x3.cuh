@@ -32,7 +32,7 @@ constexpr int kTileWords = kTileW / 4;  // 34
 // Rows per thread R: the two compiled shapes (launch.cuh). Output rows per block, tile rows.
 constexpr int kRowsTall = kPackedRows, kRowsShort = kPackedRowsShort;
 template <int R>
-constexpr int kBH = kTY* R;
+constexpr int kBH = R* kTY;
 template <int R>
 constexpr int kTileH = kBH<R> + 2;
 // Resident blocks a SM (__launch_bounds__; ptxas -v for sm_90 in the comments). The short
