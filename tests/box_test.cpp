@@ -275,6 +275,12 @@ TEST(Box, EveryBackendMatchesRefOnManyTiles) {
             {Depth::u8, ch}, s, rng));
   for (const char* params : {"kw=9 kh=9 border=reflect101", "kw=31 kh=7 border=constant value=7"})
     ASSERT_TRUE(backends_match_ref("box", params, {Depth::u8, 1}, {4100, 1100}, rng));
+  // The packed 3x3 kernel in both block shapes (launch.cuh, tall_blocks_fill): the short one
+  // at 4100x1100 (and every size above), the tall one at 4100x2200 (33 x 35 blocks).
+  for (Size s : std::vector<Size>{{4100, 1100}, {4100, 2200}})
+    for (const char* params :
+         {"k=3 border=reflect101", "k=3 normalize=0 border=constant value=-7", "k=3 border=wrap"})
+      ASSERT_TRUE(backends_match_ref("box", params, {Depth::u8, 1}, s, rng));
 }
 
 TEST(Box, EveryBackendMatchesRefOnExtremeSums) {

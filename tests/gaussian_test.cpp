@@ -264,6 +264,12 @@ TEST(Gaussian, EveryBackendMatchesRefOnManyTiles) {
           {Depth::u8, ch}, s, rng));
   for (const char* c : {"sigma=2 border=reflect101", "sigma=8 border=constant value=9"})
     ASSERT_TRUE(backends_match_ref("gaussian", c, {Depth::u8, 1}, {2100, 300}, rng));
+  // The packed 3x3 kernel in both block shapes (launch.cuh, tall_blocks_fill): the short one
+  // at 4100x1100 (and every size above), the tall one at 4100x2200 (33 x 35 blocks).
+  for (Size s : std::vector<Size>{{4100, 1100}, {4100, 2200}})
+    for (const char* c : {"kw=3 kh=3 sigma=1 border=reflect101",
+                          "kw=3 kh=3 sigma=0.8 sigma_y=2 border=constant value=300"})
+      ASSERT_TRUE(backends_match_ref("gaussian", c, {Depth::u8, 1}, s, rng));
 }
 
 // Ranges, depths, dst and overlap: SchemaBadInput (tests/schema_test.cpp). Here: the window

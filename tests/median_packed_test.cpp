@@ -42,12 +42,13 @@ std::uint8_t brute_median(const Plane& p, long long x, long long y, int k, const
 }
 
 // "" when the packed body matches brute force on every pixel of p, else the first mismatch.
-template <int K>
+// H: rows a thread (the block shape: kRows<K>, or kRowsShort<K> for small images).
+template <int K, int H = mu::kRows<K>>
 std::string check_plane(const Plane& p, const Border& b) {
-  constexpr int R = K / 2, H = mu::kRows<K>, TY = mu::kTY<K>, TH = mu::kTileH<K>;
+  constexpr int R = K / 2, TY = mu::kTY<K>, TH = mu::kTileH<K, H>;
   std::vector<u32> tile(std::size_t(TH) * mu::kTileWords);
   std::vector<std::uint8_t> bytes(std::size_t(TH) * mu::kTileW);
-  for (long long by0 = 0; by0 < p.h; by0 += mu::kBH<K>)
+  for (long long by0 = 0; by0 < p.h; by0 += mu::kBH<K, H>)
     for (long long bx0 = 0; bx0 < p.w; bx0 += mu::kBW) {
       for (int r = 0; r < TH; ++r)
         for (int i = 0; i < mu::kTileW; ++i)
@@ -56,7 +57,7 @@ std::string check_plane(const Plane& p, const Border& b) {
       for (int ty = 0; ty < TY; ++ty)
         for (int tx = 0; tx < mu::kTX; ++tx) {
           std::string err;
-          mu::median_rows<K>(tile.data(), tx, ty * H, [&](int i, u32 o) {
+          mu::median_rows<K, H>(tile.data(), tx, ty * H, [&](int i, u32 o) {
             for (int j = 0; j < 4; ++j) {
               const long long x = bx0 + 4 * tx + j, y = by0 + ty * H + i;
               if (x >= p.w || y >= p.h || !err.empty()) continue;
@@ -115,11 +116,11 @@ Plane make_plane(int w, int h, Pattern pat, std::mt19937_64& rng) {
 const Pattern kPatterns[] = {Pattern::random,   Pattern::equal, Pattern::ramp,   Pattern::reversed,
                              Pattern::extremes, Pattern::ties,  Pattern::stripes};
 
-template <int K>
+template <int K, int H = mu::kRows<K>>
 void sweep(std::uint64_t salt) {
   auto rng = make_rng(salt);
   // Smaller than the window, one word, partial blocks and several blocks both ways (blocks
-  // are 128 x 128 outputs for 5x5, 128 x 16 for 7x7).
+  // are 128 x 128 outputs for 5x5, 128 x 32 in its short shape, 128 x 16 for 7x7).
   const std::vector<Size> sizes{{1, 1},  {2, 3},    {3, 2},    {5, 7},
                                 {13, 9}, {129, 33}, {300, 70}, {131, 290}};
   for (Size s : sizes)
@@ -127,12 +128,19 @@ void sweep(std::uint64_t salt) {
       for (const Border& b : all_borders()) {
         const Plane p = make_plane(int(s.w), int(s.h), pat, rng);
         PIXFLOW_TRACE("pattern " + std::to_string(int(pat)));
-        ASSERT_EQ(check_plane<K>(p, b), "");
+        ASSERT_EQ((check_plane<K, H>(p, b)), "");
       }
 }
 
 TEST(MedianPacked, Body5x5MatchesBruteForceEveryLane) {
   sweep<5>(0x9e51);
+}
+
+// The short block shape of 5x5 (4 rows a thread: two pairs, so a thread's first pair and its
+// carried merges both run), which small images take (launch.cuh, tall_blocks_fill).
+TEST(MedianPacked, Body5x5ShortShapeMatchesBruteForceEveryLane) {
+  static_assert(mu::kRowsShort<5> != mu::kRows<5>, "the short shape is another shape");
+  sweep<5, mu::kRowsShort<5>>(0x9e52);
 }
 
 TEST(MedianPacked, Body7x7MatchesBruteForceEveryLane) {
@@ -199,6 +207,10 @@ TEST(MedianPacked, EveryBackendMatchesRefManyTiles) {
       ASSERT_TRUE(backends_match_ref("median", "k=" + std::to_string(k) + " " + b, {Depth::u8, 1},
                                      {4100, 1100}, rng));
   }
+  // 5x5 in its tall shape (128 x 128 blocks): a grid of >= 1056 of them (launch.cuh,
+  // tall_blocks_fill; 8200x2100 = 65 x 17); every size above takes the short shape.
+  ASSERT_TRUE(
+      backends_match_ref("median", "k=5 border=reflect101", {Depth::u8, 1}, {8200, 2100}, rng));
 }
 
 // Aligned and unaligned sources and destinations on every backend (backends_match_ref draws

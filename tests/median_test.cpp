@@ -97,6 +97,30 @@ TEST(Median, EveryBackendMatchesRefAllBordersRectWindows) {
     ASSERT_TRUE(backends_match_ref("median", "k=3 border=reflect101", {d, 3}, {1920, 1080}, rng));
 }
 
+// The packed u8 3x3 kernel (u8_3x3.cuh) in both block shapes: images whose grid of tall
+// blocks (128 x 64 outputs) fills the GPU take the tall shape (launch.cuh, tall_blocks_fill:
+// >= 1056 blocks; 4100x2200 = 33 x 35), smaller ones the short shape (128 x 16: 517x70,
+// 600x150, 300x97, 4100x1100 = 33 x 18 tall blocks); blocks on every edge (partial in x and
+// y), every border including constants out of range; other depths and channel counts take
+// the generic kernel.
+TEST(Median, EveryBackendMatchesRefOnManyTiles) {
+  auto rng = make_rng(0x3ed9);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  for (Size s : std::vector<Size>{{517, 70}, {600, 150}, {300, 97}})
+    for (const Border& b : borders)
+      ASSERT_TRUE(backends_match_ref("median", "k=3 " + border_params(b), {Depth::u8, 1}, s, rng));
+  for (const char* b : {"border=reflect101", "border=constant value=300", "border=wrap"}) {
+    ASSERT_TRUE(
+        backends_match_ref("median", std::string("k=3 ") + b, {Depth::u8, 1}, {4100, 1100}, rng));
+    ASSERT_TRUE(
+        backends_match_ref("median", std::string("k=3 ") + b, {Depth::u8, 1}, {4100, 2200}, rng));
+  }
+  for (Depth d : kDepths)
+    ASSERT_TRUE(backends_match_ref("median", "k=3 border=replicate", {d, 3}, {517, 70}, rng));
+}
+
 TEST(Median, WindowOneIsCopyAndConstantImageStaysConstant) {
   auto rng = make_rng(0x3ed4);
   for (Depth d : kDepths)

@@ -326,6 +326,25 @@ TEST(Morphology, EveryBackendMatchesRefOnManyTiles) {
     ASSERT_TRUE(
         backends_match_ref(morph_op_name(op), "kw=15 kh=15 border=reflect101", sparse.view, rng));
   }
+  // The van Herk kernel (u8 x 1, windows other than 3x3) in its tall shape (256 x 64 blocks:
+  // 8200x2100 = 33 x 33 >= 1056, launch.cuh tall_blocks_fill); the images above take its
+  // short shape (256 x 32).
+  for (MorphOp op : {MorphOp::dilate, MorphOp::erode}) {
+    const TestImage sparse = impulse_image({8200, 2100}, {Depth::u8, 1}, op, rng);
+    ASSERT_TRUE(
+        backends_match_ref(morph_op_name(op), "kw=5 kh=5 border=reflect101", sparse.view, rng));
+    ASSERT_TRUE(backends_match_ref(morph_op_name(op), "kw=4 kh=16 border=constant value=300",
+                                   sparse.view, rng));
+  }
+  // The packed 3x3 kernel in both block shapes (launch.cuh, tall_blocks_fill): 4100x1100 and
+  // the images above take the short one, 4100x2200 (33 x 35 blocks of 128 x 64) the tall one.
+  for (Size s : std::vector<Size>{{4100, 1100}, {4100, 2200}})
+    for (MorphOp op : {MorphOp::dilate, MorphOp::erode})
+      for (const char* b : {"border=reflect101", "border=constant value=300"}) {
+        const TestImage sparse = impulse_image(s, {Depth::u8, 1}, op, rng);
+        ASSERT_TRUE(
+            backends_match_ref(morph_op_name(op), std::string("k=3 ") + b, sparse.view, rng));
+      }
 }
 
 // The CUDA backend's 3x3 composites on one u8 channel in one kernel

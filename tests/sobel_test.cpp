@@ -233,6 +233,35 @@ TEST(Sobel, EveryBackendMatchesRefExactly) {
           }
 }
 
+// The packed u8 -> s16 3x3 kernel (u8_3x3.cuh: scale 1, delta 0) in both block shapes
+// (launch.cuh, tall_blocks_fill): the short one (128 x 16 outputs) for images whose grid of
+// tall blocks (128 x 64) is under 1056 (517x70 .. 4100x1100), the tall one at 4100x2200;
+// every border (constants out of range too); scale 2 takes the generic kernel.
+TEST(Sobel, EveryBackendMatchesRefOnManyTiles) {
+  auto rng = make_rng(0x50ba);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  std::size_t turn = 0;
+  for (Size s : std::vector<Size>{{517, 70}, {600, 150}, {300, 97}})
+    for (const char* o : {"dx=1 dy=0", "dx=0 dy=1", "dx=1 dy=1"}) {
+      const std::string b = border_params(borders[turn++ % borders.size()]);
+      ASSERT_TRUE(
+          backends_match_ref("sobel", std::string(o) + " k=3 to=s16 " + b, {Depth::u8, 1}, s, rng));
+      if (std::string(o) != "dx=1 dy=1")
+        ASSERT_TRUE(
+            backends_match_ref("scharr", std::string(o) + " to=s16 " + b, {Depth::u8, 1}, s, rng));
+    }
+  for (Size s : std::vector<Size>{{4100, 1100}, {4100, 2200}}) {
+    ASSERT_TRUE(backends_match_ref("sobel", "dx=1 dy=0 k=3 to=s16 border=reflect101",
+                                   {Depth::u8, 1}, s, rng));
+    ASSERT_TRUE(backends_match_ref("scharr", "dx=0 dy=1 to=s16 border=constant value=300",
+                                   {Depth::u8, 1}, s, rng));
+  }
+  ASSERT_TRUE(backends_match_ref("sobel", "dx=1 dy=0 k=3 to=s16 scale=2 border=replicate",
+                                 {Depth::u8, 1}, {517, 70}, rng));
+}
+
 // The SIMD kernel's paths (src/backends/cpu/simd/sobel.cpp): every aperture and order
 // (int16 vertical sums up to k = 5, int32 for k = 7), s16 saturated or scaled (rint in
 // double), f32 from u8 and from f32, every border, rows shorter and longer than a vector.
@@ -325,23 +354,33 @@ TEST(Sobel, BadInputGivesStatusAndNamesOpAndParameter) {
   Image u16(8, 8, {Depth::u16, 1});
   const BadCase cases[] = {
       {"k even",
-       [&] { sobel(u8, s16, SobelParams{1, 0, 4}); },
+       [&] {
+         sobel(u8, s16, SobelParams{1, 0, 4});
+       },
        Status::invalid_argument,
        {"sobel: ", "k must be 1, 3, 5 or 7", "got 4"}},
       {"dx+dy 0",
-       [&] { sobel(u8, s16, SobelParams{0, 0, 3}); },
+       [&] {
+         sobel(u8, s16, SobelParams{0, 0, 3});
+       },
        Status::invalid_argument,
        {"sobel: ", "dx and dy"}},
       {"dx 3 with k 3",
-       [&] { sobel(u8, s16, SobelParams{3, 0, 3}); },
+       [&] {
+         sobel(u8, s16, SobelParams{3, 0, 3});
+       },
        Status::invalid_argument,
        {"sobel: ", "dx must be in [0, 2]"}},
       {"dy 3 with k 1",
-       [&] { sobel(u8, s16, SobelParams{0, 3, 1}); },
+       [&] {
+         sobel(u8, s16, SobelParams{0, 3, 1});
+       },
        Status::invalid_argument,
        {"sobel: ", "dy must be in [0, 2]"}},
       {"to u8",
-       [&] { sobel(u8, u8, SobelParams{1, 0, 3, 1, 0, Depth::u8}); },
+       [&] {
+         sobel(u8, u8, SobelParams{1, 0, 3, 1, 0, Depth::u8});
+       },
        Status::unsupported,
        {"sobel: ", "to must be s16 or f32"}},
       {"f32 to s16",
@@ -349,11 +388,15 @@ TEST(Sobel, BadInputGivesStatusAndNamesOpAndParameter) {
        Status::unsupported,
        {"sobel: ", "to must be f32"}},
       {"scharr dx+dy 2",
-       [&] { scharr(u8, s16, ScharrParams{1, 1}); },
+       [&] {
+         scharr(u8, s16, ScharrParams{1, 1});
+       },
        Status::invalid_argument,
        {"scharr: ", "dx + dy == 1"}},
       {"scharr to u16",
-       [&] { scharr(u8, u16, ScharrParams{1, 0, 1, 0, Depth::u16}); },
+       [&] {
+         scharr(u8, u16, ScharrParams{1, 0, 1, 0, Depth::u16});
+       },
        Status::unsupported,
        {"scharr: ", "to must be s16 or f32"}},
       {"cli k=4",

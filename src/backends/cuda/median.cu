@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "src/backends/cuda/check.cuh"
+#include "src/backends/cuda/common/byte_tile.cuh"
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/tile.cuh"
@@ -169,41 +170,47 @@ __global__ void median_radix_kernel(DevView<T> src, DevView<T> dst, DevBorder<T>
   }
 }
 
-// u8 x 1, K = 5, 7: a 128 x kTY*kRows output block per 32 x kTY threads; the tile (kTileW x
-// kTileH bytes, median_u8_packed.hpp) by word loads when the whole tile lies inside an image
-// whose rows are 4-byte aligned, else byte by byte through the border rule; then each thread
-// runs median_rows and stores 4 bytes per row (one word where the destination rows are 4-byte
-// aligned, else byte by byte: ROIs at any offset and stride take this kernel too).
-template <int K>
-__global__ void __launch_bounds__(median_u8::kTX* median_u8::kTY<K>, median_u8::kMinBlocks<K>)
+// u8 x 1, K = 5, 7: a 128 x kTY*H output block per 32 x kTY threads (H = kRows<K>, or
+// kRowsShort<K> for small images); the tile (kTileW x kTileH bytes, median_u8_packed.hpp) by
+// load_word_tile_u8 (word loads; on the image's edges through the border rule); then each
+// thread runs median_rows and stores 4 bytes per row (one word where the destination rows are
+// 4-byte aligned, else byte by byte: ROIs at any offset and stride take this kernel too).
+template <int K, int H>
+__global__ void __launch_bounds__(median_u8::kTX* median_u8::kTY<K>, median_u8::kMinBlocksFor<K, H>)
     median_u8_packed_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                             DevBorder<std::uint8_t> border, bool src_aligned, bool dst_aligned,
                             int rows_of_blocks) {
   using namespace median_u8;
-  constexpr int R = K / 2, TH = kTileH<K>, H = kRows<K>, TY = median_u8::kTY<K>;
+  constexpr int R = K / 2, TH = kTileH<K, H>, TY = median_u8::kTY<K>;
   __shared__ unsigned tile[TH * kTileWords];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
-    const long long by0 = (long long)by * kBH<K>;
-    const bool inside = src_aligned && bx0 - 4 >= 0 && bx0 - 4 + kTileW <= src.w && by0 - R >= 0 &&
-                        by0 - R + TH <= src.h;
-    if (inside) {
-      // One flat loop over the tile's words (as load_tile_3x3): all loads independent.
-      for (int i = ty * kTX + tx; i < TH * kTileWords; i += kTX * TY) {
-        const int r = i / kTileWords, wd = i - r * kTileWords;
-        tile[i] = reinterpret_cast<const unsigned*>(src.row(by0 - R + r) + bx0 - 4)[wd];
-      }
+    const long long by0 = (long long)by * kBH<K, H>;
+    if constexpr (K == 5) {
+      load_word_tile_u8<kTileWords, kTX * TY>(tile, TH, ty * kTX + tx, src, border, bx0 - 4,
+                                              by0 - R, src_aligned);
     } else {
-      auto* bytes = reinterpret_cast<unsigned char*>(tile);
-      for (int r = ty; r < TH; r += TY)
-        for (int i = tx; i < kTileW; i += kTX)
-          bytes[r * kTileW + i] = fetch(src, bx0 - 4 + i, by0 - R + r, 0, border);
+      // 7x7 sits at its 168-register bound: load_word_tile_u8's edge path spilled 8 bytes.
+      // Word loads inside, the border rule byte by byte on the edge tiles.
+      const bool inside = src_aligned && bx0 - 4 >= 0 && bx0 - 4 + kTileW <= src.w &&
+                          by0 - R >= 0 && by0 - R + TH <= src.h;
+      if (inside) {
+        for (int i = ty * kTX + tx; i < TH * kTileWords; i += kTX * TY) {
+          const int r = i / kTileWords, wd = i - r * kTileWords;
+          tile[i] = reinterpret_cast<const unsigned*>(src.row(by0 - R + r) + bx0 - 4)[wd];
+        }
+      } else {
+        auto* bytes = reinterpret_cast<unsigned char*>(tile);
+        for (int r = ty; r < TH; r += TY)
+          for (int i = tx; i < kTileW; i += kTX)
+            bytes[r * kTileW + i] = fetch(src, bx0 - 4 + i, by0 - R + r, 0, border);
+      }
+      __syncthreads();
     }
-    __syncthreads();
     const long long x0 = bx0 + tx * kPX;
     const bool full = dst_aligned && x0 + 3 < dst.w;
-    median_rows<K>(tile, tx, ty * H, [&](int i, unsigned o) {
+    median_rows<K, H>(tile, tx, ty * H, [&](int i, unsigned o) {
       const long long y = by0 + ty * H + i;
       if (x0 >= dst.w || y >= dst.h) return;
       std::uint8_t* d = dst.row(y) + x0;
@@ -217,15 +224,24 @@ __global__ void __launch_bounds__(median_u8::kTX* median_u8::kTY<K>, median_u8::
   }
 }
 
-// Launches median_u8_packed_kernel<K>, or returns false where it does not apply (not u8 x 1).
+// Launches median_u8_packed_kernel<K, H>, or returns false where it does not apply (not u8 x
+// 1). H: the tall shape when its grid fills the GPU (launch.cuh, tall_blocks_fill), else the
+// short one (the same for 7x7).
 template <int K>
 bool launch_median_u8_packed(const ConstImageView& s, const ImageView& d, const Border& border,
                              cudaStream_t st) {
+  using namespace median_u8;
   if (s.depth() != Depth::u8 || s.channels() != 1) return false;
-  median_u8_packed_kernel<K><<<grid_2d(d.width(), d.height(), median_u8::kBW, median_u8::kBH<K>),
-                               dim3(median_u8::kTX, median_u8::kTY<K>), 0, st>>>(
-      dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
-      rows_aligned(s, 4), rows_aligned(d, 4), blocks_y(d.height(), median_u8::kBH<K>));
+  const long long bx = (d.width() + kBW - 1) / kBW;
+  auto launch = [&](auto kernel, int bh) {
+    kernel<<<grid_2d(d.width(), d.height(), kBW, bh), dim3(kTX, median_u8::kTY<K>), 0, st>>>(
+        dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
+        rows_aligned(s, 4), rows_aligned(d, 4), blocks_y(d.height(), bh));
+  };
+  if (kRowsShort<K> == kRows<K> || tall_blocks_fill(bx, d.height(), kBH<K>))
+    launch(median_u8_packed_kernel<K, kRows<K>>, kBH<K>);
+  else
+    launch(median_u8_packed_kernel<K, kRowsShort<K>>, kBH<K, kRowsShort<K>>);
   PIXFLOW_CUDA_CHECK_LAUNCH("median");
   return true;
 }
@@ -247,7 +263,9 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
   };
   // 3x3 on one u8 channel: the packed kernel (u8_3x3.cuh) when the destination allows it.
   if (std::is_same_v<T, std::uint8_t> && p.kw == 3 && p.kh == 3 &&
-      u8_3x3::launch_3x3(u8_3x3::median3_u8_kernel, s, d, p.border, "median", st))
+      u8_3x3::launch_3x3(u8_3x3::median3_u8_kernel<u8_3x3::kRowsTall>,
+                         u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort>, s, d, p.border, "median",
+                         st))
     return;
   // 5x5, 7x7 on one u8 channel: the packed separable-network kernel above.
   if (std::is_same_v<T, std::uint8_t> && p.kw == 5 && p.kh == 5 &&

@@ -59,13 +59,22 @@ template <int K>
 constexpr int kRows = K == 5 ? 16 : 8;
 template <int K>
 constexpr int kMinBlocks = K == 5 ? 2 : 6;
+// The short shape of 5x5 (launch.cuh, tall_blocks_fill: images whose 128 x 128 blocks would
+// not fill the GPU; 1920x1080 had 15 x 9 = 135 of them, ~1 a SM): 4 rows a thread, 128 x 32
+// outputs a block (510 at 1080p), 4 blocks a SM (<= 64 registers). 7x7 has one shape (its
+// 128 x 16 blocks already number 1020 at 1080p).
+template <int K>
+constexpr int kRowsShort = K == 5 ? 4 : kRows<K>;
+template <int K, int H>
+constexpr int kMinBlocksFor = H == kRows<K> ? kMinBlocks<K> : 4;
 constexpr int kBW = kTX * kPX;   // 128 output columns per block
 constexpr int kTileW = kBW + 8;  // tile bytes per row: 4 left and 4 right of the block (K <= 9)
 constexpr int kTileWords = kTileW / 4;  // 34
-template <int K>
-constexpr int kBH = kTY<K>* kRows<K>;
-template <int K>
-constexpr int kTileH = kBH<K> + K - 1;
+// Output rows and tile rows of a block of H rows a thread (H = kRows<K> by default).
+template <int K, int H = kRows<K>>
+constexpr int kBH = kTY<K>* H;
+template <int K, int H = kRows<K>>
+constexpr int kTileH = kBH<K, H> + K - 1;
 
 // The tile: byte (r, i) (row pitch kTileW) is image pixel (bx0 - 4 + i, by0 - K/2 + r) for the
 // block whose first output is (bx0, by0), by the border rule.
@@ -99,10 +108,11 @@ PIXFLOW_HD void shifted_words(const u32* row, int tx, u32 (&s)[K + 2]) {
 // Outputs of the thread (tx, rows r0 .. r0 + kRows - 1 of the block), from the tile (rows r0 ..
 // r0 + kRows + K - 2): emit(i, o) with o = the 4 output bytes (pixels x0 .. x0 + 3) of block
 // row r0 + i, called as soon as the row is done (no array of results stays live).
-template <int K, class Emit>
+template <int K, int H, class Emit>
 PIXFLOW_HD void median_rows_pairs(const u32* tile, int tx, int r0, Emit&& emit) {
   using N = median_net::Net<K>;
-  constexpr int H = kRows<K>, NL = (K - 1) / 2;
+  constexpr int NL = (K - 1) / 2;
+  static_assert(H % 2 == 0, "pairs of rows");
   // The first word's results, two rows per register (bytes: row i's two pixels, then row
   // i + 1's), to keep the register count of 7x7 within its budget while the second word runs.
   u32 first[H / 2];
@@ -231,13 +241,15 @@ PIXFLOW_HD void median_rows_quads(const u32* tile, int tx, int r0, Emit&& emit) 
   }
 }
 
-// The thread's outputs: 5x5 by pairs of rows, 7x7 by quads.
-template <int K, class Emit>
+// The thread's outputs (H rows): 5x5 by pairs of rows, 7x7 by quads (H = kRows<7> only).
+template <int K, int H = kRows<K>, class Emit>
 PIXFLOW_HD void median_rows(const u32* tile, int tx, int r0, Emit&& emit) {
-  if constexpr (K == 7)
+  if constexpr (K == 7) {
+    static_assert(H == kRows<K>, "7x7 has one block shape");
     median_rows_quads<K>(tile, tx, r0, emit);
-  else
-    median_rows_pairs<K>(tile, tx, r0, emit);
+  } else {
+    median_rows_pairs<K, H>(tile, tx, r0, emit);
+  }
 }
 
 }  // namespace pixflow::cuda::median_u8

@@ -197,7 +197,11 @@ __global__ void __launch_bounds__(kByteTileThreads)
 // banks (2-way), its loads (32 row pairs of one column) in 32.
 constexpr int kVhR = 8;
 constexpr int kVhBH = 64;  // 32 row pairs
-constexpr int kVtPitch = kVhBH / 2 + 1;
+// Small images (launch.cuh, tall_blocks_fill) take blocks of 32 rows (16 row pairs: a
+// warp's lanes then cover two runs of outputs), half the items a thread of the 64-row
+// block's passes: 1920x1080 has 8 x 34 blocks instead of 8 x 17 (~1 a SM).
+constexpr int kVhBHShort = 32;
+constexpr int kVtPitch = kVhBH / 2 + 1;  // both heights
 
 template <bool kMax>
 __device__ __forceinline__ unsigned op2(unsigned a, unsigned b) {
@@ -258,35 +262,36 @@ __device__ __forceinline__ void sliding(const Ld& ld, int k_rt, unsigned (&out)[
   }
 }
 
-__host__ __device__ inline std::size_t vh_tile_bytes(int kw, int kh) {
-  return (std::size_t(byte_tile_width(kw, 1)) * (kVhBH + kh - 1) + 15) / 16 * 16;
+__host__ __device__ inline std::size_t vh_tile_bytes(int kw, int kh, int bh) {
+  return (std::size_t(byte_tile_width(kw, 1)) * (bh + kh - 1) + 15) / 16 * 16;
 }
-inline std::size_t vh_smem(int kw, int kh) {
-  return vh_tile_bytes(kw, kh) + std::size_t(byte_tile_width(kw, 1)) * kVtPitch * 4;
+inline std::size_t vh_smem(int kw, int kh, int bh) {
+  return vh_tile_bytes(kw, kh, bh) + std::size_t(byte_tile_width(kw, 1)) * kVtPitch * 4;
 }
 
 template <bool kMax, int KW, int KH>
 __global__ void __launch_bounds__(kByteTileThreads)
     morph_u8c1_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
-                      DevBorder<std::uint8_t> border, MorphU8 p, int rows_of_blocks,
+                      DevBorder<std::uint8_t> border, MorphU8 p, int bh, int rows_of_blocks,
                       bool src_aligned, bool dst_aligned) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  constexpr int kPairs = kVhBH / 2;
+  // bh: kVhBH or kVhBHShort rows, so bh / 2 row pairs = 1 << pair_bits.
+  const int pair_bits = bh == kVhBH ? 5 : 4, pairs = 1 << pair_bits;
   if constexpr (KW > 0) p.kw = KW;  // constant tile geometry
   if constexpr (KH > 0) p.kh = KH;
   const int tw = byte_tile_width(p.kw, 1);
   unsigned char* const tile = smem_raw;
-  unsigned* const stage = reinterpret_cast<unsigned*>(smem_raw);  // kVhBH rows <= the tile
-  unsigned* const vt = reinterpret_cast<unsigned*>(smem_raw + vh_tile_bytes(p.kw, p.kh));
+  unsigned* const stage = reinterpret_cast<unsigned*>(smem_raw);  // bh rows <= the tile
+  unsigned* const vt = reinterpret_cast<unsigned*>(smem_raw + vh_tile_bytes(p.kw, p.kh, bh));
   const long long w = dst.w;
   const long long e0 = (long long)blockIdx.x * kByteTileBW;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
-    const long long y0 = (long long)by * kVhBH;
-    const ByteTile t = byte_tile(e0, y0, p.kw, p.kh, p.ax, p.ay, 1, kVhBH);
+    const long long y0 = (long long)by * bh;
+    const ByteTile t = byte_tile(e0, y0, p.kw, p.kh, p.ax, p.ay, 1, bh);
     load_byte_tile(tile, t, p.ay, src, border, src_aligned);
 
     // Vertical: column pair cp (tile columns 2cp, 2cp + 1), output rows 8g .. 8g + 7.
-    for (Walk2D i(tw / 2); i.r < kVhBH / kVhR; i.next()) {
+    for (Walk2D i(tw / 2); i.r < bh / kVhR; i.next()) {
       const unsigned char* col = tile + i.r * kVhR * tw + 2 * i.w;
       auto ld = [&](int j) {
         const unsigned x = *reinterpret_cast<const unsigned short*>(col + j * tw);
@@ -304,8 +309,8 @@ __global__ void __launch_bounds__(kByteTileThreads)
     __syncthreads();
 
     // Horizontal: row pair rp (a warp's lanes), outputs e0 + 8q .. e0 + 8q + 7.
-    for (int it = threadIdx.x; it < kPairs * (kByteTileBW / kVhR); it += blockDim.x) {
-      const int rp = it % kPairs, q = it / kPairs;
+    for (int it = threadIdx.x; it < pairs * (kByteTileBW / kVhR); it += blockDim.x) {
+      const int rp = it & (pairs - 1), q = it >> pair_bits;
       if (e0 + (long long)q * kVhR >= w) continue;
       const unsigned* v = vt + (t.off + q * kVhR) * kVtPitch + rp;
       auto ld = [&](int j) { return v[j * kVtPitch]; };
@@ -324,8 +329,7 @@ __global__ void __launch_bounds__(kByteTileThreads)
       st[kStageWords + 1] = __byte_perm(t2, t3, 0x7632);
     }
     __syncthreads();
-    store_staged(stage, int(min((long long)kVhBH, (long long)dst.h - y0)), dst, e0, y0,
-                 dst_aligned);
+    store_staged(stage, int(min((long long)bh, (long long)dst.h - y0)), dst, e0, y0, dst_aligned);
     __syncthreads();  // the next tile overwrites both buffers
   }
 }
@@ -334,17 +338,20 @@ template <bool kMax>
 bool try_morph_u8c1(const ConstImageView& s, const ImageView& d, const SepWindow& w,
                     const Border& border, cudaStream_t st) {
   if (s.channels() != 1) return false;
-  const std::size_t smem = vh_smem(w.kw, w.kh);
+  // Block height by the rule of launch.cuh (8192^2: 32 x 128 = 4096 blocks of 64 rows).
+  const long long bx = (s.width() + kByteTileBW - 1) / kByteTileBW;
+  const int bh = tall_blocks_fill(bx, s.height(), kVhBH) ? kVhBH : kVhBHShort;
+  const std::size_t smem = vh_smem(w.kw, w.kh, bh);
   if (smem > kMaxSmem) return false;
-  const dim3 grid = grid_2d(s.width(), s.height(), kByteTileBW, kVhBH);
-  const int rows = blocks_y(s.height(), kVhBH);
+  const dim3 grid = grid_2d(s.width(), s.height(), kByteTileBW, bh);
+  const int rows = blocks_y(s.height(), bh);
   auto launch = [&](auto kernel) {
     if (smem > 48 * 1024)
       PIXFLOW_CUDA_CHECK(
           cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     kernel<<<grid, kByteTileThreads, smem, st>>>(
         dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
-        MorphU8{w.kw, w.kh, w.ax, w.ay}, rows, rows_aligned(s, 16), rows_aligned(d, 16));
+        MorphU8{w.kw, w.kh, w.ax, w.ay}, bh, rows, rows_aligned(s, 16), rows_aligned(d, 16));
   };
   // The benchmarked square windows with every loop unrolled; the rest at run time.
   const int k = w.kw == w.kh ? w.kw : 0;
@@ -366,8 +373,8 @@ bool try_morph_u8_tiles(const ConstImageView& s, const ImageView& d, const SepWi
   const int cn = s.channels();
   const long long wc = (long long)s.width() * cn;
   const long long bx = (wc + kByteTileBW - 1) / kByteTileBW;
-  int bh = 64;
-  if (bx * ((s.height() + 63) / 64) < 2 * 132 || morph_u8_smem(w.kw, w.kh, cn, 64) > kMaxSmem)
+  int bh = 64;  // 32 where 64 would not fill the GPU (launch.cuh) or the tile does not fit
+  if (!tall_blocks_fill(bx, s.height(), 64) || morph_u8_smem(w.kw, w.kh, cn, 64) > kMaxSmem)
     bh = 32;
   const std::size_t smem = morph_u8_smem(w.kw, w.kh, cn, bh);
   if (smem > kMaxSmem) return false;
@@ -407,7 +414,9 @@ void launch_morph(const ConstImageView& s, const ImageView& d, const SepWindow& 
   // 3x3 centred on one u8 channel: the packed kernel (16x2 lanes, Hopper 3-input min/max)
   // when the destination allows it (8192^2: 90 us against 110 for the van Herk kernel).
   if (std::is_same_v<T, std::uint8_t> && w.kw == 3 && w.kh == 3 && w.ax == 1 && w.ay == 1 &&
-      u8_3x3::launch_3x3(u8_3x3::morph3_u8_kernel<kMax>, s, d, border, "morphology", st))
+      u8_3x3::launch_3x3(u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsTall>,
+                         u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort>, s, d, border,
+                         "morphology", st))
     return;
   if constexpr (std::is_same_v<T, std::uint8_t>)
     if (try_morph_u8c1<kMax>(s, d, w, border, st) || try_morph_u8_tiles<kMax>(s, d, w, border, st))

@@ -18,7 +18,9 @@ namespace {
 // The packed 3x3 path (u8_3x3.cuh) for one u8 channel; false when it does not apply.
 bool try_linear3_u8(const ConstImageView& s, const ImageView& d, const Border& border,
                     const u8_3x3::Linear3& k, cudaStream_t st) {
-  return u8_3x3::launch_3x3(u8_3x3::linear3_u8_kernel, s, d, border, "linear3", st, k);
+  return u8_3x3::launch_3x3(u8_3x3::linear3_u8_kernel<u8_3x3::kRowsTall>,
+                            u8_3x3::linear3_u8_kernel<u8_3x3::kRowsShort>, s, d, border, "linear3",
+                            st, k);
 }
 
 // ---- box -------------------------------------------------------------------------------
@@ -170,12 +172,13 @@ __global__ void __launch_bounds__(kByteTileThreads)
   }
 }
 
-// Rows per block: 64, or 32 where 64 would leave SMs idle or the tile does not fit.
+// Rows per block: 64, or 32 where 64 would not fill the GPU (launch.cuh, tall_blocks_fill)
+// or the tile does not fit.
 int byte_tile_rows(long long wc, long long h, std::size_t (*smem)(int, int, int, int), int kw,
                    int kh, int cn) {
   const long long bx = (wc + kByteTileBW - 1) / kByteTileBW;
   int bh = 64;
-  if (bx * ((h + 63) / 64) < 2 * 132 || smem(kw, kh, cn, 64) > kMaxSmem) bh = 32;
+  if (!tall_blocks_fill(bx, h, 64) || smem(kw, kh, cn, 64) > kMaxSmem) bh = 32;
   return smem(kw, kh, cn, bh) <= kMaxSmem ? bh : 0;
 }
 
@@ -299,7 +302,9 @@ void run_deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, 
       k.ty[i] = t.y[i];
       if (t.x[i] < 0) k.hoff += 255 * -t.x[i];
     }
-    if (u8_3x3::launch_3x3(u8_3x3::deriv3_u8_kernel, s, d, border, op, st, k)) return;
+    if (u8_3x3::launch_3x3(u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsTall>,
+                           u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsShort>, s, d, border, op, st, k))
+      return;
   }
   if (s.depth() == Depth::f32)
     launch_deriv<float, float>(s, d, t, scale, delta, border, op, st);

@@ -1,19 +1,22 @@
 // Fast 3x3 paths for 1-channel u8: median (median.cu), dilate/erode (morphology.cu), box and
 // Gaussian (linear3) and sobel/scharr (deriv3) (separable.cu); all launched by launch_3x3.
 //
-// Each thread computes 4 adjacent pixels of 8 consecutive rows. Pixels travel packed two per
+// Each thread computes 4 adjacent pixels of R consecutive rows (R = 8, or 2 for images too
+// small to fill the GPU with 8: launch_3x3 picks by tall_blocks_fill). Pixels travel packed two per
 // 32-bit word in 16-bit lanes, so every min/max is one Hopper VIMNMX(3).U16x2 instruction
 // (__vminu4 is emulated in about 6 on sm_90). Per lane the 3x3 median is
 //   med3(max3(column lows), med3(column mids), min3(column highs))
 // of the three window columns sorted vertically. Column sorts are shared: the sorted middle
 // pair of rows serves two output rows, and the packed column words of a thread serve both of
-// its output words. Input comes from a shared tile of 32-bit words (136 x 66 bytes for a
-// 128 x 64 output block), loaded with word loads when the block lies inside the image.
+// its output words. Input comes from a shared tile of 32-bit words (136 x (8R + 2) bytes for
+// a 128 x 8R output block), loaded with word loads (load_word_tile_u8; edge tiles by words
+// too, except the words that cross the image's left or right side).
 #pragma once
 
 #include <cstdint>
 
 #include "src/backends/cuda/check.cuh"
+#include "src/backends/cuda/common/byte_tile.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
 
@@ -22,13 +25,23 @@ namespace pixflow::cuda::u8_3x3 {
 namespace {
 
 constexpr int kPX = kPackedPX;                   // pixels per thread, horizontally
-constexpr int kRows = kPackedRows;               // rows per thread
 constexpr int kTX = kPackedTX, kTY = kPackedTY;  // threads per block (launch.cuh)
 constexpr int kBW = kTX * kPX;                   // 128 output columns per block
-constexpr int kBH = kTY * kRows;                 // 64 output rows per block
-constexpr int kTileW = kBW + 8;  // tile bytes per row: 4 left (1 used), 4 right (1 used)
-constexpr int kTileH = kBH + 2;
+constexpr int kTileW = kBW + 8;         // tile bytes per row: 4 left (1 used), 4 right (1 used)
 constexpr int kTileWords = kTileW / 4;  // 34
+// Rows per thread R: the two compiled shapes (launch.cuh). Output rows per block, tile rows.
+constexpr int kRowsTall = kPackedRows, kRowsShort = kPackedRowsShort;
+template <int R>
+constexpr int kBH = R* kTY;
+template <int R>
+constexpr int kTileH = kBH<R> + 2;
+// Resident blocks a SM (__launch_bounds__; ptxas -v for sm_90 in the comments). The short
+// shape runs ~8 blocks a SM at 1920x1080: 6 resident blocks of 256 threads cap it at 40
+// registers (8 blocks = 32 registers spilled 8 bytes in morph3/linear3/deriv3). The tall
+// shape keeps the occupancy it was measured with at 8K (46/54/63/44 registers = 5/4/4/5
+// blocks for morph3/median3/deriv3/linear3): unbounded, the templated kernels took 56/63/79/55.
+template <int R, int kTallBlocks>
+constexpr int kMinBlocks = R == kRowsShort ? 6 : kTallBlocks;
 
 __device__ __forceinline__ unsigned vmin(unsigned a, unsigned b) {
   return __vminu2(a, b);
@@ -68,30 +81,16 @@ __device__ __forceinline__ unsigned median_of(const Sorted3& L, const Sorted3& C
   return vmed3(vmax3(L.lo, C.lo, R.lo), vmed3(L.mid, C.mid, R.mid), vmin3(L.hi, C.hi, R.hi));
 }
 
-// Tile byte (r, i) is image pixel (bx0 - 4 + i, by0 - 1 + r); word loads when the whole
-// tile is inside an aligned image, the border rule byte by byte otherwise. Syncs at the end.
-__device__ __forceinline__ void load_tile_3x3(unsigned (&tile)[kTileH][kTileWords],
+// Tile byte (r, i) is image pixel (bx0 - 4 + i, by0 - 1 + r), by the border rule. Syncs at
+// the end.
+template <int R>
+__device__ __forceinline__ void load_tile_3x3(unsigned (&tile)[kTileH<R>][kTileWords],
                                               const DevView<std::uint8_t>& src,
                                               const DevBorder<std::uint8_t>& border, long long bx0,
                                               long long by0, bool src_aligned) {
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const bool inside = src_aligned && bx0 - 4 >= 0 && bx0 - 4 + kTileW <= src.w && by0 - 1 >= 0 &&
-                      by0 - 1 + kTileH <= src.h;
-  if (inside) {
-    // One flat loop over the 66 x 34 words: 8.8 loads per thread, all independent (a 2-D
-    // loop gave the two threads of each row's last words twice the loads; measured 117 ->
-    // 164 us at 8K, bench/NOTES.md). kTileWords is a constant: the division is a multiply.
-    for (int i = ty * kTX + tx; i < kTileH * kTileWords; i += kTX * kTY) {
-      const int r = i / kTileWords, wd = i - r * kTileWords;
-      tile[r][wd] = reinterpret_cast<const unsigned*>(src.row(by0 - 1 + r) + bx0 - 4)[wd];
-    }
-  } else {
-    auto* bytes = reinterpret_cast<unsigned char*>(&tile[0][0]);
-    for (int r = ty; r < kTileH; r += kTY)
-      for (int i = tx; i < kTileW; i += kTX)
-        bytes[r * kTileW + i] = fetch(src, bx0 - 4 + i, by0 - 1 + r, 0, border);
-  }
-  __syncthreads();
+  load_word_tile_u8<kTileWords, kTX * kTY>(&tile[0][0], kTileH<R>,
+                                           int(threadIdx.y) * kTX + int(threadIdx.x), src, border,
+                                           bx0 - 4, by0 - 1, src_aligned);
 }
 
 // Packed column words of one tile row for the thread whose first output column is x0:
@@ -117,31 +116,31 @@ __device__ __forceinline__ void store4(const DevView<std::uint8_t>& dst, long lo
 }
 
 // dilate (kMax) / erode 3x3: the column max (min) of three rows, then of three columns.
-template <bool kMax>
-__global__ void __launch_bounds__(kTX* kTY)
+template <bool kMax, int R>
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
     morph3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                      DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
-  __shared__ unsigned tile[kTileH][kTileWords];
+  __shared__ unsigned tile[kTileH<R>][kTileWords];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
   auto op3 = [](unsigned a, unsigned b, unsigned c) {
     return kMax ? vmax3(a, b, c) : vmin3(a, b, c);
   };
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
-    const long long by0 = (long long)by * kBH;
-    load_tile_3x3(tile, src, border, bx0, by0, src_aligned);
-    unsigned p0[kRows + 2], p1[kRows + 2], p2[kRows + 2];
+    const long long by0 = (long long)by * kBH<R>;
+    load_tile_3x3<R>(tile, src, border, bx0, by0, src_aligned);
+    unsigned p0[R + 2], p1[R + 2], p2[R + 2];
 #pragma unroll
-    for (int r = 0; r < kRows + 2; ++r) columns(tile[ty * kRows + r], tx, p0[r], p1[r], p2[r]);
+    for (int r = 0; r < R + 2; ++r) columns(tile[ty * R + r], tx, p0[r], p1[r], p2[r]);
     const long long x0 = bx0 + tx * kPX;
 #pragma unroll
-    for (int i = 0; i < kRows; ++i) {
+    for (int i = 0; i < R; ++i) {
       const unsigned c0 = op3(p0[i], p0[i + 1], p0[i + 2]);
       const unsigned c1 = op3(p1[i], p1[i + 1], p1[i + 2]);
       const unsigned c2 = op3(p2[i], p2[i + 1], p2[i + 2]);
       const unsigned o0 = op3(c0, between(c0, c1), c1);  // pixels x0, x0+1
       const unsigned o1 = op3(c1, between(c1, c2), c2);  // pixels x0+2, x0+3
-      store4(dst, by0 + ty * kRows + i, x0, __byte_perm(o0, o1, 0x6420));
+      store4(dst, by0 + ty * R + i, x0, __byte_perm(o0, o1, 0x6420));
     }
     __syncthreads();
   }
@@ -167,32 +166,33 @@ __device__ __forceinline__ unsigned lane_out(unsigned a, unsigned b, unsigned c,
   return q + (2u * r > 9u ? 1u : 0u);  // 9 is odd: no exact halves
 }
 
-__global__ void __launch_bounds__(kTX* kTY)
+template <int R>
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
     linear3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                       DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks,
                       Linear3 k) {
-  __shared__ unsigned tile[kTileH][kTileWords];
+  __shared__ unsigned tile[kTileH<R>][kTileWords];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
-    const long long by0 = (long long)by * kBH;
-    load_tile_3x3(tile, src, border, bx0, by0, src_aligned);
-    unsigned h0[kRows + 2], h1[kRows + 2];  // packed row sums: pixels (x0, x0+1), (x0+2, x0+3)
+    const long long by0 = (long long)by * kBH<R>;
+    load_tile_3x3<R>(tile, src, border, bx0, by0, src_aligned);
+    unsigned h0[R + 2], h1[R + 2];  // packed row sums: pixels (x0, x0+1), (x0+2, x0+3)
 #pragma unroll
-    for (int r = 0; r < kRows + 2; ++r) {
+    for (int r = 0; r < R + 2; ++r) {
       unsigned p0, p1, p2;
-      columns(tile[ty * kRows + r], tx, p0, p1, p2);
+      columns(tile[ty * R + r], tx, p0, p1, p2);
       h0[r] = k.hx0 * p0 + k.hx1 * between(p0, p1) + k.hx0 * p1;
       h1[r] = k.hx0 * p1 + k.hx1 * between(p1, p2) + k.hx0 * p2;
     }
     const long long x0 = bx0 + tx * kPX;
 #pragma unroll
-    for (int i = 0; i < kRows; ++i) {
+    for (int i = 0; i < R; ++i) {
       const unsigned o0 = lane_out(h0[i] & 0xffffu, h0[i + 1] & 0xffffu, h0[i + 2] & 0xffffu, k);
       const unsigned o1 = lane_out(h0[i] >> 16, h0[i + 1] >> 16, h0[i + 2] >> 16, k);
       const unsigned o2 = lane_out(h1[i] & 0xffffu, h1[i + 1] & 0xffffu, h1[i + 2] & 0xffffu, k);
       const unsigned o3 = lane_out(h1[i] >> 16, h1[i + 1] >> 16, h1[i + 2] >> 16, k);
-      store4(dst, by0 + ty * kRows + i, x0, o0 | (o1 << 8) | (o2 << 16) | (o3 << 24));
+      store4(dst, by0 + ty * R + i, x0, o0 | (o1 << 8) | (o2 << 16) | (o3 << 24));
     }
     __syncthreads();
   }
@@ -225,28 +225,29 @@ __device__ __forceinline__ int deriv_lane(unsigned a, unsigned b, unsigned c, co
   return v < -32768 ? -32768 : v > 32767 ? 32767 : v;
 }
 
-__global__ void __launch_bounds__(kTX* kTY)
+template <int R>
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4>)
     deriv3_u8_kernel(DevView<std::uint8_t> src, DevView<std::int16_t> dst,
                      DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks,
                      Deriv3 k) {
-  __shared__ unsigned tile[kTileH][kTileWords];
+  __shared__ unsigned tile[kTileH<R>][kTileWords];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
-    const long long by0 = (long long)by * kBH;
-    load_tile_3x3(tile, src, border, bx0, by0, src_aligned);
-    unsigned h0[kRows + 2], h1[kRows + 2];  // offset row sums: pixels (x0, x0+1), (x0+2, x0+3)
+    const long long by0 = (long long)by * kBH<R>;
+    load_tile_3x3<R>(tile, src, border, bx0, by0, src_aligned);
+    unsigned h0[R + 2], h1[R + 2];  // offset row sums: pixels (x0, x0+1), (x0+2, x0+3)
 #pragma unroll
-    for (int r = 0; r < kRows + 2; ++r) {
+    for (int r = 0; r < R + 2; ++r) {
       unsigned p0, p1, p2;
-      columns(tile[ty * kRows + r], tx, p0, p1, p2);
+      columns(tile[ty * R + r], tx, p0, p1, p2);
       h0[r] = row_sum3(p0, between(p0, p1), p1, k);
       h1[r] = row_sum3(p1, between(p1, p2), p2, k);
     }
     const long long x0 = bx0 + tx * kPX;
 #pragma unroll
-    for (int i = 0; i < kRows; ++i) {
-      const long long y = by0 + ty * kRows + i;
+    for (int i = 0; i < R; ++i) {
+      const long long y = by0 + ty * R + i;
       if (y >= dst.h) break;
       const int o0 = deriv_lane(h0[i] & 0xffffu, h0[i + 1] & 0xffffu, h0[i + 2] & 0xffffu, k);
       const int o1 = deriv_lane(h0[i] >> 16, h0[i + 1] >> 16, h0[i + 2] >> 16, k);
@@ -265,23 +266,24 @@ __global__ void __launch_bounds__(kTX* kTY)
   }
 }
 
-__global__ void __launch_bounds__(kTX* kTY)
+template <int R>
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4>)
     median3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                       DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
-  __shared__ unsigned tile[kTileH][kTileWords];
+  __shared__ unsigned tile[kTileH<R>][kTileWords];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
-    const long long by0 = (long long)by * kBH;
-    load_tile_3x3(tile, src, border, bx0, by0, src_aligned);
+    const long long by0 = (long long)by * kBH<R>;
+    load_tile_3x3<R>(tile, src, border, bx0, by0, src_aligned);
 
-    // Packed column words of tile rows ty*8 .. ty*8+9 for this thread's columns.
-    unsigned p0[kRows + 2], p1[kRows + 2], p2[kRows + 2];
+    // Packed column words of tile rows ty*R .. ty*R+R+1 for this thread's columns.
+    unsigned p0[R + 2], p1[R + 2], p2[R + 2];
 #pragma unroll
-    for (int r = 0; r < kRows + 2; ++r) columns(tile[ty * kRows + r], tx, p0[r], p1[r], p2[r]);
+    for (int r = 0; r < R + 2; ++r) columns(tile[ty * R + r], tx, p0[r], p1[r], p2[r]);
     const long long x0 = bx0 + tx * kPX;
 #pragma unroll
-    for (int i = 0; i < kRows; i += 2) {
+    for (int i = 0; i < R; i += 2) {
       // Rows i+1, i+2 are shared by outputs i (with row i) and i+1 (with row i+3).
       const unsigned a0 = vmin(p0[i + 1], p0[i + 2]), b0 = vmax(p0[i + 1], p0[i + 2]);
       const unsigned a1 = vmin(p1[i + 1], p1[i + 2]), b1 = vmax(p1[i + 1], p1[i + 2]);
@@ -297,27 +299,35 @@ __global__ void __launch_bounds__(kTX* kTY)
         const unsigned o0 = median_of(s0, c0, s1);  // pixels x0, x0+1
         const unsigned o1 = median_of(s1, c1, s2);  // pixels x0+2, x0+3
         const unsigned out = __byte_perm(o0, o1, 0x6420);
-        store4(dst, by0 + ty * kRows + i + k, x0, out);
+        store4(dst, by0 + ty * R + i + k, x0, out);
       }
     }
     __syncthreads();
   }
 }
 
-// Launches one of the kernels above (all take (src, dst, border, src_aligned, rows_of_blocks,
-// extra...)) over one u8 channel, or returns false when the packed path does not apply: a
-// source that is not u8 x 1, or destination rows not aligned for the kernel's stores of four
-// outputs (4 bytes for u8, 8 for s16). Source alignment only selects the tile's word loads.
+// A kernel above for R rows a thread: (src, dst, border, src_aligned, rows_of_blocks, extra...).
 template <class Out, class... Extra>
-bool launch_3x3(void (*kernel)(DevView<std::uint8_t>, DevView<Out>, DevBorder<std::uint8_t>, bool,
-                               int, Extra...),
-                const ConstImageView& s, const ImageView& d, const Border& border, const char* op,
-                cudaStream_t st, Extra... extra) {
+using Kernel = void (*)(DevView<std::uint8_t>, DevView<Out>, DevBorder<std::uint8_t>, bool, int,
+                        Extra...);
+
+// Launches one of the kernels above over one u8 channel, `tall` (kRowsTall rows a thread) or
+// `short_` (the same kernel for kRowsShort) by the rule of launch.cuh (tall_blocks_fill), or
+// returns false when the packed path does not apply: a source that is not u8 x 1, or
+// destination rows not aligned for the kernel's stores of four outputs (4 bytes for u8, 8 for
+// s16). Source alignment only selects the tile's word loads.
+template <class Out, class... Extra>
+bool launch_3x3(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_, const ConstImageView& s,
+                const ImageView& d, const Border& border, const char* op, cudaStream_t st,
+                Extra... extra) {
   if (s.depth() != Depth::u8 || s.channels() != 1 || !rows_aligned(d, 4 * sizeof(Out)))
     return false;
-  kernel<<<grid_2d(d.width(), d.height(), kBW, kBH), dim3(kTX, kTY), 0, st>>>(
+  const long long bx = (d.width() + kBW - 1) / kBW;
+  const bool use_tall = tall_blocks_fill(bx, d.height(), kBH<kRowsTall>);
+  const int bh = use_tall ? kBH<kRowsTall> : kBH<kRowsShort>;
+  (use_tall ? tall : short_)<<<grid_2d(d.width(), d.height(), kBW, bh), dim3(kTX, kTY), 0, st>>>(
       dev_view<std::uint8_t>(s), dev_view<Out>(d), dev_border<std::uint8_t>(border),
-      rows_aligned(s, 4), blocks_y(d.height(), kBH), extra...);
+      rows_aligned(s, 4), blocks_y(d.height(), bh), extra...);
   PIXFLOW_CUDA_CHECK_LAUNCH(op);
   (void)op;
   return true;

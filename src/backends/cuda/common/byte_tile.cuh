@@ -145,6 +145,55 @@ __device__ __forceinline__ void load_byte_tile(unsigned char* tile, const ByteTi
   __syncthreads();
 }
 
+/// Loads a u8 x 1 word tile: `rows` rows of kWords 32-bit words (pitch kWords), word (r, wd)
+/// = image bytes x0 + 4 wd .. + 3 of row y0 + r by the border rule (x0 a multiple of 4), by
+/// kThreads threads (flat thread index `tid`). Word loads when the whole tile lies inside an
+/// image with 4-byte aligned rows (`aligned`): one flat loop, all loads independent (a 2-D
+/// loop gave two threads of each warp twice the loads: median 3x3 117 -> 164 us at 8K).
+/// Otherwise (the tiles on the image's edges) still a word load for each word inside the
+/// image in x, on its row mapped by the border rule, and 4 independent byte loads for the
+/// words that straddle or leave the row (a byte at a time through a shared store made one
+/// load round a byte: ~35 serial rounds a thread on the edge tiles, which at 1920x1080 are a
+/// quarter of the blocks and set the time). Syncs at the end.
+template <int kWords, int kThreads>
+__device__ __forceinline__ void load_word_tile_u8(unsigned* tile, int rows, int tid,
+                                                  const DevView<std::uint8_t>& v,
+                                                  const DevBorder<std::uint8_t>& b, long long x0,
+                                                  long long y0, bool aligned) {
+  const bool inside = aligned && x0 >= 0 && x0 + 4 * kWords <= v.w && y0 >= 0 && y0 + rows <= v.h;
+  if (inside) {
+    // kWords is a constant: the division is a multiply.
+    for (int i = tid; i < rows * kWords; i += kThreads) {
+      const int r = i / kWords, wd = i - r * kWords;
+      tile[i] = reinterpret_cast<const unsigned*>(v.row(y0 + r) + x0)[wd];
+    }
+  } else {
+    // One word an iteration, its word load or 4 byte loads in flight together: a few load
+    // rounds a thread (<= 3 words in the short 3x3 shape, <= 9 in the tall one) where bytes
+    // stored to shared memory one by one made ~35. Not unrolled: the edge path stays small.
+#pragma unroll 1
+    for (int i = tid; i < rows * kWords; i += kThreads) {
+      const int r = i / kWords, wd = i - r * kWords;
+      const long long sy = near_border_index(y0 + r, v.h, b.type);
+      const long long x = x0 + 4 * wd;
+      unsigned w;
+      if (sy >= 0 && aligned && x >= 0 && x + 4 <= v.w) {
+        w = *reinterpret_cast<const unsigned*>(v.row(sy) + x);
+      } else {
+        unsigned char by[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          const long long sx = near_border_index(x + j, v.w, b.type);
+          by[j] = sy >= 0 && sx >= 0 ? v.row(sy)[sx] : b.value;
+        }
+        w = unsigned(by[0]) | unsigned(by[1]) << 8 | unsigned(by[2]) << 16 | unsigned(by[3]) << 24;
+      }
+      tile[i] = w;
+    }
+  }
+  __syncthreads();
+}
+
 /// Output staging: a block's output rows are written to shared memory (rows of kStageWords
 /// words: an odd pitch, so that threads on different rows hit different banks) and then to
 /// the image by consecutive threads along each row, 16 bytes each: whole 32-byte sectors per

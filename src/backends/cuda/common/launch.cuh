@@ -38,9 +38,12 @@ constexpr int kEpsF32BX = 32, kEpsF32TY = 8, kEpsF32J = 4, kEpsF32BY = 32;
 constexpr int kPixelBX = 32, kPixelBY = 4;
 
 // Packed u8 3x3 kernels (u8_3x3.cuh): 32 x 8 threads, each 4 adjacent pixels of 8 rows, so
-// 128 x 64 outputs per block (step 4: median 3x3 116.5 us, dilate 3x3 89 us at 8K).
+// 128 x 64 outputs per block (step 4: median 3x3 116.5 us, dilate 3x3 89 us at 8K). Small
+// images take the short shape, 2 rows a thread (128 x 16 outputs a block), by the rule of
+// tall_blocks_fill below: at 1920x1080 the tall shape gave 15 x 17 = 255 blocks (1.9 a SM,
+// 13.8-17.5 us for 2 us of copy), the short one gives 15 x 68 = 1020 (7.7 a SM).
 constexpr int kPackedTX = 32, kPackedTY = 8;
-constexpr int kPackedPX = 4, kPackedRows = 8;
+constexpr int kPackedPX = 4, kPackedRows = 8, kPackedRowsShort = 2;
 
 // Point-wise ops (arith.cu): 256 x 1 threads, 16 bytes of a row per thread (step 1: add
 // 378 -> 69 us, at the copy floor).
@@ -78,6 +81,29 @@ constexpr int kRemapMinBlocks = 3;
 constexpr int kGemmTM = 64, kGemmTN = 64, kGemmTK = 16, kGemmThreads = 256;
 // dot (gemm.cu): 128 x 2 threads, one output each.
 constexpr int kDotBX = 128, kDotBY = 2;
+
+// ---- Block height by image size: the one rule of every engine with several shapes ----------
+// SMs of the H100 the shapes were measured on. On a GPU with fewer SMs the rule errs towards
+// the tall shapes (still correct; a little idle at the sizes near the threshold).
+constexpr long long kSmCount = 132;
+// Blocks a grid must have before an engine takes its tall shape: 8 a SM. The tall shapes
+// (256-512 threads, 46-63 registers or 35-60 KB of shared memory) fit 3-4 blocks a SM, so
+// this is two or more full waves: every SM busy until the last wave's tail, which is then a
+// small part of the time, and the tall blocks' smaller halo (64 + 2 rows loaded for 64
+// output rows, against 16 + 2 for 16) and fewer barriers a row pay off. Below it the grid is
+// one partial wave (1920x1080: 255 packed 3x3 blocks, 136 van Herk blocks on 132 SMs) whose
+// few warps a SM each run a long serial chain (tile loads, a barrier, 32 outputs); the short
+// shapes give 4x the blocks, so ~8 blocks x 8 warps a SM are in flight. Arithmetic (u8x1):
+//   8192x8192, packed 3x3 tall: 64 x 128 = 8192 blocks >= 1056 -> tall (unchanged);
+//   3840x2160: 30 x 34 = 1020 -> short (4080 blocks); 1920x1080: 255 -> short (1020).
+// Results never depend on the shape (tests run both: images above and below the threshold).
+constexpr long long kTallGridBlocks = 8 * kSmCount;
+
+/// True when a grid of blocks_x x ceil(h / tall_rows) blocks (the tall shape's) fills the
+/// GPU by the rule above; engines with several shapes call this and nothing else.
+inline bool tall_blocks_fill(long long blocks_x, long long h, int tall_rows) {
+  return blocks_x * ((h + tall_rows - 1) / tall_rows) >= kTallGridBlocks;
+}
 
 /// True when the view's start and every row start are aligned to `bytes`.
 inline bool rows_aligned(const ConstImageView& v, std::int64_t bytes) {
