@@ -248,9 +248,10 @@ TEST(Sobel, EveryBackendMatchesRefOnManyTiles) {
       const std::string b = border_params(borders[turn++ % borders.size()]);
       ASSERT_TRUE(
           backends_match_ref("sobel", std::string(o) + " k=3 to=s16 " + b, {Depth::u8, 1}, s, rng));
-      if (std::string(o) != "dx=1 dy=1")
+      if (std::string(o) != "dx=1 dy=1") {
         ASSERT_TRUE(
             backends_match_ref("scharr", std::string(o) + " to=s16 " + b, {Depth::u8, 1}, s, rng));
+      }
     }
   for (Size s : std::vector<Size>{{4100, 1100}, {4100, 2200}}) {
     ASSERT_TRUE(backends_match_ref("sobel", "dx=1 dy=0 k=3 to=s16 border=reflect101",
