@@ -6,7 +6,8 @@
 # reported and the next one runs; the exit status is non-zero if any stage failed.
 # NO_BENCH=1 stops after the tests (a correctness run: build, ctest, memcheck, binary checks);
 # NO_TESTS=1 skips ctest and memcheck (the bench, peers and comparison after a NO_BENCH run on
-# the same warm machine, whose build it reuses: the two halves fit one 10-minute call each).
+# the same warm machine, whose build it reuses: the two halves fit one 10-minute call each);
+# STORED_PEERS=1 takes CuPy's and OpenCV's numbers from the newest stored peers run.
 set -u
 
 # Tests run under compute-sanitizer (gtest filter): the CUDA-backend tests.
@@ -189,11 +190,20 @@ fi
 if [ -d "$BUILD/cvcuda-site/cvcuda" ]; then
   export PYTHONPATH="$ROOT/$BUILD/cvcuda-site${PYTHONPATH:+:$PYTHONPATH}"
 fi
-stage peers $T_PEERS 15 "$LOGS/peers.log" python3 bench/peers.py --json "$OUT/peers.json" ${PEERS_ARGS:-}
-tail -n 3 "$LOGS/peers.log" | tee -a "$SUMMARY"
 CMP_ARGS=()
 [ -f "$OUT/bench.json" ] && CMP_ARGS+=(--bench "$OUT/bench.json")
-[ -f "$OUT/peers.json" ] && CMP_ARGS+=(--peers "$OUT/peers.json")
+if [ -n "${STORED_PEERS:-}" ]; then
+  # STORED_PEERS=1: no peers stage; CuPy's and OpenCV's times from the newest stored run
+  # (bench/results/*-peers.json: they do not change with pixflow, and the stage costs ~100 s
+  # of a call). NPP runs in pixflow-bench's own process either way.
+  PEERS_JSON="$(ls "$ROOT"/bench/results/*-peers.json 2>/dev/null | sort | tail -1)"
+  say "stage peers: skipped (STORED_PEERS: ${PEERS_JSON#$ROOT/})"
+  [ -n "$PEERS_JSON" ] && CMP_ARGS+=(--peers "$PEERS_JSON")
+else
+  stage peers $T_PEERS 15 "$LOGS/peers.log" python3 bench/peers.py --json "$OUT/peers.json" ${PEERS_ARGS:-}
+  tail -n 3 "$LOGS/peers.log" | tee -a "$SUMMARY"
+  [ -f "$OUT/peers.json" ] && CMP_ARGS+=(--peers "$OUT/peers.json")
+fi
 # Without CV-CUDA on this machine (its wheel is carried in three calls), its column comes from
 # the newest stored CV-CUDA-only run (bench/results/*-cvcuda.json; its date is in RESULTS.md).
 if [ ! -d "$BUILD/cvcuda-site/cvcuda" ]; then
