@@ -3,7 +3,13 @@
 // instructions per tap and output (50 a sample at 5x5): the kernel is built to spend as few
 // instructions as possible outside that chain.
 //
-// Square windows 3x3, 5x5, 7x7 on 1-4 channels take the tile kernel: the block's input tile
+// 5x5 on 1-4 channels takes the float-tile kernel (filter2d_ftile.hpp, below): the block's
+// input tile converted to float once into shared memory, each thread 8 outputs of a row from 5
+// rows of 16-byte loads, a rolled row loop of ~450 instructions at 64 registers (the strip
+// kernel's 5x-unrolled groups were ~40 KB of code at 158-167 registers, ~0.45 IPC per
+// scheduler on the H100: 300 us at 8192^2 u8x1).
+//
+// Square windows 3x3 and 7x7 on 1-4 channels take the strip tile kernel: the block's input tile
 // (with the halo) in shared memory, loaded in 16-byte chunks (per sample through the border
 // rule only at the image edges); each thread C consecutive output samples of a strip of R
 // rows, every input row converted to float once per thread and fed to the KH output rows
