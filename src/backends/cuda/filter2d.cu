@@ -345,6 +345,9 @@ bool try_filter2d_tile_k(const ConstImageView& s, const ImageView& d, const Filt
 // images (the 4 halo rows cost 1.125 conversions per output), halved until the grid has
 // kF2dMinBlocks blocks (1080p u8x1: R = 2, 544 blocks) and the tile fits kFtileSmemTarget (4
 // blocks of 48 KB an SM; at R = 4 every channel count's tile is 36 rows of 288 floats, 41.5 KB).
+// 5x5 takes the float-tile kernel; false routes it to the strip tile kernel again (the A/B
+// switch for the first H100 run: the float tile is predicted, not yet measured).
+constexpr bool kF2dFloatTile5x5 = true;
 constexpr int kFtileMaxRows = 4;
 constexpr int kFtileTY = f2d::kFtileTY;
 constexpr std::size_t kFtileSmemTarget = 48 * 1024;
@@ -642,7 +645,8 @@ void launch_filter2d(const ConstImageView& s, const ImageView& d, const Filter2d
                      cudaStream_t st) {
   if (p.kw == p.kh) {
     if (p.kw == 3 && try_filter2d_tile_k<T, 3>(s, d, p, st)) return;
-    if (p.kw == 5 && try_filter2d_ftile_5x5<T>(s, d, p, st)) return;
+    if (p.kw == 5 && kF2dFloatTile5x5 && try_filter2d_ftile_5x5<T>(s, d, p, st)) return;
+    if (p.kw == 5 && !kF2dFloatTile5x5 && try_filter2d_tile_k<T, 5>(s, d, p, st)) return;
     if (p.kw == 7 && try_filter2d_tile_k<T, 7>(s, d, p, st)) return;
   }
   Filter2dPolicy<T> pol{};
