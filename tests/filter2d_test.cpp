@@ -213,12 +213,14 @@ TEST(Filter2d, EveryBackendMatchesRefOnManyTiles) {
                     << depth_name(d) << "x" << ch << " 4100x1100 " << kernel_params(p));
       ASSERT_TRUE(backends_match_ref("filter2d", kernel_params(p), {d, ch}, {4100, 1100}, rng));
     }
-  // The 5x5 float-tile kernel: 1920x1080 takes 16-row blocks (R = 2), 4100x1100 above 32-row
-  // blocks (R = 4), the sizes before 8-row blocks. Tight images (rows 16-byte aligned) take its
-  // vector loads and stores; the ROI views above mostly its border path per group.
+  // The 5x5 float-tile kernel: 1920x1080 takes 16-row blocks (R = 2) at 1 channel and 32-row
+  // blocks (R = 4) at 3, as 4100x1100 above; the smaller sizes 8-row blocks. Tight images (rows
+  // 16-byte aligned) take its vector loads and stores; the ROI views above mostly its border path
+  // per group.
   for (Depth d : {Depth::u8, Depth::f32})
     for (int ch : {1, 2, 3, 4})
       for (Size s : std::vector<Size>{{1920, 1080}, {600, 150}, {517, 70}}) {
+        if (s.w == 1920 && ch % 2 == 0) continue;  // 1 and 3 channels suffice at this size
         const Filter2dParams p = random_kernel(5, 5, rng, borders[rng() % borders.size()]);
         PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x" << ch << " " << s.w << "x" << s.h
                                          << " tight " << kernel_params(p));
