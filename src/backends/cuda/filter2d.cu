@@ -444,8 +444,8 @@ __device__ __forceinline__ void ftile_load(float* tile, int th, long long xg, lo
 #pragma unroll
       for (int k = 0; k < G::kFull; ++k) {
         fast[i][k] = y_in && x_in[k];
-        if (fast[i][k])
-          raw[i][k] = ftile_ld(reinterpret_cast<const T*>(src_row + i * step) + 128 * k);
+        raw[i][k] =
+            fast[i][k] ? ftile_ld(reinterpret_cast<const T*>(src_row + i * step) + 128 * k) : Raw{};
       }
     }
     src_row += kBatch * step;
@@ -455,7 +455,7 @@ __device__ __forceinline__ void ftile_load(float* tile, int th, long long xg, lo
       if (i0 + i >= kIters || t >= th) break;
 #pragma unroll
       for (int k = 0; k < G::kFull; ++k) {
-        // Branch-free: a group for the border path stores garbage here (its load did not run)
+        // Branch-free: a group for the border path stores zeros here (its load did not run)
         // and is overwritten by the same thread below.
         if (!fast[i][k]) edge |= 1u << ((i0 + i) * G::kFull + k);
         const float4 f = ftile_cvt(raw[i][k]);
