@@ -2,10 +2,12 @@
 // metamorphic checks (1x1 identity kernel == copy, delta shifts).
 #include "tests/common.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
 
+#include "src/backends/cuda/filter2d_ftile.hpp"
 #include "src/backends/cuda/filter2d_strip.hpp"
 #include "src/ref/ref.hpp"
 #if PIXFLOW_HAVE_OPENCV
@@ -177,9 +179,10 @@ TEST(Filter2d, EveryBackendMatchesRefOnEveryKernelPath) {
   }
 }
 
-// The CUDA tile kernel's paths (filter2d.cu): 3x3, 5x5, 7x7 on 1-4 channels take the tile
-// kernel, other shapes the generic one. Images span several blocks in x (128 or 64 samples)
-// and y (8 strips of 1-32 rows), with partial blocks at the right and bottom; constant borders
+// The CUDA tile kernels' paths (filter2d.cu): 3x3 and 7x7 on 1-4 channels take the strip tile
+// kernel, 5x5 the float-tile kernel, other shapes the generic one. Images span several blocks in
+// x (128 or 64 samples; 5x5: 256) and y (8 strips of 1-32 rows; 5x5: 8-32 rows), with partial
+// blocks at the right and bottom; constant borders
 // with values that saturate either way; kernels scaled so that u8 results saturate both ways;
 // a centre-only 0.5 kernel whose every odd sample is a tie (round half to even); a kernel of
 // huge taps whose sums overflow to inf and inf - inf = NaN (u8: 0).
@@ -210,6 +213,27 @@ TEST(Filter2d, EveryBackendMatchesRefOnManyTiles) {
                     << depth_name(d) << "x" << ch << " 4100x1100 " << kernel_params(p));
       ASSERT_TRUE(backends_match_ref("filter2d", kernel_params(p), {d, ch}, {4100, 1100}, rng));
     }
+  // The 5x5 float-tile kernel: 1920x1080 takes 16-row blocks (R = 2) at 1 channel and 32-row
+  // blocks (R = 4) at 3, as 4100x1100 above; the smaller sizes 8-row blocks. Tight images (rows
+  // 16-byte aligned) take its vector loads and stores; the ROI views above mostly its border path
+  // per group.
+  for (Depth d : {Depth::u8, Depth::f32})
+    for (int ch : {1, 2, 3, 4})
+      for (Size s : std::vector<Size>{{1920, 1080}, {600, 150}, {517, 70}}) {
+        if (s.w == 1920 && ch % 2 == 0) continue;  // 1 and 3 channels suffice at this size
+        const Filter2dParams p = random_kernel(5, 5, rng, borders[rng() % borders.size()]);
+        PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x" << ch << " " << s.w << "x" << s.h
+                                         << " tight " << kernel_params(p));
+        auto src = random_image(s.w, s.h, {d, ch}, rng, true);
+        auto want = make_dst(s.w, s.h, {d, ch}, rng, true);
+        filter2d(src, want, p, {Backend::ref});
+        for (Backend be : test_backends()) {
+          auto dsrc = to_backend(be, src, rng, true);
+          auto got = make_dst_on(be, s.w, s.h, {d, ch}, rng, true);
+          filter2d(dsrc, got, p, {be});
+          ASSERT_EQ(compare(to_host(got), want), "") << backend_name(be);
+        }
+      }
   for (int k : {3, 5, 7}) {
     Filter2dParams half;
     half.kw = half.kh = k;
@@ -317,6 +341,105 @@ TEST(Filter2d, CudaTileScheduleMatchesRuleOnCpu) {
       const std::uint32_t word = (b << (8 * lane)) | (0xA5A5A5A5u & ~(0xFFu << (8 * lane)));
       ASSERT_EQ(cuda::f2d::byte_to_float(word, lane), float(b)) << "byte " << b << " lane " << lane;
     }
+}
+
+// The CUDA 5x5 float-tile kernel's layout and arithmetic (filter2d_ftile.hpp) on the CPU: the
+// loader's groups (4 input samples each, at ftile_group_at / ftile_put_group) must fill every
+// float a thread's window reads exactly once (no two groups on one float: the swizzle is a
+// bijection inside the row pitch), group m + 32k must sit 128k floats after group m (the
+// kernel's loader stores with immediate offsets), the window chunks (ftile_swizzle) must give
+// every output sample of every lane and row the reference's sum bit for bit, and the 16-byte
+// window loads of the 8 lanes of each quarter warp must fall in 8 different bank groups.
+template <int CN, bool kZeroStart>
+void check_ftile(std::mt19937_64& rng) {
+  constexpr int K = 5, C = 8, kRows = 4;
+  using G = cuda::f2d::FtileGeom<CN, K, C>;
+  constexpr int th = cuda::f2d::kFtileTY * kRows + K - 1;
+  constexpr int kCols = 4 * G::kGroups;  // logical columns -kSh .. 4 * kGroups - kSh - 1
+  SCOPED_TRACE(testing::Message() << "CN=" << CN << " zero start=" << kZeroStart);
+  std::vector<float> in(std::size_t(th) * kCols);
+  for (float& v : in)
+    v = kZeroStart ? (rng() % 5 == 0 ? 0.0f : std::uniform_real_distribution<float>(-100, 100)(rng))
+                   : float(rng() % 256);
+  // Rows 10..18 all zero: output rows 10..14 see only zero samples (with the taps <= 0 below,
+  // only -0 products, whose f32 sum is +0 by the reference's 0 + first product).
+  std::fill(in.begin() + 10 * kCols, in.begin() + 19 * kCols, 0.0f);
+  auto sample = [&](int t, int l) { return in[std::size_t(t) * kCols + std::size_t(l + G::kSh)]; };
+  // The loader: every group of every row, as the kernel stores them.
+  std::vector<float> tile(std::size_t(th) * G::kPitch, NAN);
+  std::vector<int> writes(tile.size(), 0);
+  for (int t = 0; t < th; ++t)
+    for (int m = 0; m < G::kGroups; ++m) {
+      int lo, hi;
+      cuda::f2d::ftile_group_at<G>(m, lo, hi);
+      if (m >= 32) {
+        int lo0, hi0;
+        cuda::f2d::ftile_group_at<G>(m % 32, lo0, hi0);
+        ASSERT_EQ(lo, lo0 + 128 * (m / 32)) << "group " << m;
+        ASSERT_EQ(hi, hi0 + 128 * (m / 32)) << "group " << m;
+      }
+      ASSERT_TRUE(lo >= 0 && lo + 2 <= G::kPitch && hi >= 0 && hi + 2 <= G::kPitch)
+          << "group " << m << " at " << lo << ", " << hi;
+      float* row = tile.data() + std::size_t(t) * G::kPitch;
+      const int l0 = 4 * m - G::kSh;
+      cuda::f2d::ftile_put_group<G>(row, lo, hi, sample(t, l0), sample(t, l0 + 1),
+                                    sample(t, l0 + 2), sample(t, l0 + 3));
+      const int f[4] = {lo, lo + 1, G::kSh == 0 ? lo + 2 : hi, G::kSh == 0 ? lo + 3 : hi + 1};
+      for (int i : f) ++writes[std::size_t(t) * G::kPitch + std::size_t(i)];
+    }
+  for (std::size_t i = 0; i < writes.size(); ++i) ASSERT_LE(writes[i], 1) << "float " << i;
+  std::uniform_real_distribution<float> tap(-2.0f, 2.0f);
+  float k[K * K];
+  for (float& v : k) v = -std::fabs(tap(rng)) / float(K);
+  k[0] = -0.0f;
+  for (int tx = 0; tx < cuda::f2d::kFtileTX; ++tx)
+    for (int o = 0; o < cuda::f2d::kFtileTY * kRows; ++o) {
+      float acc[C];
+      cuda::f2d::ftile_sums<K, CN, C, kZeroStart>(acc, k, [&](int r, int j, float* out) {
+        const int at = cuda::f2d::ftile_swizzle<G>(G::kLead + C * tx + 4 * j);
+        ASSERT_TRUE(at >= 0 && at + 4 <= G::kPitch && at % 4 == 0) << "chunk " << j;
+        for (int i = 0; i < 4; ++i) {
+          const std::size_t a = std::size_t(o + r) * G::kPitch + std::size_t(at + i);
+          // Window floats past the last one (the chunk's tail) may be unwritten.
+          if (4 * j + i < G::kW) {
+            ASSERT_EQ(writes[a], 1) << "tx " << tx << " chunk " << j;
+          }
+          out[i] = tile[a];
+        }
+      });
+      for (int c = 0; c < C; ++c) {
+        float sum = 0.0f;  // the reference's rule
+        for (int r = 0; r < K; ++r)
+          for (int q = 0; q < K; ++q) sum = sum + k[r * K + q] * sample(o + r, C * tx + c + q * CN);
+        std::uint32_t gb, wb;
+        std::memcpy(&gb, &acc[c], 4);
+        std::memcpy(&wb, &sum, 4);
+        if (kZeroStart || sum != 0.0f)
+          ASSERT_EQ(gb, wb) << "tx " << tx << " row " << o << " c " << c << ": got " << acc[c]
+                            << " want " << sum;
+        else
+          ASSERT_EQ(acc[c], 0.0f);
+      }
+    }
+  // Bank groups (16 bytes each, 8 per 128-byte bank row) of each window load, per quarter warp.
+  for (int j = 0; j < G::kWC; ++j)
+    for (int q = 0; q < 4; ++q) {
+      unsigned seen = 0;
+      for (int l = 8 * q; l < 8 * q + 8; ++l)
+        seen |= 1u << ((cuda::f2d::ftile_swizzle<G>(G::kLead + C * l + 4 * j) / 4) % 8);
+      ASSERT_EQ(seen, 0xFFu) << "window chunk " << j << " quarter " << q << ": bank conflict";
+    }
+}
+
+TEST(Filter2d, CudaFloatTileScheduleMatchesRuleOnCpu) {
+  auto rng = make_rng(0xf209);
+  check_ftile<1, false>(rng);
+  check_ftile<2, false>(rng);
+  check_ftile<3, false>(rng);
+  check_ftile<4, false>(rng);
+  check_ftile<1, true>(rng);
+  check_ftile<3, true>(rng);
+  check_ftile<4, true>(rng);
 }
 
 TEST(Filter2d, IdentityKernelIsCopyAndDeltaShifts) {

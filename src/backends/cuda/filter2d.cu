@@ -3,7 +3,13 @@
 // instructions per tap and output (50 a sample at 5x5): the kernel is built to spend as few
 // instructions as possible outside that chain.
 //
-// Square windows 3x3, 5x5, 7x7 on 1-4 channels take the tile kernel: the block's input tile
+// 5x5 on 1-4 channels takes the float-tile kernel (filter2d_ftile.hpp, below): the block's
+// input tile converted to float once into shared memory, each thread 8 outputs of a row from 5
+// rows of 16-byte loads, a rolled row loop of ~450 instructions at 64 registers (the strip
+// kernel's 5x-unrolled groups were ~40 KB of code at 158-167 registers, ~0.45 IPC per
+// scheduler on the H100: 300 us at 8192^2 u8x1).
+//
+// Square windows 3x3 and 7x7 on 1-4 channels take the strip tile kernel: the block's input tile
 // (with the halo) in shared memory, loaded in 16-byte chunks (per sample through the border
 // rule only at the image edges); each thread C consecutive output samples of a strip of R
 // rows, every input row converted to float once per thread and fed to the KH output rows
@@ -27,6 +33,7 @@
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/separable.cuh"
 #include "src/backends/cuda/common/window.cuh"
+#include "src/backends/cuda/filter2d_ftile.hpp"
 #include "src/backends/cuda/filter2d_strip.hpp"
 #include "src/base/backend.hpp"
 #include "src/base/visit_depth.hpp"
@@ -332,6 +339,282 @@ bool try_filter2d_tile_k(const ConstImageView& s, const ImageView& d, const Filt
   }
 }
 
+// ---- the float-tile kernel: 5x5 on 1-4 channels (filter2d_ftile.hpp) -------------------------
+
+// Rows per thread R (a block computes kFtileTY * R rows, the tile holds 8R + 4): 4 on large
+// images (the 4 halo rows cost 1.125 conversions per output), halved until the grid has
+// kF2dMinBlocks blocks (1080p u8x1: R = 2, 544 blocks) and the tile fits kFtileSmemTarget (4
+// blocks of 48 KB an SM; at R = 4 every channel count's tile is 36 rows of 288 floats, 41.5 KB).
+// 5x5 takes the float-tile kernel; false routes it to the strip tile kernel again (the A/B
+// switch for the first H100 run: the float tile is predicted, not yet measured).
+constexpr bool kF2dFloatTile5x5 = true;
+constexpr int kFtileMaxRows = 4;
+constexpr int kFtileTY = f2d::kFtileTY;
+constexpr std::size_t kFtileSmemTarget = 48 * 1024;
+// Blocks of 256 threads per SM the registers must allow: 4 caps a thread at 64 registers (32
+// warps an SM; the shared memory allows 5 blocks of 41.5 KB). Without the cap ptxas took
+// 78-88 (it hoists a whole kernel row's loads), i.e. 2-3 blocks; at 64 nothing spills.
+constexpr int kFtileMinBlocksPerSm = 4;
+
+/// Output samples per thread: 8 (window 12 / 16 / 20 / 24 floats at 1-4 channels: 3-6 16-byte
+/// loads per kernel row for 8 outputs). 16 would halve the loads per output at 3-4 channels
+/// (at 8, u8x3 needs ~85 % of the shared-memory bandwidth at the issue rate) but took 105-128
+/// registers (2 blocks, 16 warps an SM); at 8 every format fits 64 registers.
+constexpr int kFtileC = 8;
+
+/// Tile rows a warp loads per block (tile rows t = warp + 8i), all loads in flight at once.
+template <int K>
+constexpr int ftile_row_iters() {
+  return (kFtileTY * kFtileMaxRows + K - 1 + kFtileTY - 1) / kFtileTY;
+}
+/// 4 samples from global memory in one load: u8 a 4-byte word, f32 a 16-byte vector.
+__device__ __forceinline__ std::uint32_t ftile_ld(const std::uint8_t* p) {
+  return *reinterpret_cast<const std::uint32_t*>(p);
+}
+__device__ __forceinline__ float4 ftile_ld(const float* p) {
+  return *reinterpret_cast<const float4*>(p);
+}
+__device__ __forceinline__ float4 ftile_cvt(std::uint32_t w) {
+  return make_float4(f2d::byte_to_float(w, 0), f2d::byte_to_float(w, 1), f2d::byte_to_float(w, 2),
+                     f2d::byte_to_float(w, 3));
+}
+__device__ __forceinline__ float4 ftile_cvt(const float4& v) {
+  return v;
+}
+
+/// Samples g .. g + 3 of input row y (both by the border rule) as floats; out of line: only
+/// groups at the image edges (or of unaligned rows) take it.
+template <class T, int CN>
+__device__ __noinline__ float4 ftile_edge_group(const DevView<T> v, long long y, long long g,
+                                                long long wc, const DevBorder<T> b) {
+  const long long sy = near_border_index(y, v.h, b.type);
+  float f[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+    f[i] = float(sy >= 0 ? f2d_edge_sample<T, CN>(v, sy, g + i, wc, b) : b.value);
+  return make_float4(f[0], f[1], f[2], f[3]);
+}
+
+/// Loads th tile rows as floats: tile row t = input row ys + t, group m = input samples
+/// xg + 4m .. +3 (xg = xs0 - kSh, a multiple of 4), both by the border rule. Lane l of warp w
+/// takes groups l + 32k (k < kFull) of rows w + 8i (i < kIters, unrolled: global addresses
+/// advance by 8 rows, shared ones are immediates), loading two rows before converting them;
+/// groups outside the image or of unaligned rows take the border path. The kRest groups at the
+/// right end of every row are one item per thread. Every thread reaches the one __syncthreads.
+template <class T, int CN, class G, int kIters>
+__device__ __forceinline__ void ftile_load(float* tile, int th, long long xg, long long ys,
+                                           const DevView<T>& v, const DevBorder<T>& b,
+                                           bool aligned) {
+  using Raw = decltype(ftile_ld(static_cast<const T*>(nullptr)));
+  // Rows in flight: 2 for u8 (2 * kFull 4-byte words), 1 for f32 (kFull 16-byte vectors): more
+  // pushed the kernel past 64 registers.
+  constexpr int kBatch = sizeof(Raw) == 4 ? 2 : 1;
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  const long long wc = (long long)v.w * CN;
+  // Tile rows inside the image: t_lo <= t < t_hi (32-bit from here on; th <= 40).
+  const int t_lo = int(min((long long)th, max(0LL, -ys)));
+  const int t_hi = int(max((long long)t_lo, min((long long)th, v.h - ys)));
+  bool x_in[G::kFull];
+#pragma unroll
+  for (int k = 0; k < G::kFull; ++k) {
+    const long long g = xg + 4LL * (lane + 32 * k);
+    x_in[k] = aligned && g >= 0 && g + 4 <= wc;
+  }
+  // Row warp's group `lane` (pointer arithmetic only: dereferenced where the group is inside),
+  // and where it lands in the tile (group lane + 32k: + 128k floats).
+  const unsigned char* src_row =
+      v.data + (ys + warp) * v.stride + (xg + 4 * lane) * (long long)sizeof(T);
+  const long long step = kFtileTY * v.stride;
+  int lo, hi;
+  f2d::ftile_group_at<G>(lane, lo, hi);
+  float* const dst_row = tile + warp * G::kPitch;
+  // Groups for the border path (outside the image, or rows not aligned): bit i * kFull + k,
+  // done after the others at one call site (per-site argument set-up and saved registers
+  // around each call pushed the loader past 64 registers).
+  static_assert(kIters * G::kFull <= 32, "edge mask bits");
+  unsigned edge = 0;
+#pragma unroll
+  for (int i0 = 0; i0 < kIters; i0 += kBatch) {
+    Raw raw[kBatch][G::kFull];
+    bool fast[kBatch][G::kFull];
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const int t = warp + kFtileTY * (i0 + i);
+      const bool y_in = i0 + i < kIters && unsigned(t - t_lo) < unsigned(t_hi - t_lo);
+#pragma unroll
+      for (int k = 0; k < G::kFull; ++k) {
+        fast[i][k] = y_in && x_in[k];
+        raw[i][k] =
+            fast[i][k] ? ftile_ld(reinterpret_cast<const T*>(src_row + i * step) + 128 * k) : Raw{};
+      }
+    }
+    src_row += kBatch * step;
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const int t = warp + kFtileTY * (i0 + i);
+      if (i0 + i >= kIters || t >= th) break;
+#pragma unroll
+      for (int k = 0; k < G::kFull; ++k) {
+        // Branch-free: a group for the border path stores zeros here (its load did not run)
+        // and is overwritten by the same thread below.
+        if (!fast[i][k]) edge |= 1u << ((i0 + i) * G::kFull + k);
+        const float4 f = ftile_cvt(raw[i][k]);
+        f2d::ftile_put_group<G>(dst_row + (i0 + i) * kFtileTY * G::kPitch + 128 * k, lo, hi, f.x,
+                                f.y, f.z, f.w);
+      }
+    }
+  }
+  while (edge != 0) {
+    const int bit = __ffs(edge) - 1, i = bit / G::kFull, k = bit - i * G::kFull;
+    edge &= edge - 1;
+    const int t = warp + kFtileTY * i;
+    const float4 f = ftile_edge_group<T, CN>(v, ys + t, xg + 4LL * (lane + 32 * k), wc, b);
+    f2d::ftile_put_group<G>(dst_row + i * kFtileTY * G::kPitch + 128 * k, lo, hi, f.x, f.y, f.z,
+                            f.w);
+  }
+  if constexpr (G::kRest > 0) {
+    // th * kRest <= (8 * kFtileMaxRows + K - 1) * 3 items: one per thread at most.
+    static_assert((kFtileTY * kIters) * G::kRest <= f2d::kFtileThreads, "one rest item a thread");
+    const int it = int(threadIdx.x);
+    if (it < th * G::kRest) {
+      const int t = it / G::kRest, m = 32 * G::kFull + (it - t * G::kRest);
+      const long long y = ys + t, g = xg + 4LL * m;
+      const float4 f = aligned && y >= 0 && y < v.h && g >= 0 && g + 4 <= wc
+                           ? ftile_cvt(ftile_ld(v.row(y) + g))
+                           : ftile_edge_group<T, CN>(v, y, g, wc, b);
+      int rlo, rhi;
+      f2d::ftile_group_at<G>(m, rlo, rhi);
+      f2d::ftile_put_group<G>(tile + t * G::kPitch, rlo, rhi, f.x, f.y, f.z, f.w);
+    }
+  }
+  __syncthreads();
+}
+
+template <class T, int CN, int K, int C>
+__global__ void __launch_bounds__(f2d::kFtileThreads, kFtileMinBlocksPerSm)
+    filter2d_ftile_kernel(DevView<T> src, DevView<T> dst, DevBorder<T> border, F2dTaps<K * K> taps,
+                          int rows, int rows_of_blocks, bool src_aligned, bool dst_aligned) {
+  using G = f2d::FtileGeom<CN, K, C>;
+  constexpr bool kF32 = std::is_same_v<T, float>;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  float* tile = reinterpret_cast<float*>(smem_raw);
+  const int tx = int(threadIdx.x) % f2d::kFtileTX, ty = int(threadIdx.x) / f2d::kFtileTX;
+  const int bh = kFtileTY * rows;
+  const long long e0 = (long long)blockIdx.x * G::kBW;
+  const long long wc = (long long)dst.w * CN;
+  const long long e = e0 + (long long)C * tx;  // the thread's first output sample
+  const bool full = dst_aligned && e + C <= wc;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long y0 = (long long)by * bh;
+    ftile_load<T, CN, G, ftile_row_iters<K>()>(tile, bh + K - 1, e0 - G::kHalo - G::kSh, y0 - K / 2,
+                                               src, border, src_aligned);
+    // The thread's window chunks in tile row ty (the swizzle moves each on its own), advanced
+    // by kFtileTY rows per output row: one add per chunk and row, kernel rows as immediates.
+    // (Computed here, not once before the loop: live across the loader they cost registers.)
+    const float* win[G::kWC];
+#pragma unroll
+    for (int j = 0; j < G::kWC; ++j)
+      win[j] = tile + ty * G::kPitch + f2d::ftile_swizzle<G>(G::kLead + C * tx + 4 * j);
+    // Output rows y0 + ty + 8i, i < n (tile rows ty + 8i .. + K - 1): the checks made once.
+    const long long y1 = y0 + ty;
+    const int n = e < wc && y1 < dst.h ? int(min((long long)rows, (dst.h - y1 + 7) / 8)) : 0;
+    unsigned char* row_out = dst.data + y1 * dst.stride + e * (long long)sizeof(T);
+#pragma unroll 1
+    for (int i = 0; i < n; ++i) {
+      float acc[C];
+      f2d::ftile_sums<K, CN, C, kF32>(acc, taps, [&](int r, int j, float* out) {
+        const float4 q = *reinterpret_cast<const float4*>(win[j] + r * G::kPitch);
+        out[0] = q.x;
+        out[1] = q.y;
+        out[2] = q.z;
+        out[3] = q.w;
+      });
+#pragma unroll
+      for (int j = 0; j < G::kWC; ++j) win[j] += kFtileTY * G::kPitch;
+      T* out = reinterpret_cast<T*>(row_out);
+      row_out += kFtileTY * dst.stride;
+      if constexpr (kF32) {
+#pragma unroll
+        for (int c = 0; c < C; ++c) acc[c] = f2d::add(acc[c], taps.delta);
+        if (full) {
+#pragma unroll
+          for (int c = 0; c < C; c += 4)
+            *reinterpret_cast<float4*>(out + c) =
+                make_float4(acc[c], acc[c + 1], acc[c + 2], acc[c + 3]);
+        } else {
+#pragma unroll
+          for (int c = 0; c < C; ++c)
+            if (e + c < wc) out[c] = acc[c];
+        }
+      } else {
+        std::uint32_t w[C / 4];
+#pragma unroll
+        for (int c = 0; c < C; c += 4) {
+          const std::uint32_t lo = __byte_perm(f2d_u8(f2d::add(acc[c], taps.delta)),
+                                               f2d_u8(f2d::add(acc[c + 1], taps.delta)), 0x0040);
+          const std::uint32_t hi = __byte_perm(f2d_u8(f2d::add(acc[c + 2], taps.delta)),
+                                               f2d_u8(f2d::add(acc[c + 3], taps.delta)), 0x0040);
+          w[c / 4] = __byte_perm(lo, hi, 0x5410);
+        }
+        if (full) {
+          if constexpr (C == 16)
+            *reinterpret_cast<uint4*>(out) = make_uint4(w[0], w[1], w[2], w[3]);
+          else
+            *reinterpret_cast<uint2*>(out) = make_uint2(w[0], w[1]);
+        } else {
+#pragma unroll
+          for (int c = 0; c < C; ++c)
+            if (e + c < wc) out[c] = std::uint8_t(w[c / 4] >> (8 * (c % 4)));
+        }
+      }
+    }
+    __syncthreads();  // the next block row's tile overwrites what this one read
+  }
+}
+
+template <class T, int CN>
+bool try_filter2d_ftile(const ConstImageView& s, const ImageView& d, const Filter2dParams& p,
+                        cudaStream_t st) {
+  constexpr int K = 5, C = kFtileC;
+  using G = f2d::FtileGeom<CN, K, C>;
+  const long long wc = (long long)s.width() * CN, h = s.height();
+  const long long bx = (wc + G::kBW - 1) / G::kBW;
+  auto smem = [](int r) { return std::size_t(kFtileTY * r + K - 1) * G::kPitch * sizeof(float); };
+  int r = kFtileMaxRows;
+  while (r > 1 && (bx * blocks_y(h, kFtileTY * r) < kF2dMinBlocks || smem(r) > kFtileSmemTarget))
+    r /= 2;
+  if (smem(r) > kMaxSmem) return false;
+  F2dTaps<K * K> taps{};
+  std::memcpy(taps.k, p.kernel.data(), sizeof(taps.k));
+  taps.delta = float(p.delta);
+  auto kernel = filter2d_ftile_kernel<T, CN, K, C>;
+  if (smem(r) > 48 * 1024)
+    PIXFLOW_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem(r))));
+  kernel<<<grid_2d(wc, h, G::kBW, kFtileTY * r), f2d::kFtileThreads, smem(r), st>>>(
+      dev_view<T>(s), dev_view<T>(d), dev_border<T>(p.border), taps, r, blocks_y(h, kFtileTY * r),
+      rows_aligned(s, 4 * std::int64_t(sizeof(T))), rows_aligned(d, 16));
+  PIXFLOW_CUDA_CHECK_LAUNCH("filter2d");
+  return true;
+}
+
+template <class T>
+bool try_filter2d_ftile_5x5(const ConstImageView& s, const ImageView& d, const Filter2dParams& p,
+                            cudaStream_t st) {
+  switch (s.channels()) {
+    case 1:
+      return try_filter2d_ftile<T, 1>(s, d, p, st);
+    case 2:
+      return try_filter2d_ftile<T, 2>(s, d, p, st);
+    case 3:
+      return try_filter2d_ftile<T, 3>(s, d, p, st);
+    case 4:
+      return try_filter2d_ftile<T, 4>(s, d, p, st);
+    default:
+      return false;
+  }
+}
+
 // ---- the generic window kernel: other window shapes ------------------------------------------
 
 struct Taps {
@@ -362,7 +645,8 @@ void launch_filter2d(const ConstImageView& s, const ImageView& d, const Filter2d
                      cudaStream_t st) {
   if (p.kw == p.kh) {
     if (p.kw == 3 && try_filter2d_tile_k<T, 3>(s, d, p, st)) return;
-    if (p.kw == 5 && try_filter2d_tile_k<T, 5>(s, d, p, st)) return;
+    if (p.kw == 5 && kF2dFloatTile5x5 && try_filter2d_ftile_5x5<T>(s, d, p, st)) return;
+    if (p.kw == 5 && !kF2dFloatTile5x5 && try_filter2d_tile_k<T, 5>(s, d, p, st)) return;
     if (p.kw == 7 && try_filter2d_tile_k<T, 7>(s, d, p, st)) return;
   }
   Filter2dPolicy<T> pol{};
