@@ -14,6 +14,10 @@ BUILD="${BUILD:-build-gpu}"
 OUT="${OUT:-./out}"
 mkdir -p "$OUT"
 t0=$(date +%s)
+# Highway carried in .carry/hwy (gpu-check.sh builds with it): the binaries need its library.
+if [ -d .carry/hwy/usr ]; then
+  export LD_LIBRARY_PATH="$PWD/.carry/hwy/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
   cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DPIXFLOW_CUDA=ON -DPIXFLOW_BUILD_TESTS=ON -DPIXFLOW_BUILD_BENCH=ON >"$OUT/configure.log" 2>&1 ||
