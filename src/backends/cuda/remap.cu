@@ -9,16 +9,24 @@
 //   fast formula: no border code, 32-bit offsets, read-only loads, and no conversion instructions
 //   (16 a clock per SM on sm_90 against 128 FP32): floor and the int come from one add rounded
 //   toward zero onto the 2^23 grid, u8/u16 samples become floats as 2^23 + s - 2^23, results round
-//   half to even as v + 2^23. Every other pixel (taps across an edge, non-finite or far-away map
-//   values) takes the reference's rule per pixel. A thread whose pixels are all interior runs them
-//   as one straight block, so all its loads are in flight together.
+//   half to even as v + 2^23. A thread whose pixels are all interior runs them as one straight
+//   block, so all its loads are in flight together; u8x3 linear reads each source row's two
+//   taps as aligned 32-bit words (remap_u8x3.hpp: 6 loads a pixel instead of 12 byte loads)
+//   where the source's start and stride are multiples of 4. A thread with any other pixel
+//   (taps across an edge, non-finite or far-away map values, the row's tail) takes the
+//   reference's rule for all its pixels in three phases: every tap's offset through the border
+//   rule (ALU only), then every load (predicated, one block), then the arithmetic; never a
+//   load whose value is needed before the next one is issued (the edge warps of a lens map
+//   were the 1080p bottleneck when each tap's load waited on the previous one).
 // - remap_kernel (any size): one pixel per thread, every tap through the border rule with
 //   64-bit indices; only for sources too large for the 32-bit offsets above.
 //
 // Bytes and instructions (8192^2 u8x1 linear, the bench's smooth maps): 8 B of maps + ~1 B
 // of source + 1 B out = 10 B/px = 671 MB, 224 us at the measured copy rate (the floor);
 // ~45 instructions a pixel = 3.0e9 thread-instructions / (132 SMs x 4 x 32 x 1.755 GHz)
-// = ~100 us of issue, so memory-bound. u8x3: 14 B/px (313 us floor), ~100 instr/px (~230 us).
+// = ~100 us of issue, so memory-bound. u8x3: 14 B/px (313 us floor), ~90 instr/px (~200 us);
+// its 6 word loads a pixel touch ~3.5 L1 lines each per warp: ~0.66 wavefronts a pixel,
+// ~190 us of L1 time (the byte loads took ~1.3, ~380 us: above the DRAM floor).
 #include <cstdint>
 #include <type_traits>
 
