@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "bench/maps.hpp"
 #include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 #if PIXFLOW_HAVE_OPENCV
@@ -291,6 +292,62 @@ TEST(Remap, EveryBackendMatchesRefOnManyTiles) {
               const Image host = to_host(got);
               ASSERT_EQ(d == Depth::f32 ? compare_bits(host, want) : compare(host, want), "");
             }
+}
+
+// The benchmark's lens maps (bench/maps.hpp: a slight zoom plus sine displacements, so each
+// warp of a row's ends crosses the left or right edge and the first and last rows the top and
+// bottom) at sizes of several blocks of the CUDA fast kernel (128 x 16 outputs) with partial
+// ones: interior threads next to threads whose pixels take the border rule (with all their
+// loads in flight: the border path of remap.cu), every border, every depth and channel
+// count; u8x3 linear reads words where the source's start and stride are multiples of 4
+// (tight) and bytes elsewhere. Some rows carry non-finite entries. The ~4100x1100 case (a
+// 1080p-like grid of blocks, 33 block columns) runs the bench's own cases only.
+TEST(Remap, EveryBackendMatchesRefOnLensMaps) {
+  auto rng = make_rng(0x7e09);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  struct Case {
+    Size size;
+    bool all;  // every depth, channel count, interpolation and border
+  };
+  const Case cases[] = {
+      {{517, 70}, true}, {{600, 150}, true}, {{300, 97}, true}, {{4100, 1100}, false}};
+  for (const Case& cs : cases) {
+    const std::int64_t w = cs.size.w, h = cs.size.h;
+    auto mx = make_dst(w, h, {Depth::f32, 1}, rng);
+    auto my = make_dst(w, h, {Depth::f32, 1}, rng);
+    for (std::int64_t y = 0; y < h; ++y)
+      bench::smooth_map_row(y, w, h, mx.view.row<float>(y), my.view.row<float>(y));
+    mx.view.row<float>(h / 2)[w / 3] = std::numeric_limits<float>::quiet_NaN();
+    my.view.row<float>(h - 1)[w - 2] = -std::numeric_limits<float>::infinity();
+    for (Backend be : test_backends())
+      for (Depth d : {Depth::u8, Depth::u16, Depth::f32})
+        for (int ch : {1, 3, 4})
+          for (Interp in : {Interp::nearest, Interp::linear})
+            for (const Border& b : borders) {
+              const bool bench_case = in == Interp::linear && b.type == BorderType::constant &&
+                                      b.value == 0.0 && (d == Depth::u8 || ch == 1);
+              if (!cs.all && !bench_case) continue;
+              if (!cs.all && d == Depth::u16) continue;
+              for (bool tight : {true, false}) {
+                PIXFLOW_TRACE(testing::Message()
+                              << backend_name(be) << " " << depth_name(d) << "x" << ch << " " << w
+                              << "x" << h << " " << interp_name(in) << " " << describe(b)
+                              << (tight ? " tight" : ""));
+                auto src = random_image(w, h, {d, ch}, rng, tight);
+                auto want = make_dst(w, h, {d, ch}, rng);
+                remap(src, mx, my, want, RemapParams{in, b}, {Backend::ref});
+                auto dsrc = to_backend(be, src, rng, tight);
+                auto dmx = to_backend(be, mx, rng, tight);
+                auto dmy = to_backend(be, my, rng, tight);
+                auto got = make_dst_on(be, w, h, {d, ch}, rng, tight);
+                remap(dsrc, dmx, dmy, got, RemapParams{in, b}, {be});
+                const Image host = to_host(got);
+                ASSERT_EQ(d == Depth::f32 ? compare_bits(host, want) : compare(host, want), "");
+              }
+            }
+  }
 }
 
 // f32 results keep the reference's sign of zero: a map entry of -0 has the fraction

@@ -9,16 +9,24 @@
 //   fast formula: no border code, 32-bit offsets, read-only loads, and no conversion instructions
 //   (16 a clock per SM on sm_90 against 128 FP32): floor and the int come from one add rounded
 //   toward zero onto the 2^23 grid, u8/u16 samples become floats as 2^23 + s - 2^23, results round
-//   half to even as v + 2^23. Every other pixel (taps across an edge, non-finite or far-away map
-//   values) takes the reference's rule per pixel. A thread whose pixels are all interior runs them
-//   as one straight block, so all its loads are in flight together.
+//   half to even as v + 2^23. A thread whose pixels are all interior runs them as one straight
+//   block, so all its loads are in flight together; u8x3 linear reads each source row's two
+//   taps as aligned 32-bit words (remap_u8x3.hpp: 6 loads a pixel instead of 12 byte loads)
+//   where the source's start and stride are multiples of 4. A thread with any other pixel
+//   (taps across an edge, non-finite or far-away map values, the row's tail) takes the
+//   reference's rule for all its pixels in three phases: every tap's offset through the border
+//   rule (ALU only), then every load (predicated, one block), then the arithmetic; never a
+//   load whose value is needed before the next one is issued (the edge warps of a lens map
+//   were the 1080p bottleneck when each tap's load waited on the previous one).
 // - remap_kernel (any size): one pixel per thread, every tap through the border rule with
 //   64-bit indices; only for sources too large for the 32-bit offsets above.
 //
 // Bytes and instructions (8192^2 u8x1 linear, the bench's smooth maps): 8 B of maps + ~1 B
 // of source + 1 B out = 10 B/px = 671 MB, 224 us at the measured copy rate (the floor);
 // ~45 instructions a pixel = 3.0e9 thread-instructions / (132 SMs x 4 x 32 x 1.755 GHz)
-// = ~100 us of issue, so memory-bound. u8x3: 14 B/px (313 us floor), ~100 instr/px (~230 us).
+// = ~100 us of issue, so memory-bound. u8x3: 14 B/px (313 us floor), ~90 instr/px (~200 us);
+// its 6 word loads a pixel touch ~3.5 L1 lines each per warp: ~0.66 wavefronts a pixel,
+// ~190 us of L1 time (the byte loads took ~1.3, ~380 us: above the DRAM floor).
 #include <cstdint>
 #include <type_traits>
 
@@ -26,6 +34,7 @@
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/register.cuh"
+#include "src/backends/cuda/remap_u8x3.hpp"
 #include "src/base/backend.hpp"
 #include "src/base/visit_depth.hpp"
 
@@ -167,48 +176,57 @@ __device__ __forceinline__ int border_index32(int p, int len, BorderType t) {
   return -1;
 }
 
-/// Channel c of source pixel (x, y) through the border rule (the reference's tap()).
-template <class T, int CN>
-__device__ __forceinline__ T tap_border(const RemapArgs<T>& a, int x, int y, int c) {
-  if (unsigned(x) >= unsigned(a.src_w) || unsigned(y) >= unsigned(a.src_h)) {
-    x = border_index32(x, a.src_w, a.border);
-    y = border_index32(y, a.src_h, a.border);
-    if (x < 0 || y < 0) return a.border_value;
-  }
-  return load_ro<T>(a.src + (y * a.src_stride + (x * CN + c) * int(sizeof(T))));
-}
+/// Where a pixel that needs the border rule reads: the byte offset of each tap's source pixel
+/// ((x, y) after border_index32), or -1 where the constant border applies or no load is due.
+/// Computed for all of a thread's pixels before any load (ALU only, its branches before the
+/// loads), so that the loads form one straight block: every tap of every pixel in flight at
+/// once. (The previous per-tap rule loaded inside each tap's branch and used the value at
+/// once: 4 x CN serial round trips a pixel, ~25 us for a warp of 4 u8x3 pixels x 2 rows, and
+/// every warp at the left and right edge of a lens map is such a warp: at 1080p 2 of 15 per
+/// block row, which made u8x3 take 66 us against NPP's 14.)
+template <bool kLinear>
+struct BorderTaps {
+  int o[kLinear ? 4 : 1];  // linear: (x0, y0), (x0 + 1, y0), (x0, y0 + 1), (x0 + 1, y0 + 1)
+  float ax, ay;
+  bool valid;  // finite map entries; else the output is a.invalid
+};
 
-/// The reference's rule for one pixel, any map value (the border path).
+/// The reference's rule for one pixel, any map value, up to its loads.
 template <class T, int CN, bool kLinear>
-__device__ __forceinline__ void pixel_border(const RemapArgs<T>& a, float mx, float my, T* out) {
-  if (!isfinite(mx) || !isfinite(my)) {
+__device__ __forceinline__ BorderTaps<kLinear> border_taps(const RemapArgs<T>& a, float mx,
+                                                           float my) {
+  constexpr int kPix = CN * int(sizeof(T));
+  constexpr int kTaps = kLinear ? 4 : 1;
+  BorderTaps<kLinear> t;
+  t.ax = t.ay = 0.0f;
+  t.valid = isfinite(mx) && isfinite(my);
+  if (!t.valid) {
 #pragma unroll
-    for (int c = 0; c < CN; ++c) out[c] = a.invalid;
-    return;
+    for (int k = 0; k < kTaps; ++k) t.o[k] = -1;
+    return t;
   }
   mx = fminf(fmaxf(mx, -kMaxCoord), kMaxCoord);
   my = fminf(fmaxf(my, -kMaxCoord), kMaxCoord);
+  // border_index32 leaves an inside coordinate as it is (the reference's tap()).
+  const auto off = [&](int x, int y) {
+    x = border_index32(x, a.src_w, a.border);
+    y = border_index32(y, a.src_h, a.border);
+    return x < 0 || y < 0 ? -1 : y * a.src_stride + x * kPix;
+  };
   if constexpr (!kLinear) {
     // floor(double(m) + 0.5) exactly as the reference (the float sum could round up).
-    const int xi = int(floor(double(mx) + 0.5)), yi = int(floor(double(my) + 0.5));
-#pragma unroll
-    for (int c = 0; c < CN; ++c) out[c] = tap_border<T, CN>(a, xi, yi, c);
+    t.o[0] = off(int(floor(double(mx) + 0.5)), int(floor(double(my) + 0.5)));
   } else {
     const float x0f = floorf(mx), y0f = floorf(my);
     const int x0 = int(x0f), y0 = int(y0f);  // |x0| <= 2^30: x0 + 1 fits an int
-    const float ax = __fsub_rn(mx, x0f), ay = __fsub_rn(my, y0f);
-    const float bx = __fsub_rn(1.0f, ax), by = __fsub_rn(1.0f, ay);
-#pragma unroll
-    for (int c = 0; c < CN; ++c) {
-      const float p00 = sample_to_float(tap_border<T, CN>(a, x0, y0, c));
-      const float p10 = sample_to_float(tap_border<T, CN>(a, x0 + 1, y0, c));
-      const float p01 = sample_to_float(tap_border<T, CN>(a, x0, y0 + 1, c));
-      const float p11 = sample_to_float(tap_border<T, CN>(a, x0 + 1, y0 + 1, c));
-      const float top = __fadd_rn(__fmul_rn(bx, p00), __fmul_rn(ax, p10));
-      const float bot = __fadd_rn(__fmul_rn(bx, p01), __fmul_rn(ax, p11));
-      out[c] = to_sample<T>(__fadd_rn(__fmul_rn(by, top), __fmul_rn(ay, bot)));
-    }
+    t.ax = __fsub_rn(mx, x0f);               // -0 - floor(-0) = +0, as the reference
+    t.ay = __fsub_rn(my, y0f);
+    t.o[0] = off(x0, y0);
+    t.o[1] = off(x0 + 1, y0);
+    t.o[2] = off(x0, y0 + 1);
+    t.o[3] = off(x0 + 1, y0 + 1);
   }
+  return t;
 }
 
 template <class T>
@@ -223,6 +241,27 @@ struct InteriorTaps {
   T p[kLinear ? 4 * CN : CN];  // linear: p00, p10, p01, p11 of channel c at 4c .. 4c + 3
   float ax, ay;
 };
+
+/// A border pixel's samples (the border value where o < 0): predicated loads without
+/// branches, so that they stay in one block with the other pixels' loads.
+template <class T, int CN, bool kLinear>
+__device__ __forceinline__ InteriorTaps<T, CN, kLinear> load_border(const RemapArgs<T>& a,
+                                                                    const BorderTaps<kLinear>& b) {
+  constexpr int kTaps = kLinear ? 4 : 1;
+  InteriorTaps<T, CN, kLinear> t;
+  t.ax = b.ax;
+  t.ay = b.ay;
+#pragma unroll
+  for (int k = 0; k < kTaps; ++k) {
+#pragma unroll
+    for (int c = 0; c < CN; ++c) {
+      T v = a.border_value;
+      if (b.o[k] >= 0) v = load_ro<T>(a.src + (b.o[k] + c * int(sizeof(T))));
+      t.p[kTaps * c + k] = v;
+    }
+  }
+  return t;
+}
 
 /// Loads an interior pixel's taps: no border code, 32-bit offsets.
 template <class T, int CN, bool kLinear>
@@ -285,11 +324,27 @@ __device__ __forceinline__ void finish_interior(const InteriorTaps<T, CN, kLinea
   }
 }
 
+/// An interior u8x3 linear pixel's loads from aligned words (remap_u8x3.hpp; the host's
+/// choice of kWordTaps: the source's start and stride are multiples of 4).
+__device__ __forceinline__ remap_u8x3::Words load_words(const RemapArgs<std::uint8_t>& a, float mx,
+                                                        float my) {
+  const unsigned* base = reinterpret_cast<const unsigned*>(a.src);
+  return remap_u8x3::load_words(mx, my, a.src_stride, [&](int q) { return __ldg(base + q); });
+}
+
 /// Outputs per thread: 4 for pixels of <= 4 bytes, else 2 (16 and 32 taps' worth of
 /// registers for u16x3..f32x4 would cost occupancy).
 template <class T, int CN>
 constexpr int remap_px() {
   return CN * int(sizeof(T)) <= 4 ? kRemapPx : kRemapPxWide;
+}
+
+/// Pixels of a thread whose border-path loads are in flight together: all of them where their
+/// samples take at most 32 registers, else half (u8x3/u8x4 linear: 48/64 samples spill).
+template <class T, int CN, bool kLinear>
+constexpr int remap_border_group() {
+  constexpr int P = remap_px<T, CN>();
+  return P * (kLinear ? 4 : 1) * CN <= 32 ? P : P / 2;
 }
 
 /// Width in bytes of one packed store of a thread's outputs: the largest of 16, 8, 4 that
@@ -313,7 +368,7 @@ __device__ __forceinline__ unsigned word_of(const T (&v)[N], int w) {
   }
 }
 
-template <class T, int CN, bool kLinear>
+template <class T, int CN, bool kLinear, bool kWordTaps>
 __global__ void __launch_bounds__(kRemapBX* kRemapBY, kRemapMinBlocks)
     remap_fast_kernel(RemapArgs<T> a, int rows) {
   constexpr int P = remap_px<T, CN>();
@@ -365,19 +420,49 @@ __global__ void __launch_bounds__(kRemapBX* kRemapBY, kRemapMinBlocks)
       for (int i = 0; i < P; ++i) all_interior &= interior(a, mx[r][i], my[r][i]);
       if (all_interior) {
         // One straight block: every tap load of the P pixels can be in flight at once.
-        InteriorTaps<T, CN, kLinear> t[P];
+        if constexpr (kWordTaps) {
+          remap_u8x3::Words t[P];
 #pragma unroll
-        for (int i = 0; i < P; ++i) t[i] = load_interior<T, CN, kLinear>(a, mx[r][i], my[r][i]);
+          for (int i = 0; i < P; ++i) t[i] = load_words(a, mx[r][i], my[r][i]);
 #pragma unroll
-        for (int i = 0; i < P; ++i) finish_interior(t[i], out + i * CN);
+          for (int i = 0; i < P; ++i) remap_u8x3::finish_words(t[i], out + i * CN);
+        } else {
+          InteriorTaps<T, CN, kLinear> t[P];
+#pragma unroll
+          for (int i = 0; i < P; ++i) t[i] = load_interior<T, CN, kLinear>(a, mx[r][i], my[r][i]);
+#pragma unroll
+          for (int i = 0; i < P; ++i) finish_interior(t[i], out + i * CN);
+        }
       } else {
+        // Border rule for every pixel of the thread (the interior ones too: border_index32
+        // keeps inside coordinates): offsets first, then all loads, then the arithmetic.
+        // In groups of G pixels: all of a thread's u8x3/u8x4 linear taps at once (48-64
+        // registers of samples besides the offsets) spill under the 80-register bound.
+        constexpr int G = remap_border_group<T, CN, kLinear>();
 #pragma unroll
-        for (int i = 0; i < P; ++i) {
-          if (i >= n) break;
-          if (interior(a, mx[r][i], my[r][i]))
-            finish_interior(load_interior<T, CN, kLinear>(a, mx[r][i], my[r][i]), out + i * CN);
-          else
-            pixel_border<T, CN, kLinear>(a, mx[r][i], my[r][i], out + i * CN);
+        for (int g = 0; g < P; g += G) {
+          BorderTaps<kLinear> b[G];
+#pragma unroll
+          for (int i = 0; i < G; ++i) {
+            b[i] = border_taps<T, CN, kLinear>(a, mx[r][g + i], my[r][g + i]);
+            if (g + i >= n) {
+              // Past the row's end: nothing to read (the taps' offsets say so).
+#pragma unroll
+              for (int k = 0; k < (kLinear ? 4 : 1); ++k) b[i].o[k] = -1;
+            }
+          }
+          InteriorTaps<T, CN, kLinear> t[G];
+#pragma unroll
+          for (int i = 0; i < G; ++i) t[i] = load_border<T, CN, kLinear>(a, b[i]);
+#pragma unroll
+          for (int i = 0; i < G; ++i) {
+            T* o = out + (g + i) * CN;
+            finish_interior(t[i], o);
+            if (!b[i].valid) {
+#pragma unroll
+              for (int c = 0; c < CN; ++c) o[c] = a.invalid;
+            }
+          }
         }
       }
       T* d = a.dst.row(y) + (long long)x * CN;
@@ -413,11 +498,11 @@ bool fast_applies(const ConstImageView& s, const ImageView& d) {
   return span < kBytes && s.stride() < kBytes && d.width() < kBytes - 8;
 }
 
-template <class T, int CN, bool kLinear>
+template <class T, int CN, bool kLinear, bool kWordTaps = false>
 void launch_fast(const RemapArgs<T>& a, cudaStream_t st) {
   constexpr int P = remap_px<T, CN>();
   const dim3 grid = grid_2d((a.dst.w + P - 1) / P, a.dst.h, kRemapBX, kRemapBY * kRemapRows);
-  remap_fast_kernel<T, CN, kLinear>
+  remap_fast_kernel<T, CN, kLinear, kWordTaps>
       <<<grid, dim3(kRemapBX, kRemapBY), 0, st>>>(a, blocks_y(a.dst.h, kRemapBY * kRemapRows));
   PIXFLOW_CUDA_CHECK_LAUNCH("remap");
 }
@@ -443,6 +528,11 @@ void launch_fast_cn(const ConstImageView& s, const ConstImageView& mx, const Con
   constexpr int P = remap_px<T, CN>();
   a.vec_maps = rows_aligned(mx, 4 * P) && rows_aligned(my, 4 * P);
   a.vec_dst = rows_aligned(d, remap_store_bytes<T, CN>());
+  if constexpr (std::is_same_v<T, std::uint8_t> && CN == 3) {
+    // u8x3 linear: interior taps from aligned words (remap_u8x3.hpp), which stay inside
+    // every row's stride when the source's start and stride are multiples of 4.
+    if (linear && rows_aligned(s, 4)) return launch_fast<T, CN, true, true>(a, st);
+  }
   if (linear)
     launch_fast<T, CN, true>(a, st);
   else
