@@ -9,8 +9,10 @@
 // GPU's are canonical anyway). The sources hold random values with ties, and NaN of both
 // signs, +-inf, +-0, +-FLT_MAX and denormals (special_f32_image).
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -238,6 +240,91 @@ TEST(F32Kernel3x3, BoxDoubleSumsOnCancellingAndWideRangedSamples) {
         }
     }
   }
+}
+
+// The kernels themselves on the CUDA backend (skipped without a GPU), on images whose rows
+// are 16-byte aligned: whole images and ROIs 4 samples in from each side of a larger image,
+// so that the tile loader's flat float4 path (interior tiles) and the 16-byte stores run for
+// sure (the backend-versus-reference tests place their images at random offsets: mostly the
+// per-chunk path). Both block shapes (4100x2200: the tall one; the others the short one);
+// results bit for bit, special values for the ops that order.
+TEST(F32Kernel3x3, CudaMatchesRefOnAlignedImages) {
+  bool has_cuda = false;
+  for (Backend be : test_backends()) has_cuda = has_cuda || be == Backend::cuda;
+  if (!has_cuda) GTEST_SKIP() << "no CUDA device: the f32 3x3 kernels are not run";
+  auto rng = make_rng(0xf33e);
+  using Run = std::function<void(ConstImageView, ImageView, const Border&, const Context&)>;
+  struct Case {
+    const char* name;
+    Run run;
+    bool special;  // special_f32_image (NaN, -0, inf) instead of random values
+  };
+  const std::vector<Case> cases = {
+      {"dilate",
+       [](ConstImageView s, ImageView d, const Border& b, const Context& c) {
+         dilate(s, d, MorphParams{3, 3, 1, b}, c);
+       },
+       true},
+      {"erode",
+       [](ConstImageView s, ImageView d, const Border& b, const Context& c) {
+         erode(s, d, MorphParams{3, 3, 1, b}, c);
+       },
+       true},
+      {"median",
+       [](ConstImageView s, ImageView d, const Border& b, const Context& c) {
+         median(s, d, MedianParams{3, 3, b}, c);
+       },
+       true},
+      {"box",
+       [](ConstImageView s, ImageView d, const Border& b, const Context& c) {
+         box(s, d, BoxParams{3, 3, true, b}, c);
+       },
+       false},
+      {"gaussian",
+       [](ConstImageView s, ImageView d, const Border& b, const Context& c) {
+         gaussian(s, d, GaussianParams{0.8, 1.3, 3, 3, b}, c);
+       },
+       false},
+      {"sobel",
+       [](ConstImageView s, ImageView d, const Border& b, const Context& c) {
+         sobel(s, d, SobelParams{1, 0, 3, 1.0, 0.0, Depth::f32, b}, c);
+       },
+       false},
+      {"scharr",
+       [](ConstImageView s, ImageView d, const Border& b, const Context& c) {
+         scharr(s, d, ScharrParams{0, 1, 0.5, -2.0, Depth::f32, b}, c);
+       },
+       false},
+  };
+  const Format fmt{Depth::f32, 1};
+  const Location loc = backend_location(Backend::cuda);
+  Context cuda;
+  cuda.backend = Backend::cuda;
+  for (Size s : std::vector<Size>{{516, 68}, {4100, 2200}, {128, 16}, {4, 1}})
+    for (const Case& k : cases)
+      for (const Border& b : {Border::reflect101(), Border::constant(-7)}) {
+        PIXFLOW_TRACE(std::string(k.name) + " " + std::to_string(s.w) + "x" + std::to_string(s.h) +
+                      " " + describe(b));
+        const TestImage src = k.special ? special_f32_image(s.w, s.h, 1, rng)
+                                        : random_image(s.w, s.h, fmt, rng, true, -1000, 1000);
+        Image want(s.w, s.h, fmt), poisoned(s.w, s.h, fmt);
+        k.run(src, want, b, ref_ctx());
+        poison(poisoned.view());
+        for (int off : {0, 4}) {
+          Image sb(s.w + 2 * off, s.h + 2 * off, fmt, loc),
+              db(s.w + 2 * off, s.h + 2 * off, fmt, loc);
+          const ImageView ds = sb.view().roi(off, off, s.w, s.h);
+          const ImageView dd = db.view().roi(off, off, s.w, s.h);
+          for (const ImageView& v : {ds, dd})
+            ASSERT_TRUE(reinterpret_cast<std::uintptr_t>(v.data()) % 16 == 0 &&
+                        v.stride() % 16 == 0)
+                << "the test's views are meant to be 16-byte aligned";
+          copy(src, ds);
+          copy(poisoned, dd);
+          k.run(ds, dd, b, cuda);
+          ASSERT_EQ(compare_bits(to_host(dd), want), "") << "ROI offset " << off;
+        }
+      }
 }
 
 }  // namespace
