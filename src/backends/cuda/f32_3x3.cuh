@@ -53,9 +53,14 @@ __device__ __forceinline__ void load_tile_f32(u32* tile, const DevView<float>& v
   const int tid = int(threadIdx.y) * kTX + int(threadIdx.x);
   const bool inside = aligned && x0 >= 0 && x0 + kTileW <= v.w && y0 >= 0 && y0 + kRows <= v.h;
   if (inside) {
-    // kTileChunks is a constant: the division is a multiply. All loads independent.
-#pragma unroll 3
-    for (int i = tid; i < kRows * kTileChunks; i += kThreads) {
+    // kTileChunks is a constant: the division is a multiply. Unrolled by 5: up to 5 float4
+    // loads of a thread in flight before its first shared store (the tall shape has 9 a
+    // thread, the short one 3; the full 9 took 8 more registers and spilled box).
+    constexpr int kAll = kRows * kTileChunks, kIters = (kAll + kThreads - 1) / kThreads;
+#pragma unroll 5
+    for (int k = 0; k < kIters; ++k) {
+      const int i = tid + k * kThreads;
+      if (kAll % kThreads != 0 && i >= kAll) break;
       const int r = i / kTileChunks, c = i - r * kTileChunks;
       uint4 q = reinterpret_cast<const uint4*>(v.row(y0 + r) + x0)[c];
       q = make_uint4(tile_word<kKey>(q.x), tile_word<kKey>(q.y), tile_word<kKey>(q.z),
@@ -101,16 +106,17 @@ __device__ __forceinline__ void load_tile_f32(u32* tile, const DevView<float>& v
 
 // Resident blocks a SM (__launch_bounds__: registers <= 65536 / (256 x blocks)); ptxas -v
 // for sm_90 (CUDA 13.0), tall / short shape:
-//   dilate/erode 62 / 40, Gaussian and sobel/scharr 50 / 40 registers: 4 / 6 blocks;
-//   median 64 / 48: 4 / 5 (6 spilled 4 bytes);
-//   box 85 / 64 (four rows of six doubles): 3 / 4 (4 / 6 spilled 4 / 88 bytes).
-// The short shape's tile is 9.8 KB, the tall one's 35.9 KB (6 a SM would fit).
+//   dilate/erode 56 / 48 registers: 4 / 5 blocks (6 spilled 4 bytes in the short shape);
+//   median 61 / 48: 4 / 5 (6 spilled 4 bytes);
+//   Gaussian and sobel/scharr 42 / 40: 4 / 6 (the tall one could take 6: to measure);
+//   box 76 / 64 (four rows of six doubles a thread): 3 / 4 (4 / 6 spilled 4 / 88 bytes).
+// The tiles (35.9 KB tall, 9.8 KB short) allow 6 tall blocks a SM.
 template <class Op>
 constexpr int kTallBlocks = 4;
 template <class Op>
-constexpr int kShortBlocks = 6;
+constexpr int kShortBlocks = 5;
 template <>
-constexpr int kShortBlocks<Median3> = 5;
+constexpr int kShortBlocks<Linear3> = 6;
 template <>
 constexpr int kTallBlocks<Box3> = 3;
 template <>
