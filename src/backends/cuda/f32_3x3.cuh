@@ -165,9 +165,8 @@ bool launch_f32_3x3(const Op& op, const ConstImageView& s, const ImageView& d, c
   const long long bx = (d.width() + kBW - 1) / kBW;
   const bool tall = tall_blocks_fill(bx, d.height(), kBH<kRowsTall>);
   const int bh = tall ? kBH<kRowsTall> : kBH<kRowsShort>;
-  (tall ? f32_3x3_kernel<Op, kRowsTall>
-        : f32_3x3_kernel<
-              Op, kRowsShort>)<<<grid_2d(d.width(), d.height(), kBW, bh), dim3(kTX, kTY), 0, st>>>(
+  const auto kernel = tall ? f32_3x3_kernel<Op, kRowsTall> : f32_3x3_kernel<Op, kRowsShort>;
+  kernel<<<grid_2d(d.width(), d.height(), kBW, bh), dim3(kTX, kTY), 0, st>>>(
       dev_view<float>(s), dev_view<float>(d), dev_border<float>(border), rows_aligned(s, 16),
       rows_aligned(d, 16), blocks_y(d.height(), bh), op);
   PIXFLOW_CUDA_CHECK_LAUNCH(what);
