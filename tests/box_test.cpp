@@ -283,6 +283,33 @@ TEST(Box, EveryBackendMatchesRefOnManyTiles) {
       ASSERT_TRUE(backends_match_ref("box", params, {Depth::u8, 1}, s, rng));
 }
 
+// The CUDA f32 x 1 3x3 kernel (src/backends/cuda/f32_3x3.cuh: the reference's double sums in
+// its order, then float(s / 9) or float(s))
+// at 517x70, 600x150, 300x97 and 4100x1100 its short shape (128 x 16 outputs a block), at
+// 4100x2200 (33 x 35 blocks of 128 x 64 >= 1056, launch.cuh tall_blocks_fill) its tall one;
+// every border in turn (constant 300 and -7 too). The sources sit at random offsets and
+// strides (mostly the tile loader's per-chunk path; F32Kernel3x3.CudaMatchesRefOnAlignedImages
+// in tests/f32_3x3_test.cpp takes the 16-byte path for sure).
+// The generic path's cases beside it (5x5, 3 channels).
+TEST(Box, EveryBackendMatchesRefOnManyTilesF32x1) {
+  auto rng = make_rng(0xb0ca);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  std::size_t turn = 0;
+  for (Size s : std::vector<Size>{{517, 70}, {600, 150}, {300, 97}, {4100, 1100}, {4100, 2200}})
+    for (bool norm : {true, false})
+      ASSERT_TRUE(backends_match_ref("box",
+                                     "k=3 normalize=" + std::to_string(norm) + " " +
+                                         border_params(borders[turn++ % borders.size()]),
+                                     {Depth::f32, 1}, s, rng));
+  for (Size s : std::vector<Size>{{1, 1}, {3, 130}, {130, 2}})
+    ASSERT_TRUE(backends_match_ref("box", "k=3 border=reflect101", {Depth::f32, 1}, s, rng));
+  ASSERT_TRUE(backends_match_ref("box", "k=5 border=reflect101", {Depth::f32, 1}, {517, 70}, rng));
+  ASSERT_TRUE(backends_match_ref("box", "k=3 normalize=0 border=constant value=300",
+                                 {Depth::f32, 3}, {300, 97}, rng));
+}
+
 TEST(Box, EveryBackendMatchesRefOnExtremeSums) {
   // The largest sums (255x255 windows of the depth's maximum: S = 65025 * 65535 < 2^32 for
   // u16) and sums near them, normalised (ties and the division's correction step) or

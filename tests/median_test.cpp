@@ -121,6 +121,38 @@ TEST(Median, EveryBackendMatchesRefOnManyTiles) {
     ASSERT_TRUE(backends_match_ref("median", "k=3 border=replicate", {d, 3}, {517, 70}, rng));
 }
 
+// The CUDA f32 x 1 3x3 kernel (src/backends/cuda/f32_3x3.cuh, sorted columns on totalOrder keys)
+// at 517x70, 600x150, 300x97 and 4100x1100 its short shape (128 x 16 outputs a block), at
+// 4100x2200 (33 x 35 blocks of 128 x 64 >= 1056, launch.cuh tall_blocks_fill) its tall one;
+// every border in turn (constant 300 and -7 too). The sources sit at random offsets and
+// strides (mostly the tile loader's per-chunk path; F32Kernel3x3.CudaMatchesRefOnAlignedImages
+// in tests/f32_3x3_test.cpp takes the 16-byte path for sure).
+// Special values (NaN of both signs, -0, inf, ties) compared bit for bit in both shapes; the
+// generic path's cases beside it (5x5, 3 channels).
+TEST(Median, EveryBackendMatchesRefOnManyTilesF32x1) {
+  auto rng = make_rng(0x3eda);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  std::size_t turn = 0;
+  for (Size s : std::vector<Size>{{517, 70}, {600, 150}, {300, 97}})
+    for (int rep = 0; rep < 2; ++rep)
+      ASSERT_TRUE(backends_match_ref("median",
+                                     "k=3 " + border_params(borders[turn++ % borders.size()]),
+                                     {Depth::f32, 1}, s, rng));
+  for (Size s : std::vector<Size>{{4100, 1100}, {4100, 2200}})
+    ASSERT_TRUE(backends_match_ref("median",
+                                   "k=3 " + border_params(borders[turn++ % borders.size()]),
+                                   {Depth::f32, 1}, s, rng));
+  for (Size s : std::vector<Size>{{517, 70}, {4100, 2200}, {1, 1}, {3, 130}, {130, 2}})
+    for (const char* b : {"border=replicate", "border=constant value=-0.5", "border=reflect"})
+      ASSERT_TRUE(backends_match_ref_bits("median", std::string("k=3 ") + b, 1, s, rng));
+  ASSERT_TRUE(
+      backends_match_ref("median", "k=5 border=replicate", {Depth::f32, 1}, {517, 70}, rng));
+  ASSERT_TRUE(backends_match_ref("median", "k=3 border=constant value=-7", {Depth::f32, 3},
+                                 {300, 97}, rng));
+}
+
 TEST(Median, WindowOneIsCopyAndConstantImageStaysConstant) {
   auto rng = make_rng(0x3ed4);
   for (Depth d : kDepths)

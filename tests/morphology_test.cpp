@@ -347,6 +347,37 @@ TEST(Morphology, EveryBackendMatchesRefOnManyTiles) {
       }
 }
 
+// The CUDA f32 x 1 3x3 kernel (src/backends/cuda/f32_3x3.cuh, dilate/erode on totalOrder keys)
+// at 517x70, 600x150, 300x97 and 4100x1100 its short shape (128 x 16 outputs a block), at
+// 4100x2200 (33 x 35 blocks of 128 x 64 >= 1056, launch.cuh tall_blocks_fill) its tall one;
+// every border in turn (constant 300 and -7 too). The sources sit at random offsets and
+// strides (mostly the tile loader's per-chunk path; F32Kernel3x3.CudaMatchesRefOnAlignedImages
+// in tests/f32_3x3_test.cpp takes the 16-byte path for sure).
+// Special values (NaN of both signs, -0, inf) compared bit for bit in both shapes; the
+// generic path's cases beside it (5x5, 3 channels, 2 iterations, open).
+TEST(Morphology, EveryBackendMatchesRefOnManyTilesF32x1) {
+  auto rng = make_rng(0x40eb);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  std::size_t turn = 0;
+  for (Size s : std::vector<Size>{{517, 70}, {600, 150}, {300, 97}, {4100, 1100}, {4100, 2200}})
+    for (const char* op : {"dilate", "erode"}) {
+      const std::string b = border_params(borders[turn++ % borders.size()]);
+      ASSERT_TRUE(backends_match_ref(op, "k=3 " + b, {Depth::f32, 1}, s, rng));
+    }
+  for (Size s : std::vector<Size>{{517, 70}, {4100, 2200}, {1, 1}, {3, 130}, {130, 2}})
+    for (const char* op : {"dilate", "erode"})
+      for (const char* b : {"border=reflect101", "border=constant value=-0.5", "border=wrap"})
+        ASSERT_TRUE(backends_match_ref_bits(op, std::string("k=3 ") + b, 1, s, rng));
+  for (const char* params : {"kw=5 kh=5 border=reflect101", "k=3 iterations=2 border=replicate"})
+    ASSERT_TRUE(backends_match_ref("dilate", params, {Depth::f32, 1}, {517, 70}, rng));
+  ASSERT_TRUE(backends_match_ref("erode", "k=3 border=constant value=300", {Depth::f32, 3},
+                                 {517, 70}, rng));
+  ASSERT_TRUE(
+      backends_match_ref("open", "k=3 border=reflect101", {Depth::f32, 1}, {600, 150}, rng));
+}
+
 // The CUDA backend's 3x3 composites on one u8 channel in one kernel
 // (morph3_composite_u8_kernel in src/backends/cuda/morphology.cu: 128 x 32 outputs a block,
 // the intermediate in shared memory, its ring outside the image filled by the border rule

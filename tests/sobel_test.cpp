@@ -263,6 +263,48 @@ TEST(Sobel, EveryBackendMatchesRefOnManyTiles) {
                                  {Depth::u8, 1}, {517, 70}, rng));
 }
 
+// The CUDA f32 x 1 3x3 kernel (src/backends/cuda/f32_3x3.cuh: rounded float products and sums
+// in the reference's order, then v * scale + delta) for sobel k=3 (dx, dy in 0..2) and scharr
+// at 517x70, 600x150, 300x97 and 4100x1100 its short shape (128 x 16 outputs a block), at
+// 4100x2200 (33 x 35 blocks of 128 x 64 >= 1056, launch.cuh tall_blocks_fill) its tall one;
+// every border in turn (constant 300 and -7 too). The sources sit at random offsets and
+// strides (mostly the tile loader's per-chunk path; F32Kernel3x3.CudaMatchesRefOnAlignedImages
+// in tests/f32_3x3_test.cpp takes the 16-byte path for sure).
+// The generic path's cases beside it (k=5, k=1, 3 channels).
+TEST(Sobel, EveryBackendMatchesRefOnManyTilesF32x1) {
+  auto rng = make_rng(0x50bb);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  std::size_t turn = 0;
+  for (Size s : std::vector<Size>{{517, 70}, {600, 150}, {300, 97}})
+    for (const char* o : {"dx=1 dy=0", "dx=0 dy=1", "dx=1 dy=1 scale=0.25 delta=-3", "dx=2 dy=0"}) {
+      const std::string b = border_params(borders[turn++ % borders.size()]);
+      ASSERT_TRUE(backends_match_ref("sobel", std::string(o) + " k=3 to=f32 " + b, {Depth::f32, 1},
+                                     s, rng));
+    }
+  for (Size s : std::vector<Size>{{517, 70}, {600, 150}, {300, 97}})
+    for (const char* o : {"dx=1 dy=0", "dx=0 dy=1 scale=2 delta=1.5"}) {
+      const std::string b = border_params(borders[turn++ % borders.size()]);
+      ASSERT_TRUE(
+          backends_match_ref("scharr", std::string(o) + " to=f32 " + b, {Depth::f32, 1}, s, rng));
+    }
+  for (Size s : std::vector<Size>{{4100, 1100}, {4100, 2200}}) {
+    ASSERT_TRUE(backends_match_ref("sobel", "dx=1 dy=0 k=3 to=f32 border=reflect101",
+                                   {Depth::f32, 1}, s, rng));
+    ASSERT_TRUE(backends_match_ref("scharr", "dx=0 dy=1 to=f32 border=constant value=300",
+                                   {Depth::f32, 1}, s, rng));
+  }
+  for (Size s : std::vector<Size>{{1, 1}, {3, 130}, {130, 2}})
+    ASSERT_TRUE(backends_match_ref("sobel", "dx=1 dy=0 k=3 to=f32 border=constant value=-7",
+                                   {Depth::f32, 1}, s, rng));
+  for (const char* params :
+       {"dx=1 dy=0 k=5 to=f32 border=reflect101", "dx=1 dy=0 k=1 to=f32 border=replicate"})
+    ASSERT_TRUE(backends_match_ref("sobel", params, {Depth::f32, 1}, {517, 70}, rng));
+  ASSERT_TRUE(backends_match_ref("sobel", "dx=0 dy=1 k=3 to=f32 border=wrap", {Depth::f32, 3},
+                                 {300, 97}, rng));
+}
+
 // The SIMD kernel's paths (src/backends/cpu/simd/sobel.cpp): every aperture and order
 // (int16 vertical sums up to k = 5, int32 for k = 7), s16 saturated or scaled (rint in
 // double), f32 from u8 and from f32, every border, rows shorter and longer than a vector.

@@ -1,6 +1,7 @@
 // median on CUDA.
 // u8 x 1 at 3x3: the packed kernel of u8_3x3.cuh; at 5x5 and 7x7: median_u8_packed_kernel
 // below (separable sorting networks on pixels packed two per word, median_u8_packed.hpp).
+// f32 x 1 at 3x3: f32_3x3.cuh (sorted window columns on totalOrder keys).
 // Other square 3x3, 5x5, 7x7: a shared-memory tile with halo; each thread gathers its window into
 // registers and runs a forgetful selection (keep n/2+2 values, drop the min and max, take
 // the next value, ...; ends with the median of three), fully unrolled.
@@ -14,6 +15,7 @@
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/tile.cuh"
+#include "src/backends/cuda/f32_3x3.cuh"
 #include "src/backends/cuda/median_u8_packed.hpp"
 #include "src/backends/cuda/u8_3x3.cuh"
 #include "src/base/backend.hpp"
@@ -266,6 +268,10 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
       u8_3x3::launch_3x3(u8_3x3::median3_u8_kernel<u8_3x3::kRowsTall>,
                          u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort>, s, d, p.border, "median",
                          st))
+    return;
+  // 3x3 on one f32 channel: f32_3x3.cuh (sorted columns on totalOrder keys).
+  if (std::is_same_v<T, float> && p.kw == 3 && p.kh == 3 &&
+      f32_3x3::launch_f32_3x3(f32_3x3::Median3{}, s, d, p.border, "median", st))
     return;
   // 5x5, 7x7 on one u8 channel: the packed separable-network kernel above.
   if (std::is_same_v<T, std::uint8_t> && p.kw == 5 && p.kh == 5 &&

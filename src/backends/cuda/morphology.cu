@@ -1,7 +1,8 @@
 // "morph_pass" (one dilate or erode) on CUDA. u8: 3x3 centred on one channel through the
 // packed kernel (u8_3x3.cuh); other windows on one channel by van Herk over 16-bit lanes
 // (morph_u8c1_kernel), on 2-4 channels by doubling levels over byte tiles (morph_u8_kernel);
-// u16, f32 (and windows whose tile does not fit): the fused separable kernel with max / min
+// f32 3x3 centred on one channel through f32_3x3.cuh; u16, other f32 (and windows whose tile
+// does not fit): the fused separable kernel with max / min
 // (any size and anchor). Iterations and the composites (open, close, ...) are built by core
 // from this pass and "sub", except "morph_composite": 3x3 on one u8 channel in one kernel.
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include "src/backends/cuda/common/byte_tile.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/separable.cuh"
+#include "src/backends/cuda/f32_3x3.cuh"
 #include "src/backends/cuda/u8_3x3.cuh"
 #include "src/base/backend.hpp"
 #include "src/base/numeric.hpp"
@@ -417,6 +419,10 @@ void launch_morph(const ConstImageView& s, const ImageView& d, const SepWindow& 
       u8_3x3::launch_3x3(u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsTall>,
                          u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort>, s, d, border,
                          "morphology", st))
+    return;
+  // 3x3 centred on one f32 channel: f32_3x3.cuh (keys in the tile, 4 x 8 outputs a thread).
+  if (std::is_same_v<T, float> && w.kw == 3 && w.kh == 3 && w.ax == 1 && w.ay == 1 &&
+      f32_3x3::launch_f32_3x3(f32_3x3::Morph3<kMax>{}, s, d, border, "morphology", st))
     return;
   if constexpr (std::is_same_v<T, std::uint8_t>)
     if (try_morph_u8c1<kMax>(s, d, w, border, st) || try_morph_u8_tiles<kMax>(s, d, w, border, st))

@@ -6,6 +6,7 @@
 #include "src/backends/cuda/common/byte_tile.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/separable.cuh"
+#include "src/backends/cuda/f32_3x3.cuh"
 #include "src/backends/cuda/u8_3x3.cuh"
 #include "src/base/backend.hpp"
 #include "src/base/deriv_taps.hpp"
@@ -233,6 +234,10 @@ void launch_box(const ConstImageView& s, const ImageView& d, const BoxParams& p,
       try_linear3_u8(s, d, p.border, u8_3x3::Linear3{1, 1, 1, 1, p.normalize ? 0 : 1}, st))
     return;
   if (std::is_same_v<T, std::uint8_t> && try_box_u8_tiles(s, d, p, st)) return;
+  // 3x3 on one f32 channel: f32_3x3.cuh (the same double sums in the same order).
+  if (std::is_same_v<T, float> && p.kw == 3 && p.kh == 3 &&
+      f32_3x3::launch_f32_3x3(f32_3x3::Box3{p.normalize}, s, d, p.border, "box", st))
+    return;
   launch_separable(dev_view<T>(s), dev_view<T>(d), dev_border<T>(p.border),
                    SepWindow{p.kw, p.kh, p.kw / 2, p.kh / 2},
                    BoxPolicy<T>{(long long)p.kw * p.kh, p.normalize}, st);
@@ -305,6 +310,18 @@ void run_deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, 
     if (u8_3x3::launch_3x3(u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsTall>,
                            u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsShort>, s, d, border, op, st, k))
       return;
+  }
+  // 3x3 f32 -> f32: f32_3x3.cuh (the same rounded float operations in the same order).
+  if (s.depth() == Depth::f32 && t.nx == 3 && t.ny == 3) {
+    f32_3x3::Linear3 k{};
+    for (int i = 0; i < 3; ++i) {
+      k.tx[i] = float(t.x[i]);
+      k.ty[i] = float(t.y[i]);
+    }
+    k.scale = float(scale);
+    k.delta = float(delta);
+    k.deriv = true;
+    if (f32_3x3::launch_f32_3x3(k, s, d, border, op, st)) return;
   }
   if (s.depth() == Depth::f32)
     launch_deriv<float, float>(s, d, t, scale, delta, border, op, st);
@@ -569,6 +586,15 @@ void launch_gaussian(const ConstImageView& s, const ImageView& d, const Gaussian
   }
   GaussPolicy<T> pol{};
   if constexpr (std::is_same_v<T, float>) {
+    // 3x3 on one f32 channel: f32_3x3.cuh (the same rounded float operations in the same
+    // order; any taps).
+    if (p.kw == 3 && p.kh == 3) {
+      f32_3x3::Linear3 k{};
+      detail::gaussian_taps_float(3, p.sigma, k.tx);
+      detail::gaussian_taps_float(3, p.sigma_y, k.ty);
+      k.deriv = false;
+      if (f32_3x3::launch_f32_3x3(k, s, d, p.border, "gaussian", st)) return;
+    }
     detail::gaussian_taps_float(p.kw, p.sigma, pol.tx);
     detail::gaussian_taps_float(p.kh, p.sigma_y, pol.ty);
     pol.shift = 0;

@@ -46,6 +46,14 @@ constexpr int kPixelBX = 32, kPixelBY = 4;
 constexpr int kPackedTX = 32, kPackedTY = 8;
 constexpr int kPackedPX = 4, kPackedRows = 8, kPackedRowsShort = 2;
 
+// f32 x 1 3x3 kernels (f32_3x3.cuh: dilate/erode, median, box, Gaussian, sobel/scharr): the
+// packed u8 shape in f32 — 32 x 8 threads, each 4 adjacent outputs (one 16-byte load of the
+// tile and one 16-byte store a row) of 8 rows: 128 x 64 outputs a block, a 136 x 66 word tile
+// (35.9 KB, 3% halo rows); the short shape (2 rows a thread: 128 x 16, a 9.8 KB tile) by
+// tall_blocks_fill below (1920x1080: 15 x 68 = 1020 blocks instead of 255). Not measured yet
+// (f32-3x3 branch); the generic engines ran these at 474-547 us at 8192^2 (copy 178.6).
+constexpr int kF32TX = 32, kF32TY = 8, kF32PX = 4, kF32Rows = 8, kF32RowsShort = 2;
+
 // Point-wise ops (arith.cu): 256 x 1 threads, 16 bytes of a row per thread (step 1: add
 // 378 -> 69 us, at the copy floor).
 constexpr int kPointBX = 256, kPointBY = 1;
