@@ -25,6 +25,7 @@
 #include "src/backends/cuda/common/byte_tile.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
+#include "src/backends/cuda/u8_3x3_cn.hpp"
 
 namespace pixflow::cuda::u8_3x3 {
 // Internal linkage: this header is included by median.cu, morphology.cu and separable.cu.
@@ -110,24 +111,10 @@ __device__ __forceinline__ void columns(const unsigned* row, int tx, unsigned& p
   p2 = __byte_perm(__byte_perm(b, c, 0x0043), 0, 0x5140);
 }
 
-// u8 x 3: the packed words of one tile row for the thread whose first output byte is x0
-// (bytes x0-4 .. x0+7 are a, b, c = row[tx .. tx+2]): output lanes (x0, x0+1) take l0, c0, r0
-// = lanes (x0-3, x0-2), (x0, x0+1), (x0+3, x0+4); lanes (x0+2, x0+3) take l1, c1, r1 =
-// (x0-1, x0), (x0+2, x0+3), (x0+5, x0+6). 8 PRMT a row (selector nibble 4 of a zero word
-// gives the zero high bytes of each lane).
-struct Cols3 {
-  unsigned l0, c0, r0, l1, c1, r1;
-};
+// u8 x 3: the six packed words of one tile row (u8_3x3_cn.hpp, host-tested).
+using u8_3x3_cn::Cols3;
 __device__ __forceinline__ Cols3 columns3(const unsigned* row, int tx) {
-  const unsigned a = row[tx], b = row[tx + 1], c = row[tx + 2];
-  Cols3 k;
-  k.l0 = __byte_perm(a, 0, 0x4241);                          // a1, a2
-  k.c0 = __byte_perm(b, 0, 0x4140);                          // b0, b1
-  k.r0 = __byte_perm(__byte_perm(b, c, 0x0043), 0, 0x5140);  // b3, c0
-  k.l1 = __byte_perm(__byte_perm(a, b, 0x0043), 0, 0x5140);  // a3, b0
-  k.c1 = __byte_perm(b, 0, 0x4342);                          // b2, b3
-  k.r1 = __byte_perm(c, 0, 0x4241);                          // c1, c2
-  return k;
+  return u8_3x3_cn::columns3(row[tx], row[tx + 1], row[tx + 2]);
 }
 
 // Stores the 4 packed output bytes of row y (clipped at the right edge).

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "src/backends/cuda/common/image.cuh"
+#include "src/backends/cuda/u8_3x3_cn.hpp"
 
 namespace pixflow::cuda {
 
@@ -189,14 +190,12 @@ __device__ __forceinline__ void load_word_tile_u8(unsigned* tile, int rows, int 
           if constexpr (CN == 1) {
             sx = near_border_index(x + j, v.w, b.type);
           } else {
-            // Byte e of the row: pixel floor(e / CN), channel e mod CN; the rule maps the pixel.
-            const long long e = x + j;
-            const long long in = e < 0 ? -1 - e : e;  // e < 0: pixel -1 - (-1 - e) / CN
-            const int q = int(in / CN), ch = int(in - (long long)q * CN);
-            const long long px = e < 0 ? -1 - q : q;
-            const int c = e < 0 ? CN - 1 - ch : ch;
+            // Row byte x + j: its pixel goes through the rule, its channel stays.
+            long long px;
+            int ch;
+            u8_3x3_cn::pixel_of_byte(x + j, CN, px, ch);
             const long long sp = near_border_index(px, v.w, b.type);
-            sx = sp < 0 ? -1 : sp * CN + c;
+            sx = sp < 0 ? -1 : sp * CN + ch;
           }
           by[j] = sy >= 0 && sx >= 0 ? v.row(sy)[sx] : b.value;
         }
