@@ -223,6 +223,45 @@ TEST(Arith, EveryBackendMatchesRefExactlyImageAndScalarFormsAndInPlace) {
           }
 }
 
+// The CUDA kernels' grid (src/backends/cuda/arith.cu): images spanning several blocks in x
+// and y (u8 rows of 517..12300 bytes: 2-13 blocks of 32 threads x 2 chunks), the row's partial
+// last chunk (widths not a multiple of 16 bytes) and a row of whole chunks (512 x 33), views
+// that are 16-byte aligned (tight: the vector path and, for u8 image-image, the packed words)
+// and not (padded: the byte-wise path), image and scalar forms, in place. Every depth; the
+// 4100 x 1100 case (u8x1, u8x3, f32x1) also spans several blocks at the widest block shape.
+TEST(Arith, EveryBackendMatchesRefOnManyTiles) {
+  auto rng = make_rng(0xA0209);
+  const std::vector<Size> sizes = {{517, 70}, {600, 150}, {300, 97}, {512, 33}, {4100, 1100}};
+  for (Backend be : test_backends())
+    for (ArithOp op : kOps)
+      for (Depth d : kAll)
+        for (int ch : {1, 3, 4})
+          for (Size s : sizes)
+            for (bool tight : {true, false}) {
+              if (s.w == 4100 && !((d == Depth::u8 && ch != 4) || (d == Depth::f32 && ch == 1)))
+                continue;
+              PIXFLOW_TRACE(testing::Message() << backend_name(be) << " " << arith_op_name(op)
+                                               << " " << depth_name(d) << "x" << ch << " " << s.w
+                                               << "x" << s.h << (tight ? " aligned" : " padded"));
+              auto a = random_image(s.w, s.h, {d, ch}, rng);
+              auto b = random_image(s.w, s.h, {d, ch}, rng);
+              const double v = d == Depth::f32 ? -3.25 : 37.5;
+              auto want = make_dst(s.w, s.h, {d, ch}, rng);
+              auto want_v = make_dst(s.w, s.h, {d, ch}, rng);
+              arith(a, b, want, op, {Backend::ref});
+              arith(a, v, want_v, op, {Backend::ref});
+              auto da = to_backend(be, a, rng, tight), db = to_backend(be, b, rng, tight);
+              auto got = make_dst_on(be, s.w, s.h, {d, ch}, rng, tight);
+              arith(da, db, got, op, {be});
+              ASSERT_EQ(compare(to_host(got), want), "");
+              auto got_v = make_dst_on(be, s.w, s.h, {d, ch}, rng, tight);
+              arith(da, v, got_v, op, {be});
+              ASSERT_EQ(compare(to_host(got_v), want_v), "");
+              arith(da, db, da.view, op, {be});  // in place: dst identical to a
+              ASSERT_EQ(compare(to_host(da), want), "");
+            }
+}
+
 // The SIMD kernels (src/backends/cpu/simd/arith.cpp) once per SIMD target: widths around
 // the vector lengths (whole vectors, tails), saturation at both ends, scalars with halves
 // (round half to even), negative and huge scalars, every depth.

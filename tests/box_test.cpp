@@ -310,6 +310,35 @@ TEST(Box, EveryBackendMatchesRefOnManyTilesF32x1) {
                                  {Depth::f32, 3}, {300, 97}, rng));
 }
 
+// The packed 3x3 kernel on u8 x 3 (u8_3x3.cuh linear3, CN = 3): aligned destinations (the
+// packed path), aligned and padded sources, short and tall blocks, every border, mean and sum.
+TEST(Box, EveryBackendMatchesRefOnManyTilesU8x3Packed3x3) {
+  auto rng = make_rng(0xb0ca);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  const std::vector<Size> sizes = {{1, 1},     {2, 3},    {43, 5},     {517, 70},
+                                   {600, 150}, {300, 97}, {4100, 1100}};
+  std::size_t turn = 0;
+  for (Backend be : test_backends())
+    for (Size s : sizes)
+      for (bool norm : {true, false})
+        for (std::size_t bi = 0; bi < (s.w == 4100 ? 2 : borders.size()); ++bi)
+          for (bool tight_src : {true, false}) {
+            const Border b = borders[(bi + turn++) % borders.size()];
+            PIXFLOW_TRACE(testing::Message()
+                          << backend_name(be) << " u8x3 " << s.w << "x" << s.h << " " << describe(b)
+                          << " normalize=" << norm << (tight_src ? " aligned src" : " padded src"));
+            auto src = random_image(s.w, s.h, {Depth::u8, 3}, rng, tight_src);
+            auto want = make_dst(s.w, s.h, {Depth::u8, 3}, rng);
+            box(src, want, BoxParams{3, 3, norm, b}, {Backend::ref});
+            auto in = to_backend(be, src, rng, tight_src);
+            auto got = make_dst_on(be, s.w, s.h, {Depth::u8, 3}, rng, /*tight=*/true);
+            box(in, got, BoxParams{3, 3, norm, b}, {be});
+            ASSERT_EQ(compare(to_host(got), want), "");
+          }
+}
+
 TEST(Box, EveryBackendMatchesRefOnExtremeSums) {
   // The largest sums (255x255 windows of the depth's maximum: S = 65025 * 65535 < 2^32 for
   // u16) and sums near them, normalised (ties and the division's correction step) or

@@ -242,6 +242,37 @@ TEST(Gaussian, SimdPathsMatchRefOnEveryDepthBorderAndShape) {
           }
 }
 
+// The packed 3x3 kernel on u8 x 3 (u8_3x3.cuh linear3, CN = 3, Q8 taps): aligned
+// destinations (the packed path), aligned and padded sources, short and tall blocks, every
+// border, sigma_y equal to sigma and not.
+TEST(Gaussian, EveryBackendMatchesRefOnManyTilesU8x3Packed3x3) {
+  auto rng = make_rng(0x6a0c);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  const std::vector<Size> sizes = {{1, 1},     {2, 3},    {43, 5},     {517, 70},
+                                   {600, 150}, {300, 97}, {4100, 1100}};
+  std::size_t turn = 0;
+  for (Backend be : test_backends())
+    for (Size s : sizes)
+      for (std::pair<double, double> sig : {std::pair{0.8, 0.0}, std::pair{1.1, 0.6}})
+        for (std::size_t bi = 0; bi < (s.w == 4100 ? 2 : borders.size()); ++bi)
+          for (bool tight_src : {true, false}) {
+            const Border b = borders[(bi + turn++) % borders.size()];
+            PIXFLOW_TRACE(testing::Message()
+                          << backend_name(be) << " u8x3 " << s.w << "x" << s.h << " " << describe(b)
+                          << " sigma=" << sig.first << "/" << sig.second
+                          << (tight_src ? " aligned src" : " padded src"));
+            auto src = random_image(s.w, s.h, {Depth::u8, 3}, rng, tight_src);
+            auto want = make_dst(s.w, s.h, {Depth::u8, 3}, rng);
+            gaussian(src, want, GaussianParams{sig.first, sig.second, 3, 3, b}, {Backend::ref});
+            auto in = to_backend(be, src, rng, tight_src);
+            auto got = make_dst_on(be, s.w, s.h, {Depth::u8, 3}, rng, /*tight=*/true);
+            gaussian(in, got, GaussianParams{sig.first, sig.second, 3, 3, b}, {be});
+            ASSERT_EQ(compare(to_host(got), want), "");
+          }
+}
+
 // Images of many tiles for the CUDA u8 kernel (src/backends/cuda/separable.cu,
 // gaussian_u8_kernel: 256-sample tiles of 32 rows, vertical sums two samples per word,
 // horizontal sums in float; windows 13 and 49 compiled, the rest at run time), 1-4

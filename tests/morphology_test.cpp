@@ -378,6 +378,38 @@ TEST(Morphology, EveryBackendMatchesRefOnManyTilesF32x1) {
       backends_match_ref("open", "k=3 border=reflect101", {Depth::f32, 1}, {600, 150}, rng));
 }
 
+// The packed 3x3 kernel on u8 x 3 (src/backends/cuda/u8_3x3.cuh, CN = 3: row bytes, the
+// horizontal neighbours 3 bytes apart, edge bytes mapped by pixel): destinations 4-byte
+// aligned (tight) so the packed path runs (it falls back otherwise), sources aligned (word
+// loads) and padded (byte loads), several 128-byte x 16-row blocks (short shape) and
+// 4100x1100 (97 x 18 tall blocks), every border incl. constant 300 / -7, tiny images.
+TEST(Morphology, EveryBackendMatchesRefOnManyTilesU8x3Packed3x3) {
+  auto rng = make_rng(0x40eb);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  const std::vector<Size> sizes = {{1, 1},     {2, 3},    {43, 5},     {517, 70},
+                                   {600, 150}, {300, 97}, {4100, 1100}};
+  std::size_t turn = 0;
+  for (Backend be : test_backends())
+    for (Size s : sizes)
+      for (MorphOp op : {MorphOp::dilate, MorphOp::erode})
+        for (std::size_t bi = 0; bi < (s.w == 4100 ? 2 : borders.size()); ++bi)
+          for (bool tight_src : {true, false}) {
+            const Border b = borders[(bi + turn++) % borders.size()];
+            PIXFLOW_TRACE(testing::Message() << backend_name(be) << " u8x3 " << s.w << "x" << s.h
+                                             << " " << describe(b) << " " << morph_op_name(op)
+                                             << (tight_src ? " aligned src" : " padded src"));
+            auto src = random_image(s.w, s.h, {Depth::u8, 3}, rng, tight_src);
+            auto want = make_dst(s.w, s.h, {Depth::u8, 3}, rng);
+            morphology(src, want, op, MorphParams{3, 3, 1, b}, {Backend::ref});
+            auto in = to_backend(be, src, rng, tight_src);
+            auto got = make_dst_on(be, s.w, s.h, {Depth::u8, 3}, rng, /*tight=*/true);
+            morphology(in, got, op, MorphParams{3, 3, 1, b}, {be});
+            ASSERT_EQ(compare(to_host(got), want), "");
+          }
+}
+
 // The CUDA backend's 3x3 composites on one u8 channel in one kernel
 // (morph3_composite_u8_kernel in src/backends/cuda/morphology.cu: 128 x 32 outputs a block,
 // the intermediate in shared memory, its ring outside the image filled by the border rule

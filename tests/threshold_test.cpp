@@ -155,6 +155,36 @@ TEST(Threshold, EveryBackendMatchesRefExactlyIncludingInPlace) {
           }
 }
 
+// The CUDA kernel's grid (src/backends/cuda/arith.cu, two 16-byte chunks a thread for u8):
+// images spanning several blocks in x and y, partial last chunks, aligned (tight: vector
+// loads) and padded views, every depth, in place.
+TEST(Threshold, EveryBackendMatchesRefOnManyTiles) {
+  auto rng = make_rng(0x7204);
+  const Depth all[] = {Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32};
+  const std::vector<Size> sizes = {{517, 70}, {600, 150}, {300, 97}, {4100, 1100}};
+  for (Backend be : test_backends())
+    for (Depth d : all)
+      for (int ch : {1, 3})
+        for (Size s : sizes)
+          for (bool tight : {true, false}) {
+            if (s.w == 4100 && d != Depth::u8) continue;
+            const ThresholdType type = ch == 1 ? ThresholdType::binary : ThresholdType::trunc;
+            PIXFLOW_TRACE(testing::Message() << backend_name(be) << " " << depth_name(d) << "x"
+                                             << ch << " " << type_name(type) << " " << s.w << "x"
+                                             << s.h << (tight ? " aligned" : " padded"));
+            const ThresholdParams p{thresholds(d)[3], 200.5, type};
+            auto src = random_image(s.w, s.h, {d, ch}, rng);
+            auto want = make_dst(s.w, s.h, {d, ch}, rng);
+            threshold(src, want, p, {Backend::ref});
+            auto in = to_backend(be, src, rng, tight);
+            auto got = make_dst_on(be, s.w, s.h, {d, ch}, rng, tight);
+            threshold(in, got, p, {be});
+            ASSERT_EQ(compare(to_host(got), want), "");
+            threshold(in, in.view, p, {be});
+            ASSERT_EQ(compare(to_host(in), want), "");
+          }
+}
+
 // The SIMD kernel (src/backends/cpu/simd/threshold.cpp) once per SIMD target: every type
 // and depth, thresholds inside, below and above each depth's range and fractional ones.
 TEST(Threshold, EveryBackendMatchesRefOnEverySimdPath) {

@@ -1,12 +1,17 @@
 // Point-wise ops on CUDA: add/sub/absdiff/mul (image and scalar), convert, threshold.
-// The element rules are src/base/pointwise.hpp, shared with the reference. Each thread
-// handles 16 bytes of a row; rows are looped so any height fits the grid.
+// The element rules are src/base/pointwise.hpp, shared with the reference; u8 image-image
+// arithmetic runs them four bytes a word (pointwise_u8_packed.hpp, exhaustively tested on the
+// host). Each thread handles one or two 16-byte chunks of a row; rows are looped so any
+// height fits the grid.
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/register.cuh"
+#include "src/backends/cuda/pointwise_u8_packed.hpp"
 #include "src/base/backend.hpp"
 #include "src/base/pointwise.hpp"
 #include "src/base/visit_depth.hpp"
@@ -14,147 +19,248 @@
 namespace pixflow::cuda {
 namespace {
 
-constexpr int kBX = kPointBX, kBY = kPointBY;  // launch.cuh
-// Each thread handles 16 bytes of a row (N samples): all N loads are issued before the
-// first store, so a thread keeps 16 bytes in flight instead of one sample (one sample per
-// thread left the u8 kernels latency-bound at ~5x the copy time; bench/NOTES.md).
+// Chunks a thread (launch.cuh): kPointVecs for 1-byte samples, whose 1920x1080 rows are
+// short (120 chunks u8x1); 1 for wider samples, which keep 32 registers (with 2: 55-64, 4
+// blocks a SM) and whose rows already have 2-4x the chunks.
+template <class T>
+constexpr int kVecs = sizeof(T) == 1 ? kPointVecs : 1;
+// A chunk is 16 bytes of a row (N samples): all of a thread's chunk loads are issued before
+// the first store, so a thread keeps kVecs x 16 bytes in flight instead of one sample (one
+// sample per thread left the u8 kernels latency-bound at ~5x the copy time; bench/NOTES.md).
 template <class T>
 constexpr int kVec = 16 / int(sizeof(T)) > 0 ? 16 / int(sizeof(T)) : 1;
 
 // N samples at p, as 16-byte vector accesses when `vec` (every row start and stride of the
 // call's views is 16-byte aligned), else one by one. Views with odd offsets take the scalar
 // path and stay correct.
+template <bool Vec, class T, int N>
+__device__ __forceinline__ void load_n(const T* p, T (&v)[N]) {
+  if constexpr (Vec && (N * sizeof(T)) % 16 == 0) {
+    _Pragma("unroll") for (int k = 0; k < int(N * sizeof(T) / 16); ++k) {
+      const uint4 u = reinterpret_cast<const uint4*>(p)[k];
+      memcpy(&v[k * 16 / sizeof(T)], &u, 16);
+    }
+  } else {
+    _Pragma("unroll") for (int k = 0; k < N; ++k) v[k] = p[k];
+  }
+}
+template <bool Vec, class T, int N>
+__device__ __forceinline__ void store_n(T* p, const T (&v)[N]) {
+  if constexpr (Vec && (N * sizeof(T)) % 16 == 0) {
+    _Pragma("unroll") for (int k = 0; k < int(N * sizeof(T) / 16); ++k) {
+      uint4 u;
+      memcpy(&u, &v[k * 16 / sizeof(T)], 16);
+      reinterpret_cast<uint4*>(p)[k] = u;
+    }
+  } else {
+    _Pragma("unroll") for (int k = 0; k < N; ++k) p[k] = v[k];
+  }
+}
+
+// The row's last chunk when it is partial (cnt = n - i < N samples): the samples one by one
+// into the same registers as a full chunk (zeros past the end), so one code path computes both
+// (a separate scalar tail loop kept its own 64-bit state live: 55 registers against 48).
 template <class T, int N>
-__device__ __forceinline__ void load_n(const T* p, bool vec, T (&v)[N]) {
-  if constexpr ((N * sizeof(T)) % 16 == 0) {
-    if (vec) {
-      _Pragma("unroll") for (int k = 0; k < int(N * sizeof(T) / 16); ++k) {
-        const uint4 u = reinterpret_cast<const uint4*>(p)[k];
-        memcpy(&v[k * 16 / sizeof(T)], &u, 16);
-      }
-      return;
-    }
-  }
-  _Pragma("unroll") for (int k = 0; k < N; ++k) v[k] = p[k];
+__device__ __forceinline__ void load_part(const T* p, long long cnt, T (&v)[N]) {
+  _Pragma("unroll") for (int k = 0; k < N; ++k) v[k] = k < cnt ? p[k] : T(0);
 }
 template <class T, int N>
-__device__ __forceinline__ void store_n(T* p, bool vec, const T (&v)[N]) {
-  if constexpr ((N * sizeof(T)) % 16 == 0) {
-    if (vec) {
-      _Pragma("unroll") for (int k = 0; k < int(N * sizeof(T) / 16); ++k) {
-        uint4 u;
-        memcpy(&u, &v[k * 16 / sizeof(T)], 16);
-        reinterpret_cast<uint4*>(p)[k] = u;
+__device__ __forceinline__ void store_part(T* p, long long cnt, const T (&v)[N]) {
+  _Pragma("unroll") for (int k = 0; k < N; ++k) if (k < cnt) p[k] = v[k];
+}
+
+// The grid: block (bx, by) spans V * blockDim.x chunks of a row from chunk
+// bx * V * blockDim.x; thread tx takes chunks tx, tx + blockDim.x, ... of that span (so each
+// warp access is contiguous) in row by * blockDim.y + ty, then every gridDim.y * blockDim.y-th
+// row. `first` is the thread's first sample index, `step` the samples between its chunks.
+// Each kernel body loads every chunk of its row (full: i + N <= n; the row's last, partial
+// one: i < n), then computes and stores them: in-place calls (dst identical to a source) stay
+// exact because every sample is read before it is written and threads never share a sample.
+#define PIXFLOW_FOR_ROWS(N, V, n, h, ...)                                                 \
+  const long long first = ((long long)blockIdx.x * blockDim.x * (V) + threadIdx.x) * (N); \
+  const long long step = (long long)blockDim.x * (N);                                     \
+  if (first >= (n)) return;                                                               \
+  for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < (h);           \
+       y += (long long)gridDim.y * blockDim.y) {                                          \
+    __VA_ARGS__                                                                           \
+  }
+
+// d = a (Op) b on N samples; u8 four bytes a word (the same rule, pointwise_u8_packed.hpp).
+template <class T, ArithOp Op, int N>
+__device__ __forceinline__ void arith_n(const T (&a)[N], const T (&b)[N], T (&d)[N]) {
+  if constexpr (std::is_same_v<T, std::uint8_t> && N % 4 == 0) {
+    _Pragma("unroll") for (int k = 0; k < N; k += 4) {
+      pw_u8::u32 wa, wb;
+      memcpy(&wa, &a[k], 4);
+      memcpy(&wb, &b[k], 4);
+      const pw_u8::u32 wd = pw_u8::apply<Op>(wa, wb);
+      memcpy(&d[k], &wd, 4);
+    }
+  } else {
+    _Pragma("unroll") for (int k = 0; k < N; ++k) d[k] = detail::arith_apply<T>(a[k], b[k], Op);
+  }
+}
+
+// The op is a template argument: the rule's switch folds away (with a runtime op the u8
+// kernel kept every op's int64 code live: 40 registers, absdiff 88.8 us at 8192^2 u8x1).
+// Blocks a SM each kernel is built for (__launch_bounds__; ptxas output of 2026-11-25): the
+// u8 kernels' own choice was 48 registers for add/sub/absdiff (5 blocks of 256 a SM: 168960
+// threads a wave, 1.15 waves at 1920x1080 u8x3) and 64 for mul (4 blocks); bounded to 40 (6
+// blocks, one wave) and 48 (5 blocks) they do not spill (mul spills 24-56 bytes at 40). Wider
+// depths take one chunk a thread and 30-56 registers within the 64 that 4 blocks allow.
+template <class T, ArithOp Op>
+constexpr int kArithMinBlocks = std::is_same_v<T, std::uint8_t> ? (Op != ArithOp::mul ? 6 : 5) : 4;
+
+template <class T, ArithOp Op, bool Vec>
+__global__ void __launch_bounds__(kPointThreads, (kArithMinBlocks<T, Op>))
+    arith_kernel(DevView<T> a, DevView<T> b, DevView<T> d) {
+  constexpr int N = kVec<T>, V = kVecs<T>;
+  const long long n = (long long)d.w * d.cn;
+  PIXFLOW_FOR_ROWS(N, V, n, d.h, {
+    const T* pa = a.row(y);
+    const T* pb = b.row(y);
+    T* pd = d.row(y);
+    T va[V][N], vb[V][N];
+    _Pragma("unroll") for (int v = 0; v < V; ++v) {
+      const long long i = first + v * step;
+      if (i + N <= n) {
+        load_n<Vec>(pa + i, va[v]);
+        load_n<Vec>(pb + i, vb[v]);
+      } else if (i < n) {
+        load_part(pa + i, n - i, va[v]);
+        load_part(pb + i, n - i, vb[v]);
       }
-      return;
     }
-  }
-  _Pragma("unroll") for (int k = 0; k < N; ++k) p[k] = v[k];
+    _Pragma("unroll") for (int v = 0; v < V; ++v) {
+      const long long i = first + v * step;
+      T vd[N];
+      if (i < n) arith_n<T, Op>(va[v], vb[v], vd);
+      if (i + N <= n)
+        store_n<Vec>(pd + i, vd);
+      else if (i < n)
+        store_part(pd + i, n - i, vd);
+    }
+  })
 }
 
-// Row y, samples [i0, i0 + N) clipped to n: load all, then compute and store all.
-#define PIXFLOW_FOR_CHUNKS(T, N, n, h, ...)                                      \
-  const long long i0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * (N); \
-  if (i0 >= (n)) return;                                                         \
-  const int cnt = (n)-i0 >= (N) ? (N) : int((n)-i0);                             \
-  for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < (h);  \
-       y += (long long)gridDim.y * blockDim.y) {                                 \
-    __VA_ARGS__                                                                  \
-  }
+template <class T, ArithOp Op, bool Vec>
+__global__ void arith_scalar_kernel(DevView<T> a, double s, DevView<T> d) {
+  constexpr int N = kVec<T>, V = kVecs<T>;
+  const long long n = (long long)d.w * d.cn;
+  PIXFLOW_FOR_ROWS(N, V, n, d.h, {
+    const T* pa = a.row(y);
+    T* pd = d.row(y);
+    T va[V][N];
+    _Pragma("unroll") for (int v = 0; v < V; ++v) {
+      const long long i = first + v * step;
+      if (i + N <= n)
+        load_n<Vec>(pa + i, va[v]);
+      else if (i < n)
+        load_part(pa + i, n - i, va[v]);
+    }
+    _Pragma("unroll") for (int v = 0; v < V; ++v) {
+      const long long i = first + v * step;
+      T vd[N];
+      _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
+          detail::arith_apply_scalar<T>(va[v][k], s, Op);
+      if (i + N <= n)
+        store_n<Vec>(pd + i, vd);
+      else if (i < n)
+        store_part(pd + i, n - i, vd);
+    }
+  })
+}
 
+template <class S, class D, bool Vec>
+__global__ void convert_kernel(DevView<S> s, DevView<D> d, double scale, double offset, bool abs) {
+  constexpr int N = kVec<S> < kVec<D> ? kVec<S> : kVec<D>, V = 1;
+  const long long n = (long long)d.w * d.cn;
+  PIXFLOW_FOR_ROWS(N, V, n, d.h, {
+    const S* ps = s.row(y);
+    D* pd = d.row(y);
+    S vs[V][N];
+    _Pragma("unroll") for (int v = 0; v < V; ++v) {
+      const long long i = first + v * step;
+      if (i + N <= n)
+        load_n<Vec>(ps + i, vs[v]);
+      else if (i < n)
+        load_part(ps + i, n - i, vs[v]);
+    }
+    _Pragma("unroll") for (int v = 0; v < V; ++v) {
+      const long long i = first + v * step;
+      D vd[N];
+      _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
+          detail::convert_apply<S, D>(vs[v][k], scale, offset, abs);
+      if (i + N <= n)
+        store_n<Vec>(pd + i, vd);
+      else if (i < n)
+        store_part(pd + i, n - i, vd);
+    }
+  })
+}
+
+// Threshold on integers: `above` is x > it with it in [lo - 1, hi] of T (int_threshold), so
+// for u8/u16/s16 the comparison fits int (the u8 kernel compared in 64 bits).
 template <class T>
-__global__ void arith_kernel(DevView<T> a, DevView<T> b, DevView<T> d, ArithOp op, bool vec) {
-  constexpr int N = kVec<T>;
-  PIXFLOW_FOR_CHUNKS(T, N, (long long)d.w * d.cn, d.h, {
-    const T* pa = a.row(y) + i0;
-    const T* pb = b.row(y) + i0;
-    T* pd = d.row(y) + i0;
-    T va[N], vb[N], vd[N];
-    if (cnt == N) {
-      load_n(pa, vec, va);
-      load_n(pb, vec, vb);
+using ThrInt = std::conditional_t<(sizeof(T) < 4), int, long long>;
+
+// u8 aligned: 48 registers unbounded (5 blocks a SM), 40 bounded to 6 blocks without
+// spilling (the unaligned form spills 456 bytes at 40 and keeps 64).
+template <class T, bool Vec>
+__global__ void __launch_bounds__(kPointThreads, (sizeof(T) == 1 && Vec ? 6 : 4))
+    threshold_int_kernel(DevView<T> s, DevView<T> d, ThresholdType type, long long it, T tv, T mv) {
+  constexpr int N = kVec<T>, V = kVecs<T>;
+  const long long n = (long long)d.w * d.cn;
+  const ThrInt<T> t = ThrInt<T>(it);
+  PIXFLOW_FOR_ROWS(N, V, n, d.h, {
+    const T* ps = s.row(y);
+    T* pd = d.row(y);
+    T vs[V][N];
+    _Pragma("unroll") for (int v = 0; v < V; ++v) {
+      const long long i = first + v * step;
+      if (i + N <= n)
+        load_n<Vec>(ps + i, vs[v]);
+      else if (i < n)
+        load_part(ps + i, n - i, vs[v]);
+    }
+    _Pragma("unroll") for (int v = 0; v < V; ++v) {
+      const long long i = first + v * step;
+      T vd[N];
       _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
-          detail::arith_apply<T>(va[k], vb[k], op);
-      store_n(pd, vec, vd);
-    } else {
-      for (int k = 0; k < cnt; ++k) pd[k] = detail::arith_apply<T>(pa[k], pb[k], op);
+          detail::threshold_pick<T>(type, ThrInt<T>(vs[v][k]) > t, vs[v][k], tv, mv);
+      if (i + N <= n)
+        store_n<Vec>(pd + i, vd);
+      else if (i < n)
+        store_part(pd + i, n - i, vd);
     }
   })
 }
 
-template <class T>
-__global__ void arith_scalar_kernel(DevView<T> a, double v, DevView<T> d, ArithOp op, bool vec) {
-  constexpr int N = kVec<T>;
-  PIXFLOW_FOR_CHUNKS(T, N, (long long)d.w * d.cn, d.h, {
-    const T* pa = a.row(y) + i0;
-    T* pd = d.row(y) + i0;
-    T va[N], vd[N];
-    if (cnt == N) {
-      load_n(pa, vec, va);
-      _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
-          detail::arith_apply_scalar<T>(va[k], v, op);
-      store_n(pd, vec, vd);
-    } else {
-      for (int k = 0; k < cnt; ++k) pd[k] = detail::arith_apply_scalar<T>(pa[k], v, op);
-    }
-  })
-}
-
-template <class S, class D>
-__global__ void convert_kernel(DevView<S> s, DevView<D> d, double scale, double offset, bool abs,
-                               bool vec) {
-  constexpr int N = kVec<S> < kVec<D> ? kVec<S> : kVec<D>;
-  PIXFLOW_FOR_CHUNKS(S, N, (long long)d.w * d.cn, d.h, {
-    const S* ps = s.row(y) + i0;
-    D* pd = d.row(y) + i0;
-    S vs[N];
-    D vd[N];
-    if (cnt == N) {
-      load_n(ps, vec, vs);
-      _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
-          detail::convert_apply<S, D>(vs[k], scale, offset, abs);
-      store_n(pd, vec, vd);
-    } else {
-      for (int k = 0; k < cnt; ++k) pd[k] = detail::convert_apply<S, D>(ps[k], scale, offset, abs);
-    }
-  })
-}
-
-template <class T>
-__global__ void threshold_int_kernel(DevView<T> s, DevView<T> d, ThresholdType type, long long it,
-                                     T tv, T mv, bool vec) {
-  constexpr int N = kVec<T>;
-  PIXFLOW_FOR_CHUNKS(T, N, (long long)d.w * d.cn, d.h, {
-    const T* ps = s.row(y) + i0;
-    T* pd = d.row(y) + i0;
-    T vs[N], vd[N];
-    if (cnt == N) {
-      load_n(ps, vec, vs);
-      _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
-          detail::threshold_pick<T>(type, (long long)vs[k] > it, vs[k], tv, mv);
-      store_n(pd, vec, vd);
-    } else {
-      for (int k = 0; k < cnt; ++k)
-        pd[k] = detail::threshold_pick<T>(type, (long long)ps[k] > it, ps[k], tv, mv);
-    }
-  })
-}
-
+template <bool Vec>
 __global__ void threshold_f32_kernel(DevView<float> s, DevView<float> d, ThresholdType type,
-                                     float t, float mv, bool vec) {
-  constexpr int N = 4;
-  PIXFLOW_FOR_CHUNKS(float, N, (long long)d.w* d.cn, d.h, {
-    const float* ps = s.row(y) + i0;
-    float* pd = d.row(y) + i0;
-    float vs[N], vd[N];
-    if (cnt == N) {
-      load_n(ps, vec, vs);
+                                     float t, float mv) {
+  constexpr int N = 4, V = 1;
+  const long long n = (long long)d.w * d.cn;
+  PIXFLOW_FOR_ROWS(N, V, n, d.h, {
+    const float* ps = s.row(y);
+    float* pd = d.row(y);
+    float vs[V][N];
+    _Pragma("unroll") for (int v = 0; v < V; ++v) {
+      const long long i = first + v * step;
+      if (i + N <= n)
+        load_n<Vec>(ps + i, vs[v]);
+      else if (i < n)
+        load_part(ps + i, n - i, vs[v]);
+    }
+    _Pragma("unroll") for (int v = 0; v < V; ++v) {
+      const long long i = first + v * step;
+      float vd[N];
       _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
-          detail::threshold_pick<float>(type, vs[k] > t, vs[k], t, mv);
-      store_n(pd, vec, vd);
-    } else {
-      for (int k = 0; k < cnt; ++k)
-        pd[k] = detail::threshold_pick<float>(type, ps[k] > t, ps[k], t, mv);
+          detail::threshold_pick<float>(type, vs[v][k] > t, vs[v][k], t, mv);
+      if (i + N <= n)
+        store_n<Vec>(pd + i, vd);
+      else if (i < n)
+        store_part(pd + i, n - i, vd);
     }
   })
 }
@@ -166,16 +272,53 @@ bool aligned16(std::initializer_list<ConstImageView> views) {
   return true;
 }
 
-dim3 grid_for(const ImageView& d, int per_thread) {
-  return grid_2d((long long)d.width() * d.channels(), d.height(), kBX * per_thread, kBY);
+// Launch shape for rows of d.width() * channels samples, `per_chunk` samples a chunk and
+// `vecs` chunks a thread.
+struct PointLaunch {
+  dim3 grid, block;
+};
+PointLaunch launch_for(const ImageView& d, int per_chunk, int vecs) {
+  const long long chunks = (d.width() * d.channels() + per_chunk - 1) / per_chunk;
+  const int bx = point_block_x(chunks, vecs), by = kPointThreads / bx;
+  return {grid_2d(chunks, d.height(), bx * vecs, by), dim3(unsigned(bx), unsigned(by))};
+}
+
+// Alignment -> template argument: a kernel with both paths kept the unaligned path's 16-64
+// byte loads live beside the vector path (72 registers for u8 arith; 3 blocks a SM).
+template <class F>
+void dispatch_vec(bool vec, F&& f) {
+  if (vec)
+    f(std::true_type{});
+  else
+    f(std::false_type{});
+}
+
+// Runtime op -> template argument.
+template <class F>
+void dispatch_op(ArithOp op, F&& f) {
+  switch (op) {
+    case ArithOp::add:
+      return f(std::integral_constant<ArithOp, ArithOp::add>{});
+    case ArithOp::sub:
+      return f(std::integral_constant<ArithOp, ArithOp::sub>{});
+    case ArithOp::absdiff:
+      return f(std::integral_constant<ArithOp, ArithOp::absdiff>{});
+    case ArithOp::mul:
+      return f(std::integral_constant<ArithOp, ArithOp::mul>{});
+  }
 }
 
 void arith(const ConstImageView& a, const ConstImageView& b, const ImageView& dst, ArithOp op,
            cudaStream_t stream) {
   detail::visit_depth(a.depth(), [&](auto t) -> void {
     using T = decltype(t);
-    arith_kernel<T><<<grid_for(dst, kVec<T>), dim3(kBX, kBY), 0, stream>>>(
-        dev_view<T>(a), dev_view<T>(b), dev_view<T>(dst), op, aligned16({a, b, dst}));
+    const PointLaunch l = launch_for(dst, kVec<T>, kVecs<T>);
+    dispatch_op(op, [&](auto o) {
+      dispatch_vec(aligned16({a, b, dst}), [&](auto v) {
+        arith_kernel<T, decltype(o)::value, decltype(v)::value>
+            <<<l.grid, l.block, 0, stream>>>(dev_view<T>(a), dev_view<T>(b), dev_view<T>(dst));
+      });
+    });
   });
   PIXFLOW_CUDA_CHECK_LAUNCH("arith");
 }
@@ -184,8 +327,13 @@ void arith(const ConstImageView& a, double value, const ImageView& dst, ArithOp 
            cudaStream_t stream) {
   detail::visit_depth(a.depth(), [&](auto t) -> void {
     using T = decltype(t);
-    arith_scalar_kernel<T><<<grid_for(dst, kVec<T>), dim3(kBX, kBY), 0, stream>>>(
-        dev_view<T>(a), value, dev_view<T>(dst), op, aligned16({a, dst}));
+    const PointLaunch l = launch_for(dst, kVec<T>, kVecs<T>);
+    dispatch_op(op, [&](auto o) {
+      dispatch_vec(aligned16({a, dst}), [&](auto v) {
+        arith_scalar_kernel<T, decltype(o)::value, decltype(v)::value>
+            <<<l.grid, l.block, 0, stream>>>(dev_view<T>(a), value, dev_view<T>(dst));
+      });
+    });
   });
   PIXFLOW_CUDA_CHECK_LAUNCH("arith");
 }
@@ -196,9 +344,11 @@ void convert(const ConstImageView& src, const ImageView& dst, const ConvertParam
     using S = decltype(s);
     detail::visit_depth(dst.depth(), [&](auto d) -> void {
       using D = decltype(d);
-      convert_kernel<S, D>
-          <<<grid_for(dst, kVec<S> < kVec<D> ? kVec<S> : kVec<D>), dim3(kBX, kBY), 0, stream>>>(
-              dev_view<S>(src), dev_view<D>(dst), p.scale, p.offset, p.abs, aligned16({src, dst}));
+      const PointLaunch l = launch_for(dst, kVec<S> < kVec<D> ? kVec<S> : kVec<D>, 1);
+      dispatch_vec(aligned16({src, dst}), [&](auto v) {
+        convert_kernel<S, D, decltype(v)::value><<<l.grid, l.block, 0, stream>>>(
+            dev_view<S>(src), dev_view<D>(dst), p.scale, p.offset, p.abs);
+      });
     });
   });
   PIXFLOW_CUDA_CHECK_LAUNCH("convert");
@@ -209,13 +359,19 @@ void threshold(const ConstImageView& src, const ImageView& dst, const ThresholdP
   detail::visit_depth(src.depth(), [&](auto t) -> void {
     using T = decltype(t);
     if constexpr (std::is_same_v<T, float>) {
-      threshold_f32_kernel<<<grid_for(dst, 4), dim3(kBX, kBY), 0, stream>>>(
-          dev_view<float>(src), dev_view<float>(dst), p.type, detail::to_float_clamped(p.t),
-          detail::to_float_clamped(p.maxval), aligned16({src, dst}));
+      const PointLaunch l = launch_for(dst, 4, 1);
+      dispatch_vec(aligned16({src, dst}), [&](auto v) {
+        threshold_f32_kernel<decltype(v)::value><<<l.grid, l.block, 0, stream>>>(
+            dev_view<float>(src), dev_view<float>(dst), p.type, detail::to_float_clamped(p.t),
+            detail::to_float_clamped(p.maxval));
+      });
     } else {
       const auto k = detail::int_threshold<T>(p.t, p.maxval);
-      threshold_int_kernel<T><<<grid_for(dst, kVec<T>), dim3(kBX, kBY), 0, stream>>>(
-          dev_view<T>(src), dev_view<T>(dst), p.type, k.it, k.tv, k.mv, aligned16({src, dst}));
+      const PointLaunch l = launch_for(dst, kVec<T>, kVecs<T>);
+      dispatch_vec(aligned16({src, dst}), [&](auto v) {
+        threshold_int_kernel<T, decltype(v)::value><<<l.grid, l.block, 0, stream>>>(
+            dev_view<T>(src), dev_view<T>(dst), p.type, k.it, k.tv, k.mv);
+      });
     }
   });
   PIXFLOW_CUDA_CHECK_LAUNCH("threshold");

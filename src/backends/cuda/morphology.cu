@@ -413,12 +413,16 @@ bool try_morph_u8_tiles(const ConstImageView& s, const ImageView& d, const SepWi
 template <class T, bool kMax>
 void launch_morph(const ConstImageView& s, const ImageView& d, const SepWindow& w,
                   const Border& border, cudaStream_t st) {
-  // 3x3 centred on one u8 channel: the packed kernel (16x2 lanes, Hopper 3-input min/max)
-  // when the destination allows it (8192^2: 90 us against 110 for the van Herk kernel).
+  // 3x3 centred on u8 x 1 or x 3: the packed kernel (16x2 lanes, Hopper 3-input min/max)
+  // when the destination allows it (8192^2 u8x1: 90 us against 110 for the van Herk kernel;
+  // u8x3 took the byte-tile kernel: 26.1 us at 1920x1080 against NPP's 12.4).
   if (std::is_same_v<T, std::uint8_t> && w.kw == 3 && w.kh == 3 && w.ax == 1 && w.ay == 1 &&
-      u8_3x3::launch_3x3(u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsTall>,
-                         u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort>, s, d, border,
-                         "morphology", st))
+      (u8_3x3::launch_3x3(u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsTall>,
+                          u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort>, s, d, border,
+                          "morphology", st) ||
+       u8_3x3::launch_3x3_cn<3>(u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsTall, 3>,
+                                u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort, 3>, s, d, border,
+                                "morphology", st)))
     return;
   // 3x3 centred on one f32 channel: f32_3x3.cuh (keys in the tile, 4 x 8 outputs a thread).
   if (std::is_same_v<T, float> && w.kw == 3 && w.kh == 3 && w.ax == 1 && w.ay == 1 &&

@@ -1,5 +1,11 @@
 // Fast 3x3 paths for 1-channel u8: median (median.cu), dilate/erode (morphology.cu), box and
 // Gaussian (linear3) and sobel/scharr (deriv3) (separable.cu); all launched by launch_3x3.
+// dilate/erode and linear3 also take u8 x 3 (CN = 3, launch_3x3_cn): the same kernels over
+// the row's bytes, channels interleaved, so a horizontal neighbour is 3 bytes away; a
+// thread's 4 output bytes need the packed words at byte offsets -3, 0, +3 (columns3) where
+// one channel needs -1, 0, +1. The tile loader maps each edge byte's pixel by the border rule.
+// (u8x3 3x3 went through the byte-tile engines: 26-31 us at 1920x1080 against NPP's 12.4 for
+// dilate and 11.5 for Gaussian, bench/RESULTS.md 2026-11-25.)
 //
 // Each thread computes 4 adjacent pixels of R consecutive rows (R = 8, or 2 for images too
 // small to fill the GPU with 8: launch_3x3 picks by tall_blocks_fill). Pixels travel packed two per
@@ -19,6 +25,7 @@
 #include "src/backends/cuda/common/byte_tile.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
+#include "src/backends/cuda/u8_3x3_cn.hpp"
 
 namespace pixflow::cuda::u8_3x3 {
 // Internal linkage: this header is included by median.cu, morphology.cu and separable.cu.
@@ -83,14 +90,15 @@ __device__ __forceinline__ unsigned median_of(const Sorted3& L, const Sorted3& C
 
 // Tile byte (r, i) is image pixel (bx0 - 4 + i, by0 - 1 + r), by the border rule. Syncs at
 // the end.
-template <int R>
+// With CN channels "pixel" reads "row byte": tile byte (r, i) is row byte bx0 - 4 + i.
+template <int R, int CN = 1>
 __device__ __forceinline__ void load_tile_3x3(unsigned (&tile)[kTileH<R>][kTileWords],
                                               const DevView<std::uint8_t>& src,
                                               const DevBorder<std::uint8_t>& border, long long bx0,
                                               long long by0, bool src_aligned) {
-  load_word_tile_u8<kTileWords, kTX * kTY>(&tile[0][0], kTileH<R>,
-                                           int(threadIdx.y) * kTX + int(threadIdx.x), src, border,
-                                           bx0 - 4, by0 - 1, src_aligned);
+  load_word_tile_u8<kTileWords, kTX * kTY, CN>(&tile[0][0], kTileH<R>,
+                                               int(threadIdx.y) * kTX + int(threadIdx.x), src,
+                                               border, bx0 - 4, by0 - 1, src_aligned);
 }
 
 // Packed column words of one tile row for the thread whose first output column is x0:
@@ -101,6 +109,12 @@ __device__ __forceinline__ void columns(const unsigned* row, int tx, unsigned& p
   p0 = __byte_perm(__byte_perm(a, b, 0x0043), 0, 0x5140);
   p1 = __byte_perm(b, 0, 0x5241);
   p2 = __byte_perm(__byte_perm(b, c, 0x0043), 0, 0x5140);
+}
+
+// u8 x 3: the six packed words of one tile row (u8_3x3_cn.hpp, host-tested).
+using u8_3x3_cn::Cols3;
+__device__ __forceinline__ Cols3 columns3(const unsigned* row, int tx) {
+  return u8_3x3_cn::columns3(row[tx], row[tx + 1], row[tx + 2]);
 }
 
 // Stores the 4 packed output bytes of row y (clipped at the right edge).
@@ -116,7 +130,9 @@ __device__ __forceinline__ void store4(const DevView<std::uint8_t>& dst, long lo
 }
 
 // dilate (kMax) / erode 3x3: the column max (min) of three rows, then of three columns.
-template <bool kMax, int R>
+// CN = 3: the rows' Cols3 words held three rows at a time (R + 2 rows of six words would be 60
+// registers), the vertical op on each word, then the horizontal op of (l, c, r).
+template <bool kMax, int R, int CN = 1>
 __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
     morph3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                      DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
@@ -128,19 +144,35 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
   };
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH<R>;
-    load_tile_3x3<R>(tile, src, border, bx0, by0, src_aligned);
-    unsigned p0[R + 2], p1[R + 2], p2[R + 2];
-#pragma unroll
-    for (int r = 0; r < R + 2; ++r) columns(tile[ty * R + r], tx, p0[r], p1[r], p2[r]);
+    load_tile_3x3<R, CN>(tile, src, border, bx0, by0, src_aligned);
     const long long x0 = bx0 + tx * kPX;
+    if constexpr (CN == 1) {
+      unsigned p0[R + 2], p1[R + 2], p2[R + 2];
 #pragma unroll
-    for (int i = 0; i < R; ++i) {
-      const unsigned c0 = op3(p0[i], p0[i + 1], p0[i + 2]);
-      const unsigned c1 = op3(p1[i], p1[i + 1], p1[i + 2]);
-      const unsigned c2 = op3(p2[i], p2[i + 1], p2[i + 2]);
-      const unsigned o0 = op3(c0, between(c0, c1), c1);  // pixels x0, x0+1
-      const unsigned o1 = op3(c1, between(c1, c2), c2);  // pixels x0+2, x0+3
-      store4(dst, by0 + ty * R + i, x0, __byte_perm(o0, o1, 0x6420));
+      for (int r = 0; r < R + 2; ++r) columns(tile[ty * R + r], tx, p0[r], p1[r], p2[r]);
+#pragma unroll
+      for (int i = 0; i < R; ++i) {
+        const unsigned c0 = op3(p0[i], p0[i + 1], p0[i + 2]);
+        const unsigned c1 = op3(p1[i], p1[i + 1], p1[i + 2]);
+        const unsigned c2 = op3(p2[i], p2[i + 1], p2[i + 2]);
+        const unsigned o0 = op3(c0, between(c0, c1), c1);  // pixels x0, x0+1
+        const unsigned o1 = op3(c1, between(c1, c2), c2);  // pixels x0+2, x0+3
+        store4(dst, by0 + ty * R + i, x0, __byte_perm(o0, o1, 0x6420));
+      }
+    } else {
+      static_assert(CN == 3, "morph3_u8_kernel: 1 or 3 channels");
+      Cols3 k0 = columns3(tile[ty * R], tx), k1 = columns3(tile[ty * R + 1], tx);
+#pragma unroll
+      for (int i = 0; i < R; ++i) {
+        const Cols3 k2 = columns3(tile[ty * R + i + 2], tx);
+        const unsigned o0 = op3(op3(k0.l0, k1.l0, k2.l0), op3(k0.c0, k1.c0, k2.c0),
+                                op3(k0.r0, k1.r0, k2.r0));  // bytes x0, x0+1
+        const unsigned o1 = op3(op3(k0.l1, k1.l1, k2.l1), op3(k0.c1, k1.c1, k2.c1),
+                                op3(k0.r1, k1.r1, k2.r1));  // bytes x0+2, x0+3
+        store4(dst, by0 + ty * R + i, x0, __byte_perm(o0, o1, 0x6420));
+        k0 = k1;
+        k1 = k2;
+      }
     }
     __syncthreads();
   }
@@ -166,7 +198,8 @@ __device__ __forceinline__ unsigned lane_out(unsigned a, unsigned b, unsigned c,
   return q + (2u * r > 9u ? 1u : 0u);  // 9 is odd: no exact halves
 }
 
-template <int R>
+// CN = 3: the same with the row sums of columns3's words (bytes 3 apart, one channel each).
+template <int R, int CN = 1>
 __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
     linear3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                       DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks,
@@ -176,14 +209,21 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
   const long long bx0 = (long long)blockIdx.x * kBW;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH<R>;
-    load_tile_3x3<R>(tile, src, border, bx0, by0, src_aligned);
+    load_tile_3x3<R, CN>(tile, src, border, bx0, by0, src_aligned);
     unsigned h0[R + 2], h1[R + 2];  // packed row sums: pixels (x0, x0+1), (x0+2, x0+3)
 #pragma unroll
     for (int r = 0; r < R + 2; ++r) {
-      unsigned p0, p1, p2;
-      columns(tile[ty * R + r], tx, p0, p1, p2);
-      h0[r] = k.hx0 * p0 + k.hx1 * between(p0, p1) + k.hx0 * p1;
-      h1[r] = k.hx0 * p1 + k.hx1 * between(p1, p2) + k.hx0 * p2;
+      if constexpr (CN == 1) {
+        unsigned p0, p1, p2;
+        columns(tile[ty * R + r], tx, p0, p1, p2);
+        h0[r] = k.hx0 * p0 + k.hx1 * between(p0, p1) + k.hx0 * p1;
+        h1[r] = k.hx0 * p1 + k.hx1 * between(p1, p2) + k.hx0 * p2;
+      } else {
+        static_assert(CN == 3, "linear3_u8_kernel: 1 or 3 channels");
+        const Cols3 c = columns3(tile[ty * R + r], tx);
+        h0[r] = k.hx0 * c.l0 + k.hx1 * c.c0 + k.hx0 * c.r0;
+        h1[r] = k.hx0 * c.l1 + k.hx1 * c.c1 + k.hx0 * c.r1;
+      }
     }
     const long long x0 = bx0 + tx * kPX;
 #pragma unroll
@@ -311,26 +351,42 @@ template <class Out, class... Extra>
 using Kernel = void (*)(DevView<std::uint8_t>, DevView<Out>, DevBorder<std::uint8_t>, bool, int,
                         Extra...);
 
-// Launches one of the kernels above over one u8 channel, `tall` (kRowsTall rows a thread) or
-// `short_` (the same kernel for kRowsShort) by the rule of launch.cuh (tall_blocks_fill), or
-// returns false when the packed path does not apply: a source that is not u8 x 1, or
-// destination rows not aligned for the kernel's stores of four outputs (4 bytes for u8, 8 for
-// s16). Source alignment only selects the tile's word loads.
+// Launches one of the kernels above over a u8 x CN source (CN = 1 for every kernel, 3 for
+// morph3 and linear3, which must then be their CN = 3 instances), `tall` (kRowsTall rows a
+// thread) or `short_` (the same kernel for kRowsShort) by the rule of launch.cuh
+// (tall_blocks_fill), or returns false when the packed path does not apply: another format,
+// or destination rows not aligned for the kernel's stores of four outputs (4 bytes for u8, 8
+// for s16). Source alignment only selects the tile's word loads. The kernels see the
+// destination as rows of bytes (width x CN, one channel): their outputs are row bytes.
+template <int CN, class Out, class... Extra>
+bool launch_3x3_cn(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_,
+                   const ConstImageView& s, const ImageView& d, const Border& border,
+                   const char* op, cudaStream_t st, Extra... extra) {
+  static_assert(CN == 1 || CN == 3);
+  const long long wc = d.width() * CN;
+  if (s.depth() != Depth::u8 || s.channels() != CN || !rows_aligned(d, 4 * sizeof(Out)) ||
+      wc > 0x7fffffffLL)
+    return false;
+  const long long bx = (wc + kBW - 1) / kBW;
+  const bool use_tall = tall_blocks_fill(bx, d.height(), kBH<kRowsTall>);
+  const int bh = use_tall ? kBH<kRowsTall> : kBH<kRowsShort>;
+  DevView<Out> dv = dev_view<Out>(d);
+  dv.w = int(wc);
+  dv.cn = 1;
+  (use_tall ? tall : short_)<<<grid_2d(wc, d.height(), kBW, bh), dim3(kTX, kTY), 0, st>>>(
+      dev_view<std::uint8_t>(s), dv, dev_border<std::uint8_t>(border), rows_aligned(s, 4),
+      blocks_y(d.height(), bh), extra...);
+  PIXFLOW_CUDA_CHECK_LAUNCH(op);
+  (void)op;
+  return true;
+}
+
+// The one-channel form (every kernel above).
 template <class Out, class... Extra>
 bool launch_3x3(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_, const ConstImageView& s,
                 const ImageView& d, const Border& border, const char* op, cudaStream_t st,
                 Extra... extra) {
-  if (s.depth() != Depth::u8 || s.channels() != 1 || !rows_aligned(d, 4 * sizeof(Out)))
-    return false;
-  const long long bx = (d.width() + kBW - 1) / kBW;
-  const bool use_tall = tall_blocks_fill(bx, d.height(), kBH<kRowsTall>);
-  const int bh = use_tall ? kBH<kRowsTall> : kBH<kRowsShort>;
-  (use_tall ? tall : short_)<<<grid_2d(d.width(), d.height(), kBW, bh), dim3(kTX, kTY), 0, st>>>(
-      dev_view<std::uint8_t>(s), dev_view<Out>(d), dev_border<std::uint8_t>(border),
-      rows_aligned(s, 4), blocks_y(d.height(), bh), extra...);
-  PIXFLOW_CUDA_CHECK_LAUNCH(op);
-  (void)op;
-  return true;
+  return launch_3x3_cn<1>(tall, short_, s, d, border, op, st, extra...);
 }
 
 }  // namespace

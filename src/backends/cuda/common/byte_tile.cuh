@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "src/backends/cuda/common/image.cuh"
+#include "src/backends/cuda/u8_3x3_cn.hpp"
 
 namespace pixflow::cuda {
 
@@ -145,9 +146,10 @@ __device__ __forceinline__ void load_byte_tile(unsigned char* tile, const ByteTi
   __syncthreads();
 }
 
-/// Loads a u8 x 1 word tile: `rows` rows of kWords 32-bit words (pitch kWords), word (r, wd)
-/// = image bytes x0 + 4 wd .. + 3 of row y0 + r by the border rule (x0 a multiple of 4), by
-/// kThreads threads (flat thread index `tid`). Word loads when the whole tile lies inside an
+/// Loads a u8 x CN word tile: `rows` rows of kWords 32-bit words (pitch kWords), word (r, wd)
+/// = row bytes x0 + 4 wd .. + 3 (channels interleaved) of row y0 + r by the border rule
+/// applied to the pixel of each byte (x0 a multiple of 4), by kThreads threads (flat thread
+/// index `tid`). Word loads when the whole tile lies inside an
 /// image with 4-byte aligned rows (`aligned`): one flat loop, all loads independent (a 2-D
 /// loop gave two threads of each warp twice the loads: median 3x3 117 -> 164 us at 8K).
 /// Otherwise (the tiles on the image's edges) still a word load for each word inside the
@@ -155,12 +157,13 @@ __device__ __forceinline__ void load_byte_tile(unsigned char* tile, const ByteTi
 /// words that straddle or leave the row (a byte at a time through a shared store made one
 /// load round a byte: ~35 serial rounds a thread on the edge tiles, which at 1920x1080 are a
 /// quarter of the blocks and set the time). Syncs at the end.
-template <int kWords, int kThreads>
+template <int kWords, int kThreads, int CN = 1>
 __device__ __forceinline__ void load_word_tile_u8(unsigned* tile, int rows, int tid,
                                                   const DevView<std::uint8_t>& v,
                                                   const DevBorder<std::uint8_t>& b, long long x0,
                                                   long long y0, bool aligned) {
-  const bool inside = aligned && x0 >= 0 && x0 + 4 * kWords <= v.w && y0 >= 0 && y0 + rows <= v.h;
+  const long long wc = (long long)v.w * CN;  // bytes a row
+  const bool inside = aligned && x0 >= 0 && x0 + 4 * kWords <= wc && y0 >= 0 && y0 + rows <= v.h;
   if (inside) {
     // kWords is a constant: the division is a multiply.
     for (int i = tid; i < rows * kWords; i += kThreads) {
@@ -177,13 +180,23 @@ __device__ __forceinline__ void load_word_tile_u8(unsigned* tile, int rows, int 
       const long long sy = near_border_index(y0 + r, v.h, b.type);
       const long long x = x0 + 4 * wd;
       unsigned w;
-      if (sy >= 0 && aligned && x >= 0 && x + 4 <= v.w) {
+      if (sy >= 0 && aligned && x >= 0 && x + 4 <= wc) {
         w = *reinterpret_cast<const unsigned*>(v.row(sy) + x);
       } else {
         unsigned char by[4];
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
-          const long long sx = near_border_index(x + j, v.w, b.type);
+          long long sx;
+          if constexpr (CN == 1) {
+            sx = near_border_index(x + j, v.w, b.type);
+          } else {
+            // Row byte x + j: its pixel goes through the rule, its channel stays.
+            long long px;
+            int ch;
+            u8_3x3_cn::pixel_of_byte(x + j, CN, px, ch);
+            const long long sp = near_border_index(px, v.w, b.type);
+            sx = sp < 0 ? -1 : sp * CN + ch;
+          }
           by[j] = sy >= 0 && sx >= 0 ? v.row(sy)[sx] : b.value;
         }
         w = unsigned(by[0]) | unsigned(by[1]) << 8 | unsigned(by[2]) << 16 | unsigned(by[3]) << 24;

@@ -54,9 +54,29 @@ constexpr int kPackedPX = 4, kPackedRows = 8, kPackedRowsShort = 2;
 // (f32-3x3 branch); the generic engines ran these at 474-547 us at 8192^2 (copy 178.6).
 constexpr int kF32TX = 32, kF32TY = 8, kF32PX = 4, kF32Rows = 8, kF32RowsShort = 2;
 
-// Point-wise ops (arith.cu): 256 x 1 threads, 16 bytes of a row per thread (step 1: add
-// 378 -> 69 us, at the copy floor).
-constexpr int kPointBX = 256, kPointBY = 1;
+// Point-wise ops (arith.cu): 256 threads a block, each kPointVecs chunks of 16 bytes of one
+// row for u8 (1 chunk for wider samples, see arith.cu's kVecs), blockDim.x chunks apart (so
+// every warp access is 512 contiguous bytes), all loaded before the first store (step 1, 16
+// bytes a thread: add 378 -> 69 us, at the copy floor). The block's width in threads follows
+// the row (point_block_x): with a fixed 256 x 1, a 1920-byte row used 120 of 256 threads,
+// 1080 blocks of 40-register threads at 1920x1080 u8x1, more than one wave (6 blocks a SM:
+// 792), 3.4-4.3 us against NPP's 2.2-2.5 (bench/RESULTS.md, 2026-11-25); u8x3 took 2160
+// blocks (2.7 waves). Two chunks a thread halve the threads (810 blocks at 1920x1080 u8x3, one
+// wave at 6 a SM) and double each thread's loads in flight; 1 restores 16 bytes a thread for
+// an A/B run. Not measured yet (branch pw-u8x3).
+constexpr int kPointThreads = 256, kPointVecs = 2;
+
+/// Threads a block spans in x for rows of `chunks` 16-byte chunks, `vecs` a thread: the widest
+/// of 256, 128, 64 that leaves at most 1/8 of the row's block span idle (1920 bytes u8x1, 2
+/// chunks a thread: 120 chunks -> 64 threads x 4 rows, 8 idle of 128), else 32. The rest of
+/// kPointThreads goes to rows.
+inline int point_block_x(long long chunks, int vecs) {
+  for (int bx = kPointThreads; bx > 32; bx /= 2) {
+    const long long span = (long long)bx * vecs;
+    if (((chunks + span - 1) / span * span - chunks) * 8 <= chunks) return bx;
+  }
+  return 32;
+}
 
 // transpose (transpose.cu): 32 x 32 pixel tiles, 32 x 8 threads; u8 x 1: 64 x 64 byte tiles,
 // 16 x 16 threads moving 4 x 4 byte blocks (step 5: 118 -> 49.5 us).
