@@ -257,7 +257,7 @@ __global__ void __launch_bounds__(kF2dThreads, f2d_min_blocks_per_sm<K>())
       if constexpr (std::is_same_v<T, float>) {
         float r[C];
 #pragma unroll
-        for (int c = 0; c < C; ++c) r[c] = f2d::add(sums[c], taps.delta);
+        for (int c = 0; c < C; ++c) r[c] = add_rn(sums[c], taps.delta);
         if (full) {
 #pragma unroll
           for (int c = 0; c < C; c += 4)
@@ -271,10 +271,10 @@ __global__ void __launch_bounds__(kF2dThreads, f2d_min_blocks_per_sm<K>())
         std::uint32_t w[C / 4];
 #pragma unroll
         for (int c = 0; c < C; c += 4) {
-          const std::uint32_t lo = __byte_perm(f2d_u8(f2d::add(sums[c], taps.delta)),
-                                               f2d_u8(f2d::add(sums[c + 1], taps.delta)), 0x0040);
-          const std::uint32_t hi = __byte_perm(f2d_u8(f2d::add(sums[c + 2], taps.delta)),
-                                               f2d_u8(f2d::add(sums[c + 3], taps.delta)), 0x0040);
+          const std::uint32_t lo = __byte_perm(f2d_u8(add_rn(sums[c], taps.delta)),
+                                               f2d_u8(add_rn(sums[c + 1], taps.delta)), 0x0040);
+          const std::uint32_t hi = __byte_perm(f2d_u8(add_rn(sums[c + 2], taps.delta)),
+                                               f2d_u8(add_rn(sums[c + 3], taps.delta)), 0x0040);
           w[c / 4] = __byte_perm(lo, hi, 0x5410);
         }
         if (full) {
@@ -535,7 +535,7 @@ __global__ void __launch_bounds__(f2d::kFtileThreads, kFtileMinBlocksPerSm)
       row_out += kFtileTY * dst.stride;
       if constexpr (kF32) {
 #pragma unroll
-        for (int c = 0; c < C; ++c) acc[c] = f2d::add(acc[c], taps.delta);
+        for (int c = 0; c < C; ++c) acc[c] = add_rn(acc[c], taps.delta);
         if (full) {
 #pragma unroll
           for (int c = 0; c < C; c += 4)
@@ -550,10 +550,10 @@ __global__ void __launch_bounds__(f2d::kFtileThreads, kFtileMinBlocksPerSm)
         std::uint32_t w[C / 4];
 #pragma unroll
         for (int c = 0; c < C; c += 4) {
-          const std::uint32_t lo = __byte_perm(f2d_u8(f2d::add(acc[c], taps.delta)),
-                                               f2d_u8(f2d::add(acc[c + 1], taps.delta)), 0x0040);
-          const std::uint32_t hi = __byte_perm(f2d_u8(f2d::add(acc[c + 2], taps.delta)),
-                                               f2d_u8(f2d::add(acc[c + 3], taps.delta)), 0x0040);
+          const std::uint32_t lo = __byte_perm(f2d_u8(add_rn(acc[c], taps.delta)),
+                                               f2d_u8(add_rn(acc[c + 1], taps.delta)), 0x0040);
+          const std::uint32_t hi = __byte_perm(f2d_u8(add_rn(acc[c + 2], taps.delta)),
+                                               f2d_u8(add_rn(acc[c + 3], taps.delta)), 0x0040);
           w[c / 4] = __byte_perm(lo, hi, 0x5410);
         }
         if (full) {
