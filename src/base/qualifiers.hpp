@@ -19,3 +19,12 @@
 #define PIXFLOW_HD inline
 #define PIXFLOW_OPENCL 0
 #endif
+
+// PIXFLOW_UNROLL: `#pragma unroll` in the device pass of code shared with the host (kernel
+// bodies the CPU tests emulate); host compilers, nvcc's host pass included, neither need nor
+// know the pragma.
+#if defined(__CUDA_ARCH__)
+#define PIXFLOW_UNROLL _Pragma("unroll")
+#else
+#define PIXFLOW_UNROLL
+#endif

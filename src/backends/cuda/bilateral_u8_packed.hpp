@@ -33,6 +33,7 @@
 #include <type_traits>
 
 #include "src/backends/cuda/packed_u16x2.hpp"
+#include "src/backends/cuda/rounded_f32.hpp"
 
 namespace pixflow::cuda::bilateral_u8 {
 
@@ -82,21 +83,6 @@ PIXFLOW_HD float as_float(u32 u) {
 #endif
 }
 
-PIXFLOW_HD float fmul(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-PIXFLOW_HD float fadd(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-
 /// The reference's saturate_cast<u8>(double(q)) for a float quotient: NaN -> 0 (a NaN weight:
 /// a sigma so small that 0 x coefficient is NaN), else rounded half to even and clamped.
 /// Clamping first gives the same byte; fmax / fmin (IEEE maxNum / minNum) map NaN to 0.
@@ -118,7 +104,7 @@ PIXFLOW_HD float fdiv(float a, float b) {
 
 /// Byte i of w as a float: the byte in the low mantissa of 2^23 (0x4B0000bb), minus 2^23.
 PIXFLOW_HD float byte_float(u32 w, int i) {
-  return fadd(as_float(px::byte_perm(w, 0x4B000000u, 0x7440u | u32(i))), -8388608.0f);
+  return add_rn(as_float(px::byte_perm(w, 0x4B000000u, 0x7440u | u32(i))), -8388608.0f);
 }
 
 /// Byte offset of colour-table entry (byte j of d, lane): d_j * 256 + lane4, lane4 = lane * 4
@@ -197,9 +183,9 @@ PIXFLOW_HD void bilateral_rows(const u32* tile, const float* lut, const float* s
             const float s = space[k];
             const u32 d = absdiff4(shifted[dx + R], centre[r]);
             static_for<0, 4>([&](auto j) {
-              const float w = fmul(s, lut_at(lut, lut_offset(d, lane4, j)));
-              sum[r][j] = fadd(sum[r][j], fmul(v[R + dx + j], w));
-              wsum[r][j] = fadd(wsum[r][j], w);
+              const float w = mul_rn(s, lut_at(lut, lut_offset(d, lane4, j)));
+              sum[r][j] = add_rn(sum[r][j], mul_rn(v[R + dx + j], w));
+              wsum[r][j] = add_rn(wsum[r][j], w);
             });
           }
         });
@@ -279,9 +265,10 @@ PIXFLOW_HD void bilateral_rows_c3(const u32* tile, const float* lut, const float
         static_for<-R, R + 1>([&](auto dx) {
           if constexpr (dx * dx + dy * dy <= R * R) {
             const u32 d = sad4(p[dx + R], centre[r]);
-            const float w = fmul(space[tap_index(R, dy, dx)], lut_at(lut, (d << 7) + lane4));
-            static_for<0, 3>([&](auto c) { sum[r][c] = fadd(sum[r][c], fmul(v[dx + R][c], w)); });
-            wsum[r] = fadd(wsum[r], w);
+            const float w = mul_rn(space[tap_index(R, dy, dx)], lut_at(lut, (d << 7) + lane4));
+            static_for<0, 3>(
+                [&](auto c) { sum[r][c] = add_rn(sum[r][c], mul_rn(v[dx + R][c], w)); });
+            wsum[r] = add_rn(wsum[r], w);
           }
         });
       }

@@ -202,6 +202,51 @@ __device__ __forceinline__ std::uint32_t f2d_u8(float s) {
   return r;
 }
 
+/// Stores a thread's C consecutive output samples of one row from their sums: sum + delta by
+/// the rule (f32 as is; u8 by f2d_u8, four to a word), vector stores when the group is whole
+/// and aligned (`full`), else sample by sample up to the row's end (e: the group's first
+/// sample, wc: the row's samples). Both tile kernels end each output row here.
+template <class T, int C>
+__device__ __forceinline__ void f2d_store_group(T* out, const float* sums, float delta, bool full,
+                                                long long e, long long wc) {
+  if constexpr (std::is_same_v<T, float>) {
+    float r[C];
+#pragma unroll
+    for (int c = 0; c < C; ++c) r[c] = add_rn(sums[c], delta);
+    if (full) {
+#pragma unroll
+      for (int c = 0; c < C; c += 4)
+        *reinterpret_cast<float4*>(out + c) = make_float4(r[c], r[c + 1], r[c + 2], r[c + 3]);
+    } else {
+#pragma unroll
+      for (int c = 0; c < C; ++c)
+        if (e + c < wc) out[c] = r[c];
+    }
+  } else {
+    std::uint32_t w[C / 4];
+#pragma unroll
+    for (int c = 0; c < C; c += 4) {
+      const std::uint32_t lo =
+          __byte_perm(f2d_u8(add_rn(sums[c], delta)), f2d_u8(add_rn(sums[c + 1], delta)), 0x0040);
+      const std::uint32_t hi = __byte_perm(f2d_u8(add_rn(sums[c + 2], delta)),
+                                           f2d_u8(add_rn(sums[c + 3], delta)), 0x0040);
+      w[c / 4] = __byte_perm(lo, hi, 0x5410);
+    }
+    if (full) {
+      if constexpr (C == 16)
+        *reinterpret_cast<uint4*>(out) = make_uint4(w[0], w[1], w[2], w[3]);
+      else if constexpr (C == 8)
+        *reinterpret_cast<uint2*>(out) = make_uint2(w[0], w[1]);
+      else
+        *reinterpret_cast<std::uint32_t*>(out) = w[0];
+    } else {
+#pragma unroll
+      for (int c = 0; c < C; ++c)
+        if (e + c < wc) out[c] = std::uint8_t(w[c / 4] >> (8 * (c % 4)));
+    }
+  }
+}
+
 template <class T, int CN, int K, int C>
 __global__ void __launch_bounds__(kF2dThreads, f2d_min_blocks_per_sm<K>())
     filter2d_tile_kernel(DevView<T> src, DevView<T> dst, DevBorder<T> border, F2dTaps<K * K> taps,
@@ -253,43 +298,8 @@ __global__ void __launch_bounds__(kF2dThreads, f2d_min_blocks_per_sm<K>())
     };
     unsigned char* const out0 = dst.data + ys * dst.stride + e * (long long)sizeof(T);
     auto store_row = [&](int o, const float* sums) {
-      T* out = reinterpret_cast<T*>(out0 + o * dst.stride);
-      if constexpr (std::is_same_v<T, float>) {
-        float r[C];
-#pragma unroll
-        for (int c = 0; c < C; ++c) r[c] = f2d::add(sums[c], taps.delta);
-        if (full) {
-#pragma unroll
-          for (int c = 0; c < C; c += 4)
-            *reinterpret_cast<float4*>(out + c) = make_float4(r[c], r[c + 1], r[c + 2], r[c + 3]);
-        } else {
-#pragma unroll
-          for (int c = 0; c < C; ++c)
-            if (e + c < wc) out[c] = r[c];
-        }
-      } else {
-        std::uint32_t w[C / 4];
-#pragma unroll
-        for (int c = 0; c < C; c += 4) {
-          const std::uint32_t lo = __byte_perm(f2d_u8(f2d::add(sums[c], taps.delta)),
-                                               f2d_u8(f2d::add(sums[c + 1], taps.delta)), 0x0040);
-          const std::uint32_t hi = __byte_perm(f2d_u8(f2d::add(sums[c + 2], taps.delta)),
-                                               f2d_u8(f2d::add(sums[c + 3], taps.delta)), 0x0040);
-          w[c / 4] = __byte_perm(lo, hi, 0x5410);
-        }
-        if (full) {
-          if constexpr (C == 16)
-            *reinterpret_cast<uint4*>(out) = make_uint4(w[0], w[1], w[2], w[3]);
-          else if constexpr (C == 8)
-            *reinterpret_cast<uint2*>(out) = make_uint2(w[0], w[1]);
-          else
-            *reinterpret_cast<std::uint32_t*>(out) = w[0];
-        } else {
-#pragma unroll
-          for (int c = 0; c < C; ++c)
-            if (e + c < wc) out[c] = std::uint8_t(w[c / 4] >> (8 * (c % 4)));
-        }
-      }
+      f2d_store_group<T, C>(reinterpret_cast<T*>(out0 + o * dst.stride), sums, taps.delta, full, e,
+                            wc);
     };
     f2d::strip<K, K, CN, C, std::is_same_v<T, float>>(taps, n, load_row, store_row);
     __syncthreads();  // the next tile overwrites what this one read
@@ -533,40 +543,7 @@ __global__ void __launch_bounds__(f2d::kFtileThreads, kFtileMinBlocksPerSm)
       for (int j = 0; j < G::kWC; ++j) win[j] += kFtileTY * G::kPitch;
       T* out = reinterpret_cast<T*>(row_out);
       row_out += kFtileTY * dst.stride;
-      if constexpr (kF32) {
-#pragma unroll
-        for (int c = 0; c < C; ++c) acc[c] = f2d::add(acc[c], taps.delta);
-        if (full) {
-#pragma unroll
-          for (int c = 0; c < C; c += 4)
-            *reinterpret_cast<float4*>(out + c) =
-                make_float4(acc[c], acc[c + 1], acc[c + 2], acc[c + 3]);
-        } else {
-#pragma unroll
-          for (int c = 0; c < C; ++c)
-            if (e + c < wc) out[c] = acc[c];
-        }
-      } else {
-        std::uint32_t w[C / 4];
-#pragma unroll
-        for (int c = 0; c < C; c += 4) {
-          const std::uint32_t lo = __byte_perm(f2d_u8(f2d::add(acc[c], taps.delta)),
-                                               f2d_u8(f2d::add(acc[c + 1], taps.delta)), 0x0040);
-          const std::uint32_t hi = __byte_perm(f2d_u8(f2d::add(acc[c + 2], taps.delta)),
-                                               f2d_u8(f2d::add(acc[c + 3], taps.delta)), 0x0040);
-          w[c / 4] = __byte_perm(lo, hi, 0x5410);
-        }
-        if (full) {
-          if constexpr (C == 16)
-            *reinterpret_cast<uint4*>(out) = make_uint4(w[0], w[1], w[2], w[3]);
-          else
-            *reinterpret_cast<uint2*>(out) = make_uint2(w[0], w[1]);
-        } else {
-#pragma unroll
-          for (int c = 0; c < C; ++c)
-            if (e + c < wc) out[c] = std::uint8_t(w[c / 4] >> (8 * (c % 4)));
-        }
-      }
+      f2d_store_group<T, C>(out, acc, taps.delta, full, e, wc);
     }
     __syncthreads();  // the next block row's tile overwrites what this one read
   }

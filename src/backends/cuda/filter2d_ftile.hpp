@@ -132,11 +132,11 @@ PIXFLOW_HD void ftile_sums(float (&acc)[C], const Taps& k, Chunk&& chunk) {
       const float kq = k[r * K + q];
       PIXFLOW_UNROLL
       for (int c = 0; c < C; ++c) {
-        const float p = mul(kq, win[c + q * CN]);
+        const float p = mul_rn(kq, win[c + q * CN]);
         if (r == 0 && q == 0)
-          acc[c] = kZeroStart ? add(0.0f, p) : p;
+          acc[c] = kZeroStart ? add_rn(0.0f, p) : p;
         else
-          acc[c] = add(acc[c], p);
+          acc[c] = add_rn(acc[c], p);
       }
     }
   }

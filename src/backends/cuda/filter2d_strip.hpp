@@ -14,17 +14,9 @@
 #include <cstdint>
 #include <cstring>
 
+#include "src/backends/cuda/rounded_f32.hpp"
 #include "src/base/qualifiers.hpp"
 
-// Loop pragmas for the device pass only (host compilers neither need nor know them); the
-// same definition as packed_u16x2.hpp's.
-#ifndef PIXFLOW_UNROLL
-#if defined(__CUDA_ARCH__)
-#define PIXFLOW_UNROLL _Pragma("unroll")
-#else
-#define PIXFLOW_UNROLL
-#endif
-#endif
 #if defined(__CUDA_ARCH__)
 #define PIXFLOW_F2D_NO_UNROLL _Pragma("unroll 1")
 #else
@@ -32,22 +24,6 @@
 #endif
 
 namespace pixflow::cuda::f2d {
-
-/// Separately rounded multiply and add (the rule has no FMA).
-PIXFLOW_HD float mul(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-PIXFLOW_HD float add(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
 
 /// Byte `i` (0..3) of `word` as a float, exactly: the float with bits 0x4B0000bb is 2^23 + b,
 /// so subtracting 2^23 leaves b (a PRMT and an FADD on the GPU).
@@ -88,11 +64,11 @@ PIXFLOW_HD void strip_group(float (&acc)[KH][C], const Taps& k, int base, int n,
         const float kq = k[r * KW + q];
         PIXFLOW_UNROLL
         for (int c = 0; c < C; ++c) {
-          const float p = mul(kq, win[c + q * CN]);
+          const float p = mul_rn(kq, win[c + q * CN]);
           if (r == 0 && q == 0)
-            a[c] = kZeroStart ? add(0.0f, p) : p;
+            a[c] = kZeroStart ? add_rn(0.0f, p) : p;
           else
-            a[c] = add(a[c], p);
+            a[c] = add_rn(a[c], p);
         }
       }
       if (r == KH - 1) store_row(o, a);

@@ -29,16 +29,6 @@
 #include "src/base/numeric.hpp"
 #include "src/base/qualifiers.hpp"
 
-// Full unrolling of the constant loops in device code (the block's 32 doubles must live in
-// registers); the same definition as packed_u16x2.hpp's.
-#ifndef PIXFLOW_UNROLL
-#if defined(__CUDA_ARCH__)
-#define PIXFLOW_UNROLL _Pragma("unroll")
-#else
-#define PIXFLOW_UNROLL
-#endif
-#endif
-
 namespace pixflow::cuda::iir_fused {
 
 inline constexpr int kB = detail::kIirBlock;

@@ -21,24 +21,60 @@ struct Net;
 
 template <>
 struct Net<5> {
-  static constexpr int kSortOps = 18;   // min/max per run sort
+  static constexpr int kSortOps = 18;  // min/max per run sort
   static constexpr int kFinalOps = 8;  // per pair_final (5 min, then 3-input max)
   // Sorts the 5 words c[0..4] per lane, into rank order.
   static PIXFLOW_HD void sort_run(u32* c) {
-    { const u32 a = c[0]; c[0] = px::vmin(a, c[1]); c[1] = px::vmax(a, c[1]); }
-    { const u32 a = c[3]; c[3] = px::vmin(a, c[4]); c[4] = px::vmax(a, c[4]); }
-    { const u32 a = c[2]; c[2] = px::vmin(a, c[3]); c[3] = px::vmax(a, c[3]); }
-    { const u32 a = c[4]; c[4] = px::vmin(a, c[3]); c[3] = px::vmax(a, c[3]); }
-    { const u32 a = c[0]; c[0] = px::vmin(a, c[2]); c[2] = px::vmax(a, c[2]); }
-    { const u32 a = c[3]; c[3] = px::vmin(a, c[2]); c[2] = px::vmax(a, c[2]); }
-    { const u32 a = c[1]; c[1] = px::vmin(a, c[4]); c[4] = px::vmax(a, c[4]); }
-    { const u32 a = c[1]; c[1] = px::vmin(a, c[3]); c[3] = px::vmax(a, c[3]); }
-    { const u32 a = c[4]; c[4] = px::vmin(a, c[2]); c[2] = px::vmax(a, c[2]); }
+    {
+      const u32 a = c[0];
+      c[0] = px::vmin(a, c[1]);
+      c[1] = px::vmax(a, c[1]);
+    }
+    {
+      const u32 a = c[3];
+      c[3] = px::vmin(a, c[4]);
+      c[4] = px::vmax(a, c[4]);
+    }
+    {
+      const u32 a = c[2];
+      c[2] = px::vmin(a, c[3]);
+      c[3] = px::vmax(a, c[3]);
+    }
+    {
+      const u32 a = c[4];
+      c[4] = px::vmin(a, c[3]);
+      c[3] = px::vmax(a, c[3]);
+    }
+    {
+      const u32 a = c[0];
+      c[0] = px::vmin(a, c[2]);
+      c[2] = px::vmax(a, c[2]);
+    }
+    {
+      const u32 a = c[3];
+      c[3] = px::vmin(a, c[2]);
+      c[2] = px::vmax(a, c[2]);
+    }
+    {
+      const u32 a = c[1];
+      c[1] = px::vmin(a, c[4]);
+      c[4] = px::vmax(a, c[4]);
+    }
+    {
+      const u32 a = c[1];
+      c[1] = px::vmin(a, c[3]);
+      c[3] = px::vmax(a, c[3]);
+    }
+    {
+      const u32 a = c[4];
+      c[4] = px::vmin(a, c[2]);
+      c[2] = px::vmax(a, c[2]);
+    }
     const u32 t[5] = {c[0], c[1], c[3], c[4], c[2]};
     for (int r = 0; r < 5; ++r) c[r] = t[r];
   }
   static constexpr int kMergeOps = 26;  // per merge_runs
-  static constexpr int kRestOps = 34;  // per pair_rest (2 of them 3-input)
+  static constexpr int kRestOps = 34;   // per pair_rest (2 of them 3-input)
   // m[0..9]: the merge of the sorted runs x and y (full odd-even merge).
   static PIXFLOW_HD void merge_runs(const u32* x, const u32* y, u32* m) {
     u32 v[10];
@@ -46,19 +82,71 @@ struct Net<5> {
       v[i] = x[i];
       v[5 + i] = y[i];
     }
-    { const u32 a = v[0]; v[0] = px::vmin(a, v[5]); v[5] = px::vmax(a, v[5]); }
-    { const u32 a = v[4]; v[4] = px::vmin(a, v[9]); v[9] = px::vmax(a, v[9]); }
-    { const u32 a = v[4]; v[4] = px::vmin(a, v[5]); v[5] = px::vmax(a, v[5]); }
-    { const u32 a = v[2]; v[2] = px::vmin(a, v[7]); v[7] = px::vmax(a, v[7]); }
-    { const u32 a = v[2]; v[2] = px::vmin(a, v[4]); v[4] = px::vmax(a, v[4]); }
-    { const u32 a = v[7]; v[7] = px::vmin(a, v[5]); v[5] = px::vmax(a, v[5]); }
-    { const u32 a = v[1]; v[1] = px::vmin(a, v[6]); v[6] = px::vmax(a, v[6]); }
-    { const u32 a = v[3]; v[3] = px::vmin(a, v[8]); v[8] = px::vmax(a, v[8]); }
-    { const u32 a = v[3]; v[3] = px::vmin(a, v[6]); v[6] = px::vmax(a, v[6]); }
-    { const u32 a = v[1]; v[1] = px::vmin(a, v[2]); v[2] = px::vmax(a, v[2]); }
-    { const u32 a = v[3]; v[3] = px::vmin(a, v[4]); v[4] = px::vmax(a, v[4]); }
-    { const u32 a = v[6]; v[6] = px::vmin(a, v[7]); v[7] = px::vmax(a, v[7]); }
-    { const u32 a = v[8]; v[8] = px::vmin(a, v[5]); v[5] = px::vmax(a, v[5]); }
+    {
+      const u32 a = v[0];
+      v[0] = px::vmin(a, v[5]);
+      v[5] = px::vmax(a, v[5]);
+    }
+    {
+      const u32 a = v[4];
+      v[4] = px::vmin(a, v[9]);
+      v[9] = px::vmax(a, v[9]);
+    }
+    {
+      const u32 a = v[4];
+      v[4] = px::vmin(a, v[5]);
+      v[5] = px::vmax(a, v[5]);
+    }
+    {
+      const u32 a = v[2];
+      v[2] = px::vmin(a, v[7]);
+      v[7] = px::vmax(a, v[7]);
+    }
+    {
+      const u32 a = v[2];
+      v[2] = px::vmin(a, v[4]);
+      v[4] = px::vmax(a, v[4]);
+    }
+    {
+      const u32 a = v[7];
+      v[7] = px::vmin(a, v[5]);
+      v[5] = px::vmax(a, v[5]);
+    }
+    {
+      const u32 a = v[1];
+      v[1] = px::vmin(a, v[6]);
+      v[6] = px::vmax(a, v[6]);
+    }
+    {
+      const u32 a = v[3];
+      v[3] = px::vmin(a, v[8]);
+      v[8] = px::vmax(a, v[8]);
+    }
+    {
+      const u32 a = v[3];
+      v[3] = px::vmin(a, v[6]);
+      v[6] = px::vmax(a, v[6]);
+    }
+    {
+      const u32 a = v[1];
+      v[1] = px::vmin(a, v[2]);
+      v[2] = px::vmax(a, v[2]);
+    }
+    {
+      const u32 a = v[3];
+      v[3] = px::vmin(a, v[4]);
+      v[4] = px::vmax(a, v[4]);
+    }
+    {
+      const u32 a = v[6];
+      v[6] = px::vmin(a, v[7]);
+      v[7] = px::vmax(a, v[7]);
+    }
+    {
+      const u32 a = v[8];
+      v[8] = px::vmin(a, v[5]);
+      v[5] = px::vmax(a, v[5]);
+    }
     m[0] = v[0];
     m[1] = v[1];
     m[2] = v[2];
@@ -130,22 +218,86 @@ struct Net<7> {
   static constexpr int kFinalOps = 11;  // per pair_final (7 min, then 3-input max)
   // Sorts the 7 words c[0..6] per lane, into rank order.
   static PIXFLOW_HD void sort_run(u32* c) {
-    { const u32 a = c[1]; c[1] = px::vmin(a, c[2]); c[2] = px::vmax(a, c[2]); }
-    { const u32 a = c[0]; c[0] = px::vmin(a, c[1]); c[1] = px::vmax(a, c[1]); }
-    { const u32 a = c[2]; c[2] = px::vmin(a, c[1]); c[1] = px::vmax(a, c[1]); }
-    { const u32 a = c[3]; c[3] = px::vmin(a, c[4]); c[4] = px::vmax(a, c[4]); }
-    { const u32 a = c[5]; c[5] = px::vmin(a, c[6]); c[6] = px::vmax(a, c[6]); }
-    { const u32 a = c[3]; c[3] = px::vmin(a, c[5]); c[5] = px::vmax(a, c[5]); }
-    { const u32 a = c[4]; c[4] = px::vmin(a, c[6]); c[6] = px::vmax(a, c[6]); }
-    { const u32 a = c[4]; c[4] = px::vmin(a, c[5]); c[5] = px::vmax(a, c[5]); }
-    { const u32 a = c[0]; c[0] = px::vmin(a, c[3]); c[3] = px::vmax(a, c[3]); }
-    { const u32 a = c[1]; c[1] = px::vmin(a, c[5]); c[5] = px::vmax(a, c[5]); }
-    { const u32 a = c[1]; c[1] = px::vmin(a, c[3]); c[3] = px::vmax(a, c[3]); }
-    { const u32 a = c[2]; c[2] = px::vmin(a, c[4]); c[4] = px::vmax(a, c[4]); }
-    { const u32 a = c[6]; c[6] = px::vmin(a, c[4]); c[4] = px::vmax(a, c[4]); }
-    { const u32 a = c[2]; c[2] = px::vmin(a, c[1]); c[1] = px::vmax(a, c[1]); }
-    { const u32 a = c[6]; c[6] = px::vmin(a, c[3]); c[3] = px::vmax(a, c[3]); }
-    { const u32 a = c[4]; c[4] = px::vmin(a, c[5]); c[5] = px::vmax(a, c[5]); }
+    {
+      const u32 a = c[1];
+      c[1] = px::vmin(a, c[2]);
+      c[2] = px::vmax(a, c[2]);
+    }
+    {
+      const u32 a = c[0];
+      c[0] = px::vmin(a, c[1]);
+      c[1] = px::vmax(a, c[1]);
+    }
+    {
+      const u32 a = c[2];
+      c[2] = px::vmin(a, c[1]);
+      c[1] = px::vmax(a, c[1]);
+    }
+    {
+      const u32 a = c[3];
+      c[3] = px::vmin(a, c[4]);
+      c[4] = px::vmax(a, c[4]);
+    }
+    {
+      const u32 a = c[5];
+      c[5] = px::vmin(a, c[6]);
+      c[6] = px::vmax(a, c[6]);
+    }
+    {
+      const u32 a = c[3];
+      c[3] = px::vmin(a, c[5]);
+      c[5] = px::vmax(a, c[5]);
+    }
+    {
+      const u32 a = c[4];
+      c[4] = px::vmin(a, c[6]);
+      c[6] = px::vmax(a, c[6]);
+    }
+    {
+      const u32 a = c[4];
+      c[4] = px::vmin(a, c[5]);
+      c[5] = px::vmax(a, c[5]);
+    }
+    {
+      const u32 a = c[0];
+      c[0] = px::vmin(a, c[3]);
+      c[3] = px::vmax(a, c[3]);
+    }
+    {
+      const u32 a = c[1];
+      c[1] = px::vmin(a, c[5]);
+      c[5] = px::vmax(a, c[5]);
+    }
+    {
+      const u32 a = c[1];
+      c[1] = px::vmin(a, c[3]);
+      c[3] = px::vmax(a, c[3]);
+    }
+    {
+      const u32 a = c[2];
+      c[2] = px::vmin(a, c[4]);
+      c[4] = px::vmax(a, c[4]);
+    }
+    {
+      const u32 a = c[6];
+      c[6] = px::vmin(a, c[4]);
+      c[4] = px::vmax(a, c[4]);
+    }
+    {
+      const u32 a = c[2];
+      c[2] = px::vmin(a, c[1]);
+      c[1] = px::vmax(a, c[1]);
+    }
+    {
+      const u32 a = c[6];
+      c[6] = px::vmin(a, c[3]);
+      c[3] = px::vmax(a, c[3]);
+    }
+    {
+      const u32 a = c[4];
+      c[4] = px::vmin(a, c[5]);
+      c[5] = px::vmax(a, c[5]);
+    }
     const u32 t[7] = {c[0], c[2], c[1], c[6], c[3], c[4], c[5]};
     for (int r = 0; r < 7; ++r) c[r] = t[r];
   }
@@ -158,27 +310,111 @@ struct Net<7> {
       v[i] = x[i];
       v[7 + i] = y[i];
     }
-    { const u32 a = v[0]; v[0] = px::vmin(a, v[7]); v[7] = px::vmax(a, v[7]); }
-    { const u32 a = v[4]; v[4] = px::vmin(a, v[11]); v[11] = px::vmax(a, v[11]); }
-    { const u32 a = v[4]; v[4] = px::vmin(a, v[7]); v[7] = px::vmax(a, v[7]); }
-    { const u32 a = v[2]; v[2] = px::vmin(a, v[9]); v[9] = px::vmax(a, v[9]); }
-    { const u32 a = v[6]; v[6] = px::vmin(a, v[13]); v[13] = px::vmax(a, v[13]); }
-    { const u32 a = v[6]; v[6] = px::vmin(a, v[9]); v[9] = px::vmax(a, v[9]); }
-    { const u32 a = v[2]; v[2] = px::vmin(a, v[4]); v[4] = px::vmax(a, v[4]); }
-    { const u32 a = v[6]; v[6] = px::vmin(a, v[7]); v[7] = px::vmax(a, v[7]); }
-    { const u32 a = v[9]; v[9] = px::vmin(a, v[11]); v[11] = px::vmax(a, v[11]); }
-    { const u32 a = v[1]; v[1] = px::vmin(a, v[8]); v[8] = px::vmax(a, v[8]); }
-    { const u32 a = v[5]; v[5] = px::vmin(a, v[12]); v[12] = px::vmax(a, v[12]); }
-    { const u32 a = v[5]; v[5] = px::vmin(a, v[8]); v[8] = px::vmax(a, v[8]); }
-    { const u32 a = v[3]; v[3] = px::vmin(a, v[10]); v[10] = px::vmax(a, v[10]); }
-    { const u32 a = v[3]; v[3] = px::vmin(a, v[5]); v[5] = px::vmax(a, v[5]); }
-    { const u32 a = v[10]; v[10] = px::vmin(a, v[8]); v[8] = px::vmax(a, v[8]); }
-    { const u32 a = v[1]; v[1] = px::vmin(a, v[2]); v[2] = px::vmax(a, v[2]); }
-    { const u32 a = v[3]; v[3] = px::vmin(a, v[4]); v[4] = px::vmax(a, v[4]); }
-    { const u32 a = v[5]; v[5] = px::vmin(a, v[6]); v[6] = px::vmax(a, v[6]); }
-    { const u32 a = v[10]; v[10] = px::vmin(a, v[7]); v[7] = px::vmax(a, v[7]); }
-    { const u32 a = v[8]; v[8] = px::vmin(a, v[9]); v[9] = px::vmax(a, v[9]); }
-    { const u32 a = v[12]; v[12] = px::vmin(a, v[11]); v[11] = px::vmax(a, v[11]); }
+    {
+      const u32 a = v[0];
+      v[0] = px::vmin(a, v[7]);
+      v[7] = px::vmax(a, v[7]);
+    }
+    {
+      const u32 a = v[4];
+      v[4] = px::vmin(a, v[11]);
+      v[11] = px::vmax(a, v[11]);
+    }
+    {
+      const u32 a = v[4];
+      v[4] = px::vmin(a, v[7]);
+      v[7] = px::vmax(a, v[7]);
+    }
+    {
+      const u32 a = v[2];
+      v[2] = px::vmin(a, v[9]);
+      v[9] = px::vmax(a, v[9]);
+    }
+    {
+      const u32 a = v[6];
+      v[6] = px::vmin(a, v[13]);
+      v[13] = px::vmax(a, v[13]);
+    }
+    {
+      const u32 a = v[6];
+      v[6] = px::vmin(a, v[9]);
+      v[9] = px::vmax(a, v[9]);
+    }
+    {
+      const u32 a = v[2];
+      v[2] = px::vmin(a, v[4]);
+      v[4] = px::vmax(a, v[4]);
+    }
+    {
+      const u32 a = v[6];
+      v[6] = px::vmin(a, v[7]);
+      v[7] = px::vmax(a, v[7]);
+    }
+    {
+      const u32 a = v[9];
+      v[9] = px::vmin(a, v[11]);
+      v[11] = px::vmax(a, v[11]);
+    }
+    {
+      const u32 a = v[1];
+      v[1] = px::vmin(a, v[8]);
+      v[8] = px::vmax(a, v[8]);
+    }
+    {
+      const u32 a = v[5];
+      v[5] = px::vmin(a, v[12]);
+      v[12] = px::vmax(a, v[12]);
+    }
+    {
+      const u32 a = v[5];
+      v[5] = px::vmin(a, v[8]);
+      v[8] = px::vmax(a, v[8]);
+    }
+    {
+      const u32 a = v[3];
+      v[3] = px::vmin(a, v[10]);
+      v[10] = px::vmax(a, v[10]);
+    }
+    {
+      const u32 a = v[3];
+      v[3] = px::vmin(a, v[5]);
+      v[5] = px::vmax(a, v[5]);
+    }
+    {
+      const u32 a = v[10];
+      v[10] = px::vmin(a, v[8]);
+      v[8] = px::vmax(a, v[8]);
+    }
+    {
+      const u32 a = v[1];
+      v[1] = px::vmin(a, v[2]);
+      v[2] = px::vmax(a, v[2]);
+    }
+    {
+      const u32 a = v[3];
+      v[3] = px::vmin(a, v[4]);
+      v[4] = px::vmax(a, v[4]);
+    }
+    {
+      const u32 a = v[5];
+      v[5] = px::vmin(a, v[6]);
+      v[6] = px::vmax(a, v[6]);
+    }
+    {
+      const u32 a = v[10];
+      v[10] = px::vmin(a, v[7]);
+      v[7] = px::vmax(a, v[7]);
+    }
+    {
+      const u32 a = v[8];
+      v[8] = px::vmin(a, v[9]);
+      v[9] = px::vmax(a, v[9]);
+    }
+    {
+      const u32 a = v[12];
+      v[12] = px::vmin(a, v[11]);
+      v[11] = px::vmax(a, v[11]);
+    }
     m[0] = v[0];
     m[1] = v[1];
     m[2] = v[2];
@@ -375,7 +611,7 @@ struct Net<7> {
     q[7] = t181;
   }
   static constexpr int kQuadCoreOps = 100;  // per quad_core
-  static constexpr int kQuadPairOps = 67;  // per quad_pair
+  static constexpr int kQuadPairOps = 67;   // per quad_pair
   static constexpr int kQuadRanks = 22;
   // Quads of output rows: v[s * 14 + r], rank r of the level-1 list s (s < 2) of the
   // 4 runs shared by four output rows; c: ranks 3..24 of their merge.

@@ -9,13 +9,8 @@
 
 #include "src/base/qualifiers.hpp"
 
-// Full unrolling of the constant loops in device code (their arrays must live in registers);
-// host compilers (nvcc's host pass included) neither need nor know the pragma.
-#if defined(__CUDA_ARCH__)
-#define PIXFLOW_UNROLL _Pragma("unroll")
-#else
-#define PIXFLOW_UNROLL
-#endif
+// PIXFLOW_UNROLL (qualifiers.hpp) fully unrolls the constant loops in device code: their
+// arrays must live in registers.
 
 namespace pixflow::cuda::px {
 
