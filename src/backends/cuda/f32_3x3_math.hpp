@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "src/backends/cuda/rounded_f32.hpp"
 #include "src/base/numeric.hpp"
 #include "src/base/qualifiers.hpp"
 
@@ -52,20 +53,6 @@ constexpr int kTileChunks = kTileW / 4;  // 34 16-byte chunks
 
 // ---- rounded arithmetic (the device's explicitly rounded intrinsics; the host's IEEE ops,
 // the tests compile with -ffp-contract=off) ------------------------------------------------
-PIXFLOW_HD float fadd(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-PIXFLOW_HD float fmul(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
 PIXFLOW_HD double dadd(double a, double b) {
 #if defined(__CUDA_ARCH__)
   return __dadd_rn(a, b);
@@ -275,16 +262,17 @@ struct Linear3 {
     Row r;
     PIXFLOW_F32_UNROLL
     for (int j = 0; j < 4; ++j)
-      r.h[j] = fadd(fadd(fmul(p[j], tx[0]), fmul(p[j + 1], tx[1])), fmul(p[j + 2], tx[2]));
+      r.h[j] =
+          add_rn(add_rn(mul_rn(p[j], tx[0]), mul_rn(p[j + 1], tx[1])), mul_rn(p[j + 2], tx[2]));
     return r;
   }
   PIXFLOW_HD void out(const Row& a, const Row& b, const Row& c, u32 (&o)[4]) const {
     PIXFLOW_F32_UNROLL
     for (int j = 0; j < 4; ++j) {
-      float v = fadd(0.0f, fmul(a.h[j], ty[0]));
-      v = fadd(v, fmul(b.h[j], ty[1]));
-      v = fadd(v, fmul(c.h[j], ty[2]));
-      if (deriv) v = fadd(fmul(v, scale), delta);
+      float v = add_rn(0.0f, mul_rn(a.h[j], ty[0]));
+      v = add_rn(v, mul_rn(b.h[j], ty[1]));
+      v = add_rn(v, mul_rn(c.h[j], ty[2]));
+      if (deriv) v = add_rn(mul_rn(v, scale), delta);
       o[j] = float_bits(v);
     }
   }

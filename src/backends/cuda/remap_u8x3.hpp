@@ -24,6 +24,7 @@
 #include <cstring>
 
 #include "src/backends/cuda/packed_u16x2.hpp"
+#include "src/backends/cuda/rounded_f32.hpp"
 #include "src/base/qualifiers.hpp"
 
 namespace pixflow::cuda::remap_u8x3 {
@@ -65,27 +66,11 @@ PIXFLOW_HD u32 float_bits(float f) {
 // Separately rounded float operations (the reference's expression has no FMA). On the host
 // each is its own statement of a plain float operation: x86-64 and AArch64 builds of the test
 // round each (no -ffp-contract across statements).
-PIXFLOW_HD float fadd(float a, float b) {
+PIXFLOW_HD float add_rn(float a, float b) {
 #if defined(__CUDA_ARCH__)
   return __fadd_rn(a, b);
 #else
   const float r = a + b;
-  return r;
-#endif
-}
-PIXFLOW_HD float fsub(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fsub_rn(a, b);
-#else
-  const float r = a - b;
-  return r;
-#endif
-}
-PIXFLOW_HD float fmul(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  const float r = a * b;
   return r;
 #endif
 }
@@ -110,7 +95,7 @@ PIXFLOW_HD Pair pair_of_words(u32 w0, u32 w1, u32 w2, u32 s) {
 /// the word 0x4B0000bb is 2^23 + b (PRMT builds it), minus 2^23.
 template <int K>
 PIXFLOW_HD float byte_float(u32 w) {
-  return fsub(bits_float(px::byte_perm(w, kTwo23Bits, 0x7540u | u32(K))), kTwo23);
+  return sub_rn(bits_float(px::byte_perm(w, kTwo23Bits, 0x7540u | u32(K))), kTwo23);
 }
 
 /// The reference's bilinear expression for one channel, rounded half to even and saturated
@@ -118,17 +103,17 @@ PIXFLOW_HD float byte_float(u32 w) {
 /// plus rounding), so v + 2^23 rounded to nearest-even is 2^23 + rint(v), clamped to 255.
 PIXFLOW_HD std::uint8_t lerp_u8(float p00, float p10, float p01, float p11, float ax, float ay,
                                 float bx, float by) {
-  const float top = fadd(fmul(bx, p00), fmul(ax, p10));
-  const float bot = fadd(fmul(bx, p01), fmul(ax, p11));
-  const float v = fadd(fmul(by, top), fmul(ay, bot));
-  const u32 r = float_bits(fadd(v, kTwo23)) - kTwo23Bits;
+  const float top = add_rn(mul_rn(bx, p00), mul_rn(ax, p10));
+  const float bot = add_rn(mul_rn(bx, p01), mul_rn(ax, p11));
+  const float v = add_rn(mul_rn(by, top), mul_rn(ay, bot));
+  const u32 r = float_bits(add_rn(v, kTwo23)) - kTwo23Bits;
   return std::uint8_t(r < 255u ? r : 255u);
 }
 
 /// One u8x3 output pixel from the pairs of its two source rows (t: row y0, b: row y0 + 1) and
 /// its fractions. Tap x0 channel c is byte c of the pair, tap x0 + 1 channel c byte 3 + c.
 PIXFLOW_HD void pixel(const Pair& t, const Pair& b, float ax, float ay, std::uint8_t out[3]) {
-  const float bx = fsub(1.0f, ax), by = fsub(1.0f, ay);
+  const float bx = sub_rn(1.0f, ax), by = sub_rn(1.0f, ay);
   out[0] = lerp_u8(byte_float<0>(t.lo), byte_float<3>(t.lo), byte_float<0>(b.lo),
                    byte_float<3>(b.lo), ax, ay, bx, by);
   out[1] = lerp_u8(byte_float<1>(t.lo), byte_float<0>(t.hi), byte_float<1>(b.lo),
