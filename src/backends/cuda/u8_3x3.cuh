@@ -19,6 +19,7 @@
 #include "src/backends/cuda/common/byte_tile.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
+#include "src/backends/cuda/deriv3_u8_packed.hpp"
 
 namespace pixflow::cuda::u8_3x3 {
 // Internal linkage: this header is included by median.cu, morphology.cu and separable.cu.
@@ -81,16 +82,16 @@ __device__ __forceinline__ unsigned median_of(const Sorted3& L, const Sorted3& C
   return vmed3(vmax3(L.lo, C.lo, R.lo), vmed3(L.mid, C.mid, R.mid), vmin3(L.hi, C.hi, R.hi));
 }
 
-// Tile byte (r, i) is image pixel (bx0 - 4 + i, by0 - 1 + r), by the border rule. Syncs at
-// the end.
-template <int R>
+// Tile byte (r, i) is image byte (bx0 - 4 + i, by0 - 1 + r) of u8 x kCn rows, by the border
+// rule. Syncs at the end.
+template <int R, int kCn = 1>
 __device__ __forceinline__ void load_tile_3x3(unsigned (&tile)[kTileH<R>][kTileWords],
                                               const DevView<std::uint8_t>& src,
                                               const DevBorder<std::uint8_t>& border, long long bx0,
                                               long long by0, bool src_aligned) {
-  load_word_tile_u8<kTileWords, kTX * kTY>(&tile[0][0], kTileH<R>,
-                                           int(threadIdx.y) * kTX + int(threadIdx.x), src, border,
-                                           bx0 - 4, by0 - 1, src_aligned);
+  load_word_tile_u8<kTileWords, kTX * kTY, kCn>(&tile[0][0], kTileH<R>,
+                                                int(threadIdx.y) * kTX + int(threadIdx.x), src,
+                                                border, bx0 - 4, by0 - 1, src_aligned);
 }
 
 // Packed column words of one tile row for the thread whose first output column is x0:
@@ -198,69 +199,53 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
   }
 }
 
-// 3x3 derivatives u8 -> s16 (sobel k=3, scharr) with scale 1 and delta 0. Taps may be
-// negative: a tap t < 0 multiplies (255 - p), so every packed lane stays in [0, 255 * sum|t|]
-// (<= 4080) and the row sum is offset by 255 * sum of the negative taps' magnitudes, which the
-// vertical pass (per pixel, 32-bit signed) removes. Integer results equal the reference's.
-struct Deriv3 {
-  int tx[3], ty[3];
-  int hoff;  // 255 * sum(|tx[i]| for tx[i] < 0)
-};
-
-__device__ __forceinline__ unsigned row_sum3(unsigned l, unsigned c, unsigned r, const Deriv3& k) {
-  const unsigned w[3] = {l, c, r};
-  unsigned h = 0;
-#pragma unroll
-  for (int i = 0; i < 3; ++i) {
-    const int t = k.tx[i];
-    if (t > 0) h += unsigned(t) * w[i];
-    if (t < 0) h += unsigned(-t) * (0x00ff00ffu - w[i]);
-  }
-  return h;
-}
-
-__device__ __forceinline__ int deriv_lane(unsigned a, unsigned b, unsigned c, const Deriv3& k) {
-  const int v =
-      k.ty[0] * (int(a) - k.hoff) + k.ty[1] * (int(b) - k.hoff) + k.ty[2] * (int(c) - k.hoff);
-  return v < -32768 ? -32768 : v > 32767 ? 32767 : v;
-}
-
-template <int R>
+// 3x3 derivatives u8 -> s16 (sobel with 3x3 taps, scharr) with scale 1 and delta 0, on CN
+// interleaved channels (1, 3, 4: the tile is of bytes, a horizontal neighbour CN bytes away,
+// within the tile's 4-byte margins). The taps are template arguments (X: along rows, Y: along
+// columns), so each row sum and column sum is a few packed integer instructions
+// (deriv3_u8_packed.hpp, which also argues the exactness); with the taps at run time the
+// kernel spent ~25 IMAD and ~10 compares an output on them and was issue-bound (116.7 us at
+// 8K for a 68 us copy). Outputs: 4 s16 of a row per 8-byte store (whole 32-byte sectors: a
+// warp writes 256 contiguous bytes of a row).
+template <int R, int CN, class X, class Y>
 __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4>)
     deriv3_u8_kernel(DevView<std::uint8_t> src, DevView<std::int16_t> dst,
-                     DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks,
-                     Deriv3 k) {
+                     DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
   __shared__ unsigned tile[kTileH<R>][kTileWords];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
+  const long long wc = (long long)dst.w * CN;  // samples a row
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH<R>;
-    load_tile_3x3<R>(tile, src, border, bx0, by0, src_aligned);
-    unsigned h0[R + 2], h1[R + 2];  // offset row sums: pixels (x0, x0+1), (x0+2, x0+3)
+    load_tile_3x3<R, CN>(tile, src, border, bx0, by0, src_aligned);
+    unsigned h0[R + 2], h1[R + 2];  // packed row sums: samples (x0, x0+1), (x0+2, x0+3)
 #pragma unroll
     for (int r = 0; r < R + 2; ++r) {
-      unsigned p0, p1, p2;
-      columns(tile[ty * R + r], tx, p0, p1, p2);
-      h0[r] = row_sum3(p0, between(p0, p1), p1, k);
-      h1[r] = row_sum3(p1, between(p1, p2), p2, k);
+      const unsigned* row = tile[ty * R + r];
+      deriv3_u8::row_sums<CN, X>(row[tx], row[tx + 1], row[tx + 2], h0[r], h1[r]);
     }
+    // The row pointer advances by the stride and the x test is made once: a multiply and
+    // two compares a row less than dst.row(y) and the test in the loop (~6 of ~33
+    // instructions a row of 4 outputs in the SASS).
     const long long x0 = bx0 + tx * kPX;
+    const long long y0 = by0 + ty * R;
+    const bool x_full = x0 + 3 < wc;
+    const int rows = int(dst.h - y0);  // rows of this thread in the image (by0 < dst.h)
+    unsigned char* d = dst.data + y0 * dst.stride + x0 * 2;
 #pragma unroll
     for (int i = 0; i < R; ++i) {
-      const long long y = by0 + ty * R + i;
-      if (y >= dst.h) break;
-      const int o0 = deriv_lane(h0[i] & 0xffffu, h0[i + 1] & 0xffffu, h0[i + 2] & 0xffffu, k);
-      const int o1 = deriv_lane(h0[i] >> 16, h0[i + 1] >> 16, h0[i + 2] >> 16, k);
-      const int o2 = deriv_lane(h1[i] & 0xffffu, h1[i + 1] & 0xffffu, h1[i + 2] & 0xffffu, k);
-      const int o3 = deriv_lane(h1[i] >> 16, h1[i + 1] >> 16, h1[i + 2] >> 16, k);
-      std::int16_t* d = dst.row(y) + x0;
-      if (x0 + 3 < dst.w) {
-        *reinterpret_cast<uint2*>(d) = make_uint2((unsigned(o0) & 0xffffu) | (unsigned(o1) << 16),
-                                                  (unsigned(o2) & 0xffffu) | (unsigned(o3) << 16));
+      if (i >= rows) break;
+      const unsigned o0 = deriv3_u8::column_out<X, Y>(h0[i], h0[i + 1], h0[i + 2]);
+      const unsigned o1 = deriv3_u8::column_out<X, Y>(h1[i], h1[i + 1], h1[i + 2]);
+      if (x_full) {
+        *reinterpret_cast<uint2*>(d) = make_uint2(o0, o1);
       } else {
-        const int o[4] = {o0, o1, o2, o3};
-        for (int j = 0; j < 4 && x0 + j < dst.w; ++j) d[j] = std::int16_t(o[j]);
+        // Registers, not an array indexed at run time (that would live in local memory).
+        std::int16_t* o = reinterpret_cast<std::int16_t*>(d);
+        for (int j = 0; j < 4 && x0 + j < wc; ++j)
+          o[j] = std::int16_t(std::uint16_t((j < 2 ? o0 : o1) >> (16 * (j % 2))));
       }
+      d += dst.stride;
     }
     __syncthreads();
   }
@@ -311,21 +296,23 @@ template <class Out, class... Extra>
 using Kernel = void (*)(DevView<std::uint8_t>, DevView<Out>, DevBorder<std::uint8_t>, bool, int,
                         Extra...);
 
-// Launches one of the kernels above over one u8 channel, `tall` (kRowsTall rows a thread) or
-// `short_` (the same kernel for kRowsShort) by the rule of launch.cuh (tall_blocks_fill), or
-// returns false when the packed path does not apply: a source that is not u8 x 1, or
-// destination rows not aligned for the kernel's stores of four outputs (4 bytes for u8, 8 for
-// s16). Source alignment only selects the tile's word loads.
-template <class Out, class... Extra>
+// Launches one of the kernels above over the bytes of u8 x kCn rows (kCn = 1 for all but
+// deriv3, whose taps reach kCn bytes), `tall` (kRowsTall rows a thread) or `short_` (the same
+// kernel for kRowsShort) by the rule of launch.cuh (tall_blocks_fill), or returns false when
+// the packed path does not apply: a source that is not u8 x kCn, or destination rows not
+// aligned for the kernel's stores of four outputs (4 bytes for u8, 8 for s16). Source
+// alignment only selects the tile's word loads.
+template <int kCn = 1, class Out, class... Extra>
 bool launch_3x3(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_, const ConstImageView& s,
                 const ImageView& d, const Border& border, const char* op, cudaStream_t st,
                 Extra... extra) {
-  if (s.depth() != Depth::u8 || s.channels() != 1 || !rows_aligned(d, 4 * sizeof(Out)))
+  if (s.depth() != Depth::u8 || s.channels() != kCn || !rows_aligned(d, 4 * sizeof(Out)))
     return false;
-  const long long bx = (d.width() + kBW - 1) / kBW;
+  const long long wc = d.width() * kCn;  // samples a row
+  const long long bx = (wc + kBW - 1) / kBW;
   const bool use_tall = tall_blocks_fill(bx, d.height(), kBH<kRowsTall>);
   const int bh = use_tall ? kBH<kRowsTall> : kBH<kRowsShort>;
-  (use_tall ? tall : short_)<<<grid_2d(d.width(), d.height(), kBW, bh), dim3(kTX, kTY), 0, st>>>(
+  (use_tall ? tall : short_)<<<grid_2d(wc, d.height(), kBW, bh), dim3(kTX, kTY), 0, st>>>(
       dev_view<std::uint8_t>(s), dev_view<Out>(d), dev_border<std::uint8_t>(border),
       rows_aligned(s, 4), blocks_y(d.height(), bh), extra...);
   PIXFLOW_CUDA_CHECK_LAUNCH(op);

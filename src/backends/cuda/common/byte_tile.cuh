@@ -145,8 +145,9 @@ __device__ __forceinline__ void load_byte_tile(unsigned char* tile, const ByteTi
   __syncthreads();
 }
 
-/// Loads a u8 x 1 word tile: `rows` rows of kWords 32-bit words (pitch kWords), word (r, wd)
-/// = image bytes x0 + 4 wd .. + 3 of row y0 + r by the border rule (x0 a multiple of 4), by
+/// Loads a u8 x kCn word tile: `rows` rows of kWords 32-bit words (pitch kWords), word (r, wd)
+/// = image bytes x0 + 4 wd .. + 3 of row y0 + r by the border rule (x0 a multiple of 4; with
+/// kCn channels a byte outside the row is its channel of the pixel the rule picks), by
 /// kThreads threads (flat thread index `tid`). Word loads when the whole tile lies inside an
 /// image with 4-byte aligned rows (`aligned`): one flat loop, all loads independent (a 2-D
 /// loop gave two threads of each warp twice the loads: median 3x3 117 -> 164 us at 8K).
@@ -155,12 +156,13 @@ __device__ __forceinline__ void load_byte_tile(unsigned char* tile, const ByteTi
 /// words that straddle or leave the row (a byte at a time through a shared store made one
 /// load round a byte: ~35 serial rounds a thread on the edge tiles, which at 1920x1080 are a
 /// quarter of the blocks and set the time). Syncs at the end.
-template <int kWords, int kThreads>
+template <int kWords, int kThreads, int kCn = 1>
 __device__ __forceinline__ void load_word_tile_u8(unsigned* tile, int rows, int tid,
                                                   const DevView<std::uint8_t>& v,
                                                   const DevBorder<std::uint8_t>& b, long long x0,
                                                   long long y0, bool aligned) {
-  const bool inside = aligned && x0 >= 0 && x0 + 4 * kWords <= v.w && y0 >= 0 && y0 + rows <= v.h;
+  const long long wc = (long long)v.w * kCn;  // bytes a row
+  const bool inside = aligned && x0 >= 0 && x0 + 4 * kWords <= wc && y0 >= 0 && y0 + rows <= v.h;
   if (inside) {
     // kWords is a constant: the division is a multiply.
     for (int i = tid; i < rows * kWords; i += kThreads) {
@@ -177,14 +179,34 @@ __device__ __forceinline__ void load_word_tile_u8(unsigned* tile, int rows, int 
       const long long sy = near_border_index(y0 + r, v.h, b.type);
       const long long x = x0 + 4 * wd;
       unsigned w;
-      if (sy >= 0 && aligned && x >= 0 && x + 4 <= v.w) {
+      if (sy >= 0 && aligned && x >= 0 && x + 4 <= wc) {
         w = *reinterpret_cast<const unsigned*>(v.row(sy) + x);
       } else {
         unsigned char by[4];
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
-          const long long sx = near_border_index(x + j, v.w, b.type);
-          by[j] = sy >= 0 && sx >= 0 ? v.row(sy)[sx] : b.value;
+          if constexpr (kCn == 1) {
+            const long long sx = near_border_index(x + j, v.w, b.type);
+            by[j] = sy >= 0 && sx >= 0 ? v.row(sy)[sx] : b.value;
+          } else {
+            // A byte outside the row: channel ch of pixel px (as in load_byte_tile: a tile
+            // reaches a few bytes past the row, so d < 2^31) through the border rule. (The
+            // u8 x 1 kernels keep the branch above: this one spilled in their 40 registers.)
+            const long long e = x + j;
+            long long px = e / kCn;
+            int ch = int(e - px * kCn);
+            if (e < 0) {
+              const int d = int(-e), q = (d + kCn - 1) / kCn;
+              px = -q;
+              ch = q * kCn - d;
+            } else if (e >= wc) {
+              const int d = int(e - wc), q = d / kCn;
+              px = v.w + q;
+              ch = d - q * kCn;
+            }
+            const long long sx = near_border_index(px, v.w, b.type);
+            by[j] = sy >= 0 && sx >= 0 ? v.row(sy)[sx * kCn + ch] : b.value;
+          }
         }
         w = unsigned(by[0]) | unsigned(by[1]) << 8 | unsigned(by[2]) << 16 | unsigned(by[3]) << 24;
       }
