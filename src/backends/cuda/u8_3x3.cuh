@@ -84,14 +84,14 @@ __device__ __forceinline__ unsigned median_of(const Sorted3& L, const Sorted3& C
 
 // Tile byte (r, i) is image byte (bx0 - 4 + i, by0 - 1 + r) of u8 x kCn rows, by the border
 // rule. Syncs at the end.
-template <int R, int kCn = 1>
+template <int R, int kCn = 1, bool kBatched = false>
 __device__ __forceinline__ void load_tile_3x3(unsigned (&tile)[kTileH<R>][kTileWords],
                                               const DevView<std::uint8_t>& src,
                                               const DevBorder<std::uint8_t>& border, long long bx0,
                                               long long by0, bool src_aligned) {
-  load_word_tile_u8<kTileWords, kTX * kTY, kCn>(&tile[0][0], kTileH<R>,
-                                                int(threadIdx.y) * kTX + int(threadIdx.x), src,
-                                                border, bx0 - 4, by0 - 1, src_aligned);
+  load_word_tile_u8<kTileWords, kTX * kTY, kCn, kBatched ? kTileH<R> : 0>(
+      &tile[0][0], kTileH<R>, int(threadIdx.y) * kTX + int(threadIdx.x), src, border, bx0 - 4,
+      by0 - 1, src_aligned);
 }
 
 // Packed column words of one tile row for the thread whose first output column is x0:
@@ -217,7 +217,10 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4>)
   const long long wc = (long long)dst.w * CN;  // samples a row
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH<R>;
-    load_tile_3x3<R, CN>(tile, src, border, bx0, by0, src_aligned);
+    // The tall shape loads all of a thread's 9 tile words at once (kBatched: one round trip,
+    // not three); in the short shape (3 words, one round trip already) it spilled in 40
+    // registers. Only this kernel so far: the others keep their measured loads.
+    load_tile_3x3<R, CN, R == kRowsTall>(tile, src, border, bx0, by0, src_aligned);
     unsigned h0[R + 2], h1[R + 2];  // packed row sums: samples (x0, x0+1), (x0+2, x0+3)
 #pragma unroll
     for (int r = 0; r < R + 2; ++r) {
