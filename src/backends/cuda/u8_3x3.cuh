@@ -200,13 +200,13 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
 }
 
 // 3x3 derivatives u8 -> s16 (sobel with 3x3 taps, scharr) with scale 1 and delta 0, on CN
-// interleaved channels (1, 3, 4: the tile is of bytes, a horizontal neighbour CN bytes away,
-// within the tile's 4-byte margins). The taps are template arguments (X: along rows, Y: along
-// columns), so each row sum and column sum is a few packed integer instructions
-// (deriv3_u8_packed.hpp, which also argues the exactness); with the taps at run time the
-// kernel spent ~25 IMAD and ~10 compares an output on them and was issue-bound (116.7 us at
-// 8K for a 68 us copy). Outputs: 4 s16 of a row per 8-byte store (whole 32-byte sectors: a
-// warp writes 256 contiguous bytes of a row).
+// interleaved channels (the tile is of bytes, a horizontal neighbour CN <= 4 bytes away, within
+// the tile's 4-byte margins; separable.cu launches CN = 1 and 3). The taps are template arguments
+// (X: along rows, Y: along columns), so each row sum and column sum is a few packed integer
+// instructions (deriv3_u8_packed.hpp, which also argues the exactness); with the taps at run time
+// the kernel spent ~25 IMAD and ~10 compares an output on them and was issue-bound (116.7 us at 8K
+// for a 68 us copy). Outputs: 4 s16 of a row per 8-byte store (whole 32-byte sectors: a warp writes
+// 256 contiguous bytes of a row).
 template <int R, int CN, class X, class Y>
 __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4>)
     deriv3_u8_kernel(DevView<std::uint8_t> src, DevView<std::int16_t> dst,
