@@ -233,34 +233,94 @@ TEST(Sobel, EveryBackendMatchesRefExactly) {
           }
 }
 
-// The packed u8 -> s16 3x3 kernel (u8_3x3.cuh: scale 1, delta 0) in both block shapes
-// (launch.cuh, tall_blocks_fill): the short one (128 x 16 outputs) for images whose grid of
-// tall blocks (128 x 64) is under 1056 (517x70 .. 4100x1100), the tall one at 4100x2200;
-// every border (constants out of range too); scale 2 takes the generic kernel.
+// One u8 -> s16 derivative (sobel when k > 0, else scharr) on every backend against the
+// reference, with 8-byte aligned destination rows (tight images): the packed CUDA kernel needs
+// them, and backends_match_ref's destinations at random odd offsets get them one time in
+// three. The source is tight (the tile's word loads) and at an odd offset (its byte loads).
+::testing::AssertionResult deriv_aligned_matches_ref(int dx, int dy, int k, double scale,
+                                                     const Border& b, int cn, Size s,
+                                                     std::mt19937_64& rng) {
+  const std::string what = std::string(k > 0 ? "sobel k=" + std::to_string(k) : "scharr") +
+                           " dx=" + std::to_string(dx) + " dy=" + std::to_string(dy) +
+                           " scale=" + std::to_string(scale) + " " + border_params(b) + " on " +
+                           std::to_string(s.w) + "x" + std::to_string(s.h) + " u8x" +
+                           std::to_string(cn) + " seed=" + std::to_string(run_seed());
+  auto run = [&](const ConstImageView& src, const ImageView& dst, Backend be) {
+    if (k > 0)
+      sobel(src, dst, SobelParams{dx, dy, k, scale, 0.0, Depth::s16, b}, Context{be});
+    else
+      scharr(src, dst, ScharrParams{dx, dy, scale, 0.0, Depth::s16, b}, Context{be});
+  };
+  for (bool src_tight : {true, false}) {
+    TestImage src = random_image(s.w, s.h, {Depth::u8, cn}, rng, src_tight);
+    TestImage want = make_dst(s.w, s.h, {Depth::s16, cn}, rng, true);
+    run(src.view, want.view, Backend::ref);
+    for (Backend be : test_backends()) {
+      TestImage dsrc = to_backend(be, src.view, rng, src_tight);
+      TestImage got = make_dst_on(be, s.w, s.h, {Depth::s16, cn}, rng, true);
+      run(dsrc.view, got.view, be);
+      const std::string diff = compare(to_host(got.view), want.view);
+      if (!diff.empty())
+        return ::testing::AssertionFailure()
+               << what << (src_tight ? "" : " (source at an odd offset)") << ": "
+               << backend_name(be) << " differs from ref: " << diff;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// The packed u8 -> s16 3x3 CUDA kernel (u8_3x3.cuh, deriv3_u8_packed.hpp: scale 1, delta 0,
+// taps compiled in, 1 or 3 channels) in both block shapes (launch.cuh, tall_blocks_fill): the
+// short one (128 x 16 samples) for grids of tall blocks (128 x 64 samples) under 1056 —
+// 517x70 .. 4100x1100 u8x1 — the tall one at 4100x2200 u8x1 and 4100x1100 u8x3; every tap
+// pair it is compiled for (sobel k=3 dx, dy in 0..2, k=1 dx=dy=1 and dx=dy=2, scharr both),
+// every border (constants out of range too), samples through the right edge of a block (517,
+// 300 x 3 = 900: partial words and stores). The generic kernel takes scale 2, k=1 dx=1 dy=0
+// (3x1 taps) and u8x4, each on the same images.
 TEST(Sobel, EveryBackendMatchesRefOnManyTiles) {
   auto rng = make_rng(0x50ba);
   std::vector<Border> borders = all_borders();
   borders.push_back(Border::constant(300));
   borders.push_back(Border::constant(-7));
+  struct Case {
+    int dx, dy, k;  // k = 0: scharr
+  };
+  const Case cases[] = {{1, 0, 3}, {0, 1, 3}, {1, 1, 3}, {2, 0, 3}, {0, 2, 3}, {2, 1, 3},
+                        {1, 2, 3}, {2, 2, 3}, {1, 1, 1}, {2, 2, 1}, {1, 0, 0}, {0, 1, 0}};
   std::size_t turn = 0;
-  for (Size s : std::vector<Size>{{517, 70}, {600, 150}, {300, 97}})
-    for (const char* o : {"dx=1 dy=0", "dx=0 dy=1", "dx=1 dy=1"}) {
+  for (int cn : {1, 3})
+    for (Size s : std::vector<Size>{{517, 70}, {600, 150}, {300, 97}})
+      for (const Case& c : cases) {
+        const Border& b = borders[turn++ % borders.size()];
+        ASSERT_TRUE(deriv_aligned_matches_ref(c.dx, c.dy, c.k, 1.0, b, cn, s, rng));
+      }
+  // Every border on both shapes for the benchmarked cases.
+  for (const Border& b : borders) {
+    ASSERT_TRUE(deriv_aligned_matches_ref(1, 0, 3, 1.0, b, 1, {4100, 2200}, rng));
+    ASSERT_TRUE(deriv_aligned_matches_ref(0, 1, 0, 1.0, b, 1, {4100, 1100}, rng));
+    ASSERT_TRUE(deriv_aligned_matches_ref(1, 0, 3, 1.0, b, 3, {4100, 1100}, rng));
+  }
+  // Tiny images: one partial block, tiles mostly border.
+  for (Size s : std::vector<Size>{{1, 1}, {2, 3}, {5, 1}, {1, 9}, {7, 5}})
+    for (int cn : {1, 3}) {
+      const Border& b = borders[turn++ % borders.size()];
+      ASSERT_TRUE(deriv_aligned_matches_ref(1, 1, 3, 1.0, b, cn, s, rng));
+      ASSERT_TRUE(deriv_aligned_matches_ref(1, 0, 0, 1.0, b, cn, s, rng));
+    }
+  // The generic kernel beside it.
+  ASSERT_TRUE(deriv_aligned_matches_ref(1, 0, 3, 2.0, Border::replicate(), 1, {517, 70}, rng));
+  ASSERT_TRUE(deriv_aligned_matches_ref(1, 0, 1, 1.0, Border::wrap(), 1, {517, 70}, rng));
+  ASSERT_TRUE(deriv_aligned_matches_ref(1, 0, 3, 1.0, Border::reflect(), 4, {517, 70}, rng));
+  // backends_match_ref's random offsets (unaligned destinations: the generic kernel, or the
+  // packed one one time in three).
+  for (Size s : std::vector<Size>{{517, 70}, {600, 150}})
+    for (const char* o : {"dx=1 dy=0", "dx=0 dy=1"}) {
       const std::string b = border_params(borders[turn++ % borders.size()]);
       ASSERT_TRUE(
           backends_match_ref("sobel", std::string(o) + " k=3 to=s16 " + b, {Depth::u8, 1}, s, rng));
-      if (std::string(o) != "dx=1 dy=1") {
-        ASSERT_TRUE(
-            backends_match_ref("scharr", std::string(o) + " to=s16 " + b, {Depth::u8, 1}, s, rng));
-      }
+      ASSERT_TRUE(
+          backends_match_ref("scharr", std::string(o) + " to=s16 " + b, {Depth::u8, 3}, s, rng));
     }
-  for (Size s : std::vector<Size>{{4100, 1100}, {4100, 2200}}) {
-    ASSERT_TRUE(backends_match_ref("sobel", "dx=1 dy=0 k=3 to=s16 border=reflect101",
-                                   {Depth::u8, 1}, s, rng));
-    ASSERT_TRUE(backends_match_ref("scharr", "dx=0 dy=1 to=s16 border=constant value=300",
-                                   {Depth::u8, 1}, s, rng));
-  }
-  ASSERT_TRUE(backends_match_ref("sobel", "dx=1 dy=0 k=3 to=s16 scale=2 border=replicate",
-                                 {Depth::u8, 1}, {517, 70}, rng));
 }
 
 // The CUDA f32 x 1 3x3 kernel (src/backends/cuda/f32_3x3.cuh: rounded float products and sums

@@ -300,19 +300,68 @@ void launch_deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& 
   (void)op;
 }
 
+// The packed 3x3 u8 -> s16 kernel for taps X (rows), Y (columns) on u8 x CN.
+template <int CN, class X, class Y>
+bool try_deriv3_u8(const ConstImageView& s, const ImageView& d, const Border& border,
+                   const char* op, cudaStream_t st) {
+  return u8_3x3::launch_3x3_cn<CN>(u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsTall, CN, X, Y>,
+                                   u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsShort, CN, X, Y>, s, d,
+                                   border, op, st);
+}
+
+// Which of deriv3_u8_packed.hpp's tap sets `taps` (3 taps) is: 0 (1,2,1), 1 (-1,0,1),
+// 2 (1,-2,1), 3 (3,10,3), else -1.
+int deriv3_tap_set(const int* taps) {
+  using namespace deriv3_u8;
+  auto is = [&](auto t) { return taps[0] == t.t0 && taps[1] == t.t1 && taps[2] == t.t2; };
+  return is(Smooth121{}) ? 0 : is(Diff101{}) ? 1 : is(Diff121{}) ? 2 : is(Smooth3103{}) ? 3 : -1;
+}
+
+// Every 3x3 tap pair sobel (k = 3, or k = 1 with both orders > 0) and scharr make, on u8 x CN.
+template <int CN>
+bool try_deriv3_u8_taps(int sx, int sy, const ConstImageView& s, const ImageView& d,
+                        const Border& border, const char* op, cudaStream_t st) {
+  using namespace deriv3_u8;
+  switch (sx * 4 + sy) {
+    case 0 * 4 + 1:
+      return try_deriv3_u8<CN, Smooth121, Diff101>(s, d, border, op, st);
+    case 0 * 4 + 2:
+      return try_deriv3_u8<CN, Smooth121, Diff121>(s, d, border, op, st);
+    case 1 * 4 + 0:
+      return try_deriv3_u8<CN, Diff101, Smooth121>(s, d, border, op, st);
+    case 1 * 4 + 1:
+      return try_deriv3_u8<CN, Diff101, Diff101>(s, d, border, op, st);
+    case 1 * 4 + 2:
+      return try_deriv3_u8<CN, Diff101, Diff121>(s, d, border, op, st);
+    case 2 * 4 + 0:
+      return try_deriv3_u8<CN, Diff121, Smooth121>(s, d, border, op, st);
+    case 2 * 4 + 1:
+      return try_deriv3_u8<CN, Diff121, Diff101>(s, d, border, op, st);
+    case 2 * 4 + 2:
+      return try_deriv3_u8<CN, Diff121, Diff121>(s, d, border, op, st);
+    case 1 * 4 + 3:
+      return try_deriv3_u8<CN, Diff101, Smooth3103>(s, d, border, op, st);
+    case 3 * 4 + 1:
+      return try_deriv3_u8<CN, Smooth3103, Diff101>(s, d, border, op, st);
+    default:
+      return false;
+  }
+}
+
 void run_deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, double scale,
                double delta, const Border& border, const char* op, cudaStream_t st) {
-  // 3x3 u8 -> s16 with scale 1 and delta 0 (sobel k=3, scharr): the packed kernel, which
-  // stores four s16 at a time (8-byte aligned destination rows).
-  if (d.depth() == Depth::s16 && t.nx == 3 && t.ny == 3 && scale == 1.0 && delta == 0.0) {
-    u8_3x3::Deriv3 k{};
-    for (int i = 0; i < 3; ++i) {
-      k.tx[i] = t.x[i];
-      k.ty[i] = t.y[i];
-      if (t.x[i] < 0) k.hoff += 255 * -t.x[i];
-    }
-    if (u8_3x3::launch_3x3(u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsTall>,
-                           u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsShort>, s, d, border, op, st, k))
+  // 3x3 u8 -> s16 with scale 1 and delta 0 (sobel k=3 and k=1 with both orders, scharr) on 1
+  // or 3 channels (4 spilled in the short shape's 40 registers and is not benchmarked): the packed
+  // kernel with the taps compiled in, which stores four s16 at a time (8-byte aligned destination
+  // rows). Other taps, scales or alignments: the engine.
+  if (s.depth() == Depth::u8 && d.depth() == Depth::s16 && t.nx == 3 && t.ny == 3 && scale == 1.0 &&
+      delta == 0.0) {
+    const int sx = deriv3_tap_set(t.x), sy = deriv3_tap_set(t.y);
+    const int cn = s.channels();
+    if (sx >= 0 && sy >= 0 &&
+        (cn == 1   ? try_deriv3_u8_taps<1>(sx, sy, s, d, border, op, st)
+         : cn == 3 ? try_deriv3_u8_taps<3>(sx, sy, s, d, border, op, st)
+                   : false))
       return;
   }
   // 3x3 f32 -> f32: f32_3x3.cuh (the same rounded float operations in the same order).

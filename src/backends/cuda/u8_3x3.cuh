@@ -1,6 +1,6 @@
 // Fast 3x3 paths for 1-channel u8: median (median.cu), dilate/erode (morphology.cu), box and
 // Gaussian (linear3) and sobel/scharr (deriv3) (separable.cu); all launched by launch_3x3.
-// dilate/erode and linear3 also take u8 x 3 (CN = 3, launch_3x3_cn): the same kernels over
+// dilate/erode, linear3 and deriv3 also take u8 x 3 (CN = 3, launch_3x3_cn): the same kernels over
 // the row's bytes, channels interleaved, so a horizontal neighbour is 3 bytes away; a
 // thread's 4 output bytes need the packed words at byte offsets -3, 0, +3 (columns3) where
 // one channel needs -1, 0, +1. The tile loader maps each edge byte's pixel by the border rule.
@@ -25,6 +25,7 @@
 #include "src/backends/cuda/common/byte_tile.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
+#include "src/backends/cuda/deriv3_u8_packed.hpp"
 #include "src/backends/cuda/u8_3x3_cn.hpp"
 
 namespace pixflow::cuda::u8_3x3 {
@@ -91,14 +92,16 @@ __device__ __forceinline__ unsigned median_of(const Sorted3& L, const Sorted3& C
 // Tile byte (r, i) is image pixel (bx0 - 4 + i, by0 - 1 + r), by the border rule. Syncs at
 // the end.
 // With CN channels "pixel" reads "row byte": tile byte (r, i) is row byte bx0 - 4 + i.
-template <int R, int CN = 1>
+// kBatched: every word of a thread loaded before the first is stored (load_word_tile_u8's
+// kRows), for the interior tiles.
+template <int R, int CN = 1, bool kBatched = false>
 __device__ __forceinline__ void load_tile_3x3(unsigned (&tile)[kTileH<R>][kTileWords],
                                               const DevView<std::uint8_t>& src,
                                               const DevBorder<std::uint8_t>& border, long long bx0,
                                               long long by0, bool src_aligned) {
-  load_word_tile_u8<kTileWords, kTX * kTY, CN>(&tile[0][0], kTileH<R>,
-                                               int(threadIdx.y) * kTX + int(threadIdx.x), src,
-                                               border, bx0 - 4, by0 - 1, src_aligned);
+  load_word_tile_u8<kTileWords, kTX * kTY, CN, kBatched ? kTileH<R> : 0>(
+      &tile[0][0], kTileH<R>, int(threadIdx.y) * kTX + int(threadIdx.x), src, border, bx0 - 4,
+      by0 - 1, src_aligned);
 }
 
 // Packed column words of one tile row for the thread whose first output column is x0:
@@ -238,68 +241,61 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
   }
 }
 
-// 3x3 derivatives u8 -> s16 (sobel k=3, scharr) with scale 1 and delta 0. Taps may be
-// negative: a tap t < 0 multiplies (255 - p), so every packed lane stays in [0, 255 * sum|t|]
-// (<= 4080) and the row sum is offset by 255 * sum of the negative taps' magnitudes, which the
-// vertical pass (per pixel, 32-bit signed) removes. Integer results equal the reference's.
-struct Deriv3 {
-  int tx[3], ty[3];
-  int hoff;  // 255 * sum(|tx[i]| for tx[i] < 0)
-};
-
-__device__ __forceinline__ unsigned row_sum3(unsigned l, unsigned c, unsigned r, const Deriv3& k) {
-  const unsigned w[3] = {l, c, r};
-  unsigned h = 0;
-#pragma unroll
-  for (int i = 0; i < 3; ++i) {
-    const int t = k.tx[i];
-    if (t > 0) h += unsigned(t) * w[i];
-    if (t < 0) h += unsigned(-t) * (0x00ff00ffu - w[i]);
-  }
-  return h;
-}
-
-__device__ __forceinline__ int deriv_lane(unsigned a, unsigned b, unsigned c, const Deriv3& k) {
-  const int v =
-      k.ty[0] * (int(a) - k.hoff) + k.ty[1] * (int(b) - k.hoff) + k.ty[2] * (int(c) - k.hoff);
-  return v < -32768 ? -32768 : v > 32767 ? 32767 : v;
-}
-
-template <int R>
+// 3x3 derivatives u8 -> s16 (sobel with 3x3 taps, scharr) with scale 1 and delta 0, on CN
+// interleaved channels (the tile is of bytes, a horizontal neighbour CN <= 4 bytes away, within
+// the tile's 4-byte margins; separable.cu launches CN = 1 and 3). The taps are template arguments
+// (X: along rows, Y: along columns), so each row sum and column sum is a few packed integer
+// instructions (deriv3_u8_packed.hpp, which also argues the exactness); with the taps at run time
+// the kernel spent ~25 IMAD and ~10 compares an output on them and was issue-bound (116.7 us at 8K
+// for a 68 us copy). Outputs: 4 s16 of a row per 8-byte store (whole 32-byte sectors: a warp writes
+// 256 contiguous bytes of a row).
+template <int R, int CN, class X, class Y>
 __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4>)
     deriv3_u8_kernel(DevView<std::uint8_t> src, DevView<std::int16_t> dst,
-                     DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks,
-                     Deriv3 k) {
+                     DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
   __shared__ unsigned tile[kTileH<R>][kTileWords];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
+  const long long wc = dst.w;  // samples a row (launch_3x3_cn: the destination as row samples)
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH<R>;
-    load_tile_3x3<R>(tile, src, border, bx0, by0, src_aligned);
-    unsigned h0[R + 2], h1[R + 2];  // offset row sums: pixels (x0, x0+1), (x0+2, x0+3)
+    // The tall shape loads all of a thread's 9 tile words at once (kBatched: one round trip,
+    // not three); in the short shape (3 words, one round trip already) it spilled in 40
+    // registers. Only this kernel so far: the others keep their measured loads.
+    load_tile_3x3<R, CN, R == kRowsTall>(tile, src, border, bx0, by0, src_aligned);
+    unsigned h0[R + 2], h1[R + 2];  // packed row sums: samples (x0, x0+1), (x0+2, x0+3)
 #pragma unroll
     for (int r = 0; r < R + 2; ++r) {
-      unsigned p0, p1, p2;
-      columns(tile[ty * R + r], tx, p0, p1, p2);
-      h0[r] = row_sum3(p0, between(p0, p1), p1, k);
-      h1[r] = row_sum3(p1, between(p1, p2), p2, k);
+      const unsigned* row = tile[ty * R + r];
+      deriv3_u8::row_sums<CN, X>(row[tx], row[tx + 1], row[tx + 2], h0[r], h1[r]);
     }
+    // The row pointer advances by the stride, and threads whose R rows and 4 samples all lie
+    // inside the image (all but the last block row and column) store without tests: with
+    // dst.row(y) and both tests in the loop the stores took ~17 of ~35 instructions a row of
+    // 4 outputs in the SASS.
     const long long x0 = bx0 + tx * kPX;
+    const long long y0 = by0 + ty * R;
+    const int rows = int(dst.h - y0);  // rows of this thread in the image (by0 < dst.h)
+    unsigned char* d = dst.data + y0 * dst.stride + x0 * 2;
+    if (x0 + 3 < wc && rows >= R) {
 #pragma unroll
-    for (int i = 0; i < R; ++i) {
-      const long long y = by0 + ty * R + i;
-      if (y >= dst.h) break;
-      const int o0 = deriv_lane(h0[i] & 0xffffu, h0[i + 1] & 0xffffu, h0[i + 2] & 0xffffu, k);
-      const int o1 = deriv_lane(h0[i] >> 16, h0[i + 1] >> 16, h0[i + 2] >> 16, k);
-      const int o2 = deriv_lane(h1[i] & 0xffffu, h1[i + 1] & 0xffffu, h1[i + 2] & 0xffffu, k);
-      const int o3 = deriv_lane(h1[i] >> 16, h1[i + 1] >> 16, h1[i + 2] >> 16, k);
-      std::int16_t* d = dst.row(y) + x0;
-      if (x0 + 3 < dst.w) {
-        *reinterpret_cast<uint2*>(d) = make_uint2((unsigned(o0) & 0xffffu) | (unsigned(o1) << 16),
-                                                  (unsigned(o2) & 0xffffu) | (unsigned(o3) << 16));
-      } else {
-        const int o[4] = {o0, o1, o2, o3};
-        for (int j = 0; j < 4 && x0 + j < dst.w; ++j) d[j] = std::int16_t(o[j]);
+      for (int i = 0; i < R; ++i) {
+        *reinterpret_cast<uint2*>(d) =
+            make_uint2(deriv3_u8::column_out<X, Y>(h0[i], h0[i + 1], h0[i + 2]),
+                       deriv3_u8::column_out<X, Y>(h1[i], h1[i + 1], h1[i + 2]));
+        d += dst.stride;
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < R; ++i) {
+        if (i >= rows) break;
+        const unsigned o0 = deriv3_u8::column_out<X, Y>(h0[i], h0[i + 1], h0[i + 2]);
+        const unsigned o1 = deriv3_u8::column_out<X, Y>(h1[i], h1[i + 1], h1[i + 2]);
+        // Registers, not an array indexed at run time (that would live in local memory).
+        std::int16_t* o = reinterpret_cast<std::int16_t*>(d);
+        for (int j = 0; j < 4 && x0 + j < wc; ++j)
+          o[j] = std::int16_t(std::uint16_t((j < 2 ? o0 : o1) >> (16 * (j % 2))));
+        d += dst.stride;
       }
     }
     __syncthreads();
@@ -352,7 +348,7 @@ using Kernel = void (*)(DevView<std::uint8_t>, DevView<Out>, DevBorder<std::uint
                         Extra...);
 
 // Launches one of the kernels above over a u8 x CN source (CN = 1 for every kernel, 3 for
-// morph3 and linear3, which must then be their CN = 3 instances), `tall` (kRowsTall rows a
+// morph3, linear3 and deriv3, which must then be their CN = 3 instances), `tall` (kRowsTall rows a
 // thread) or `short_` (the same kernel for kRowsShort) by the rule of launch.cuh
 // (tall_blocks_fill), or returns false when the packed path does not apply: another format,
 // or destination rows not aligned for the kernel's stores of four outputs (4 bytes for u8, 8

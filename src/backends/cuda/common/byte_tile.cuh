@@ -146,10 +146,10 @@ __device__ __forceinline__ void load_byte_tile(unsigned char* tile, const ByteTi
   __syncthreads();
 }
 
-/// Loads a u8 x CN word tile: `rows` rows of kWords 32-bit words (pitch kWords), word (r, wd)
-/// = row bytes x0 + 4 wd .. + 3 (channels interleaved) of row y0 + r by the border rule
-/// applied to the pixel of each byte (x0 a multiple of 4), by kThreads threads (flat thread
-/// index `tid`). Word loads when the whole tile lies inside an
+/// Loads a u8 x CN word tile: `rows` rows (kRows when that is not 0) of kWords 32-bit words
+/// (pitch kWords), word (r, wd) = row bytes x0 + 4 wd .. + 3 (channels interleaved) of row
+/// y0 + r by the border rule applied to the pixel of each byte (x0 a multiple of 4), by
+/// kThreads threads (flat thread index `tid`). Word loads when the whole tile lies inside an
 /// image with 4-byte aligned rows (`aligned`): one flat loop, all loads independent (a 2-D
 /// loop gave two threads of each warp twice the loads: median 3x3 117 -> 164 us at 8K).
 /// Otherwise (the tiles on the image's edges) still a word load for each word inside the
@@ -157,13 +157,36 @@ __device__ __forceinline__ void load_byte_tile(unsigned char* tile, const ByteTi
 /// words that straddle or leave the row (a byte at a time through a shared store made one
 /// load round a byte: ~35 serial rounds a thread on the edge tiles, which at 1920x1080 are a
 /// quarter of the blocks and set the time). Syncs at the end.
-template <int kWords, int kThreads, int CN = 1>
+template <int kWords, int kThreads, int CN = 1, int kRows = 0>
 __device__ __forceinline__ void load_word_tile_u8(unsigned* tile, int rows, int tid,
                                                   const DevView<std::uint8_t>& v,
                                                   const DevBorder<std::uint8_t>& b, long long x0,
                                                   long long y0, bool aligned) {
   const long long wc = (long long)v.w * CN;  // bytes a row
   const bool inside = aligned && x0 >= 0 && x0 + 4 * kWords <= wc && y0 >= 0 && y0 + rows <= v.h;
+  if constexpr (kRows > 0) {
+    if (inside) {
+      // kRows (= rows) known at compile time: every word of the thread loaded before the first
+      // is stored, so a tile costs one load round trip (the loop below, unrolled by 4, made
+      // three for the 66 x 34-word tiles of the tall 3x3 shape: 8.8 words a thread).
+      // tid < kThreads: the first kFull words of every thread exist, the last only for some.
+      constexpr int kTotal = kRows * kWords, kFull = kTotal / kThreads;
+      constexpr bool kTail = kTotal % kThreads != 0;
+      const unsigned char* base = v.data + y0 * v.stride + x0;
+      unsigned w[kFull + 1];
+#pragma unroll
+      for (int k = 0; k < kFull + int(kTail); ++k) {
+        const int i = tid + k * kThreads, r = i / kWords, wd = i - r * kWords;
+        if (k < kFull || i < kTotal)
+          w[k] = reinterpret_cast<const unsigned*>(base + (long long)r * v.stride)[wd];
+      }
+#pragma unroll
+      for (int k = 0; k < kFull + int(kTail); ++k)
+        if (k < kFull || tid + k * kThreads < kTotal) tile[tid + k * kThreads] = w[k];
+      __syncthreads();  // the block agrees on `inside`
+      return;
+    }
+  }
   if (inside) {
     // kWords is a constant: the division is a multiply.
     for (int i = tid; i < rows * kWords; i += kThreads) {
