@@ -1,6 +1,7 @@
 // median on CUDA.
-// u8 x 1 at 3x3: the packed kernel of u8_3x3.cuh; at 5x5 and 7x7: median_u8_packed_kernel
-// below (separable sorting networks on pixels packed two per word, median_u8_packed.hpp).
+// u8 x 1 and u8 x 3 at 3x3: the packed kernel of u8_3x3.cuh (u8 x 3 over the row's bytes).
+// u8 x 1 at 5x5 and 7x7: median_u8_packed_kernel below (separable sorting networks on pixels
+// packed two per word, median_u8_packed.hpp).
 // f32 x 1 at 3x3: f32_3x3.cuh (sorted window columns on totalOrder keys).
 // Other square 3x3, 5x5, 7x7: a shared-memory tile with halo; each thread gathers its window into
 // registers and runs a forgetful selection (keep n/2+2 values, drop the min and max, take
@@ -268,6 +269,12 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
       u8_3x3::launch_3x3(u8_3x3::median3_u8_kernel<u8_3x3::kRowsTall>,
                          u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort>, s, d, p.border, "median",
                          st))
+    return;
+  // 3x3 on u8 x 3: the same kernel over the row's bytes (CN = 3, channels interleaved).
+  if (std::is_same_v<T, std::uint8_t> && p.kw == 3 && p.kh == 3 &&
+      u8_3x3::launch_3x3_cn<3>(u8_3x3::median3_u8_kernel<u8_3x3::kRowsTall, 3>,
+                               u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort, 3>, s, d, p.border,
+                               "median", st))
     return;
   // 3x3 on one f32 channel: f32_3x3.cuh (sorted columns on totalOrder keys).
   if (std::is_same_v<T, float> && p.kw == 3 && p.kh == 3 &&

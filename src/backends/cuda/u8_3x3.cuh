@@ -1,7 +1,7 @@
 // Fast 3x3 paths for 1-channel u8: median (median.cu), dilate/erode (morphology.cu), box and
 // Gaussian (linear3) and sobel/scharr (deriv3) (separable.cu); all launched by launch_3x3.
-// dilate/erode, linear3 and deriv3 also take u8 x 3 (CN = 3, launch_3x3_cn): the same kernels over
-// the row's bytes, channels interleaved, so a horizontal neighbour is 3 bytes away; a
+// dilate/erode, linear3, deriv3 and median also take u8 x 3 (CN = 3, launch_3x3_cn): the same
+// kernels over the row's bytes, channels interleaved, so a horizontal neighbour is 3 bytes away; a
 // thread's 4 output bytes need the packed words at byte offsets -3, 0, +3 (columns3) where
 // one channel needs -1, 0, +1. The tile loader maps each edge byte's pixel by the border rule.
 // (u8x3 3x3 went through the byte-tile engines: 26-31 us at 1920x1080 against NPP's 12.4 for
@@ -302,7 +302,11 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4>)
   }
 }
 
-template <int R>
+// CN = 3 (u8 x 3, the destination as row bytes): columns3's six words a tile row, the middle
+// pair of rows sorted once for two output rows, the per-lane arithmetic in u8_3x3_cn.hpp
+// (median3_row, host-tested); rows roll through four Cols3 (24 registers) instead of CN = 1's
+// arrays of all R + 2 rows (6 (R + 2) = 60 words in the tall shape, at a 64-register bound).
+template <int R, int CN = 1>
 __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4>)
     median3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                       DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
@@ -311,31 +315,49 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4>)
   const long long bx0 = (long long)blockIdx.x * kBW;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH<R>;
-    load_tile_3x3<R>(tile, src, border, bx0, by0, src_aligned);
+    load_tile_3x3<R, CN>(tile, src, border, bx0, by0, src_aligned);
 
-    // Packed column words of tile rows ty*R .. ty*R+R+1 for this thread's columns.
-    unsigned p0[R + 2], p1[R + 2], p2[R + 2];
+    if constexpr (CN == 1) {
+      // Packed column words of tile rows ty*R .. ty*R+R+1 for this thread's columns.
+      unsigned p0[R + 2], p1[R + 2], p2[R + 2];
 #pragma unroll
-    for (int r = 0; r < R + 2; ++r) columns(tile[ty * R + r], tx, p0[r], p1[r], p2[r]);
-    const long long x0 = bx0 + tx * kPX;
+      for (int r = 0; r < R + 2; ++r) columns(tile[ty * R + r], tx, p0[r], p1[r], p2[r]);
+      const long long x0 = bx0 + tx * kPX;
 #pragma unroll
-    for (int i = 0; i < R; i += 2) {
-      // Rows i+1, i+2 are shared by outputs i (with row i) and i+1 (with row i+3).
-      const unsigned a0 = vmin(p0[i + 1], p0[i + 2]), b0 = vmax(p0[i + 1], p0[i + 2]);
-      const unsigned a1 = vmin(p1[i + 1], p1[i + 2]), b1 = vmax(p1[i + 1], p1[i + 2]);
-      const unsigned a2 = vmin(p2[i + 1], p2[i + 2]), b2 = vmax(p2[i + 1], p2[i + 2]);
+      for (int i = 0; i < R; i += 2) {
+        // Rows i+1, i+2 are shared by outputs i (with row i) and i+1 (with row i+3).
+        const unsigned a0 = vmin(p0[i + 1], p0[i + 2]), b0 = vmax(p0[i + 1], p0[i + 2]);
+        const unsigned a1 = vmin(p1[i + 1], p1[i + 2]), b1 = vmax(p1[i + 1], p1[i + 2]);
+        const unsigned a2 = vmin(p2[i + 1], p2[i + 2]), b2 = vmax(p2[i + 1], p2[i + 2]);
 #pragma unroll
-      for (int k = 0; k < 2; ++k) {
-        const int extra = k == 0 ? i : i + 3;
-        const Sorted3 s0 = insert(a0, b0, p0[extra]);
-        const Sorted3 s1 = insert(a1, b1, p1[extra]);
-        const Sorted3 s2 = insert(a2, b2, p2[extra]);
-        const Sorted3 c0{between(s0.lo, s1.lo), between(s0.mid, s1.mid), between(s0.hi, s1.hi)};
-        const Sorted3 c1{between(s1.lo, s2.lo), between(s1.mid, s2.mid), between(s1.hi, s2.hi)};
-        const unsigned o0 = median_of(s0, c0, s1);  // pixels x0, x0+1
-        const unsigned o1 = median_of(s1, c1, s2);  // pixels x0+2, x0+3
-        const unsigned out = __byte_perm(o0, o1, 0x6420);
-        store4(dst, by0 + ty * R + i + k, x0, out);
+        for (int k = 0; k < 2; ++k) {
+          const int extra = k == 0 ? i : i + 3;
+          const Sorted3 s0 = insert(a0, b0, p0[extra]);
+          const Sorted3 s1 = insert(a1, b1, p1[extra]);
+          const Sorted3 s2 = insert(a2, b2, p2[extra]);
+          const Sorted3 c0{between(s0.lo, s1.lo), between(s0.mid, s1.mid), between(s0.hi, s1.hi)};
+          const Sorted3 c1{between(s1.lo, s2.lo), between(s1.mid, s2.mid), between(s1.hi, s2.hi)};
+          const unsigned o0 = median_of(s0, c0, s1);  // pixels x0, x0+1
+          const unsigned o1 = median_of(s1, c1, s2);  // pixels x0+2, x0+3
+          const unsigned out = __byte_perm(o0, o1, 0x6420);
+          store4(dst, by0 + ty * R + i + k, x0, out);
+        }
+      }
+    } else {
+      static_assert(CN == 3, "median3_u8_kernel: 1 or 3 channels");
+      const long long x0 = bx0 + tx * kPX;
+      Cols3 k0 = columns3(tile[ty * R], tx), k1 = columns3(tile[ty * R + 1], tx);
+#pragma unroll
+      for (int i = 0; i < R; i += 2) {
+        // Output i: rows i .. i+2; output i+1: rows i+1 .. i+3; both contain rows i+1, i+2.
+        const Cols3 k2 = columns3(tile[ty * R + i + 2], tx);
+        const Cols3 k3 = columns3(tile[ty * R + i + 3], tx);
+        Cols3 lo, hi;
+        u8_3x3_cn::sort_pair(k1, k2, lo, hi);
+        store4(dst, by0 + ty * R + i, x0, u8_3x3_cn::median3_row(lo, hi, k0));
+        store4(dst, by0 + ty * R + i + 1, x0, u8_3x3_cn::median3_row(lo, hi, k3));
+        k0 = k2;
+        k1 = k3;
       }
     }
     __syncthreads();
@@ -348,8 +370,8 @@ using Kernel = void (*)(DevView<std::uint8_t>, DevView<Out>, DevBorder<std::uint
                         Extra...);
 
 // Launches one of the kernels above over a u8 x CN source (CN = 1 for every kernel, 3 for
-// morph3, linear3 and deriv3, which must then be their CN = 3 instances), `tall` (kRowsTall rows a
-// thread) or `short_` (the same kernel for kRowsShort) by the rule of launch.cuh
+// morph3, linear3, deriv3 and median3, which must then be their CN = 3 instances), `tall`
+// (kRowsTall rows a thread) or `short_` (the same kernel for kRowsShort) by the rule of launch.cuh
 // (tall_blocks_fill), or returns false when the packed path does not apply: another format,
 // or destination rows not aligned for the kernel's stores of four outputs (4 bytes for u8, 8
 // for s16). Source alignment only selects the tile's word loads. The kernels see the
