@@ -121,6 +121,68 @@ TEST(Median, EveryBackendMatchesRefOnManyTiles) {
     ASSERT_TRUE(backends_match_ref("median", "k=3 border=replicate", {d, 3}, {517, 70}, rng));
 }
 
+// The packed u8 3x3 kernel on u8 x 3 (u8_3x3.cuh, median3_u8_kernel with CN = 3: the row's
+// bytes, channels interleaved, 128 bytes = 42.7 pixels a block column). Its block grid counts
+// row bytes, so 4100x1100 (97 x 18 = 1746 >= 1056 tall blocks, launch.cuh tall_blocks_fill)
+// takes the tall shape and 517x70, 600x150, 300x97, 2100x1100 (50 x 18) the short one; every
+// border (constants 300 and -7 outside the u8 range); a block column edge falls inside a pixel
+// (128 = 42 x 3 + 2), so edge tiles map bytes of split pixels through the border rule. 5x5
+// takes the generic kernel (the fallback) beside it.
+TEST(Median, EveryBackendMatchesRefOnManyTilesU8x3) {
+  auto rng = make_rng(0x3edb);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  for (Size s : std::vector<Size>{{517, 70}, {600, 150}, {300, 97}})
+    for (const Border& b : borders)
+      ASSERT_TRUE(backends_match_ref("median", "k=3 " + border_params(b), {Depth::u8, 3}, s, rng));
+  for (const char* b : {"border=reflect101", "border=constant value=300"})
+    ASSERT_TRUE(
+        backends_match_ref("median", std::string("k=3 ") + b, {Depth::u8, 3}, {4100, 1100}, rng));
+  ASSERT_TRUE(backends_match_ref("median", "k=3 border=wrap", {Depth::u8, 3}, {2100, 1100}, rng));
+  for (Size s : std::vector<Size>{{1, 1}, {2, 3}, {1, 130}, {130, 1}, {43, 5}})
+    for (const char* b : {"border=replicate", "border=constant value=-7", "border=reflect"})
+      ASSERT_TRUE(backends_match_ref("median", std::string("k=3 ") + b, {Depth::u8, 3}, s, rng));
+  ASSERT_TRUE(
+      backends_match_ref("median", "k=5 border=reflect101", {Depth::u8, 3}, {517, 70}, rng));
+}
+
+// u8 x 3 3x3 on views of chosen byte offsets and strides on every backend: the packed kernel
+// loads tile words only from 4-byte aligned source rows (else bytes) and runs only where the
+// destination rows are 4-byte aligned (else the generic kernel), so sources at byte offsets
+// 0, 1, 3 with strides of 4k and 4k + 3 bytes, and destinations at 0 (packed) and 3 (generic).
+TEST(Median, EveryBackendMatchesRefU8x3AlignedAndUnaligned) {
+  auto rng = make_rng(0x3edc);
+  for (Size s : std::vector<Size>{{389, 203}, {3, 70}})
+    for (const Border& b : {Border::reflect101(), Border::constant(300)}) {
+      const std::int64_t w = s.w, h = s.h, row = w * 3;
+      TestImage src = random_image(w, h, {Depth::u8, 3}, rng);
+      Image want(w, h, {Depth::u8, 3});
+      median(src, want, {3, 3, b}, {Backend::ref});
+      for (Backend be : test_backends())
+        for (std::int64_t so : {0, 1, 3})
+          for (std::int64_t spad : {4, 7})
+            for (std::int64_t dof : {0, 3}) {
+              PIXFLOW_TRACE(std::string(backend_name(be)) + " " + std::to_string(w) + "x" +
+                            std::to_string(h) + " " + describe(b) + " src offset " +
+                            std::to_string(so) + " pad " + std::to_string(spad) + " dst offset " +
+                            std::to_string(dof));
+              const Location loc = backend_location(be);
+              // Strides: 4k (row rounded up to 4, plus 4) or that plus 3 (odd rows).
+              const std::int64_t sstride = (row + 3) / 4 * 4 + spad;
+              const std::int64_t dstride = (row + 3) / 4 * 4 + 4;
+              Image sb(sstride * h + 8, 1, {Depth::u8, 1}, loc);
+              Image db(dstride * h + 8, 1, {Depth::u8, 1}, loc);
+              ImageView sv(sb.data() + so, w, h, sstride, {Depth::u8, 3}, loc);
+              ImageView dv(db.data() + dof, w, h, dstride, {Depth::u8, 3}, loc);
+              copy(src, sv);
+              poison(dv);
+              median(sv, dv, {3, 3, b}, {be});
+              ASSERT_EQ(compare(to_host(dv), want), "");
+            }
+    }
+}
+
 // The CUDA f32 x 1 3x3 kernel (src/backends/cuda/f32_3x3.cuh, sorted columns on totalOrder keys)
 // at 517x70, 600x150, 300x97 and 4100x1100 its short shape (128 x 16 outputs a block), at
 // 4100x2200 (33 x 35 blocks of 128 x 64 >= 1056, launch.cuh tall_blocks_fill) its tall one;

@@ -5,8 +5,9 @@
 // takes every thread's columns3 words, and checks per output byte that the three packed words
 // of its lane hold exactly the bytes of its 3x3 window of one channel: the window's max and
 // min (dilate/erode, as the kernel combines them) and sum (box/Gaussian's lane sums) against
-// a brute-force window through detail::border_index. Every border, image sizes from 1x1
-// (every byte an edge byte) to several blocks.
+// a brute-force window through detail::border_index; and the 3x3 median (median3_u8_kernel,
+// CN = 3: sort_pair and median3_row in both of the kernel's row orders) against a sorted
+// window. Every border, image sizes from 1x1 (every byte an edge byte) to several blocks.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -89,6 +90,14 @@ long long check(const Img& im, const Border& bd) {
         const u32 mn1 =
             px::vmin3(px::vmin3(k[0].l1, k[1].l1, k[2].l1), px::vmin3(k[0].c1, k[1].c1, k[2].c1),
                       px::vmin3(k[0].r1, k[1].r1, k[2].r1));
+        // median3_u8_kernel (CN = 3): output row i sorts its rows i+1, i+2 as a pair and adds
+        // row i; output i+1 adds row i+3 to the same pair. Here: pair (y, y+1) + row y-1, and
+        // pair (y-1, y) + row y+1.
+        cn3::Cols3 lo, hi;
+        cn3::sort_pair(k[1], k[2], lo, hi);
+        const u32 med_top = cn3::median3_row(lo, hi, k[0]);
+        cn3::sort_pair(k[0], k[1], lo, hi);
+        const u32 med_bottom = cn3::median3_row(lo, hi, k[2]);
         // linear3's row sums (taps 1, 1, 1), then the three rows per lane.
         u32 s0 = 0, s1 = 0;
         for (int r = 0; r < 3; ++r) {
@@ -101,13 +110,23 @@ long long check(const Img& im, const Border& bd) {
           const long long p = e / kCN;
           const int c = int(e % kCN);
           int want_max = 0, want_min = 255, want_sum = 0;
+          int win[9], n = 0;
           for (int dy = -1; dy <= 1; ++dy)
             for (int dx = -1; dx <= 1; ++dx) {
               const int v = window_sample(im, p + dx, y + dy, c, bd);
               want_max = std::max(want_max, v);
               want_min = std::min(want_min, v);
               want_sum += v;
+              win[n++] = v;
             }
+          std::sort(win, win + 9);
+          const int want_med = win[4];
+          // Byte j of the median words (median3_row's byte_perm), not a lane.
+          const u32 gmed_top = (med_top >> (8 * j)) & 0xffu;
+          const u32 gmed_bottom = (med_bottom >> (8 * j)) & 0xffu;
+          if ((gmed_top != u32(want_med) || gmed_bottom != u32(want_med)) && ++bad <= 5)
+            ADD_FAILURE() << im.w << "x" << im.h << " " << describe(bd) << " byte " << e << " row "
+                          << y << ": median " << gmed_top << "," << gmed_bottom << "/" << want_med;
           const u32 gmax = lane(j < 2 ? mx0 : mx1, j % 2), gmin = lane(j < 2 ? mn0 : mn1, j % 2);
           const u32 gsum = lane(j < 2 ? s0 : s1, j % 2);
           if ((gmax != u32(want_max) || gmin != u32(want_min) || gsum != u32(want_sum)) &&
