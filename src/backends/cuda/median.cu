@@ -1,7 +1,7 @@
 // median on CUDA.
 // u8 x 1 and u8 x 3 at 3x3: the packed kernel of u8_3x3.cuh (u8 x 3 over the row's bytes).
-// u8 x 1 at 5x5 and 7x7: median_u8_packed_kernel below (separable sorting networks on pixels
-// packed two per word, median_u8_packed.hpp).
+// u8 x 1 at 5x5 and 7x7, u8 x 3 at 5x5: median_u8_packed_kernel below (separable sorting
+// networks on pixels packed two per word, median_u8_packed.hpp; u8 x 3 over the row's bytes).
 // f32 x 1 at 3x3: f32_3x3.cuh (sorted window columns on totalOrder keys).
 // Other square 3x3, 5x5, 7x7: a shared-memory tile with halo; each thread gathers its window into
 // registers and runs a forgetful selection (keep n/2+2 values, drop the min and max, take
@@ -178,21 +178,24 @@ __global__ void median_radix_kernel(DevView<T> src, DevView<T> dst, DevBorder<T>
 // load_word_tile_u8 (word loads; on the image's edges through the border rule); then each
 // thread runs median_rows and stores 4 bytes per row (one word where the destination rows are
 // 4-byte aligned, else byte by byte: ROIs at any offset and stride take this kernel too).
-template <int K, int H>
+// CN = 3 (u8 x 3, 5x5 only): the same over the row's bytes (dst.w = row bytes, as
+// u8_3x3.cuh's launch_3x3_cn), a tile with 8-byte margins (median_u8_packed.hpp, kMargin).
+template <int K, int H, int CN = 1>
 __global__ void __launch_bounds__(median_u8::kTX* median_u8::kTY<K>, median_u8::kMinBlocksFor<K, H>)
     median_u8_packed_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                             DevBorder<std::uint8_t> border, bool src_aligned, bool dst_aligned,
                             int rows_of_blocks) {
   using namespace median_u8;
   constexpr int R = K / 2, TH = kTileH<K, H>, TY = median_u8::kTY<K>;
-  __shared__ unsigned tile[TH * kTileWords];
+  static_assert(CN == 1 || (CN == 3 && K == 5), "u8 x 3 runs 5x5 only");
+  __shared__ unsigned tile[TH * kTileWordsCn<CN>];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH<K, H>;
     if constexpr (K == 5) {
-      load_word_tile_u8<kTileWords, kTX * TY>(tile, TH, ty * kTX + tx, src, border, bx0 - 4,
-                                              by0 - R, src_aligned);
+      load_word_tile_u8<kTileWordsCn<CN>, kTX * TY, CN>(tile, TH, ty * kTX + tx, src, border,
+                                                        bx0 - kMargin<CN>, by0 - R, src_aligned);
     } else {
       // 7x7 sits at its 168-register bound: load_word_tile_u8's edge path spilled 8 bytes.
       // Word loads inside, the border rule byte by byte on the edge tiles.
@@ -213,7 +216,7 @@ __global__ void __launch_bounds__(median_u8::kTX* median_u8::kTY<K>, median_u8::
     }
     const long long x0 = bx0 + tx * kPX;
     const bool full = dst_aligned && x0 + 3 < dst.w;
-    median_rows<K, H>(tile, tx, ty * H, [&](int i, unsigned o) {
+    median_rows<K, H, CN>(tile, tx, ty * H, [&](int i, unsigned o) {
       const long long y = by0 + ty * H + i;
       if (x0 >= dst.w || y >= dst.h) return;
       std::uint8_t* d = dst.row(y) + x0;
@@ -227,24 +230,29 @@ __global__ void __launch_bounds__(median_u8::kTX* median_u8::kTY<K>, median_u8::
   }
 }
 
-// Launches median_u8_packed_kernel<K, H>, or returns false where it does not apply (not u8 x
-// 1). H: the tall shape when its grid fills the GPU (launch.cuh, tall_blocks_fill), else the
-// short one (the same for 7x7).
-template <int K>
+// Launches median_u8_packed_kernel<K, H, CN>, or returns false where it does not apply (not u8
+// x CN, or a row too long for int). H: the tall shape when its grid fills the GPU (launch.cuh,
+// tall_blocks_fill, on blocks of row bytes), else the short one (the same for 7x7). CN = 3 sees
+// the destination as rows of bytes (one channel) like launch_3x3_cn.
+template <int K, int CN = 1>
 bool launch_median_u8_packed(const ConstImageView& s, const ImageView& d, const Border& border,
                              cudaStream_t st) {
   using namespace median_u8;
-  if (s.depth() != Depth::u8 || s.channels() != 1) return false;
-  const long long bx = (d.width() + kBW - 1) / kBW;
+  const long long wc = d.width() * CN;
+  if (s.depth() != Depth::u8 || s.channels() != CN || wc > 0x7fffffffLL) return false;
+  const long long bx = (wc + kBW - 1) / kBW;
+  DevView<std::uint8_t> dv = dev_view<std::uint8_t>(d);
+  dv.w = int(wc);
+  dv.cn = 1;
   auto launch = [&](auto kernel, int bh) {
-    kernel<<<grid_2d(d.width(), d.height(), kBW, bh), dim3(kTX, median_u8::kTY<K>), 0, st>>>(
-        dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
-        rows_aligned(s, 4), rows_aligned(d, 4), blocks_y(d.height(), bh));
+    kernel<<<grid_2d(wc, d.height(), kBW, bh), dim3(kTX, median_u8::kTY<K>), 0, st>>>(
+        dev_view<std::uint8_t>(s), dv, dev_border<std::uint8_t>(border), rows_aligned(s, 4),
+        rows_aligned(d, 4), blocks_y(d.height(), bh));
   };
   if (kRowsShort<K> == kRows<K> || tall_blocks_fill(bx, d.height(), kBH<K>))
-    launch(median_u8_packed_kernel<K, kRows<K>>, kBH<K>);
+    launch(median_u8_packed_kernel<K, kRows<K>, CN>, kBH<K>);
   else
-    launch(median_u8_packed_kernel<K, kRowsShort<K>>, kBH<K, kRowsShort<K>>);
+    launch(median_u8_packed_kernel<K, kRowsShort<K>, CN>, kBH<K, kRowsShort<K>>);
   PIXFLOW_CUDA_CHECK_LAUNCH("median");
   return true;
 }
@@ -280,9 +288,12 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
   if (std::is_same_v<T, float> && p.kw == 3 && p.kh == 3 &&
       f32_3x3::launch_f32_3x3(f32_3x3::Median3{}, s, d, p.border, "median", st))
     return;
-  // 5x5, 7x7 on one u8 channel: the packed separable-network kernel above.
+  // 5x5, 7x7 on one u8 channel and 5x5 on u8 x 3: the packed separable-network kernel above.
   if (std::is_same_v<T, std::uint8_t> && p.kw == 5 && p.kh == 5 &&
       launch_median_u8_packed<5>(s, d, p.border, st))
+    return;
+  if (std::is_same_v<T, std::uint8_t> && p.kw == 5 && p.kh == 5 &&
+      launch_median_u8_packed<5, 3>(s, d, p.border, st))
     return;
   if (std::is_same_v<T, std::uint8_t> && p.kw == 7 && p.kh == 7 &&
       launch_median_u8_packed<7>(s, d, p.border, st))

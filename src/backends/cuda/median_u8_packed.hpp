@@ -105,10 +105,46 @@ PIXFLOW_HD void shifted_words(const u32* row, int tx, u32 (&s)[K + 2]) {
   for (int i = 0; i < K + 2; ++i) s[i] = word(i - R);
 }
 
+// ---- u8 x 3 (CN = 3), 5x5 only --------------------------------------------------------------
+// The same body over the row's bytes, channels interleaved (as u8_3x3.cuh's CN = 3 kernels): a
+// thread's 4 outputs are row bytes x0 .. x0+3, and output byte e's window row is bytes e - 6,
+// e - 3, e, e + 3, e + 6 (one channel). A word's K samples are then pairs of bytes 3 apart per
+// step, bytes x0 - 6 .. x0 + 9 over both words: the tile keeps 8 bytes each side (kMargin<3>),
+// and a thread reads 5 words of a row (bytes x0 - 8 .. x0 + 11). 7x7 would need bytes x0 - 9 ..
+// x0 + 12 (a wider margin): not done, u8 x 3 at 7x7 stays on the generic kernel.
+// Tile bytes left of the block's first output byte (and right of its last): 4, or 8 for CN = 3.
+template <int CN>
+constexpr int kMargin = CN == 1 ? 4 : 8;
+template <int CN>
+constexpr int kTileWCn = kBW + 2 * kMargin<CN>;  // 136 or 144 bytes a tile row
+template <int CN>
+constexpr int kTileWordsCn = kTileWCn<CN> / 4;  // 34 or 36
+
+// The K packed words of tile row `row` for output word wd (lanes: output bytes x0 + 2 wd,
+// x0 + 2 wd + 1) of the thread whose first output byte is x0 (tile byte 4 tx + 8), CN = 3:
+// word k holds row bytes x0 + 2 wd + 3 (k - K/2) and the byte after it, zero-extended into the
+// lanes. A pair within one tile word is one PRMT; a pair across two words (tile byte 4i + 3
+// and the next) two (K = 5: one of the five pairs of each word).
+template <int K>
+PIXFLOW_HD void run_words_cn3(const u32* row, int tx, int wd, u32 (&c)[K]) {
+  static_assert(K == 5, "CN = 3 runs only 5x5 (the tile's 8-byte margins)");
+  constexpr int R = K / 2;
+  u32 w[5];  // tile bytes 4 tx .. 4 tx + 19 = row bytes x0 - 8 .. x0 + 11
+  PIXFLOW_UNROLL
+  for (int i = 0; i < 5; ++i) w[i] = row[tx + i];
+  PIXFLOW_UNROLL
+  for (int k = 0; k < K; ++k) {
+    const int t = 8 + 2 * wd + 3 * (k - R);  // 2 .. 16: the pair's first byte, from 4 tx
+    const int wi = t / 4, b = t % 4;
+    c[k] = b < 3 ? px::byte_perm(w[wi], 0, 0x4040u | u32(b + 1) << 8 | u32(b))
+                 : px::byte_perm(px::byte_perm(w[wi], w[wi + 1], 0x0043), 0, 0x5140);
+  }
+}
+
 // Outputs of the thread (tx, rows r0 .. r0 + kRows - 1 of the block), from the tile (rows r0 ..
-// r0 + kRows + K - 2): emit(i, o) with o = the 4 output bytes (pixels x0 .. x0 + 3) of block
-// row r0 + i, called as soon as the row is done (no array of results stays live).
-template <int K, int H, class Emit>
+// r0 + kRows + K - 2): emit(i, o) with o = the 4 output bytes (pixels x0 .. x0 + 3; CN = 3: row
+// bytes) of block row r0 + i, called as soon as the row is done (no array of results stays live).
+template <int K, int H, int CN = 1, class Emit>
 PIXFLOW_HD void median_rows_pairs(const u32* tile, int tx, int r0, Emit&& emit) {
   using N = median_net::Net<K>;
   constexpr int NL = (K - 1) / 2;
@@ -120,10 +156,15 @@ PIXFLOW_HD void median_rows_pairs(const u32* tile, int tx, int r0, Emit&& emit) 
   for (int wd = 0; wd < 2; ++wd) {  // output words: pixels (x0, x0+1), (x0+2, x0+3)
     // The sorted run of tile row r0 + j for this word.
     auto make_run = [&](int j, u32(&c)[K]) {
-      u32 s[K + 2];
-      shifted_words<K>(tile + (r0 + j) * kTileWords, tx, s);
-      PIXFLOW_UNROLL
-      for (int i = 0; i < K; ++i) c[i] = s[2 * wd + i];
+      if constexpr (CN == 1) {
+        u32 s[K + 2];
+        shifted_words<K>(tile + (r0 + j) * kTileWords, tx, s);
+        PIXFLOW_UNROLL
+        for (int i = 0; i < K; ++i) c[i] = s[2 * wd + i];
+      } else {
+        static_assert(CN == 3, "median_rows_pairs: 1 or 3 channels");
+        run_words_cn3<K>(tile + (r0 + j) * kTileWordsCn<CN>, tx, wd, c);
+      }
       N::sort_run(c);
     };
     u32 keep[H + K - 1][K];  // every row's run, until it serves as a lower extra run
@@ -241,14 +282,15 @@ PIXFLOW_HD void median_rows_quads(const u32* tile, int tx, int r0, Emit&& emit) 
   }
 }
 
-// The thread's outputs (H rows): 5x5 by pairs of rows, 7x7 by quads (H = kRows<7> only).
-template <int K, int H = kRows<K>, class Emit>
+// The thread's outputs (H rows): 5x5 by pairs of rows, 7x7 by quads (H = kRows<7> only). CN = 3
+// (5x5 only): the tile's rows have kTileWordsCn<3> words.
+template <int K, int H = kRows<K>, int CN = 1, class Emit>
 PIXFLOW_HD void median_rows(const u32* tile, int tx, int r0, Emit&& emit) {
   if constexpr (K == 7) {
-    static_assert(H == kRows<K>, "7x7 has one block shape");
+    static_assert(H == kRows<K> && CN == 1, "7x7: one block shape, one channel");
     median_rows_quads<K>(tile, tx, r0, emit);
   } else {
-    median_rows_pairs<K, H>(tile, tx, r0, emit);
+    median_rows_pairs<K, H, CN>(tile, tx, r0, emit);
   }
 }
 
