@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "src/backends/cuda/median_u8_packed.hpp"
+#include "src/backends/cuda/u8_3x3_cn.hpp"
 #include "src/base/numeric.hpp"
 #include "tests/common.hpp"
 
@@ -147,6 +148,89 @@ TEST(MedianPacked, Body7x7MatchesBruteForceEveryLane) {
   sweep<7>(0x9e71);
 }
 
+// u8 x 3 at 5x5 (median_rows<5, H, 3>: the body over the row's bytes): `p` holds the row bytes
+// (p.w = 3 x the pixel width); the tile as the kernel's loader defines it (byte (r, i) = row
+// byte bx0 - 8 + i of row by0 - 2 + r, an edge byte's pixel through the border rule,
+// pixel_of_byte, its channel kept), every output byte against a brute-force median of its
+// channel's window.
+std::uint8_t bordered3(const Plane& p, long long e, long long y, const Border& b) {
+  long long x;
+  int ch;
+  cuda::u8_3x3_cn::pixel_of_byte(e, 3, x, ch);
+  const long long xi = detail::border_index(x, p.w / 3, b.type);
+  const long long yi = detail::border_index(y, p.h, b.type);
+  if (xi < 0 || yi < 0) return detail::saturate_cast<std::uint8_t>(b.value);
+  return p.at(xi * 3 + ch, yi);
+}
+
+constexpr int kCn3K = 5;  // (a namespace constant: GCC 12 crashed on a local one in the lambda)
+
+template <int H>
+std::string check_plane_cn3(const Plane& p, const Border& b) {
+  constexpr int K = kCn3K, R = K / 2, TY = mu::kTY<K>, TH = mu::kTileH<K, H>;
+  constexpr int TW = mu::kTileWCn<3>, M = mu::kMargin<3>;
+  std::vector<u32> tile(std::size_t(TH) * mu::kTileWordsCn<3>);
+  std::vector<std::uint8_t> bytes(std::size_t(TH) * TW);
+  for (long long by0 = 0; by0 < p.h; by0 += mu::kBH<K, H>)
+    for (long long bx0 = 0; bx0 < p.w; bx0 += mu::kBW) {
+      for (int r = 0; r < TH; ++r)
+        for (int i = 0; i < TW; ++i)
+          bytes[std::size_t(r * TW + i)] = bordered3(p, bx0 - M + i, by0 - R + r, b);
+      std::memcpy(tile.data(), bytes.data(), bytes.size());  // little-endian words, as on the GPU
+      for (int ty = 0; ty < TY; ++ty)
+        for (int tx = 0; tx < mu::kTX; ++tx) {
+          std::string err;
+          mu::median_rows<K, H, 3>(tile.data(), tx, ty * H, [&](int i, u32 o) {
+            for (int j = 0; j < 4; ++j) {
+              const long long e = bx0 + 4 * tx + j, y = by0 + ty * H + i;
+              if (e >= p.w || y >= p.h || !err.empty()) continue;
+              std::uint8_t win[kCn3K * kCn3K];
+              int n = 0;
+              for (int dy = -kCn3K / 2; dy <= kCn3K / 2; ++dy)
+                for (int dx = -kCn3K / 2; dx <= kCn3K / 2; ++dx)
+                  win[n++] = bordered3(p, e + 3 * dx, y + dy, b);
+              std::nth_element(win, win + n / 2, win + n);
+              const int got = int((o >> (8 * j)) & 0xffu), want = win[n / 2];
+              if (got != want)
+                err = "u8x3 k=5 " + describe(b) + " size " + std::to_string(p.w / 3) + "x" +
+                      std::to_string(p.h) + " at byte (" + std::to_string(e) + ", " +
+                      std::to_string(y) + "): got " + std::to_string(got) + ", want " +
+                      std::to_string(want);
+            }
+          });
+          if (!err.empty()) return err;
+        }
+    }
+  return "";
+}
+
+// Both block shapes (16 and 4 rows a thread); pixel widths from 1 (every byte an edge byte) to
+// several 128-byte blocks (43 pixels = 129 bytes: a block edge inside a pixel); every border,
+// constants outside the u8 range too.
+template <int H>
+void sweep_cn3(std::uint64_t salt) {
+  auto rng = make_rng(salt);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  const std::vector<Size> sizes{{1, 1}, {2, 3}, {3, 2}, {5, 7}, {43, 9}, {100, 33}, {131, 70}};
+  for (Size s : sizes)
+    for (Pattern pat : kPatterns)
+      for (const Border& b : borders) {
+        const Plane p = make_plane(int(s.w) * 3, int(s.h), pat, rng);
+        PIXFLOW_TRACE("pattern " + std::to_string(int(pat)));
+        ASSERT_EQ(check_plane_cn3<H>(p, b), "");
+      }
+}
+
+TEST(MedianPacked, Body5x5U8x3MatchesBruteForceEveryByte) {
+  sweep_cn3<mu::kRows<5>>(0x9e53);
+}
+
+TEST(MedianPacked, Body5x5U8x3ShortShapeMatchesBruteForceEveryByte) {
+  sweep_cn3<mu::kRowsShort<5>>(0x9e54);
+}
+
 // Each lane's median is independent of the other lane's values: lanes that hold the two
 // extremes of every window next to lanes of random values (5x5 and 7x7 windows, the networks
 // composed as median_rows does: sorted runs, level-1 merges, pair_rest or for 7x7 also
@@ -211,6 +295,26 @@ TEST(MedianPacked, EveryBackendMatchesRefManyTiles) {
   // tall_blocks_fill; 8200x2100 = 65 x 17); every size above takes the short shape.
   ASSERT_TRUE(
       backends_match_ref("median", "k=5 border=reflect101", {Depth::u8, 1}, {8200, 2100}, rng));
+}
+
+// 5x5 on u8 x 3 (the kernel over row bytes, CN = 3): blocks of 128 row bytes, so 2900x2100
+// (8700 bytes: 68 x 17 >= 1056) takes the tall shape and the others the short one; every
+// border, constants outside the u8 range too. 7x7 u8 x 3 takes the generic kernel.
+TEST(MedianPacked, EveryBackendMatchesRefManyTilesU8x3) {
+  auto rng = make_rng(0x9e75);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  for (Size s : std::vector<Size>{{600, 150}, {517, 70}, {300, 97}})
+    for (const Border& b : borders)
+      ASSERT_TRUE(backends_match_ref("median", "k=5 " + border_params(b), {Depth::u8, 3}, s, rng));
+  ASSERT_TRUE(
+      backends_match_ref("median", "k=5 border=reflect101", {Depth::u8, 3}, {2900, 2100}, rng));
+  for (Size s : std::vector<Size>{{1, 1}, {2, 3}, {130, 1}, {43, 5}})
+    ASSERT_TRUE(
+        backends_match_ref("median", "k=5 border=constant value=-7", {Depth::u8, 3}, s, rng));
+  ASSERT_TRUE(
+      backends_match_ref("median", "k=7 border=reflect101", {Depth::u8, 3}, {300, 97}, rng));
 }
 
 // Aligned and unaligned sources and destinations on every backend (backends_match_ref draws

@@ -147,40 +147,42 @@ TEST(Median, EveryBackendMatchesRefOnManyTilesU8x3) {
       backends_match_ref("median", "k=5 border=reflect101", {Depth::u8, 3}, {517, 70}, rng));
 }
 
-// u8 x 3 3x3 on views of chosen byte offsets and strides on every backend: the packed kernel
-// loads tile words only from 4-byte aligned source rows (else bytes) and runs only where the
-// destination rows are 4-byte aligned (else the generic kernel), so sources at byte offsets
-// 0, 1, 3 with strides of 4k and 4k + 3 bytes, and destinations at 0 (packed) and 3 (generic).
+// u8 x 3 3x3 and 5x5 on views of chosen byte offsets and strides on every backend. Both packed
+// kernels load tile words only from 4-byte aligned source rows (else bytes); the 3x3 one runs
+// only where the destination rows are 4-byte aligned (else the generic kernel), the 5x5 one
+// stores bytes there. Sources at byte offsets 0, 1, 3 with strides of 4k and 4k + 3 bytes,
+// destinations at 0 and 3.
 TEST(Median, EveryBackendMatchesRefU8x3AlignedAndUnaligned) {
   auto rng = make_rng(0x3edc);
   for (Size s : std::vector<Size>{{389, 203}, {3, 70}})
-    for (const Border& b : {Border::reflect101(), Border::constant(300)}) {
-      const std::int64_t w = s.w, h = s.h, row = w * 3;
-      TestImage src = random_image(w, h, {Depth::u8, 3}, rng);
-      Image want(w, h, {Depth::u8, 3});
-      median(src, want, {3, 3, b}, {Backend::ref});
-      for (Backend be : test_backends())
-        for (std::int64_t so : {0, 1, 3})
-          for (std::int64_t spad : {4, 7})
-            for (std::int64_t dof : {0, 3}) {
-              PIXFLOW_TRACE(std::string(backend_name(be)) + " " + std::to_string(w) + "x" +
-                            std::to_string(h) + " " + describe(b) + " src offset " +
-                            std::to_string(so) + " pad " + std::to_string(spad) + " dst offset " +
-                            std::to_string(dof));
-              const Location loc = backend_location(be);
-              // Strides: 4k (row rounded up to 4, plus 4) or that plus 3 (odd rows).
-              const std::int64_t sstride = (row + 3) / 4 * 4 + spad;
-              const std::int64_t dstride = (row + 3) / 4 * 4 + 4;
-              Image sb(sstride * h + 8, 1, {Depth::u8, 1}, loc);
-              Image db(dstride * h + 8, 1, {Depth::u8, 1}, loc);
-              ImageView sv(sb.data() + so, w, h, sstride, {Depth::u8, 3}, loc);
-              ImageView dv(db.data() + dof, w, h, dstride, {Depth::u8, 3}, loc);
-              copy(src, sv);
-              poison(dv);
-              median(sv, dv, {3, 3, b}, {be});
-              ASSERT_EQ(compare(to_host(dv), want), "");
-            }
-    }
+    for (int k : {3, 5})
+      for (const Border& b : {Border::reflect101(), Border::constant(300)}) {
+        const std::int64_t w = s.w, h = s.h, row = w * 3;
+        TestImage src = random_image(w, h, {Depth::u8, 3}, rng);
+        Image want(w, h, {Depth::u8, 3});
+        median(src, want, {k, k, b}, {Backend::ref});
+        for (Backend be : test_backends())
+          for (std::int64_t so : {0, 1, 3})
+            for (std::int64_t spad : {4, 7})
+              for (std::int64_t dof : {0, 3}) {
+                PIXFLOW_TRACE(std::string(backend_name(be)) + " " + std::to_string(w) + "x" +
+                              std::to_string(h) + " k=" + std::to_string(k) + " " + describe(b) +
+                              " src offset " + std::to_string(so) + " pad " + std::to_string(spad) +
+                              " dst offset " + std::to_string(dof));
+                const Location loc = backend_location(be);
+                // Strides: 4k (row rounded up to 4, plus 4) or that plus 3 (odd rows).
+                const std::int64_t sstride = (row + 3) / 4 * 4 + spad;
+                const std::int64_t dstride = (row + 3) / 4 * 4 + 4;
+                Image sb(sstride * h + 8, 1, {Depth::u8, 1}, loc);
+                Image db(dstride * h + 8, 1, {Depth::u8, 1}, loc);
+                ImageView sv(sb.data() + so, w, h, sstride, {Depth::u8, 3}, loc);
+                ImageView dv(db.data() + dof, w, h, dstride, {Depth::u8, 3}, loc);
+                copy(src, sv);
+                poison(dv);
+                median(sv, dv, {k, k, b}, {be});
+                ASSERT_EQ(compare(to_host(dv), want), "");
+              }
+      }
 }
 
 // The CUDA f32 x 1 3x3 kernel (src/backends/cuda/f32_3x3.cuh, sorted columns on totalOrder keys)
