@@ -340,11 +340,13 @@ constexpr int remap_px() {
 }
 
 /// Pixels of a thread whose border-path loads are in flight together: all of them where their
-/// samples take at most 32 registers, else half (u8x3/u8x4 linear: 48/64 samples spill).
-template <class T, int CN, bool kLinear>
+/// samples take at most kMaxSamples registers, else half (tall kernel, 32: u8x3/u8x4 linear's
+/// 48/64 samples spill; streaming kernel, 16, as it holds two rows' maps: u8x2/u16x2 linear's
+/// 32 samples spilled 76 bytes).
+template <class T, int CN, bool kLinear, int kMaxSamples>
 constexpr int remap_border_group() {
   constexpr int P = remap_px<T, CN>();
-  return P * (kLinear ? 4 : 1) * CN <= 32 ? P : P / 2;
+  return P * (kLinear ? 4 : 1) * CN <= kMaxSamples ? P : P / 2;
 }
 
 /// Width in bytes of one packed store of a thread's outputs: the largest of 16, 8, 4 that
@@ -368,11 +370,120 @@ __device__ __forceinline__ unsigned word_of(const T (&v)[N], int w) {
   }
 }
 
+/// The maps of a thread's P outputs (x .. x + n - 1) of row y: one vector load per map where
+/// rows are aligned and the thread has all P, scalar loads otherwise (0 past the row's end).
+template <class T, int P>
+__device__ __forceinline__ void load_maps(const RemapArgs<T>& a, int x, int n, int y,
+                                          float (&mx)[P], float (&my)[P]) {
+  const float* mxr = a.mx.row(y) + x;
+  const float* myr = a.my.row(y) + x;
+  if (n == P && a.vec_maps) {
+    // x is a multiple of P, so the P floats sit at a multiple of 4 * P bytes.
+    if constexpr (P == 4) {
+      const float4 u = __ldg(reinterpret_cast<const float4*>(mxr));
+      const float4 v = __ldg(reinterpret_cast<const float4*>(myr));
+      mx[0] = u.x, mx[1] = u.y, mx[2] = u.z, mx[3] = u.w;
+      my[0] = v.x, my[1] = v.y, my[2] = v.z, my[3] = v.w;
+    } else {
+      const float2 u = __ldg(reinterpret_cast<const float2*>(mxr));
+      const float2 v = __ldg(reinterpret_cast<const float2*>(myr));
+      mx[0] = u.x, mx[1] = u.y;
+      my[0] = v.x, my[1] = v.y;
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < P; ++i) {
+      mx[i] = i < n ? __ldg(mxr + i) : 0.0f;
+      my[i] = i < n ? __ldg(myr + i) : 0.0f;
+    }
+  }
+}
+
+/// A thread's P outputs (x .. x + n - 1) of row y from their loaded maps: the taps, the
+/// reference's expression, the stores.
+template <class T, int CN, bool kLinear, bool kWordTaps, int G, int P>
+__device__ __forceinline__ void remap_item(const RemapArgs<T>& a, int x, int n, int y,
+                                           const float (&mx)[P], const float (&my)[P]) {
+  constexpr int N = P * CN;  // samples a thread writes
+  T out[N];
+  bool all_interior = n == P;
+#pragma unroll
+  for (int i = 0; i < P; ++i) all_interior &= interior(a, mx[i], my[i]);
+  if (all_interior) {
+    // One straight block: every tap load of the P pixels can be in flight at once.
+    if constexpr (kWordTaps) {
+      remap_u8x3::Words t[P];
+#pragma unroll
+      for (int i = 0; i < P; ++i) t[i] = load_words(a, mx[i], my[i]);
+#pragma unroll
+      for (int i = 0; i < P; ++i) remap_u8x3::finish_words(t[i], out + i * CN);
+    } else {
+      InteriorTaps<T, CN, kLinear> t[P];
+#pragma unroll
+      for (int i = 0; i < P; ++i) t[i] = load_interior<T, CN, kLinear>(a, mx[i], my[i]);
+#pragma unroll
+      for (int i = 0; i < P; ++i) finish_interior(t[i], out + i * CN);
+    }
+  } else {
+    // Border rule for every pixel of the thread (the interior ones too: border_index32
+    // keeps inside coordinates): offsets first, then all loads, then the arithmetic.
+    // In groups of G pixels (remap_border_group): all of a thread's u8x3/u8x4 linear taps
+    // at once (48-64 registers of samples besides the offsets) spill under the 80-register
+    // bound.
+#pragma unroll
+    for (int g = 0; g < P; g += G) {
+      BorderTaps<kLinear> b[G];
+#pragma unroll
+      for (int i = 0; i < G; ++i) {
+        b[i] = border_taps<T, CN, kLinear>(a, mx[g + i], my[g + i]);
+        if (g + i >= n) {
+          // Past the row's end: nothing to read (the taps' offsets say so).
+#pragma unroll
+          for (int k = 0; k < (kLinear ? 4 : 1); ++k) b[i].o[k] = -1;
+        }
+      }
+      InteriorTaps<T, CN, kLinear> t[G];
+#pragma unroll
+      for (int i = 0; i < G; ++i) t[i] = load_border<T, CN, kLinear>(a, b[i]);
+#pragma unroll
+      for (int i = 0; i < G; ++i) {
+        T* o = out + (g + i) * CN;
+        finish_interior(t[i], o);
+        if (!b[i].valid) {
+#pragma unroll
+          for (int c = 0; c < CN; ++c) o[c] = a.invalid;
+        }
+      }
+    }
+  }
+  T* d = a.dst.row(y) + (long long)x * CN;
+  if (n == P && a.vec_dst) {
+    constexpr int kSB = remap_store_bytes<T, CN>();
+    constexpr int kWords = N * int(sizeof(T)) / 4;
+#pragma unroll
+    for (int s = 0; s < kWords; s += kSB / 4) {
+      if constexpr (kSB == 16) {
+        reinterpret_cast<uint4*>(d)[s / 4] = make_uint4(word_of(out, s), word_of(out, s + 1),
+                                                        word_of(out, s + 2), word_of(out, s + 3));
+      } else if constexpr (kSB == 8) {
+        reinterpret_cast<uint2*>(d)[s / 2] = make_uint2(word_of(out, s), word_of(out, s + 1));
+      } else {
+        reinterpret_cast<unsigned*>(d)[s] = word_of(out, s);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      if (i < n * CN) d[i] = out[i];
+  }
+}
+
+/// The tall shape (grids of >= kTallGridBlocks blocks, tall_blocks_fill): kRemapRows rows a
+/// thread, kRemapBY apart, the maps of all of them loaded before the first row's taps.
 template <class T, int CN, bool kLinear, bool kWordTaps>
 __global__ void __launch_bounds__(kRemapBX* kRemapBY, kRemapMinBlocks)
     remap_fast_kernel(RemapArgs<T> a, int rows) {
   constexpr int P = remap_px<T, CN>();
-  constexpr int N = P * CN;  // samples a thread writes
   constexpr int R = kRemapRows;
   const int x = (blockIdx.x * kRemapBX + threadIdx.x) * P;
   if (x >= a.dst.w) return;
@@ -387,105 +498,51 @@ __global__ void __launch_bounds__(kRemapBX* kRemapBY, kRemapMinBlocks)
     for (int r = 0; r < R; ++r) {
       const int y = y0 + r * kRemapBY;
       if (y >= a.dst.h) break;
-      const float* mxr = a.mx.row(y) + x;
-      const float* myr = a.my.row(y) + x;
-      if (n == P && a.vec_maps) {
-        // x is a multiple of P, so the P floats sit at a multiple of 4 * P bytes.
-        if constexpr (P == 4) {
-          const float4 u = __ldg(reinterpret_cast<const float4*>(mxr));
-          const float4 v = __ldg(reinterpret_cast<const float4*>(myr));
-          mx[r][0] = u.x, mx[r][1] = u.y, mx[r][2] = u.z, mx[r][3] = u.w;
-          my[r][0] = v.x, my[r][1] = v.y, my[r][2] = v.z, my[r][3] = v.w;
-        } else {
-          const float2 u = __ldg(reinterpret_cast<const float2*>(mxr));
-          const float2 v = __ldg(reinterpret_cast<const float2*>(myr));
-          mx[r][0] = u.x, mx[r][1] = u.y;
-          my[r][0] = v.x, my[r][1] = v.y;
-        }
-      } else {
-#pragma unroll
-        for (int i = 0; i < P; ++i) {
-          mx[r][i] = i < n ? __ldg(mxr + i) : 0.0f;
-          my[r][i] = i < n ? __ldg(myr + i) : 0.0f;
-        }
-      }
+      load_maps(a, x, n, y, mx[r], my[r]);
     }
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int y = y0 + r * kRemapBY;
       if (y >= a.dst.h) break;
-      T out[N];
-      bool all_interior = n == P;
-#pragma unroll
-      for (int i = 0; i < P; ++i) all_interior &= interior(a, mx[r][i], my[r][i]);
-      if (all_interior) {
-        // One straight block: every tap load of the P pixels can be in flight at once.
-        if constexpr (kWordTaps) {
-          remap_u8x3::Words t[P];
-#pragma unroll
-          for (int i = 0; i < P; ++i) t[i] = load_words(a, mx[r][i], my[r][i]);
-#pragma unroll
-          for (int i = 0; i < P; ++i) remap_u8x3::finish_words(t[i], out + i * CN);
-        } else {
-          InteriorTaps<T, CN, kLinear> t[P];
-#pragma unroll
-          for (int i = 0; i < P; ++i) t[i] = load_interior<T, CN, kLinear>(a, mx[r][i], my[r][i]);
-#pragma unroll
-          for (int i = 0; i < P; ++i) finish_interior(t[i], out + i * CN);
-        }
-      } else {
-        // Border rule for every pixel of the thread (the interior ones too: border_index32
-        // keeps inside coordinates): offsets first, then all loads, then the arithmetic.
-        // In groups of G pixels: all of a thread's u8x3/u8x4 linear taps at once (48-64
-        // registers of samples besides the offsets) spill under the 80-register bound.
-        constexpr int G = remap_border_group<T, CN, kLinear>();
-#pragma unroll
-        for (int g = 0; g < P; g += G) {
-          BorderTaps<kLinear> b[G];
-#pragma unroll
-          for (int i = 0; i < G; ++i) {
-            b[i] = border_taps<T, CN, kLinear>(a, mx[r][g + i], my[r][g + i]);
-            if (g + i >= n) {
-              // Past the row's end: nothing to read (the taps' offsets say so).
-#pragma unroll
-              for (int k = 0; k < (kLinear ? 4 : 1); ++k) b[i].o[k] = -1;
-            }
-          }
-          InteriorTaps<T, CN, kLinear> t[G];
-#pragma unroll
-          for (int i = 0; i < G; ++i) t[i] = load_border<T, CN, kLinear>(a, b[i]);
-#pragma unroll
-          for (int i = 0; i < G; ++i) {
-            T* o = out + (g + i) * CN;
-            finish_interior(t[i], o);
-            if (!b[i].valid) {
-#pragma unroll
-              for (int c = 0; c < CN; ++c) o[c] = a.invalid;
-            }
-          }
-        }
-      }
-      T* d = a.dst.row(y) + (long long)x * CN;
-      if (n == P && a.vec_dst) {
-        constexpr int kSB = remap_store_bytes<T, CN>();
-        constexpr int kWords = N * int(sizeof(T)) / 4;
-#pragma unroll
-        for (int s = 0; s < kWords; s += kSB / 4) {
-          if constexpr (kSB == 16) {
-            reinterpret_cast<uint4*>(d)[s / 4] = make_uint4(
-                word_of(out, s), word_of(out, s + 1), word_of(out, s + 2), word_of(out, s + 3));
-          } else if constexpr (kSB == 8) {
-            reinterpret_cast<uint2*>(d)[s / 2] = make_uint2(word_of(out, s), word_of(out, s + 1));
-          } else {
-            reinterpret_cast<unsigned*>(d)[s] = word_of(out, s);
-          }
-        }
-      } else {
-#pragma unroll
-        for (int i = 0; i < N; ++i)
-          if (i < n * CN) d[i] = out[i];
-      }
+      remap_item<T, CN, kLinear, kWordTaps, remap_border_group<T, CN, kLinear, 32>()>(a, x, n, y,
+                                                                                      mx[r], my[r]);
     }
+  }
+}
+
+/// The streaming shape (smaller images, where the tall grid is under kTallGridBlocks blocks:
+/// 1920x1080 gave 15 x 68 blocks of three dependent round trips each, map -> row 0's taps ->
+/// row 1's taps, at 26 % achieved occupancy and 0.26 instructions issued per scheduler, with a
+/// partial last wave). One wave of blocks (the host sizes the grid to fit kRemapStreamMinBlocks
+/// a SM), each thread walking rows `step` apart (step = gridDim.y * kRemapBY), every thread
+/// the same number of rows give or take one. The maps of the next row are loaded before the
+/// current row's taps (two register sets in turn, so no copy waits on a pending load): after
+/// the first row a thread waits for its taps (L2) only, never for the maps (DRAM).
+template <class T, int CN, bool kLinear, bool kWordTaps>
+__global__ void __launch_bounds__(kRemapBX* kRemapBY, kRemapStreamMinBlocks)
+    remap_stream_kernel(RemapArgs<T> a) {
+  constexpr int P = remap_px<T, CN>();
+  const int x = (blockIdx.x * kRemapBX + threadIdx.x) * P;
+  if (x >= a.dst.w) return;
+  const int n = min(P, a.dst.w - x);
+  constexpr int G = remap_border_group<T, CN, kLinear, 16>();
+  const int step = int(gridDim.y) * kRemapBY;
+  int y = blockIdx.y * kRemapBY + threadIdx.y;
+  if (y >= a.dst.h) return;
+  float mx0[P], my0[P], mx1[P], my1[P];
+  load_maps(a, x, n, y, mx0, my0);
+  for (;;) {
+    // h < 2^31 - step: the host launches this shape only for grids under kTallGridBlocks
+    // blocks, so h < 16 * kTallGridBlocks and no sum below overflows.
+    const int y1 = y + step;
+    if (y1 < a.dst.h) load_maps(a, x, n, y1, mx1, my1);
+    remap_item<T, CN, kLinear, kWordTaps, G>(a, x, n, y, mx0, my0);
+    if (y1 >= a.dst.h) return;
+    const int y2 = y1 + step;
+    if (y2 < a.dst.h) load_maps(a, x, n, y2, mx0, my0);
+    remap_item<T, CN, kLinear, kWordTaps, G>(a, x, n, y1, mx1, my1);
+    if (y2 >= a.dst.h) return;
+    y = y2;
   }
 }
 
@@ -501,9 +558,15 @@ bool fast_applies(const ConstImageView& s, const ImageView& d) {
 template <class T, int CN, bool kLinear, bool kWordTaps = false>
 void launch_fast(const RemapArgs<T>& a, cudaStream_t st) {
   constexpr int P = remap_px<T, CN>();
-  const dim3 grid = grid_2d((a.dst.w + P - 1) / P, a.dst.h, kRemapBX, kRemapBY * kRemapRows);
-  remap_fast_kernel<T, CN, kLinear, kWordTaps>
-      <<<grid, dim3(kRemapBX, kRemapBY), 0, st>>>(a, blocks_y(a.dst.h, kRemapBY * kRemapRows));
+  const long long bx = ((a.dst.w + P - 1) / P + kRemapBX - 1) / kRemapBX;
+  if (tall_blocks_fill(bx, a.dst.h, kRemapBY * kRemapRows)) {
+    const dim3 grid = grid_2d((a.dst.w + P - 1) / P, a.dst.h, kRemapBX, kRemapBY * kRemapRows);
+    remap_fast_kernel<T, CN, kLinear, kWordTaps>
+        <<<grid, dim3(kRemapBX, kRemapBY), 0, st>>>(a, blocks_y(a.dst.h, kRemapBY * kRemapRows));
+  } else {
+    const dim3 grid(unsigned(bx), unsigned(remap_stream_blocks_y(bx, a.dst.h)));
+    remap_stream_kernel<T, CN, kLinear, kWordTaps><<<grid, dim3(kRemapBX, kRemapBY), 0, st>>>(a);
+  }
   PIXFLOW_CUDA_CHECK_LAUNCH("remap");
 }
 
