@@ -34,6 +34,7 @@
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/register.cuh"
+#include "src/backends/cuda/remap_border.hpp"
 #include "src/backends/cuda/remap_u8x3.hpp"
 #include "src/base/backend.hpp"
 #include "src/base/visit_depth.hpp"
@@ -143,39 +144,6 @@ __device__ __forceinline__ T to_sample(float v) {
   }
 }
 
-/// detail::border_index for |p| <= 2^30 + 1 and len < 2^23 in 32-bit arithmetic; one
-/// reflection or wrap without a remainder when p is at most one period outside.
-__device__ __forceinline__ int border_index32(int p, int len, BorderType t) {
-  if (unsigned(p) < unsigned(len)) return p;
-  switch (t) {
-    case BorderType::replicate:
-      return p < 0 ? 0 : len - 1;
-    case BorderType::reflect: {
-      const int period = 2 * len;
-      int q = p;
-      if (q < -period || q >= period) q %= period;
-      if (q < 0) q += period;
-      return q < len ? q : period - 1 - q;
-    }
-    case BorderType::reflect101: {
-      if (len == 1) return 0;
-      const int period = 2 * len - 2;
-      int q = p;
-      if (q < -period || q >= period) q %= period;
-      if (q < 0) q += period;
-      return q < len ? q : period - q;
-    }
-    case BorderType::wrap: {
-      int q = p;
-      if (q < -len || q >= len) q %= len;
-      return q < 0 ? q + len : q;
-    }
-    case BorderType::constant:
-      return -1;
-  }
-  return -1;
-}
-
 /// Where a pixel that needs the border rule reads: the byte offset of each tap's source pixel
 /// ((x, y) after border_index32), or -1 where the constant border applies or no load is due.
 /// Computed for all of a thread's pixels before any load (ALU only, its branches before the
@@ -192,7 +160,7 @@ struct BorderTaps {
 };
 
 /// The reference's rule for one pixel, any map value, up to its loads.
-template <class T, int CN, bool kLinear>
+template <class T, int CN, bool kLinear, BorderType kB>
 __device__ __forceinline__ BorderTaps<kLinear> border_taps(const RemapArgs<T>& a, float mx,
                                                            float my) {
   constexpr int kPix = CN * int(sizeof(T));
@@ -207,24 +175,25 @@ __device__ __forceinline__ BorderTaps<kLinear> border_taps(const RemapArgs<T>& a
   }
   mx = fminf(fmaxf(mx, -kMaxCoord), kMaxCoord);
   my = fminf(fmaxf(my, -kMaxCoord), kMaxCoord);
-  // border_index32 leaves an inside coordinate as it is (the reference's tap()).
-  const auto off = [&](int x, int y) {
-    x = border_index32(x, a.src_w, a.border);
-    y = border_index32(y, a.src_h, a.border);
-    return x < 0 || y < 0 ? -1 : y * a.src_stride + x * kPix;
-  };
+  // border_index32 leaves an inside coordinate as it is (the reference's tap()). Each
+  // coordinate through the rule once (x0 and x0 + 1, y0 and y0 + 1: 4 calls a linear pixel,
+  // not one per tap and axis).
+  const auto off = [&](int x, int y) { return x < 0 || y < 0 ? -1 : y * a.src_stride + x * kPix; };
   if constexpr (!kLinear) {
     // floor(double(m) + 0.5) exactly as the reference (the float sum could round up).
-    t.o[0] = off(int(floor(double(mx) + 0.5)), int(floor(double(my) + 0.5)));
+    t.o[0] = off(border_index32<kB>(int(floor(double(mx) + 0.5)), a.src_w),
+                 border_index32<kB>(int(floor(double(my) + 0.5)), a.src_h));
   } else {
     const float x0f = floorf(mx), y0f = floorf(my);
     const int x0 = int(x0f), y0 = int(y0f);  // |x0| <= 2^30: x0 + 1 fits an int
     t.ax = __fsub_rn(mx, x0f);               // -0 - floor(-0) = +0, as the reference
     t.ay = __fsub_rn(my, y0f);
-    t.o[0] = off(x0, y0);
-    t.o[1] = off(x0 + 1, y0);
-    t.o[2] = off(x0, y0 + 1);
-    t.o[3] = off(x0 + 1, y0 + 1);
+    const int ix0 = border_index32<kB>(x0, a.src_w), ix1 = border_index32<kB>(x0 + 1, a.src_w);
+    const int iy0 = border_index32<kB>(y0, a.src_h), iy1 = border_index32<kB>(y0 + 1, a.src_h);
+    t.o[0] = off(ix0, iy0);
+    t.o[1] = off(ix1, iy0);
+    t.o[2] = off(ix0, iy1);
+    t.o[3] = off(ix1, iy1);
   }
   return t;
 }
@@ -399,6 +368,58 @@ __device__ __forceinline__ void load_maps(const RemapArgs<T>& a, int x, int n, i
   }
 }
 
+/// The border path of a thread's P outputs (n of them inside the row): offsets first, then
+/// all loads, then the arithmetic. In groups of G pixels (remap_border_group): all
+/// of a thread's u8x3/u8x4 linear taps at once (48-64 registers of samples besides the
+/// offsets) spill under the 80-register bound.
+template <class T, int CN, bool kLinear, int G, int P, int N>
+__device__ __forceinline__ void border_pixels(const RemapArgs<T>& a, int n, const float (&mx)[P],
+                                              const float (&my)[P], T (&out)[N]) {
+#pragma unroll
+  for (int g = 0; g < P; g += G) {
+    BorderTaps<kLinear> b[G];
+#pragma unroll
+    for (int i = 0; i < G; ++i) {
+      // One jump a pixel to its rule's straight code (ALU only; the loads and the
+      // arithmetic below are one copy for every rule).
+      switch (a.border) {
+        case BorderType::replicate:
+          b[i] = border_taps<T, CN, kLinear, BorderType::replicate>(a, mx[g + i], my[g + i]);
+          break;
+        case BorderType::reflect:
+          b[i] = border_taps<T, CN, kLinear, BorderType::reflect>(a, mx[g + i], my[g + i]);
+          break;
+        case BorderType::reflect101:
+          b[i] = border_taps<T, CN, kLinear, BorderType::reflect101>(a, mx[g + i], my[g + i]);
+          break;
+        case BorderType::wrap:
+          b[i] = border_taps<T, CN, kLinear, BorderType::wrap>(a, mx[g + i], my[g + i]);
+          break;
+        default:
+          b[i] = border_taps<T, CN, kLinear, BorderType::constant>(a, mx[g + i], my[g + i]);
+          break;
+      }
+      if (g + i >= n) {
+        // Past the row's end: nothing to read (the taps' offsets say so).
+#pragma unroll
+        for (int k = 0; k < (kLinear ? 4 : 1); ++k) b[i].o[k] = -1;
+      }
+    }
+    InteriorTaps<T, CN, kLinear> t[G];
+#pragma unroll
+    for (int i = 0; i < G; ++i) t[i] = load_border<T, CN, kLinear>(a, b[i]);
+#pragma unroll
+    for (int i = 0; i < G; ++i) {
+      T* o = out + (g + i) * CN;
+      finish_interior(t[i], o);
+      if (!b[i].valid) {
+#pragma unroll
+        for (int c = 0; c < CN; ++c) o[c] = a.invalid;
+      }
+    }
+  }
+}
+
 /// A thread's P outputs (x .. x + n - 1) of row y from their loaded maps: the taps, the
 /// reference's expression, the stores.
 template <class T, int CN, bool kLinear, bool kWordTaps, int G, int P>
@@ -426,35 +447,8 @@ __device__ __forceinline__ void remap_item(const RemapArgs<T>& a, int x, int n, 
     }
   } else {
     // Border rule for every pixel of the thread (the interior ones too: border_index32
-    // keeps inside coordinates): offsets first, then all loads, then the arithmetic.
-    // In groups of G pixels (remap_border_group): all of a thread's u8x3/u8x4 linear taps
-    // at once (48-64 registers of samples besides the offsets) spill under the 80-register
-    // bound.
-#pragma unroll
-    for (int g = 0; g < P; g += G) {
-      BorderTaps<kLinear> b[G];
-#pragma unroll
-      for (int i = 0; i < G; ++i) {
-        b[i] = border_taps<T, CN, kLinear>(a, mx[g + i], my[g + i]);
-        if (g + i >= n) {
-          // Past the row's end: nothing to read (the taps' offsets say so).
-#pragma unroll
-          for (int k = 0; k < (kLinear ? 4 : 1); ++k) b[i].o[k] = -1;
-        }
-      }
-      InteriorTaps<T, CN, kLinear> t[G];
-#pragma unroll
-      for (int i = 0; i < G; ++i) t[i] = load_border<T, CN, kLinear>(a, b[i]);
-#pragma unroll
-      for (int i = 0; i < G; ++i) {
-        T* o = out + (g + i) * CN;
-        finish_interior(t[i], o);
-        if (!b[i].valid) {
-#pragma unroll
-          for (int c = 0; c < CN; ++c) o[c] = a.invalid;
-        }
-      }
-    }
+    // keeps inside coordinates).
+    border_pixels<T, CN, kLinear, G>(a, n, mx, my, out);
   }
   T* d = a.dst.row(y) + (long long)x * CN;
   if (n == P && a.vec_dst) {
