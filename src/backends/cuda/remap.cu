@@ -1,20 +1,25 @@
 // remap on CUDA. The exact float expression of the reference (src/ref/remap.cpp) with
-// explicitly rounded operations (no FMA), in two kernels:
+// explicitly rounded operations (no FMA), in three kernels:
 //
-// - remap_fast_kernel (every source below 2^23 pixels a side and 2^31 bytes, the usual case):
-//   each thread kRemapPx (or kRemapPxWide) adjacent outputs in each of kRemapRows rows (the
-//   maps of all its rows loaded first); 16-byte loads of both maps and packed stores where
-//   rows are aligned (decided on the host), scalar otherwise and in the row's tail. A pixel whose
-//   taps all lie inside the source (the interior of any warp that is not a lens's edge) takes the
-//   fast formula: no border code, 32-bit offsets, read-only loads, and no conversion instructions
-//   (16 a clock per SM on sm_90 against 128 FP32): floor and the int come from one add rounded
-//   toward zero onto the 2^23 grid, u8/u16 samples become floats as 2^23 + s - 2^23, results round
-//   half to even as v + 2^23. A thread whose pixels are all interior runs them as one straight
-//   block, so all its loads are in flight together; u8x3 linear reads each source row's two
-//   taps as aligned 32-bit words (remap_u8x3.hpp: 6 loads a pixel instead of 12 byte loads)
-//   where the source's start and stride are multiples of 4. A thread with any other pixel
-//   (taps across an edge, non-finite or far-away map values, the row's tail) takes the
-//   reference's rule for all its pixels in three phases: every tap's offset through the border
+// - the fast kernels (every source below 2^23 pixels a side and 2^31 bytes, the usual case),
+//   one row body (remap_item) in two shapes chosen by tall_blocks_fill (launch.cuh):
+//   remap_fast_kernel (grids of >= 8 blocks a SM: 8192^2) gives each thread kRemapPx (or
+//   kRemapPxWide) adjacent outputs in each of kRemapRows rows (the maps of all its rows loaded
+//   first); remap_stream_kernel (smaller grids: 1920x1080) launches one wave of blocks whose
+//   threads walk rows, each row's maps loaded before the previous row's taps, so that after
+//   the first row no thread waits on DRAM and no partial last wave is left. 16-byte loads of both
+//   maps and packed stores where rows are aligned (decided on the host), scalar otherwise and in
+//   the row's tail. A pixel whose taps all lie inside the source (the interior of any warp that is
+//   not a lens's edge) takes the fast formula: no border code, 32-bit offsets, read-only loads, and
+//   no conversion instructions (16 a clock per SM on sm_90 against 128 FP32): floor and the int
+//   come from one add rounded toward zero onto the 2^23 grid, u8/u16 samples become floats as 2^23
+//   + s - 2^23, results round half to even as v + 2^23. A thread whose pixels are all interior runs
+//   them as one straight block, so all its loads are in flight together; u8x3 linear reads each
+//   source row's two taps as aligned 32-bit words (remap_u8x3.hpp: 6 loads a pixel instead of 12
+//   byte loads) where the source's start and stride are multiples of 4. A thread with any other
+//   pixel (taps across an edge, non-finite or far-away map values, the row's tail), and every
+//   thread of its warp (one path a warp: no interior pass followed by a border pass), takes
+//   the reference's rule for all its pixels in three phases: every tap's offset through the border
 //   rule (ALU only), then every load (predicated, one block), then the arithmetic; never a
 //   load whose value is needed before the next one is issued (the edge warps of a lens map
 //   were the 1080p bottleneck when each tap's load waited on the previous one).
@@ -430,6 +435,11 @@ __device__ __forceinline__ void remap_item(const RemapArgs<T>& a, int x, int n, 
   bool all_interior = n == P;
 #pragma unroll
   for (int i = 0; i < P; ++i) all_interior &= interior(a, mx[i], my[i]);
+  // One path a warp: where any of its threads needs the border rule, all of them take it
+  // (it gives interior pixels the same results). A warp at a lens map's edge (a thread or two
+  // of 32 across the side) ran the interior path and then the border path, one after the
+  // other: two round trips of tap loads and both paths' instructions; now one of each.
+  all_interior = __all_sync(__activemask(), all_interior);
   if (all_interior) {
     // One straight block: every tap load of the P pixels can be in flight at once.
     if constexpr (kWordTaps) {
