@@ -57,10 +57,11 @@ CLI="$BUILD/pixflow"
 
 DATA="$ROOT/$BUILD/multi-data"  # kept between the two calls (build outputs stay while warm)
 
-# The test images: 16 1080p u8x3 noise PNGs (codec-bound) and 48 4096^2 u8x1 NPYs (cheap codec).
+# The test images: 16 1080p u8x3 noise PNGs (codec-bound) and $NPY (48) 4096^2 u8x1 NPYs (cheap
+# codec).
 make_data() {
 rm -rf "$DATA" && mkdir -p "$DATA"
-python3 - "$DATA" <<'EOF' >"$LOGS/data.log" 2>&1
+python3 - "$DATA" "${NPY:-48}" <<'EOF' >"$LOGS/data.log" 2>&1
 import sys, numpy as np, cv2, os
 d = sys.argv[1]
 rng = np.random.default_rng(15)
@@ -69,7 +70,7 @@ base = rng.integers(0, 256, (1080, 1920, 3), dtype=np.uint8)
 for i in range(16):  # 1080p noise PNGs: a codec-bound batch
     cv2.imwrite(f"{d}/png/{i:03d}.png", np.roll(base, i * 7, axis=1))
 big = rng.integers(0, 256, (4096, 4096), dtype=np.uint8)
-for i in range(48):  # 4096^2 u8 NPY: cheap codec, GPU-heavy pipeline
+for i in range(int(sys.argv[2])):  # 4096^2 u8 NPY: cheap codec, GPU-heavy pipeline
     np.save(f"{d}/npy/{i:03d}.npy", np.roll(big, i * 13, axis=0))
 cv2.imwrite(f"{d}/one.png", base)
 print("data ok")
@@ -102,7 +103,8 @@ fi
 
 if run_part 2; then
 P1="median k=5 | gaussian sigma=2"
-[ -d "$DATA/npy" ] || make_data
+NPY="${NPY:-48}"
+[ "$(ls "$DATA/npy" 2>/dev/null | wc -l)" = "$NPY" ] || make_data
 
 # 3. Throughput, one device vs two, same folders (wall time of the whole command).
 timeit() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1 || echo "FAILED: $*" >&2; t1=$(date +%s.%N); awk "BEGIN{printf \"%.3f\", $t1 - $t0}"; }
@@ -121,14 +123,14 @@ mkdir -p $DATA/one-npy && cp $DATA/npy/000.npy $DATA/one-npy/
   for rep in $(seq "${REPS:-2}"); do
     t1=$(timeit "$CLI" run "$PG" $DATA/npy -o $DATA/g1 --device 0)
     t2=$(timeit "$CLI" run "$PG" $DATA/npy -o $DATA/g2)
-    echo "gpu-heavy 48x 4096^2 u8x1 NPY, f32 + ${NB}x bilateral d=9 + u8: 1 GPU ${t1}s ($(ratio 48 $t1)/s), 2 GPUs ${t2}s ($(ratio 48 $t2)/s), x$(ratio $t1 $t2)"
+    echo "gpu-heavy ${NPY}x 4096^2 u8x1 NPY, f32 + ${NB}x bilateral d=9 + u8: 1 GPU ${t1}s ($(ratio $NPY $t1)/s), 2 GPUs ${t2}s ($(ratio $NPY $t2)/s), x$(ratio $t1 $t2)"
   done
   t1=$(timeit "$CLI" run "$P1" $DATA/png -o $DATA/c1 --device 0)
   t2=$(timeit "$CLI" run "$P1" $DATA/png -o $DATA/c2)
   echo "codec-heavy 16x 1080p u8x3 PNG, '$P1': 1 GPU ${t1}s ($(ratio 16 $t1)/s), 2 GPUs ${t2}s ($(ratio 16 $t2)/s), x$(ratio $t1 $t2)"
   echo "start-up + 1 item (gpu-heavy): 1 GPU $(timeit "$CLI" run "$PG" $DATA/one-npy -o $DATA/s1 --device 0)s, 2 GPUs $(timeit "$CLI" run "$PG" $DATA/one-npy -o $DATA/s2)s"
   echo "codec floor, 16x 1080p PNG 'convert to=u8' (decode + encode, one worker): $(timeit "$CLI" run "convert to=u8" $DATA/png -o $DATA/f1 --device 0)s"
-  echo "codec + transfer floor, 48x 4096^2 NPY 'convert to=u8' (one GPU): $(timeit "$CLI" run "convert to=u8" $DATA/npy -o $DATA/f2 --device 0)s"
+  echo "codec + transfer floor, ${NPY}x 4096^2 NPY 'convert to=u8' (one GPU): $(timeit "$CLI" run "convert to=u8" $DATA/npy -o $DATA/f2 --device 0)s"
   diff -r $DATA/g1 $DATA/g2 >/dev/null && echo "gpu-heavy outputs identical on 1 and 2 GPUs" || echo "gpu-heavy outputs DIFFER"
 } 2>&1 | tee -a "$SUMMARY"
 

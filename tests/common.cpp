@@ -117,6 +117,12 @@ TestImage make_dst(std::int64_t w, std::int64_t h, Format fmt, std::mt19937_64& 
 }
 
 void poison(const ImageView& v) {
+  if (v.location().kind != Location::Kind::host) {  // a device view: poison a host copy there
+    Image h(v.width(), v.height(), v.format());
+    poison(h.view());
+    copy(h, v);
+    return;
+  }
   for (std::int64_t y = 0; y < v.height(); ++y) {
     if (v.depth() == Depth::f32) {
       float* r = v.row<float>(y);

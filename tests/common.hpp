@@ -80,7 +80,8 @@ TestImage make_dst_on(Backend b, std::int64_t w, std::int64_t h, Format fmt, std
 /// A tight host copy of any view (device views are copied back).
 Image to_host(const ConstImageView& v);
 
-/// Fills every byte of the view with a pattern that is no valid result (f32: NaN).
+/// Fills every byte of the view with a pattern that is no valid result (f32: NaN); a device
+/// view through a host copy.
 void poison(const ImageView& v);
 
 /// Compares two images sample by sample. `tol` is the allowed absolute difference (0 =

@@ -296,23 +296,41 @@ TEST(Remap, EveryBackendMatchesRefOnManyTiles) {
 
 // The benchmark's lens maps (bench/maps.hpp: a slight zoom plus sine displacements, so each
 // warp of a row's ends crosses the left or right edge and the first and last rows the top and
-// bottom) at sizes of several blocks of the CUDA fast kernel (128 x 16 outputs) with partial
-// ones: interior threads next to threads whose pixels take the border rule (with all their
-// loads in flight: the border path of remap.cu), every border, every depth and channel
-// count; u8x3 linear reads words where the source's start and stride are multiples of 4
-// (tight) and bytes elsewhere. Some rows carry non-finite entries. The ~4100x1100 case (a
-// 1080p-like grid of blocks, 33 block columns) runs the bench's own cases only.
+// bottom) at sizes of several blocks of the CUDA fast kernel (128 x 8 outputs a block row)
+// with partial ones: interior threads next to threads whose pixels take the border rule (with
+// all their loads in flight: the border path of remap.cu), every border, every depth and
+// channel count; u8x3 linear reads words where the source's start and stride are multiples of
+// 4 (tight) and bytes elsewhere. Some rows carry non-finite entries.
+// Both shapes of the fast kernel (launch.cuh: tall_blocks_fill picks the tall one when its
+// grid of 128 x 16 outputs a block, 64 x 16 for pixels over 4 bytes, has >= 1056 blocks):
+// - the streaming kernel (one wave, each thread walking rows gridDim.y * 8 apart with the
+//   next row's maps in flight; remap_stream_blocks_y): 517x70 .. 600x150 one row a thread;
+//   1030x500 two (4-byte pixels: 9 x 32 blocks, 244 of 256 thread rows take a second row)
+//   or three (wider: 17 x 21 blocks, 164 of 168 take a third), so a thread ends after either
+//   half of the kernel's two-row loop; 1500x900 (bench cases) 3 or 4 rows (12 x 29 blocks);
+// - the tall kernel: 2300x1000 (18 x 63 = 1134 blocks of 4-byte pixels, 36 x 63 wider),
+//   every depth, channel count and interpolation, the border varying; ~4100x1100 (a 1080p-like
+//   grid of blocks of the old shape, 33 block columns) the bench's own cases.
 TEST(Remap, EveryBackendMatchesRefOnLensMaps) {
   auto rng = make_rng(0x7e09);
   std::vector<Border> borders = all_borders();
   borders.push_back(Border::constant(300));
   borders.push_back(Border::constant(-7));
+  enum class Runs {
+    all,      // every depth, channel count, interpolation and border
+    formats,  // every depth, channel count and interpolation, one border each (in turn)
+    bench,    // the bench's cases: linear, constant 0, u8x1/u8x3/f32x1
+  };
   struct Case {
     Size size;
-    bool all;  // every depth, channel count, interpolation and border
+    Runs runs;
+    bool cuda_only;  // the CUDA kernel's shapes; the CPU backends' cases are the small ones
   };
-  const Case cases[] = {
-      {{517, 70}, true}, {{600, 150}, true}, {{300, 97}, true}, {{4100, 1100}, false}};
+  const Case cases[] = {{{517, 70}, Runs::all, false},     {{600, 150}, Runs::all, false},
+                        {{300, 97}, Runs::all, false},     {{1030, 500}, Runs::formats, true},
+                        {{1500, 900}, Runs::bench, true},  {{2300, 1000}, Runs::formats, true},
+                        {{4100, 1100}, Runs::bench, false}};
+  std::size_t turn = 0;  // the border of the next `formats` run
   for (const Case& cs : cases) {
     const std::int64_t w = cs.size.w, h = cs.size.h;
     auto mx = make_dst(w, h, {Depth::f32, 1}, rng);
@@ -324,12 +342,16 @@ TEST(Remap, EveryBackendMatchesRefOnLensMaps) {
     for (Backend be : test_backends())
       for (Depth d : {Depth::u8, Depth::u16, Depth::f32})
         for (int ch : {1, 3, 4})
-          for (Interp in : {Interp::nearest, Interp::linear})
-            for (const Border& b : borders) {
+          for (Interp in : {Interp::nearest, Interp::linear}) {
+            const std::size_t pick = turn++ % borders.size();
+            for (std::size_t bi = 0; bi < borders.size(); ++bi) {
+              const Border& b = borders[bi];
               const bool bench_case = in == Interp::linear && b.type == BorderType::constant &&
-                                      b.value == 0.0 && (d == Depth::u8 || ch == 1);
-              if (!cs.all && !bench_case) continue;
-              if (!cs.all && d == Depth::u16) continue;
+                                      b.value == 0.0 && (d == Depth::u8 || ch == 1) &&
+                                      d != Depth::u16;
+              if (cs.runs == Runs::bench && !bench_case) continue;
+              if (cs.runs == Runs::formats && bi != pick) continue;
+              if (cs.cuda_only && be != Backend::cuda) continue;
               for (bool tight : {true, false}) {
                 PIXFLOW_TRACE(testing::Message()
                               << backend_name(be) << " " << depth_name(d) << "x" << ch << " " << w
@@ -347,6 +369,7 @@ TEST(Remap, EveryBackendMatchesRefOnLensMaps) {
                 ASSERT_EQ(d == Depth::f32 ? compare_bits(host, want) : compare(host, want), "");
               }
             }
+          }
   }
 }
 

@@ -1,20 +1,25 @@
 // remap on CUDA. The exact float expression of the reference (src/ref/remap.cpp) with
-// explicitly rounded operations (no FMA), in two kernels:
+// explicitly rounded operations (no FMA), in three kernels:
 //
-// - remap_fast_kernel (every source below 2^23 pixels a side and 2^31 bytes, the usual case):
-//   each thread kRemapPx (or kRemapPxWide) adjacent outputs in each of kRemapRows rows (the
-//   maps of all its rows loaded first); 16-byte loads of both maps and packed stores where
-//   rows are aligned (decided on the host), scalar otherwise and in the row's tail. A pixel whose
-//   taps all lie inside the source (the interior of any warp that is not a lens's edge) takes the
-//   fast formula: no border code, 32-bit offsets, read-only loads, and no conversion instructions
-//   (16 a clock per SM on sm_90 against 128 FP32): floor and the int come from one add rounded
-//   toward zero onto the 2^23 grid, u8/u16 samples become floats as 2^23 + s - 2^23, results round
-//   half to even as v + 2^23. A thread whose pixels are all interior runs them as one straight
-//   block, so all its loads are in flight together; u8x3 linear reads each source row's two
-//   taps as aligned 32-bit words (remap_u8x3.hpp: 6 loads a pixel instead of 12 byte loads)
-//   where the source's start and stride are multiples of 4. A thread with any other pixel
-//   (taps across an edge, non-finite or far-away map values, the row's tail) takes the
-//   reference's rule for all its pixels in three phases: every tap's offset through the border
+// - the fast kernels (every source below 2^23 pixels a side and 2^31 bytes, the usual case),
+//   one row body (remap_item) in two shapes chosen by tall_blocks_fill (launch.cuh):
+//   remap_fast_kernel (grids of >= 8 blocks a SM: 8192^2) gives each thread kRemapPx (or
+//   kRemapPxWide) adjacent outputs in each of kRemapRows rows (the maps of all its rows loaded
+//   first); remap_stream_kernel (smaller grids: 1920x1080) launches one wave of blocks whose
+//   threads walk rows, each row's maps loaded before the previous row's taps, so that after
+//   the first row no thread waits on DRAM and no partial last wave is left. 16-byte loads of both
+//   maps and packed stores where rows are aligned (decided on the host), scalar otherwise and in
+//   the row's tail. A pixel whose taps all lie inside the source (the interior of any warp that is
+//   not a lens's edge) takes the fast formula: no border code, 32-bit offsets, read-only loads, and
+//   no conversion instructions (16 a clock per SM on sm_90 against 128 FP32): floor and the int
+//   come from one add rounded toward zero onto the 2^23 grid, u8/u16 samples become floats as 2^23
+//   + s - 2^23, results round half to even as v + 2^23. A thread whose pixels are all interior runs
+//   them as one straight block, so all its loads are in flight together; u8x3 linear reads each
+//   source row's two taps as aligned 32-bit words (remap_u8x3.hpp: 6 loads a pixel instead of 12
+//   byte loads) where the source's start and stride are multiples of 4. A thread with any other
+//   pixel (taps across an edge, non-finite or far-away map values, the row's tail), and every
+//   thread of its warp (one path a warp: no interior pass followed by a border pass), takes
+//   the reference's rule for all its pixels in three phases: every tap's offset through the border
 //   rule (ALU only), then every load (predicated, one block), then the arithmetic; never a
 //   load whose value is needed before the next one is issued (the edge warps of a lens map
 //   were the 1080p bottleneck when each tap's load waited on the previous one).
@@ -34,6 +39,7 @@
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/register.cuh"
+#include "src/backends/cuda/remap_border.hpp"
 #include "src/backends/cuda/remap_u8x3.hpp"
 #include "src/base/backend.hpp"
 #include "src/base/visit_depth.hpp"
@@ -143,39 +149,6 @@ __device__ __forceinline__ T to_sample(float v) {
   }
 }
 
-/// detail::border_index for |p| <= 2^30 + 1 and len < 2^23 in 32-bit arithmetic; one
-/// reflection or wrap without a remainder when p is at most one period outside.
-__device__ __forceinline__ int border_index32(int p, int len, BorderType t) {
-  if (unsigned(p) < unsigned(len)) return p;
-  switch (t) {
-    case BorderType::replicate:
-      return p < 0 ? 0 : len - 1;
-    case BorderType::reflect: {
-      const int period = 2 * len;
-      int q = p;
-      if (q < -period || q >= period) q %= period;
-      if (q < 0) q += period;
-      return q < len ? q : period - 1 - q;
-    }
-    case BorderType::reflect101: {
-      if (len == 1) return 0;
-      const int period = 2 * len - 2;
-      int q = p;
-      if (q < -period || q >= period) q %= period;
-      if (q < 0) q += period;
-      return q < len ? q : period - q;
-    }
-    case BorderType::wrap: {
-      int q = p;
-      if (q < -len || q >= len) q %= len;
-      return q < 0 ? q + len : q;
-    }
-    case BorderType::constant:
-      return -1;
-  }
-  return -1;
-}
-
 /// Where a pixel that needs the border rule reads: the byte offset of each tap's source pixel
 /// ((x, y) after border_index32), or -1 where the constant border applies or no load is due.
 /// Computed for all of a thread's pixels before any load (ALU only, its branches before the
@@ -192,7 +165,7 @@ struct BorderTaps {
 };
 
 /// The reference's rule for one pixel, any map value, up to its loads.
-template <class T, int CN, bool kLinear>
+template <class T, int CN, bool kLinear, BorderType kB>
 __device__ __forceinline__ BorderTaps<kLinear> border_taps(const RemapArgs<T>& a, float mx,
                                                            float my) {
   constexpr int kPix = CN * int(sizeof(T));
@@ -207,24 +180,25 @@ __device__ __forceinline__ BorderTaps<kLinear> border_taps(const RemapArgs<T>& a
   }
   mx = fminf(fmaxf(mx, -kMaxCoord), kMaxCoord);
   my = fminf(fmaxf(my, -kMaxCoord), kMaxCoord);
-  // border_index32 leaves an inside coordinate as it is (the reference's tap()).
-  const auto off = [&](int x, int y) {
-    x = border_index32(x, a.src_w, a.border);
-    y = border_index32(y, a.src_h, a.border);
-    return x < 0 || y < 0 ? -1 : y * a.src_stride + x * kPix;
-  };
+  // border_index32 leaves an inside coordinate as it is (the reference's tap()). Each
+  // coordinate through the rule once (x0 and x0 + 1, y0 and y0 + 1: 4 calls a linear pixel,
+  // not one per tap and axis).
+  const auto off = [&](int x, int y) { return x < 0 || y < 0 ? -1 : y * a.src_stride + x * kPix; };
   if constexpr (!kLinear) {
     // floor(double(m) + 0.5) exactly as the reference (the float sum could round up).
-    t.o[0] = off(int(floor(double(mx) + 0.5)), int(floor(double(my) + 0.5)));
+    t.o[0] = off(border_index32<kB>(int(floor(double(mx) + 0.5)), a.src_w),
+                 border_index32<kB>(int(floor(double(my) + 0.5)), a.src_h));
   } else {
     const float x0f = floorf(mx), y0f = floorf(my);
     const int x0 = int(x0f), y0 = int(y0f);  // |x0| <= 2^30: x0 + 1 fits an int
     t.ax = __fsub_rn(mx, x0f);               // -0 - floor(-0) = +0, as the reference
     t.ay = __fsub_rn(my, y0f);
-    t.o[0] = off(x0, y0);
-    t.o[1] = off(x0 + 1, y0);
-    t.o[2] = off(x0, y0 + 1);
-    t.o[3] = off(x0 + 1, y0 + 1);
+    const int ix0 = border_index32<kB>(x0, a.src_w), ix1 = border_index32<kB>(x0 + 1, a.src_w);
+    const int iy0 = border_index32<kB>(y0, a.src_h), iy1 = border_index32<kB>(y0 + 1, a.src_h);
+    t.o[0] = off(ix0, iy0);
+    t.o[1] = off(ix1, iy0);
+    t.o[2] = off(ix0, iy1);
+    t.o[3] = off(ix1, iy1);
   }
   return t;
 }
@@ -340,11 +314,13 @@ constexpr int remap_px() {
 }
 
 /// Pixels of a thread whose border-path loads are in flight together: all of them where their
-/// samples take at most 32 registers, else half (u8x3/u8x4 linear: 48/64 samples spill).
-template <class T, int CN, bool kLinear>
+/// samples take at most kMaxSamples registers, else half (tall kernel, 32: u8x3/u8x4 linear's
+/// 48/64 samples spill; streaming kernel, 16, as it holds two rows' maps: u8x2/u16x2 linear's
+/// 32 samples spilled 76 bytes).
+template <class T, int CN, bool kLinear, int kMaxSamples>
 constexpr int remap_border_group() {
   constexpr int P = remap_px<T, CN>();
-  return P * (kLinear ? 4 : 1) * CN <= 32 ? P : P / 2;
+  return P * (kLinear ? 4 : 1) * CN <= kMaxSamples ? P : P / 2;
 }
 
 /// Width in bytes of one packed store of a thread's outputs: the largest of 16, 8, 4 that
@@ -368,11 +344,150 @@ __device__ __forceinline__ unsigned word_of(const T (&v)[N], int w) {
   }
 }
 
+/// The maps of a thread's P outputs (x .. x + n - 1) of row y: one vector load per map where
+/// rows are aligned and the thread has all P, scalar loads otherwise (0 past the row's end).
+template <class T, int P>
+__device__ __forceinline__ void load_maps(const RemapArgs<T>& a, int x, int n, int y,
+                                          float (&mx)[P], float (&my)[P]) {
+  const float* mxr = a.mx.row(y) + x;
+  const float* myr = a.my.row(y) + x;
+  if (n == P && a.vec_maps) {
+    // x is a multiple of P, so the P floats sit at a multiple of 4 * P bytes.
+    if constexpr (P == 4) {
+      const float4 u = __ldg(reinterpret_cast<const float4*>(mxr));
+      const float4 v = __ldg(reinterpret_cast<const float4*>(myr));
+      mx[0] = u.x, mx[1] = u.y, mx[2] = u.z, mx[3] = u.w;
+      my[0] = v.x, my[1] = v.y, my[2] = v.z, my[3] = v.w;
+    } else {
+      const float2 u = __ldg(reinterpret_cast<const float2*>(mxr));
+      const float2 v = __ldg(reinterpret_cast<const float2*>(myr));
+      mx[0] = u.x, mx[1] = u.y;
+      my[0] = v.x, my[1] = v.y;
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < P; ++i) {
+      mx[i] = i < n ? __ldg(mxr + i) : 0.0f;
+      my[i] = i < n ? __ldg(myr + i) : 0.0f;
+    }
+  }
+}
+
+/// The border path of a thread's P outputs (n of them inside the row): offsets first, then
+/// all loads, then the arithmetic. In groups of G pixels (remap_border_group): all
+/// of a thread's u8x3/u8x4 linear taps at once (48-64 registers of samples besides the
+/// offsets) spill under the 80-register bound.
+template <class T, int CN, bool kLinear, int G, int P, int N>
+__device__ __forceinline__ void border_pixels(const RemapArgs<T>& a, int n, const float (&mx)[P],
+                                              const float (&my)[P], T (&out)[N]) {
+#pragma unroll
+  for (int g = 0; g < P; g += G) {
+    BorderTaps<kLinear> b[G];
+#pragma unroll
+    for (int i = 0; i < G; ++i) {
+      // One jump a pixel to its rule's straight code (ALU only; the loads and the
+      // arithmetic below are one copy for every rule).
+      switch (a.border) {
+        case BorderType::replicate:
+          b[i] = border_taps<T, CN, kLinear, BorderType::replicate>(a, mx[g + i], my[g + i]);
+          break;
+        case BorderType::reflect:
+          b[i] = border_taps<T, CN, kLinear, BorderType::reflect>(a, mx[g + i], my[g + i]);
+          break;
+        case BorderType::reflect101:
+          b[i] = border_taps<T, CN, kLinear, BorderType::reflect101>(a, mx[g + i], my[g + i]);
+          break;
+        case BorderType::wrap:
+          b[i] = border_taps<T, CN, kLinear, BorderType::wrap>(a, mx[g + i], my[g + i]);
+          break;
+        default:
+          b[i] = border_taps<T, CN, kLinear, BorderType::constant>(a, mx[g + i], my[g + i]);
+          break;
+      }
+      if (g + i >= n) {
+        // Past the row's end: nothing to read (the taps' offsets say so).
+#pragma unroll
+        for (int k = 0; k < (kLinear ? 4 : 1); ++k) b[i].o[k] = -1;
+      }
+    }
+    InteriorTaps<T, CN, kLinear> t[G];
+#pragma unroll
+    for (int i = 0; i < G; ++i) t[i] = load_border<T, CN, kLinear>(a, b[i]);
+#pragma unroll
+    for (int i = 0; i < G; ++i) {
+      T* o = out + (g + i) * CN;
+      finish_interior(t[i], o);
+      if (!b[i].valid) {
+#pragma unroll
+        for (int c = 0; c < CN; ++c) o[c] = a.invalid;
+      }
+    }
+  }
+}
+
+/// A thread's P outputs (x .. x + n - 1) of row y from their loaded maps: the taps, the
+/// reference's expression, the stores.
+template <class T, int CN, bool kLinear, bool kWordTaps, int G, int P>
+__device__ __forceinline__ void remap_item(const RemapArgs<T>& a, int x, int n, int y,
+                                           const float (&mx)[P], const float (&my)[P]) {
+  constexpr int N = P * CN;  // samples a thread writes
+  T out[N];
+  bool all_interior = n == P;
+#pragma unroll
+  for (int i = 0; i < P; ++i) all_interior &= interior(a, mx[i], my[i]);
+  // One path a warp: where any of its threads needs the border rule, all of them take it
+  // (it gives interior pixels the same results). A warp at a lens map's edge (a thread or two
+  // of 32 across the side) ran the interior path and then the border path, one after the
+  // other: two round trips of tap loads and both paths' instructions; now one of each.
+  all_interior = __all_sync(__activemask(), all_interior);
+  if (all_interior) {
+    // One straight block: every tap load of the P pixels can be in flight at once.
+    if constexpr (kWordTaps) {
+      remap_u8x3::Words t[P];
+#pragma unroll
+      for (int i = 0; i < P; ++i) t[i] = load_words(a, mx[i], my[i]);
+#pragma unroll
+      for (int i = 0; i < P; ++i) remap_u8x3::finish_words(t[i], out + i * CN);
+    } else {
+      InteriorTaps<T, CN, kLinear> t[P];
+#pragma unroll
+      for (int i = 0; i < P; ++i) t[i] = load_interior<T, CN, kLinear>(a, mx[i], my[i]);
+#pragma unroll
+      for (int i = 0; i < P; ++i) finish_interior(t[i], out + i * CN);
+    }
+  } else {
+    // Border rule for every pixel of the thread (the interior ones too: border_index32
+    // keeps inside coordinates).
+    border_pixels<T, CN, kLinear, G>(a, n, mx, my, out);
+  }
+  T* d = a.dst.row(y) + (long long)x * CN;
+  if (n == P && a.vec_dst) {
+    constexpr int kSB = remap_store_bytes<T, CN>();
+    constexpr int kWords = N * int(sizeof(T)) / 4;
+#pragma unroll
+    for (int s = 0; s < kWords; s += kSB / 4) {
+      if constexpr (kSB == 16) {
+        reinterpret_cast<uint4*>(d)[s / 4] = make_uint4(word_of(out, s), word_of(out, s + 1),
+                                                        word_of(out, s + 2), word_of(out, s + 3));
+      } else if constexpr (kSB == 8) {
+        reinterpret_cast<uint2*>(d)[s / 2] = make_uint2(word_of(out, s), word_of(out, s + 1));
+      } else {
+        reinterpret_cast<unsigned*>(d)[s] = word_of(out, s);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      if (i < n * CN) d[i] = out[i];
+  }
+}
+
+/// The tall shape (grids of >= kTallGridBlocks blocks, tall_blocks_fill): kRemapRows rows a
+/// thread, kRemapBY apart, the maps of all of them loaded before the first row's taps.
 template <class T, int CN, bool kLinear, bool kWordTaps>
 __global__ void __launch_bounds__(kRemapBX* kRemapBY, kRemapMinBlocks)
     remap_fast_kernel(RemapArgs<T> a, int rows) {
   constexpr int P = remap_px<T, CN>();
-  constexpr int N = P * CN;  // samples a thread writes
   constexpr int R = kRemapRows;
   const int x = (blockIdx.x * kRemapBX + threadIdx.x) * P;
   if (x >= a.dst.w) return;
@@ -387,105 +502,51 @@ __global__ void __launch_bounds__(kRemapBX* kRemapBY, kRemapMinBlocks)
     for (int r = 0; r < R; ++r) {
       const int y = y0 + r * kRemapBY;
       if (y >= a.dst.h) break;
-      const float* mxr = a.mx.row(y) + x;
-      const float* myr = a.my.row(y) + x;
-      if (n == P && a.vec_maps) {
-        // x is a multiple of P, so the P floats sit at a multiple of 4 * P bytes.
-        if constexpr (P == 4) {
-          const float4 u = __ldg(reinterpret_cast<const float4*>(mxr));
-          const float4 v = __ldg(reinterpret_cast<const float4*>(myr));
-          mx[r][0] = u.x, mx[r][1] = u.y, mx[r][2] = u.z, mx[r][3] = u.w;
-          my[r][0] = v.x, my[r][1] = v.y, my[r][2] = v.z, my[r][3] = v.w;
-        } else {
-          const float2 u = __ldg(reinterpret_cast<const float2*>(mxr));
-          const float2 v = __ldg(reinterpret_cast<const float2*>(myr));
-          mx[r][0] = u.x, mx[r][1] = u.y;
-          my[r][0] = v.x, my[r][1] = v.y;
-        }
-      } else {
-#pragma unroll
-        for (int i = 0; i < P; ++i) {
-          mx[r][i] = i < n ? __ldg(mxr + i) : 0.0f;
-          my[r][i] = i < n ? __ldg(myr + i) : 0.0f;
-        }
-      }
+      load_maps(a, x, n, y, mx[r], my[r]);
     }
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int y = y0 + r * kRemapBY;
       if (y >= a.dst.h) break;
-      T out[N];
-      bool all_interior = n == P;
-#pragma unroll
-      for (int i = 0; i < P; ++i) all_interior &= interior(a, mx[r][i], my[r][i]);
-      if (all_interior) {
-        // One straight block: every tap load of the P pixels can be in flight at once.
-        if constexpr (kWordTaps) {
-          remap_u8x3::Words t[P];
-#pragma unroll
-          for (int i = 0; i < P; ++i) t[i] = load_words(a, mx[r][i], my[r][i]);
-#pragma unroll
-          for (int i = 0; i < P; ++i) remap_u8x3::finish_words(t[i], out + i * CN);
-        } else {
-          InteriorTaps<T, CN, kLinear> t[P];
-#pragma unroll
-          for (int i = 0; i < P; ++i) t[i] = load_interior<T, CN, kLinear>(a, mx[r][i], my[r][i]);
-#pragma unroll
-          for (int i = 0; i < P; ++i) finish_interior(t[i], out + i * CN);
-        }
-      } else {
-        // Border rule for every pixel of the thread (the interior ones too: border_index32
-        // keeps inside coordinates): offsets first, then all loads, then the arithmetic.
-        // In groups of G pixels: all of a thread's u8x3/u8x4 linear taps at once (48-64
-        // registers of samples besides the offsets) spill under the 80-register bound.
-        constexpr int G = remap_border_group<T, CN, kLinear>();
-#pragma unroll
-        for (int g = 0; g < P; g += G) {
-          BorderTaps<kLinear> b[G];
-#pragma unroll
-          for (int i = 0; i < G; ++i) {
-            b[i] = border_taps<T, CN, kLinear>(a, mx[r][g + i], my[r][g + i]);
-            if (g + i >= n) {
-              // Past the row's end: nothing to read (the taps' offsets say so).
-#pragma unroll
-              for (int k = 0; k < (kLinear ? 4 : 1); ++k) b[i].o[k] = -1;
-            }
-          }
-          InteriorTaps<T, CN, kLinear> t[G];
-#pragma unroll
-          for (int i = 0; i < G; ++i) t[i] = load_border<T, CN, kLinear>(a, b[i]);
-#pragma unroll
-          for (int i = 0; i < G; ++i) {
-            T* o = out + (g + i) * CN;
-            finish_interior(t[i], o);
-            if (!b[i].valid) {
-#pragma unroll
-              for (int c = 0; c < CN; ++c) o[c] = a.invalid;
-            }
-          }
-        }
-      }
-      T* d = a.dst.row(y) + (long long)x * CN;
-      if (n == P && a.vec_dst) {
-        constexpr int kSB = remap_store_bytes<T, CN>();
-        constexpr int kWords = N * int(sizeof(T)) / 4;
-#pragma unroll
-        for (int s = 0; s < kWords; s += kSB / 4) {
-          if constexpr (kSB == 16) {
-            reinterpret_cast<uint4*>(d)[s / 4] = make_uint4(
-                word_of(out, s), word_of(out, s + 1), word_of(out, s + 2), word_of(out, s + 3));
-          } else if constexpr (kSB == 8) {
-            reinterpret_cast<uint2*>(d)[s / 2] = make_uint2(word_of(out, s), word_of(out, s + 1));
-          } else {
-            reinterpret_cast<unsigned*>(d)[s] = word_of(out, s);
-          }
-        }
-      } else {
-#pragma unroll
-        for (int i = 0; i < N; ++i)
-          if (i < n * CN) d[i] = out[i];
-      }
+      remap_item<T, CN, kLinear, kWordTaps, remap_border_group<T, CN, kLinear, 32>()>(a, x, n, y,
+                                                                                      mx[r], my[r]);
     }
+  }
+}
+
+/// The streaming shape (smaller images, where the tall grid is under kTallGridBlocks blocks:
+/// 1920x1080 gave 15 x 68 blocks of three dependent round trips each, map -> row 0's taps ->
+/// row 1's taps, at 26 % achieved occupancy and 0.26 instructions issued per scheduler, with a
+/// partial last wave). One wave of blocks (the host sizes the grid to fit kRemapStreamMinBlocks
+/// a SM), each thread walking rows `step` apart (step = gridDim.y * kRemapBY), every thread
+/// the same number of rows give or take one. The maps of the next row are loaded before the
+/// current row's taps (two register sets in turn, so no copy waits on a pending load): after
+/// the first row a thread waits for its taps (L2) only, never for the maps (DRAM).
+template <class T, int CN, bool kLinear, bool kWordTaps>
+__global__ void __launch_bounds__(kRemapBX* kRemapBY, kRemapStreamMinBlocks)
+    remap_stream_kernel(RemapArgs<T> a) {
+  constexpr int P = remap_px<T, CN>();
+  const int x = (blockIdx.x * kRemapBX + threadIdx.x) * P;
+  if (x >= a.dst.w) return;
+  const int n = min(P, a.dst.w - x);
+  constexpr int G = remap_border_group<T, CN, kLinear, 16>();
+  const int step = int(gridDim.y) * kRemapBY;
+  int y = blockIdx.y * kRemapBY + threadIdx.y;
+  if (y >= a.dst.h) return;
+  float mx0[P], my0[P], mx1[P], my1[P];
+  load_maps(a, x, n, y, mx0, my0);
+  for (;;) {
+    // h < 2^31 - step: the host launches this shape only for grids under kTallGridBlocks
+    // blocks, so h < 16 * kTallGridBlocks and no sum below overflows.
+    const int y1 = y + step;
+    if (y1 < a.dst.h) load_maps(a, x, n, y1, mx1, my1);
+    remap_item<T, CN, kLinear, kWordTaps, G>(a, x, n, y, mx0, my0);
+    if (y1 >= a.dst.h) return;
+    const int y2 = y1 + step;
+    if (y2 < a.dst.h) load_maps(a, x, n, y2, mx0, my0);
+    remap_item<T, CN, kLinear, kWordTaps, G>(a, x, n, y1, mx1, my1);
+    if (y2 >= a.dst.h) return;
+    y = y2;
   }
 }
 
@@ -501,9 +562,15 @@ bool fast_applies(const ConstImageView& s, const ImageView& d) {
 template <class T, int CN, bool kLinear, bool kWordTaps = false>
 void launch_fast(const RemapArgs<T>& a, cudaStream_t st) {
   constexpr int P = remap_px<T, CN>();
-  const dim3 grid = grid_2d((a.dst.w + P - 1) / P, a.dst.h, kRemapBX, kRemapBY * kRemapRows);
-  remap_fast_kernel<T, CN, kLinear, kWordTaps>
-      <<<grid, dim3(kRemapBX, kRemapBY), 0, st>>>(a, blocks_y(a.dst.h, kRemapBY * kRemapRows));
+  const long long bx = ((a.dst.w + P - 1) / P + kRemapBX - 1) / kRemapBX;
+  if (tall_blocks_fill(bx, a.dst.h, kRemapBY * kRemapRows)) {
+    const dim3 grid = grid_2d((a.dst.w + P - 1) / P, a.dst.h, kRemapBX, kRemapBY * kRemapRows);
+    remap_fast_kernel<T, CN, kLinear, kWordTaps>
+        <<<grid, dim3(kRemapBX, kRemapBY), 0, st>>>(a, blocks_y(a.dst.h, kRemapBY * kRemapRows));
+  } else {
+    const dim3 grid(unsigned(bx), unsigned(remap_stream_blocks_y(bx, a.dst.h)));
+    remap_stream_kernel<T, CN, kLinear, kWordTaps><<<grid, dim3(kRemapBX, kRemapBY), 0, st>>>(a);
+  }
   PIXFLOW_CUDA_CHECK_LAUNCH("remap");
 }
 
