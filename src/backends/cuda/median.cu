@@ -275,14 +275,16 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
   // 3x3 on one u8 channel: the packed kernel (u8_3x3.cuh) when the destination allows it.
   if (std::is_same_v<T, std::uint8_t> && p.kw == 3 && p.kh == 3 &&
       u8_3x3::launch_3x3(u8_3x3::median3_u8_kernel<u8_3x3::kRowsTall>,
-                         u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort>, s, d, p.border, "median",
-                         st))
+                         u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort>,
+                         u8_3x3::median3_u8_kernel<u8_3x3::kRowsStream, 1, true>, s, d, p.border,
+                         "median", st))
     return;
   // 3x3 on u8 x 3: the same kernel over the row's bytes (CN = 3, channels interleaved).
   if (std::is_same_v<T, std::uint8_t> && p.kw == 3 && p.kh == 3 &&
       u8_3x3::launch_3x3_cn<3>(u8_3x3::median3_u8_kernel<u8_3x3::kRowsTall, 3>,
-                               u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort, 3>, s, d, p.border,
-                               "median", st))
+                               u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort, 3>,
+                               u8_3x3::median3_u8_kernel<u8_3x3::kRowsStream, 3, true>, s, d,
+                               p.border, "median", st))
     return;
   // 3x3 on one f32 channel: f32_3x3.cuh (sorted columns on totalOrder keys).
   if (std::is_same_v<T, float> && p.kw == 3 && p.kh == 3 &&

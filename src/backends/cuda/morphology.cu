@@ -418,11 +418,13 @@ void launch_morph(const ConstImageView& s, const ImageView& d, const SepWindow& 
   // u8x3 took the byte-tile kernel: 26.1 us at 1920x1080 against NPP's 12.4).
   if (std::is_same_v<T, std::uint8_t> && w.kw == 3 && w.kh == 3 && w.ax == 1 && w.ay == 1 &&
       (u8_3x3::launch_3x3(u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsTall>,
-                          u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort>, s, d, border,
-                          "morphology", st) ||
+                          u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort>,
+                          u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsStream, 1, true>, s, d,
+                          border, "morphology", st) ||
        u8_3x3::launch_3x3_cn<3>(u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsTall, 3>,
-                                u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort, 3>, s, d, border,
-                                "morphology", st)))
+                                u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort, 3>,
+                                u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsStream, 3, true>, s, d,
+                                border, "morphology", st)))
     return;
   // 3x3 centred on one f32 channel: f32_3x3.cuh (keys in the tile, 4 x 8 outputs a thread).
   if (std::is_same_v<T, float> && w.kw == 3 && w.kh == 3 && w.ax == 1 && w.ay == 1 &&

@@ -8,9 +8,13 @@
 // dilate and 11.5 for Gaussian, bench/RESULTS.md 2026-11-25.)
 //
 // Each thread computes 4 adjacent pixels of R consecutive rows (R = 8, or 2 for images too
-// small to fill the GPU with 8: launch_3x3 picks by tall_blocks_fill). Pixels travel packed two per
-// 32-bit word in 16-bit lanes, so every min/max is one Hopper VIMNMX(3).U16x2 instruction
-// (__vminu4 is emulated in about 6 on sm_90). Per lane the 3x3 median is
+// small to fill the GPU with 8: launch_3x3 picks by tall_blocks_fill). Below that rule the
+// grid is one wave of blocks that each walk consecutive 128 x 16 tiles of their column strip,
+// the next tile's loads in flight during the current tile's compute (the streaming shape,
+// for_each_tile; the short shape, one tile a block, stays behind kPackedStream for an A/B
+// run). Pixels travel packed two per 32-bit word in 16-bit lanes, so every min/max is one
+// Hopper VIMNMX(3).U16x2 instruction (__vminu4 is emulated in about 6 on sm_90). Per lane the 3x3
+// median is
 //   med3(max3(column lows), med3(column mids), min3(column highs))
 // of the three window columns sorted vertically. Column sorts are shared: the sorted middle
 // pair of rows serves two output rows, and the packed column words of a thread serve both of
@@ -39,6 +43,7 @@ constexpr int kTileW = kBW + 8;         // tile bytes per row: 4 left (1 used), 
 constexpr int kTileWords = kTileW / 4;  // 34
 // Rows per thread R: the two compiled shapes (launch.cuh). Output rows per block, tile rows.
 constexpr int kRowsTall = kPackedRows, kRowsShort = kPackedRowsShort;
+constexpr int kRowsStream = kPackedRowsStream;
 template <int R>
 constexpr int kBH = R* kTY;
 template <int R>
@@ -48,8 +53,11 @@ constexpr int kTileH = kBH<R> + 2;
 // registers (8 blocks = 32 registers spilled 8 bytes in morph3/linear3/deriv3). The tall
 // shape keeps the occupancy it was measured with at 8K (46/54/63/44 registers = 5/4/4/5
 // blocks for morph3/median3/deriv3/linear3): unbounded, the templated kernels took 56/63/79/55.
-template <int R, int kTallBlocks>
-constexpr int kMinBlocks = R == kRowsShort ? 6 : kTallBlocks;
+// The streaming shape: kPackedStreamBlocks (launch.cuh).
+template <int R, int kTallBlocks, bool kStream = false>
+constexpr int kMinBlocks = kStream           ? kPackedStreamBlocks
+                           : R == kRowsShort ? 6
+                                             : kTallBlocks;
 
 __device__ __forceinline__ unsigned vmin(unsigned a, unsigned b) {
   return __vminu2(a, b);
@@ -104,6 +112,65 @@ __device__ __forceinline__ void load_tile_3x3(unsigned (&tile)[kTileH<R>][kTileW
       by0 - 1, src_aligned);
 }
 
+template <int R>
+using Tile = unsigned[kTileH<R>][kTileWords];
+
+// The block's tiles, each loaded into shared memory and handed to body(tile, by0) (by0: the
+// tile's first output row), for every kernel below; body stores its outputs, the barriers are
+// here. Grid shapes (launch_3x3_cn):
+// - !kStream (tall, short): block (x, y) takes tile rows y, y + gridDim.y, ... (grid_2d), each
+//   loaded (kBatched: all of a thread's words in flight at once), then computed.
+// - kStream: one wave of blocks; block y takes the consecutive tile rows [y * per, min((y + 1)
+//   * per, rows_of_blocks)), per = ceil(rows_of_blocks / gridDim.y), two shared tiles in turn:
+//   tile t + 1's loads are issued (word_tile_issue: into registers when the tile is interior)
+//   before tile t is computed and stored to the other tile after it, so a block waits for DRAM
+//   once, not once a tile. Tile t + 1's buffer was last read as tile t - 1, before the barrier
+//   that ends t - 1's step; the barrier that ends t's step publishes it.
+template <int R, int CN, bool kBatched, bool kStream, class Body>
+__device__ __forceinline__ void for_each_tile(const DevView<std::uint8_t>& src,
+                                              const DevBorder<std::uint8_t>& border,
+                                              bool src_aligned, int rows_of_blocks, Body&& body) {
+  const long long bx0 = (long long)blockIdx.x * kBW;
+  if constexpr (!kStream) {
+    __shared__ Tile<R> tile;
+    for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+      const long long by0 = (long long)by * kBH<R>;
+      load_tile_3x3<R, CN, kBatched>(tile, src, border, bx0, by0, src_aligned);
+      body(tile, by0);
+      __syncthreads();
+    }
+  } else {
+    __shared__ Tile<R> tiles[2];
+    const int per = int((rows_of_blocks + gridDim.y - 1) / gridDim.y);
+    const int t0 = int(blockIdx.y) * per;
+    const int t1 = min(t0 + per, rows_of_blocks);
+    if (t0 >= t1) return;  // the whole block: no barrier is left waiting
+    const int tid = int(threadIdx.y) * kTX + int(threadIdx.x);
+    {
+      // The first tile: its loads in one round trip too (edges included).
+      WordTileAhead<kTileWords, kTX * kTY, kTileH<R>> first;
+      word_tile_issue<kTileWords, kTX * kTY, CN, kTileH<R>>(
+          first, &tiles[0][0][0], tid, src, border, bx0 - 4, (long long)t0 * kBH<R> - 1,
+          src_aligned);
+      word_tile_commit(first, &tiles[0][0][0], tid);
+      __syncthreads();
+    }
+#pragma unroll 1
+    for (int t = t0; t < t1; ++t) {
+      Tile<R>& cur = tiles[(t - t0) & 1];
+      unsigned* next = &tiles[(t - t0 + 1) & 1][0][0];
+      WordTileAhead<kTileWords, kTX * kTY, kTileH<R>> ahead;
+      ahead.pending = false;
+      if (t + 1 < t1)
+        word_tile_issue<kTileWords, kTX * kTY, CN, kTileH<R>>(
+            ahead, next, tid, src, border, bx0 - 4, (long long)(t + 1) * kBH<R> - 1, src_aligned);
+      body(cur, (long long)t * kBH<R>);
+      word_tile_commit(ahead, next, tid);
+      __syncthreads();
+    }
+  }
+}
+
 // Packed column words of one tile row for the thread whose first output column is x0:
 // lanes (x0-1, x0), (x0+1, x0+2), (x0+3, x0+4).
 __device__ __forceinline__ void columns(const unsigned* row, int tx, unsigned& p0, unsigned& p1,
@@ -135,50 +202,47 @@ __device__ __forceinline__ void store4(const DevView<std::uint8_t>& dst, long lo
 // dilate (kMax) / erode 3x3: the column max (min) of three rows, then of three columns.
 // CN = 3: the rows' Cols3 words held three rows at a time (R + 2 rows of six words would be 60
 // registers), the vertical op on each word, then the horizontal op of (l, c, r).
-template <bool kMax, int R, int CN = 1>
-__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
+template <bool kMax, int R, int CN = 1, bool kStream = false>
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
     morph3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                      DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
-  __shared__ unsigned tile[kTileH<R>][kTileWords];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
   auto op3 = [](unsigned a, unsigned b, unsigned c) {
     return kMax ? vmax3(a, b, c) : vmin3(a, b, c);
   };
-  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
-    const long long by0 = (long long)by * kBH<R>;
-    load_tile_3x3<R, CN>(tile, src, border, bx0, by0, src_aligned);
-    const long long x0 = bx0 + tx * kPX;
-    if constexpr (CN == 1) {
-      unsigned p0[R + 2], p1[R + 2], p2[R + 2];
+  for_each_tile<R, CN, false, kStream>(
+      src, border, src_aligned, rows_of_blocks, [&](Tile<R>& tile, long long by0) {
+        const long long x0 = bx0 + tx * kPX;
+        if constexpr (CN == 1) {
+          unsigned p0[R + 2], p1[R + 2], p2[R + 2];
 #pragma unroll
-      for (int r = 0; r < R + 2; ++r) columns(tile[ty * R + r], tx, p0[r], p1[r], p2[r]);
+          for (int r = 0; r < R + 2; ++r) columns(tile[ty * R + r], tx, p0[r], p1[r], p2[r]);
 #pragma unroll
-      for (int i = 0; i < R; ++i) {
-        const unsigned c0 = op3(p0[i], p0[i + 1], p0[i + 2]);
-        const unsigned c1 = op3(p1[i], p1[i + 1], p1[i + 2]);
-        const unsigned c2 = op3(p2[i], p2[i + 1], p2[i + 2]);
-        const unsigned o0 = op3(c0, between(c0, c1), c1);  // pixels x0, x0+1
-        const unsigned o1 = op3(c1, between(c1, c2), c2);  // pixels x0+2, x0+3
-        store4(dst, by0 + ty * R + i, x0, __byte_perm(o0, o1, 0x6420));
-      }
-    } else {
-      static_assert(CN == 3, "morph3_u8_kernel: 1 or 3 channels");
-      Cols3 k0 = columns3(tile[ty * R], tx), k1 = columns3(tile[ty * R + 1], tx);
+          for (int i = 0; i < R; ++i) {
+            const unsigned c0 = op3(p0[i], p0[i + 1], p0[i + 2]);
+            const unsigned c1 = op3(p1[i], p1[i + 1], p1[i + 2]);
+            const unsigned c2 = op3(p2[i], p2[i + 1], p2[i + 2]);
+            const unsigned o0 = op3(c0, between(c0, c1), c1);  // pixels x0, x0+1
+            const unsigned o1 = op3(c1, between(c1, c2), c2);  // pixels x0+2, x0+3
+            store4(dst, by0 + ty * R + i, x0, __byte_perm(o0, o1, 0x6420));
+          }
+        } else {
+          static_assert(CN == 3, "morph3_u8_kernel: 1 or 3 channels");
+          Cols3 k0 = columns3(tile[ty * R], tx), k1 = columns3(tile[ty * R + 1], tx);
 #pragma unroll
-      for (int i = 0; i < R; ++i) {
-        const Cols3 k2 = columns3(tile[ty * R + i + 2], tx);
-        const unsigned o0 = op3(op3(k0.l0, k1.l0, k2.l0), op3(k0.c0, k1.c0, k2.c0),
-                                op3(k0.r0, k1.r0, k2.r0));  // bytes x0, x0+1
-        const unsigned o1 = op3(op3(k0.l1, k1.l1, k2.l1), op3(k0.c1, k1.c1, k2.c1),
-                                op3(k0.r1, k1.r1, k2.r1));  // bytes x0+2, x0+3
-        store4(dst, by0 + ty * R + i, x0, __byte_perm(o0, o1, 0x6420));
-        k0 = k1;
-        k1 = k2;
-      }
-    }
-    __syncthreads();
-  }
+          for (int i = 0; i < R; ++i) {
+            const Cols3 k2 = columns3(tile[ty * R + i + 2], tx);
+            const unsigned o0 = op3(op3(k0.l0, k1.l0, k2.l0), op3(k0.c0, k1.c0, k2.c0),
+                                    op3(k0.r0, k1.r0, k2.r0));  // bytes x0, x0+1
+            const unsigned o1 = op3(op3(k0.l1, k1.l1, k2.l1), op3(k0.c1, k1.c1, k2.c1),
+                                    op3(k0.r1, k1.r1, k2.r1));  // bytes x0+2, x0+3
+            store4(dst, by0 + ty * R + i, x0, __byte_perm(o0, o1, 0x6420));
+            k0 = k1;
+            k1 = k2;
+          }
+        }
+      });
 }
 
 // Linear 3x3 on u8 (box, Gaussian): horizontal sums packed in 16-bit lanes — Q8 taps that sum
@@ -202,43 +266,42 @@ __device__ __forceinline__ unsigned lane_out(unsigned a, unsigned b, unsigned c,
 }
 
 // CN = 3: the same with the row sums of columns3's words (bytes 3 apart, one channel each).
-template <int R, int CN = 1>
-__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
+template <int R, int CN = 1, bool kStream = false>
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
     linear3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                       DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks,
                       Linear3 k) {
-  __shared__ unsigned tile[kTileH<R>][kTileWords];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
-  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
-    const long long by0 = (long long)by * kBH<R>;
-    load_tile_3x3<R, CN>(tile, src, border, bx0, by0, src_aligned);
-    unsigned h0[R + 2], h1[R + 2];  // packed row sums: pixels (x0, x0+1), (x0+2, x0+3)
+  for_each_tile<R, CN, false, kStream>(
+      src, border, src_aligned, rows_of_blocks, [&](Tile<R>& tile, long long by0) {
+        unsigned h0[R + 2], h1[R + 2];  // packed row sums: pixels (x0, x0+1), (x0+2, x0+3)
 #pragma unroll
-    for (int r = 0; r < R + 2; ++r) {
-      if constexpr (CN == 1) {
-        unsigned p0, p1, p2;
-        columns(tile[ty * R + r], tx, p0, p1, p2);
-        h0[r] = k.hx0 * p0 + k.hx1 * between(p0, p1) + k.hx0 * p1;
-        h1[r] = k.hx0 * p1 + k.hx1 * between(p1, p2) + k.hx0 * p2;
-      } else {
-        static_assert(CN == 3, "linear3_u8_kernel: 1 or 3 channels");
-        const Cols3 c = columns3(tile[ty * R + r], tx);
-        h0[r] = k.hx0 * c.l0 + k.hx1 * c.c0 + k.hx0 * c.r0;
-        h1[r] = k.hx0 * c.l1 + k.hx1 * c.c1 + k.hx0 * c.r1;
-      }
-    }
-    const long long x0 = bx0 + tx * kPX;
+        for (int r = 0; r < R + 2; ++r) {
+          if constexpr (CN == 1) {
+            unsigned p0, p1, p2;
+            columns(tile[ty * R + r], tx, p0, p1, p2);
+            h0[r] = k.hx0 * p0 + k.hx1 * between(p0, p1) + k.hx0 * p1;
+            h1[r] = k.hx0 * p1 + k.hx1 * between(p1, p2) + k.hx0 * p2;
+          } else {
+            static_assert(CN == 3, "linear3_u8_kernel: 1 or 3 channels");
+            const Cols3 c = columns3(tile[ty * R + r], tx);
+            h0[r] = k.hx0 * c.l0 + k.hx1 * c.c0 + k.hx0 * c.r0;
+            h1[r] = k.hx0 * c.l1 + k.hx1 * c.c1 + k.hx0 * c.r1;
+          }
+        }
+        const long long x0 = bx0 + tx * kPX;
 #pragma unroll
-    for (int i = 0; i < R; ++i) {
-      const unsigned o0 = lane_out(h0[i] & 0xffffu, h0[i + 1] & 0xffffu, h0[i + 2] & 0xffffu, k);
-      const unsigned o1 = lane_out(h0[i] >> 16, h0[i + 1] >> 16, h0[i + 2] >> 16, k);
-      const unsigned o2 = lane_out(h1[i] & 0xffffu, h1[i + 1] & 0xffffu, h1[i + 2] & 0xffffu, k);
-      const unsigned o3 = lane_out(h1[i] >> 16, h1[i + 1] >> 16, h1[i + 2] >> 16, k);
-      store4(dst, by0 + ty * R + i, x0, o0 | (o1 << 8) | (o2 << 16) | (o3 << 24));
-    }
-    __syncthreads();
-  }
+        for (int i = 0; i < R; ++i) {
+          const unsigned o0 =
+              lane_out(h0[i] & 0xffffu, h0[i + 1] & 0xffffu, h0[i + 2] & 0xffffu, k);
+          const unsigned o1 = lane_out(h0[i] >> 16, h0[i + 1] >> 16, h0[i + 2] >> 16, k);
+          const unsigned o2 =
+              lane_out(h1[i] & 0xffffu, h1[i + 1] & 0xffffu, h1[i + 2] & 0xffffu, k);
+          const unsigned o3 = lane_out(h1[i] >> 16, h1[i + 1] >> 16, h1[i + 2] >> 16, k);
+          store4(dst, by0 + ty * R + i, x0, o0 | (o1 << 8) | (o2 << 16) | (o3 << 24));
+        }
+      });
 }
 
 // 3x3 derivatives u8 -> s16 (sobel with 3x3 taps, scharr) with scale 1 and delta 0, on CN
@@ -249,74 +312,69 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
 // the kernel spent ~25 IMAD and ~10 compares an output on them and was issue-bound (116.7 us at 8K
 // for a 68 us copy). Outputs: 4 s16 of a row per 8-byte store (whole 32-byte sectors: a warp writes
 // 256 contiguous bytes of a row).
-template <int R, int CN, class X, class Y>
-__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4>)
+template <int R, int CN, class X, class Y, bool kStream = false>
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4, kStream>)
     deriv3_u8_kernel(DevView<std::uint8_t> src, DevView<std::int16_t> dst,
                      DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
-  __shared__ unsigned tile[kTileH<R>][kTileWords];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
   const long long wc = dst.w;  // samples a row (launch_3x3_cn: the destination as row samples)
-  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
-    const long long by0 = (long long)by * kBH<R>;
-    // The tall shape loads all of a thread's 9 tile words at once (kBatched: one round trip,
-    // not three); in the short shape (3 words, one round trip already) it spilled in 40
-    // registers. Only this kernel so far: the others keep their measured loads.
-    load_tile_3x3<R, CN, R == kRowsTall>(tile, src, border, bx0, by0, src_aligned);
-    unsigned h0[R + 2], h1[R + 2];  // packed row sums: samples (x0, x0+1), (x0+2, x0+3)
+  // The tall shape loads all of a thread's 9 tile words at once (kBatched: one round trip,
+  // not three); in the short shape (3 words, one round trip already) it spilled in 40
+  // registers. Only this kernel so far: the others keep their measured loads.
+  for_each_tile<R, CN, R == kRowsTall, kStream>(
+      src, border, src_aligned, rows_of_blocks, [&](Tile<R>& tile, long long by0) {
+        unsigned h0[R + 2], h1[R + 2];  // packed row sums: samples (x0, x0+1), (x0+2, x0+3)
 #pragma unroll
-    for (int r = 0; r < R + 2; ++r) {
-      const unsigned* row = tile[ty * R + r];
-      deriv3_u8::row_sums<CN, X>(row[tx], row[tx + 1], row[tx + 2], h0[r], h1[r]);
-    }
-    // The row pointer advances by the stride, and threads whose R rows and 4 samples all lie
-    // inside the image (all but the last block row and column) store without tests: with
-    // dst.row(y) and both tests in the loop the stores took ~17 of ~35 instructions a row of
-    // 4 outputs in the SASS.
-    const long long x0 = bx0 + tx * kPX;
-    const long long y0 = by0 + ty * R;
-    const int rows = int(dst.h - y0);  // rows of this thread in the image (by0 < dst.h)
-    unsigned char* d = dst.data + y0 * dst.stride + x0 * 2;
-    if (x0 + 3 < wc && rows >= R) {
+        for (int r = 0; r < R + 2; ++r) {
+          const unsigned* row = tile[ty * R + r];
+          deriv3_u8::row_sums<CN, X>(row[tx], row[tx + 1], row[tx + 2], h0[r], h1[r]);
+        }
+        // The row pointer advances by the stride, and threads whose R rows and 4 samples all lie
+        // inside the image (all but the last block row and column) store without tests: with
+        // dst.row(y) and both tests in the loop the stores took ~17 of ~35 instructions a row of
+        // 4 outputs in the SASS.
+        const long long x0 = bx0 + tx * kPX;
+        const long long y0 = by0 + ty * R;
+        const int rows = int(dst.h - y0);  // rows of this thread in the image (by0 < dst.h)
+        unsigned char* d = dst.data + y0 * dst.stride + x0 * 2;
+        if (x0 + 3 < wc && rows >= R) {
 #pragma unroll
-      for (int i = 0; i < R; ++i) {
-        *reinterpret_cast<uint2*>(d) =
-            make_uint2(deriv3_u8::column_out<X, Y>(h0[i], h0[i + 1], h0[i + 2]),
-                       deriv3_u8::column_out<X, Y>(h1[i], h1[i + 1], h1[i + 2]));
-        d += dst.stride;
-      }
-    } else {
+          for (int i = 0; i < R; ++i) {
+            *reinterpret_cast<uint2*>(d) =
+                make_uint2(deriv3_u8::column_out<X, Y>(h0[i], h0[i + 1], h0[i + 2]),
+                           deriv3_u8::column_out<X, Y>(h1[i], h1[i + 1], h1[i + 2]));
+            d += dst.stride;
+          }
+        } else {
 #pragma unroll
-      for (int i = 0; i < R; ++i) {
-        if (i >= rows) break;
-        const unsigned o0 = deriv3_u8::column_out<X, Y>(h0[i], h0[i + 1], h0[i + 2]);
-        const unsigned o1 = deriv3_u8::column_out<X, Y>(h1[i], h1[i + 1], h1[i + 2]);
-        // Registers, not an array indexed at run time (that would live in local memory).
-        std::int16_t* o = reinterpret_cast<std::int16_t*>(d);
-        for (int j = 0; j < 4 && x0 + j < wc; ++j)
-          o[j] = std::int16_t(std::uint16_t((j < 2 ? o0 : o1) >> (16 * (j % 2))));
-        d += dst.stride;
-      }
-    }
-    __syncthreads();
-  }
+          for (int i = 0; i < R; ++i) {
+            if (i >= rows) break;
+            const unsigned o0 = deriv3_u8::column_out<X, Y>(h0[i], h0[i + 1], h0[i + 2]);
+            const unsigned o1 = deriv3_u8::column_out<X, Y>(h1[i], h1[i + 1], h1[i + 2]);
+            // Registers, not an array indexed at run time (that would live in local memory).
+            std::int16_t* o = reinterpret_cast<std::int16_t*>(d);
+            for (int j = 0; j < 4 && x0 + j < wc; ++j)
+              o[j] = std::int16_t(std::uint16_t((j < 2 ? o0 : o1) >> (16 * (j % 2))));
+            d += dst.stride;
+          }
+        }
+      });
 }
 
 // CN = 3 (u8 x 3, the destination as row bytes): columns3's six words a tile row, the middle
 // pair of rows sorted once for two output rows, the per-lane arithmetic in u8_3x3_cn.hpp
 // (median3_row, host-tested); rows roll through four Cols3 (24 registers) instead of CN = 1's
 // arrays of all R + 2 rows (6 (R + 2) = 60 words in the tall shape, at a 64-register bound).
-template <int R, int CN = 1>
-__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4>)
+template <int R, int CN = 1, bool kStream = false>
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4, kStream>)
     median3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                       DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
-  __shared__ unsigned tile[kTileH<R>][kTileWords];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
-  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
-    const long long by0 = (long long)by * kBH<R>;
-    load_tile_3x3<R, CN>(tile, src, border, bx0, by0, src_aligned);
-
+  for_each_tile<
+      R, CN, false,
+      kStream>(src, border, src_aligned, rows_of_blocks, [&](Tile<R>& tile, long long by0) {
     if constexpr (CN == 1) {
       // Packed column words of tile rows ty*R .. ty*R+R+1 for this thread's columns.
       unsigned p0[R + 2], p1[R + 2], p2[R + 2];
@@ -360,8 +418,7 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4>)
         k1 = k3;
       }
     }
-    __syncthreads();
-  }
+  });
 }
 
 // A kernel above for R rows a thread: (src, dst, border, src_aligned, rows_of_blocks, extra...).
@@ -378,8 +435,8 @@ using Kernel = void (*)(DevView<std::uint8_t>, DevView<Out>, DevBorder<std::uint
 // destination as rows of bytes (width x CN, one channel): their outputs are row bytes.
 template <int CN, class Out, class... Extra>
 bool launch_3x3_cn(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_,
-                   const ConstImageView& s, const ImageView& d, const Border& border,
-                   const char* op, cudaStream_t st, Extra... extra) {
+                   Kernel<Out, Extra...> stream, const ConstImageView& s, const ImageView& d,
+                   const Border& border, const char* op, cudaStream_t st, Extra... extra) {
   static_assert(CN == 1 || CN == 3);
   const long long wc = d.width() * CN;
   if (s.depth() != Depth::u8 || s.channels() != CN || !rows_aligned(d, 4 * sizeof(Out)) ||
@@ -387,13 +444,23 @@ bool launch_3x3_cn(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_,
     return false;
   const long long bx = (wc + kBW - 1) / kBW;
   const bool use_tall = tall_blocks_fill(bx, d.height(), kBH<kRowsTall>);
-  const int bh = use_tall ? kBH<kRowsTall> : kBH<kRowsShort>;
   DevView<Out> dv = dev_view<Out>(d);
   dv.w = int(wc);
   dv.cn = 1;
-  (use_tall ? tall : short_)<<<grid_2d(wc, d.height(), kBW, bh), dim3(kTX, kTY), 0, st>>>(
-      dev_view<std::uint8_t>(s), dv, dev_border<std::uint8_t>(border), rows_aligned(s, 4),
-      blocks_y(d.height(), bh), extra...);
+  if (use_tall || !kPackedStream) {
+    const int bh = use_tall ? kBH<kRowsTall> : kBH<kRowsShort>;
+    (use_tall ? tall : short_)<<<grid_2d(wc, d.height(), kBW, bh), dim3(kTX, kTY), 0, st>>>(
+        dev_view<std::uint8_t>(s), dv, dev_border<std::uint8_t>(border), rows_aligned(s, 4),
+        blocks_y(d.height(), bh), extra...);
+  } else {
+    // Below the tall rule: bx < kTallGridBlocks and fewer than 64 kTallGridBlocks rows, so
+    // the tile count and the grid fit an int.
+    const int tiles = blocks_y(d.height(), kBH<kRowsStream>);
+    const dim3 grid(unsigned(bx), unsigned(packed_stream_blocks_y(bx, tiles)));
+    stream<<<grid, dim3(kTX, kTY), 0, st>>>(dev_view<std::uint8_t>(s), dv,
+                                            dev_border<std::uint8_t>(border), rows_aligned(s, 4),
+                                            tiles, extra...);
+  }
   PIXFLOW_CUDA_CHECK_LAUNCH(op);
   (void)op;
   return true;
@@ -401,10 +468,10 @@ bool launch_3x3_cn(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_,
 
 // The one-channel form (every kernel above).
 template <class Out, class... Extra>
-bool launch_3x3(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_, const ConstImageView& s,
-                const ImageView& d, const Border& border, const char* op, cudaStream_t st,
-                Extra... extra) {
-  return launch_3x3_cn<1>(tall, short_, s, d, border, op, st, extra...);
+bool launch_3x3(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_,
+                Kernel<Out, Extra...> stream, const ConstImageView& s, const ImageView& d,
+                const Border& border, const char* op, cudaStream_t st, Extra... extra) {
+  return launch_3x3_cn<1>(tall, short_, stream, s, d, border, op, st, extra...);
 }
 
 }  // namespace
