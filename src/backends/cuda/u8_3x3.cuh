@@ -211,7 +211,9 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
   auto op3 = [](unsigned a, unsigned b, unsigned c) {
     return kMax ? vmax3(a, b, c) : vmin3(a, b, c);
   };
-  for_each_tile<R, CN, false, kStream>(
+  // The tall shape's batched loads (9 words a thread in flight, as deriv3) for CN = 3; CN = 1
+  // spilled 12 bytes with them at its 48-register bound (5 blocks a SM).
+  for_each_tile<R, CN, R == kRowsTall && CN == 3, kStream>(
       src, border, src_aligned, rows_of_blocks, [&](Tile<R>& tile, long long by0) {
         const long long x0 = bx0 + tx * kPX;
         if constexpr (CN == 1) {
@@ -273,6 +275,8 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
                       Linear3 k) {
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
+  // The tall shape keeps the unbatched loads: batched, both CN spilled 12 bytes at the
+  // 48-register bound (5 blocks a SM).
   for_each_tile<R, CN, false, kStream>(
       src, border, src_aligned, rows_of_blocks, [&](Tile<R>& tile, long long by0) {
         unsigned h0[R + 2], h1[R + 2];  // packed row sums: pixels (x0, x0+1), (x0+2, x0+3)
@@ -321,7 +325,7 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4, kStream>)
   const long long wc = dst.w;  // samples a row (launch_3x3_cn: the destination as row samples)
   // The tall shape loads all of a thread's 9 tile words at once (kBatched: one round trip,
   // not three); in the short shape (3 words, one round trip already) it spilled in 40
-  // registers. Only this kernel so far: the others keep their measured loads.
+  // registers.
   for_each_tile<R, CN, R == kRowsTall, kStream>(
       src, border, src_aligned, rows_of_blocks, [&](Tile<R>& tile, long long by0) {
         unsigned h0[R + 2], h1[R + 2];  // packed row sums: samples (x0, x0+1), (x0+2, x0+3)
@@ -372,8 +376,9 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4, kStream>)
                       DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
+  // The tall shape's batched loads: 59 (CN = 1) and 56 (CN = 3) registers of 64, no spills.
   for_each_tile<
-      R, CN, false,
+      R, CN, R == kRowsTall,
       kStream>(src, border, src_aligned, rows_of_blocks, [&](Tile<R>& tile, long long by0) {
     if constexpr (CN == 1) {
       // Packed column words of tile rows ty*R .. ty*R+R+1 for this thread's columns.
