@@ -1,0 +1,176 @@
+// The streaming shape of the CUDA packed u8 3x3 kernels (src/backends/cuda/u8_3x3.cuh:
+// for_each_tile with kStream; launch.cuh: kPackedStream, packed_stream_blocks_y), which every
+// image below tall_blocks_fill takes: one wave of blocks, each walking the 16-row tiles
+// [y * per, min((y + 1) * per, tiles)) of its 128-byte column strip, the next tile's loads in
+// flight (registers for an interior tile, cp.async for an edge tile's words inside the row,
+// byte loads through the border rule for the rest) while the current one is computed.
+// The other ManyTiles tests' 517x70, 600x150 and 300x97 give every block one tile; these
+// sizes give blocks several, in unequal numbers, so the walk, both shared tiles in turn and
+// the loop's last (partial) tile run. Shapes, as a host program including launch.cuh printed
+// them (tall_blocks_fill, packed_stream_blocks_y; 132 SMs, 5 blocks a SM):
+//   u8x1 1920x1080: 15 x 34 blocks, 68 tiles a block column, 2 a block, last tile 8 rows
+//   u8x1 2000x1500: 16 x 32 blocks, 94 tiles, 1..3 a block (the last block 1)
+//   u8x1  700x3000:  6 x 94 blocks, 188 tiles, 2 a block; the last block column 60 bytes wide
+//   u8x1 4100x1100: 33 x 18 blocks, 69 tiles, 1..4 a block
+//   u8x3 1920x1080: 45 x 14 blocks, 68 tiles, 3..5 a block
+//   u8x3 2100x1100: 50 x 12 blocks, 69 tiles, 3..6 a block
+//   u8x3  700x3000: 17 x 38 blocks, 188 tiles, 3..5 a block
+//   u8x3 1500x900:  36 x 15 blocks, 57 tiles, 1..4 a block, last tile 4 rows
+// (The tall shape: 4100x2200 u8x1, 4100x1100 u8x3, in the other ManyTiles tests.)
+// Destinations are tight (4-byte aligned rows: the packed path runs; it falls back to the
+// generic kernels otherwise); sources tight (word loads, interior tiles in registers) and
+// padded at odd offsets (every tile through the edge path's byte loads). Every op the packed
+// kernels serve, every border in turn for every size (constants 300 and -7 outside u8).
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "pixflow/ops.hpp"
+#include "tests/common.hpp"
+
+#if PIXFLOW_HAVE_CUDA
+#include "src/backends/cuda/common/launch.cuh"
+#endif
+
+namespace pixflow::test {
+namespace {
+
+Context on(Backend be) {
+  Context c;
+  c.backend = be;
+  return c;
+}
+
+struct Op3 {
+  const char* name;
+  Depth out;
+  std::function<void(const ConstImageView&, const ImageView&, const Border&, Backend)> run;
+};
+
+std::vector<Op3> packed_ops() {
+  return {
+      {"median", Depth::u8,
+       [](const ConstImageView& s, const ImageView& d, const Border& b, Backend be) {
+         median(s, d, MedianParams{3, 3, b}, on(be));
+       }},
+      {"dilate", Depth::u8,
+       [](const ConstImageView& s, const ImageView& d, const Border& b, Backend be) {
+         morphology(s, d, MorphOp::dilate, MorphParams{3, 3, 1, b}, on(be));
+       }},
+      {"erode", Depth::u8,
+       [](const ConstImageView& s, const ImageView& d, const Border& b, Backend be) {
+         morphology(s, d, MorphOp::erode, MorphParams{3, 3, 1, b}, on(be));
+       }},
+      {"box", Depth::u8,
+       [](const ConstImageView& s, const ImageView& d, const Border& b, Backend be) {
+         box(s, d, BoxParams{3, 3, true, b}, on(be));
+       }},
+      {"box normalize=0", Depth::u8,
+       [](const ConstImageView& s, const ImageView& d, const Border& b, Backend be) {
+         box(s, d, BoxParams{3, 3, false, b}, on(be));
+       }},
+      {"gaussian sigma=0.8", Depth::u8,
+       [](const ConstImageView& s, const ImageView& d, const Border& b, Backend be) {
+         gaussian(s, d, GaussianParams{0.8, 0.0, 3, 3, b}, on(be));
+       }},
+      {"gaussian sigma=1.1/0.6", Depth::u8,
+       [](const ConstImageView& s, const ImageView& d, const Border& b, Backend be) {
+         gaussian(s, d, GaussianParams{1.1, 0.6, 3, 3, b}, on(be));
+       }},
+      {"sobel dx=1", Depth::s16,
+       [](const ConstImageView& s, const ImageView& d, const Border& b, Backend be) {
+         sobel(s, d, SobelParams{1, 0, 3, 1.0, 0.0, Depth::s16, b}, on(be));
+       }},
+      {"sobel dx=1 dy=1", Depth::s16,
+       [](const ConstImageView& s, const ImageView& d, const Border& b, Backend be) {
+         sobel(s, d, SobelParams{1, 1, 3, 1.0, 0.0, Depth::s16, b}, on(be));
+       }},
+      {"scharr dy=1", Depth::s16,
+       [](const ConstImageView& s, const ImageView& d, const Border& b, Backend be) {
+         scharr(s, d, ScharrParams{0, 1, 1.0, 0.0, Depth::s16, b}, on(be));
+       }},
+  };
+}
+
+TEST(Packed3x3Stream, EveryBackendMatchesRefOnManyTiles) {
+  auto rng = make_rng(0x5713);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  struct Image3 {
+    Size size;
+    int cn;
+  };
+  const Image3 images[] = {{{1920, 1080}, 1}, {{2000, 1500}, 1}, {{700, 3000}, 1},
+                           {{4100, 1100}, 1}, {{1920, 1080}, 3}, {{2100, 1100}, 3},
+                           {{700, 3000}, 3},  {{1500, 900}, 3}};
+  const std::vector<Op3> ops = packed_ops();
+  std::size_t turn = 0;
+  for (const Image3& im : images) {
+    const Size s = im.size;
+    for (bool tight_src : {true, false}) {
+      // One source a size and alignment (the reference's cost dominates), every op on it.
+      auto src = random_image(s.w, s.h, {Depth::u8, im.cn}, rng, tight_src);
+      for (const Op3& op : ops) {
+        const Border b = borders[turn++ % borders.size()];
+        auto want = make_dst(s.w, s.h, {op.out, im.cn}, rng, true);
+        op.run(src, want, b, Backend::ref);
+        for (Backend be : test_backends()) {
+          PIXFLOW_TRACE(testing::Message() << backend_name(be) << " " << op.name << " u8x" << im.cn
+                                           << " " << s.w << "x" << s.h << " " << describe(b)
+                                           << (tight_src ? " aligned src" : " padded src"));
+          auto in = to_backend(be, src, rng, tight_src);
+          auto got = make_dst_on(be, s.w, s.h, {op.out, im.cn}, rng, /*tight=*/true);
+          op.run(in, got, b, be);
+          ASSERT_EQ(compare(to_host(got), want), "");
+        }
+      }
+    }
+  }
+}
+
+#if PIXFLOW_HAVE_CUDA
+// The streaming grid on the host (launch.cuh, as u8_3x3.cuh's launch_3x3_cn uses it): every
+// tile of a block column in exactly one block's range [y * per, min((y + 1) * per, tiles)),
+// no block without a tile (such a block would return before its first barrier: correct, but
+// idle), and one wave (at most kPackedStreamBlocks a SM) wherever the tall rule does not
+// apply; then the shapes the comment above lists.
+TEST(Packed3x3Stream, GridCoversEveryTileOnceInOneWave) {
+  namespace cu = pixflow::cuda;
+  for (long long bx = 1; bx <= 1100; ++bx)
+    for (long long h = 1; h <= 70000; h += (h < 2000 ? 1 : 97)) {
+      if (cu::tall_blocks_fill(bx, h, cu::kPackedRows * cu::kPackedTY)) break;
+      const long long tiles = (h + 15) / 16;
+      const long long gy = cu::packed_stream_blocks_y(bx, tiles);
+      const long long per = (tiles + gy - 1) / gy;
+      ASSERT_GE(gy * per, tiles) << bx << " x " << h;
+      ASSERT_LT((gy - 1) * per, tiles) << bx << " x " << h;
+      ASSERT_TRUE(gy == 1 || bx * gy <= cu::kSmCount * cu::kPackedStreamBlocks) << bx << " x " << h;
+    }
+  struct Shape {
+    long long w, h;
+    int cn;
+    long long gx, gy, per;  // per: tiles of the first block (the last may have fewer)
+  };
+  const Shape shapes[] = {{1920, 1080, 1, 15, 34, 2}, {2000, 1500, 1, 16, 32, 3},
+                          {700, 3000, 1, 6, 94, 2},   {4100, 1100, 1, 33, 18, 4},
+                          {1920, 1080, 3, 45, 14, 5}, {2100, 1100, 3, 50, 12, 6},
+                          {700, 3000, 3, 17, 38, 5},  {1500, 900, 3, 36, 15, 4}};
+  for (const Shape& s : shapes) {
+    const long long bx = (s.w * s.cn + 127) / 128, tiles = (s.h + 15) / 16;
+    ASSERT_FALSE(cu::tall_blocks_fill(bx, s.h, cu::kPackedRows * cu::kPackedTY))
+        << s.w << "x" << s.h;
+    const long long gy = cu::packed_stream_blocks_y(bx, tiles);
+    EXPECT_EQ(bx, s.gx) << s.w << "x" << s.h;
+    EXPECT_EQ(gy, s.gy) << s.w << "x" << s.h;
+    EXPECT_EQ((tiles + gy - 1) / gy, s.per) << s.w << "x" << s.h;
+  }
+  // The tall shape's sizes of the other ManyTiles tests.
+  EXPECT_TRUE(cu::tall_blocks_fill((4100 + 127) / 128, 2200, cu::kPackedRows * cu::kPackedTY));
+  EXPECT_TRUE(cu::tall_blocks_fill((4100 * 3 + 127) / 128, 1100, cu::kPackedRows * cu::kPackedTY));
+}
+#endif
+
+}  // namespace
+}  // namespace pixflow::test
