@@ -275,8 +275,8 @@ TEST(Box, EveryBackendMatchesRefOnManyTiles) {
             {Depth::u8, ch}, s, rng));
   for (const char* params : {"kw=9 kh=9 border=reflect101", "kw=31 kh=7 border=constant value=7"})
     ASSERT_TRUE(backends_match_ref("box", params, {Depth::u8, 1}, {4100, 1100}, rng));
-  // The packed 3x3 kernel in both block shapes (launch.cuh, tall_blocks_fill): the short one
-  // at 4100x1100 (and every size above), the tall one at 4100x2200 (33 x 35 blocks).
+  // The packed 3x3 kernel in both block shapes (launch.cuh, tall_blocks_fill): the streaming
+  // one at 4100x1100 (and every size above), the tall one at 4100x2200 (33 x 35 blocks).
   for (Size s : std::vector<Size>{{4100, 1100}, {4100, 2200}})
     for (const char* params :
          {"k=3 border=reflect101", "k=3 normalize=0 border=constant value=-7", "k=3 border=wrap"})
@@ -311,7 +311,8 @@ TEST(Box, EveryBackendMatchesRefOnManyTilesF32x1) {
 }
 
 // The packed 3x3 kernel on u8 x 3 (u8_3x3.cuh linear3, CN = 3): aligned destinations (the
-// packed path), aligned and padded sources, short and tall blocks, every border, mean and sum.
+// packed path), aligned and padded sources, streaming and tall blocks, every border, mean and
+// sum.
 TEST(Box, EveryBackendMatchesRefOnManyTilesU8x3Packed3x3) {
   auto rng = make_rng(0xb0ca);
   std::vector<Border> borders = all_borders();

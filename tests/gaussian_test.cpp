@@ -243,7 +243,7 @@ TEST(Gaussian, SimdPathsMatchRefOnEveryDepthBorderAndShape) {
 }
 
 // The packed 3x3 kernel on u8 x 3 (u8_3x3.cuh linear3, CN = 3, Q8 taps): aligned
-// destinations (the packed path), aligned and padded sources, short and tall blocks, every
+// destinations (the packed path), aligned and padded sources, streaming and tall blocks, every
 // border, sigma_y equal to sigma and not.
 TEST(Gaussian, EveryBackendMatchesRefOnManyTilesU8x3Packed3x3) {
   auto rng = make_rng(0x6a0c);
@@ -295,8 +295,8 @@ TEST(Gaussian, EveryBackendMatchesRefOnManyTiles) {
           {Depth::u8, ch}, s, rng));
   for (const char* c : {"sigma=2 border=reflect101", "sigma=8 border=constant value=9"})
     ASSERT_TRUE(backends_match_ref("gaussian", c, {Depth::u8, 1}, {2100, 300}, rng));
-  // The packed 3x3 kernel in both block shapes (launch.cuh, tall_blocks_fill): the short one
-  // at 4100x1100 (and every size above), the tall one at 4100x2200 (33 x 35 blocks).
+  // The packed 3x3 kernel in both block shapes (launch.cuh, tall_blocks_fill): the streaming
+  // one at 4100x1100 (and every size above), the tall one at 4100x2200 (33 x 35 blocks).
   for (Size s : std::vector<Size>{{4100, 1100}, {4100, 2200}})
     for (const char* c : {"kw=3 kh=3 sigma=1 border=reflect101",
                           "kw=3 kh=3 sigma=0.8 sigma_y=2 border=constant value=300"})

@@ -99,8 +99,9 @@ TEST(Median, EveryBackendMatchesRefAllBordersRectWindows) {
 
 // The packed u8 3x3 kernel (u8_3x3.cuh) in both block shapes: images whose grid of tall
 // blocks (128 x 64 outputs) fills the GPU take the tall shape (launch.cuh, tall_blocks_fill:
-// >= 1056 blocks; 4100x2200 = 33 x 35), smaller ones the short shape (128 x 16: 517x70,
-// 600x150, 300x97, 4100x1100 = 33 x 18 tall blocks); blocks on every edge (partial in x and
+// >= 1056 blocks; 4100x2200 = 33 x 35), smaller ones the streaming shape (tiles of 128 x 16,
+// one a block at 517x70, 600x150, 300x97, 1..4 at 4100x1100 = 33 x 18 tall blocks; more in
+// tests/packed3x3_stream_test.cpp); blocks on every edge (partial in x and
 // y), every border including constants out of range; other depths and channel counts take
 // the generic kernel.
 TEST(Median, EveryBackendMatchesRefOnManyTiles) {
@@ -124,7 +125,8 @@ TEST(Median, EveryBackendMatchesRefOnManyTiles) {
 // The packed u8 3x3 kernel on u8 x 3 (u8_3x3.cuh, median3_u8_kernel with CN = 3: the row's
 // bytes, channels interleaved, 128 bytes = 42.7 pixels a block column). Its block grid counts
 // row bytes, so 4100x1100 (97 x 18 = 1746 >= 1056 tall blocks, launch.cuh tall_blocks_fill)
-// takes the tall shape and 517x70, 600x150, 300x97, 2100x1100 (50 x 18) the short one; every
+// takes the tall shape and 517x70, 600x150, 300x97, 2100x1100 (50 x 18) the streaming one
+// (2100x1100: 3..6 tiles of 128 x 16 a block); every
 // border (constants 300 and -7 outside the u8 range); a block column edge falls inside a pixel
 // (128 = 42 x 3 + 2), so edge tiles map bytes of split pixels through the border rule. 5x5
 // takes the generic kernel (the fallback) beside it.

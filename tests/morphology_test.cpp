@@ -337,7 +337,8 @@ TEST(Morphology, EveryBackendMatchesRefOnManyTiles) {
                                    sparse.view, rng));
   }
   // The packed 3x3 kernel in both block shapes (launch.cuh, tall_blocks_fill): 4100x1100 and
-  // the images above take the short one, 4100x2200 (33 x 35 blocks of 128 x 64) the tall one.
+  // the images above take the streaming one (128 x 16 tiles, 1..4 a block at 4100x1100),
+  // 4100x2200 (33 x 35 blocks of 128 x 64) the tall one.
   for (Size s : std::vector<Size>{{4100, 1100}, {4100, 2200}})
     for (MorphOp op : {MorphOp::dilate, MorphOp::erode})
       for (const char* b : {"border=reflect101", "border=constant value=300"}) {
@@ -381,7 +382,7 @@ TEST(Morphology, EveryBackendMatchesRefOnManyTilesF32x1) {
 // The packed 3x3 kernel on u8 x 3 (src/backends/cuda/u8_3x3.cuh, CN = 3: row bytes, the
 // horizontal neighbours 3 bytes apart, edge bytes mapped by pixel): destinations 4-byte
 // aligned (tight) so the packed path runs (it falls back otherwise), sources aligned (word
-// loads) and padded (byte loads), several 128-byte x 16-row blocks (short shape) and
+// loads) and padded (byte loads), several 128-byte x 16-row tiles (streaming shape) and
 // 4100x1100 (97 x 18 tall blocks), every border incl. constant 300 / -7, tiny images.
 TEST(Morphology, EveryBackendMatchesRefOnManyTilesU8x3Packed3x3) {
   auto rng = make_rng(0x40eb);

@@ -271,7 +271,7 @@ TEST(Sobel, EveryBackendMatchesRefExactly) {
 
 // The packed u8 -> s16 3x3 CUDA kernel (u8_3x3.cuh, deriv3_u8_packed.hpp: scale 1, delta 0,
 // taps compiled in, 1 or 3 channels) in both block shapes (launch.cuh, tall_blocks_fill): the
-// short one (128 x 16 samples) for grids of tall blocks (128 x 64 samples) under 1056 —
+// streaming one (tiles of 128 x 16 samples) for grids of tall blocks (128 x 64) under 1056 —
 // 517x70 .. 4100x1100 u8x1 — the tall one at 4100x2200 u8x1 and 4100x1100 u8x3; every tap
 // pair it is compiled for (sobel k=3 dx, dy in 0..2, k=1 dx=dy=1 and dx=dy=2, scharr both),
 // every border (constants out of range too), samples through the right edge of a block (517,
