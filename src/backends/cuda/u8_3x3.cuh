@@ -52,8 +52,9 @@ constexpr int kTileH = kBH<R> + 2;
 // shape runs ~8 blocks a SM at 1920x1080: 6 resident blocks of 256 threads cap it at 40
 // registers (8 blocks = 32 registers spilled 8 bytes in morph3/linear3/deriv3). The tall
 // shape keeps the occupancy it was measured with at 8K (46/54/63/44 registers = 5/4/4/5
-// blocks for morph3/median3/deriv3/linear3): unbounded, the templated kernels took 56/63/79/55.
-// The streaming shape: kPackedStreamBlocks (launch.cuh).
+// blocks for morph3/median3/deriv3/linear3): unbounded, the templated kernels took 56/63/79/55;
+// now (for_each_tile; batched loads in median3 and morph3 CN = 3) 48/59/62-64/46-48 (median3
+// CN = 3: 56), no spills. The streaming shape: kPackedStreamBlocks (launch.cuh), 46-48.
 template <int R, int kTallBlocks, bool kStream = false>
 constexpr int kMinBlocks = kStream           ? kPackedStreamBlocks
                            : R == kRowsShort ? 6
