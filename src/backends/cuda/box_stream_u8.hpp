@@ -44,6 +44,9 @@ constexpr int kRun = 32;
 // Blocks a SM the registers must allow (64 a thread): 4 x 8 warps, and the segment rule below
 // sizes the grid for that many.
 constexpr int kMinBlocks = 4;
+// The even-window finish (RecipU32: a 64-bit product) spilled 16 bytes at 64 registers (u8x1,
+// ptxas sm_90): 3 blocks a SM for it (even windows are not the benchmark's cases).
+constexpr int kMinBlocksExact = 3;
 // Segments: about kBlocksPerSm blocks a SM in one wave (kSmCount in launch.cuh), each at least
 // kMinSegRows rows (a segment first sums kh - 1 rows). Strips narrower than kMinStrip pixels
 // (kw close to 1024 / cn) go to the byte-tile kernel.

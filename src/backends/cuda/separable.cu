@@ -242,7 +242,8 @@ bool try_box_u8_tiles(const ConstImageView& s, const ImageView& d, const BoxPara
 namespace bs = box_stream;
 
 template <int CN, int M>
-__global__ void __launch_bounds__(bs::kThreads, bs::kMinBlocks)
+__global__ void __launch_bounds__(bs::kThreads,
+                                  M == bs::kExact ? bs::kMinBlocksExact : bs::kMinBlocks)
     box_stream_u8_kernel(bs::Img src, bs::Img dst, bs::Params p, bool src_aligned,
                          bool dst_aligned) {
   __shared__ __align__(16) bs::u32 planes[bs::plane_words(CN)];
