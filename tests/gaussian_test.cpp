@@ -1,7 +1,10 @@
 #include "tests/common.hpp"
 
 #include <cmath>
+#include <utility>
 
+#include "src/backends/cuda/gaussian_u8_dp.hpp"
+#include "src/base/gaussian_taps.hpp"
 #include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 #if PIXFLOW_HAVE_OPENCV
@@ -277,7 +280,8 @@ TEST(Gaussian, EveryBackendMatchesRefOnManyTilesU8x3Packed3x3) {
 // gaussian_u8_kernel: 256-sample tiles of 32 rows, vertical sums two samples per word,
 // horizontal sums in float; windows 13 and 49 compiled, the rest at run time), 1-4
 // channels, sigma from the window and the window from sigma, kw != kh; the borders taken
-// in turn. The last image is the benchmark's kind (many tiles in both directions).
+// in turn. The last image is the benchmark's kind (many tiles in both directions). (13 and 49
+// taps on 1 and 3 channels now mostly take the dot-product kernel: the test below.)
 TEST(Gaussian, EveryBackendMatchesRefOnManyTiles) {
   auto rng = make_rng(0x6a07);
   std::vector<Border> borders = all_borders();
@@ -301,6 +305,251 @@ TEST(Gaussian, EveryBackendMatchesRefOnManyTiles) {
     for (const char* c : {"kw=3 kh=3 sigma=1 border=reflect101",
                           "kw=3 kh=3 sigma=0.8 sigma_y=2 border=constant value=300"})
       ASSERT_TRUE(backends_match_ref("gaussian", c, {Depth::u8, 1}, s, rng));
+}
+
+// The CUDA dot-product kernel (separable.cu, gaussian_u8_dp_kernel: 13 taps on u8 x 1 and
+// u8 x 3, 49 on u8 x 1; taps <= 255) in both block shapes (32 rows, and 64 where the grid
+// fills the GPU: 4100x4100 u8x1 = 17 x 65 blocks >= 1056), every border in turn (constant 300
+// and -7 too), sigma from the window and the window from sigma, sigma_y != sigma; beside it
+// the cases that fall back to gaussian_u8_kernel: 2 and 4 channels, kw != kh, 49 taps on u8x3,
+// a centre tap of 256 (sigma 0.1).
+TEST(Gaussian, EveryBackendMatchesRefOnManyTilesDotProducts) {
+  auto rng = make_rng(0x6a0d);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  std::size_t turn = 0;
+  auto check = [&](const char* c, int ch, Size s) {
+    ASSERT_TRUE(backends_match_ref(
+        "gaussian", std::string(c) + " " + border_params(borders[turn++ % borders.size()]),
+        {Depth::u8, ch}, s, rng));
+  };
+  for (Size s : std::vector<Size>{{517, 70}, {600, 150}, {300, 97}, {4100, 1100}, {1, 1}, {7, 5}})
+    for (int ch : {1, 3})
+      for (const char* c : {"sigma=2", "kw=13 kh=13 sigma=0", "kw=13 kh=13 sigma=1.3 sigma_y=2.5"})
+        check(c, ch, s);
+  for (Size s : std::vector<Size>{{517, 70}, {600, 150}, {300, 97}, {1100, 90}})
+    for (const char* c : {"sigma=8", "kw=49 kh=49 sigma=5 sigma_y=9"}) check(c, 1, s);
+  check("sigma=2", 1, {4100, 4100});
+  for (const char* c : {"sigma=2", "kw=13 kh=13 sigma=0.1", "kw=13 kh=15 sigma=2"}) {
+    for (int ch : {1, 2, 3, 4}) check(c, ch, {517, 70});
+  }
+  check("sigma=8", 3, {300, 97});
+}
+
+// ---- the dot-product kernel's arithmetic on the host (gaussian_u8_dp.hpp) ------------------
+namespace gd = pixflow::cuda::gauss_dp;
+
+std::uint32_t word_at(const std::uint8_t* p) {
+  return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 |
+         std::uint32_t(p[3]) << 24;
+}
+
+// h_run for window start A against the plain sum; then the vertical dot products of pair
+// words against the plain sum and the packed bytes against (v + 2^15) >> 16.
+template <int KW, int KH, int CN, int A>
+void check_packed_sums(const std::vector<std::int32_t>& tx, const std::vector<std::int32_t>& ty,
+                       std::mt19937_64& rng, bool saturated) {
+  constexpr int kR = 8, kRW = gd::run_words(KW, CN, kR, A), kVW = gd::v_words(KH);
+  constexpr int kRows = KH + 1 + 4;  // pair rows for 3 output row pairs, plus one
+  gd::Taps t;
+  ASSERT_TRUE(gd::make_taps(tx.data(), KW, ty.data(), KH, CN, t));
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::vector<std::uint8_t> rows(std::size_t(kRows) * 4 * kRW);
+  for (auto& v : rows) v = std::uint8_t(saturated ? 255 : byte(rng));
+  std::vector<std::int64_t> plain_h(std::size_t(kRows) * kR);
+  std::vector<std::uint32_t> hw(std::size_t(kRows) * kR);
+  for (int r = 0; r < kRows; ++r) {
+    const std::uint8_t* row = rows.data() + std::size_t(r) * 4 * kRW;
+    std::uint32_t w[kRW], h[kR];
+    for (int k = 0; k < kRW; ++k) w[k] = word_at(row + 4 * k);
+    gd::h_run<KW, CN, kR, A>(w, t, h);
+    for (int j = 0; j < kR; ++j) {
+      std::int64_t want = 0;
+      for (int i = 0; i < KW; ++i) want += std::int64_t(row[A + j + i * CN]) * tx[std::size_t(i)];
+      ASSERT_EQ(std::int64_t(h[j]), want)
+          << "KW " << KW << " CN " << CN << " A " << A << " j " << j;
+      plain_h[std::size_t(r) * kR + j] = want;
+      hw[std::size_t(r) * kR + j] = h[j];
+    }
+  }
+  for (int s = 0; 2 * s + KH + 1 <= kRows; ++s)
+    for (int j0 = 0; j0 < kR; j0 += 4) {
+      std::uint32_t ev[4], od[4];
+      for (int q = 0; q < 4; ++q) {
+        ev[q] = od[q] = gd::kRound;
+        for (int m = 0; m < kVW; ++m) {
+          const std::size_t lo = std::size_t(2 * (s + m)) * kR + std::size_t(j0 + q);
+          gd::v_add(gd::pair(hw[lo], hw[lo + kR]), t.v[m], ev[q], od[q]);
+        }
+      }
+      const std::uint32_t pe = gd::pack4(ev[0], ev[1], ev[2], ev[3]);
+      const std::uint32_t po = gd::pack4(od[0], od[1], od[2], od[3]);
+      for (int q = 0; q < 4; ++q)
+        for (int odd = 0; odd < 2; ++odd) {
+          std::int64_t v = 0;
+          for (int j = 0; j < KH; ++j)
+            v += plain_h[std::size_t(2 * s + odd + j) * kR + std::size_t(j0 + q)] *
+                 ty[std::size_t(j)];
+          ASSERT_EQ(std::int64_t((odd ? od : ev)[q]), v + 32768) << "s " << s << " odd " << odd;
+          ASSERT_EQ(((odd ? po : pe) >> (8 * q)) & 0xffu, std::uint32_t((v + 32768) >> 16));
+        }
+    }
+}
+
+template <int KW, int KH, int CN, int... A>
+void check_packed_sums_all(std::integer_sequence<int, A...>, const std::vector<std::int32_t>& tx,
+                           const std::vector<std::int32_t>& ty, std::mt19937_64& rng,
+                           bool saturated) {
+  (check_packed_sums<KW, KH, CN, A>(tx, ty, rng, saturated), ...);
+}
+
+// n taps in [0, 255] summing to 256 (the bound the kernel relies on), random otherwise;
+// `peaked`: one tap 255 and one 1 (the extremes).
+std::vector<std::int32_t> random_taps(int n, std::mt19937_64& rng, bool peaked) {
+  std::vector<std::int32_t> t(std::size_t(n), 0);
+  if (peaked) {
+    t[std::size_t(n / 2)] = 255;
+    t[0] = 1;
+    return t;
+  }
+  std::uniform_int_distribution<int> pick(0, n - 1);
+  for (int left = 256; left > 0;) {
+    auto& v = t[std::size_t(pick(rng))];
+    if (v < 255) ++v, --left;
+  }
+  return t;
+}
+
+TEST(GaussianDp, PackedSumsEqualThePlainRuleOnEveryAlignment) {
+  auto rng = make_rng(0x6a0e);
+  for (int rep = 0; rep < 6; ++rep) {
+    const bool peaked = rep == 0, saturated = rep < 2;
+    const auto t13 = random_taps(13, rng, peaked), u13 = random_taps(13, rng, peaked);
+    const auto t49 = random_taps(49, rng, peaked), u49 = random_taps(49, rng, peaked);
+    const auto a8 = std::make_integer_sequence<int, 8>{};
+    check_packed_sums_all<13, 13, 1>(a8, t13, u13, rng, saturated);
+    check_packed_sums_all<13, 13, 2>(a8, t13, u13, rng, saturated);
+    check_packed_sums_all<13, 13, 3>(a8, t13, u13, rng, saturated);
+    check_packed_sums_all<13, 13, 4>(a8, t13, u13, rng, saturated);
+    check_packed_sums_all<49, 49, 1>(a8, t49, u49, rng, saturated);
+    check_packed_sums_all<13, 49, 1>(a8, t13, u49, rng, saturated);
+    check_packed_sums_all<3, 5, 1>(a8, std::vector<std::int32_t>{64, 128, 64},
+                                   std::vector<std::int32_t>{16, 64, 96, 64, 16}, rng, saturated);
+  }
+}
+
+// Taps the kernel cannot take: 256 (a centre tap of a tiny sigma) and even windows.
+TEST(GaussianDp, TapWordsRefuseTapsAbove255AndEvenWindows) {
+  std::int32_t tx[13], ty[13];
+  detail::gaussian_taps_fixed(13, 0.1, detail::kGaussianBitsU8, tx);
+  detail::gaussian_taps_fixed(13, 2.0, detail::kGaussianBitsU8, ty);
+  gd::Taps t;
+  EXPECT_EQ(tx[6], 256);
+  EXPECT_FALSE(gd::make_taps(tx, 13, ty, 13, 1, t));
+  EXPECT_FALSE(gd::make_taps(ty, 13, tx, 13, 1, t));
+  EXPECT_TRUE(gd::make_taps(ty, 13, ty, 13, 1, t));
+  EXPECT_FALSE(gd::make_taps(ty, 12, ty, 13, 1, t));
+}
+
+// The whole kernel on the host: the byte tile as load_byte_tile defines it, the horizontal
+// runs (word base, alignment, 8-byte word pairs) and vertical pair sums exactly as
+// gaussian_u8_dp_kernel indexes them, every block of the image; against the reference.
+template <int CN, int KW, int KH, int BH>
+void emulate_dp_kernel(const ConstImageView& src, const Border& b, const gd::Taps& t,
+                       std::vector<std::uint8_t>& out) {
+  constexpr int kBW = 256, kTw = (kBW + (KW - 1) * CN + 30) / 16 * 16, kTh = BH + KH - 1;
+  constexpr int kW0 = gd::run_w0(KW, CN), kA = gd::run_a(KW, CN), kR = 8;
+  constexpr int kRW2 = (gd::run_words(KW, CN, kR, kA) + 1) / 2, kVW = gd::v_words(KH);
+  static_assert(4 * (kW0 + (kBW / kR - 1) * (kR / 4) + 2 * kRW2) <= kTw);
+  const long long w = src.width(), h = src.height(), wc = w * CN;
+  const std::uint8_t cval = detail::saturate_cast<std::uint8_t>(b.value);
+  auto floor_div = [](long long a, long long d) { return a >= 0 ? a / d : -((-a + d - 1) / d); };
+  out.assign(std::size_t(wc * h), 0);
+  std::vector<std::uint8_t> tile(std::size_t(kTw) * kTh);
+  std::vector<std::uint32_t> h2(std::size_t(kTh / 2) * kBW);
+  for (long long e0 = 0; e0 < wc; e0 += kBW)
+    for (long long y0 = 0; y0 < h; y0 += BH) {
+      const long long xs = floor_div(e0 - (KW / 2) * CN, 16) * 16;
+      ASSERT_EQ(e0 - (KW / 2) * CN - xs, gd::tile_off(KW, CN));
+      for (int r = 0; r < kTh; ++r)
+        for (int i = 0; i < kTw; ++i) {
+          const long long e = xs + i, px = floor_div(e, CN);
+          const long long sy = detail::border_index(y0 - KH / 2 + r, h, b.type);
+          const long long sx = detail::border_index(px, w, b.type);
+          tile[std::size_t(r) * kTw + std::size_t(i)] =
+              sy < 0 || sx < 0 ? cval : src.row<std::uint8_t>(sy)[sx * CN + (e - px * CN)];
+        }
+      for (int pr = 0; pr < kTh / 2; ++pr)
+        for (int c = 0; c < kBW / kR; ++c) {
+          std::uint32_t hh[2][kR];
+          for (int half = 0; half < 2; ++half) {
+            const std::uint8_t* row =
+                tile.data() + std::size_t(2 * pr + half) * kTw + 4 * (kW0 + c * (kR / 4));
+            std::uint32_t wd[2 * kRW2];
+            for (int k = 0; k < 2 * kRW2; ++k) wd[k] = word_at(row + 4 * k);
+            gd::h_run<KW, CN, kR, kA>(wd, t, hh[half]);
+          }
+          for (int j = 0; j < kR; ++j)
+            h2[std::size_t(pr) * kBW + std::size_t(c * kR + j)] = gd::pair(hh[0][j], hh[1][j]);
+        }
+      for (int r0 = 0; r0 < BH; r0 += 2)
+        for (int cq = 0; cq < kBW / 4; ++cq) {
+          std::uint32_t ev[4], od[4];
+          for (int q = 0; q < 4; ++q) {
+            ev[q] = od[q] = gd::kRound;
+            for (int m = 0; m < kVW; ++m)
+              gd::v_add(h2[std::size_t(r0 / 2 + m) * kBW + std::size_t(4 * cq + q)], t.v[m], ev[q],
+                        od[q]);
+          }
+          const std::uint32_t pk[2] = {gd::pack4(ev[0], ev[1], ev[2], ev[3]),
+                                       gd::pack4(od[0], od[1], od[2], od[3])};
+          for (int odd = 0; odd < 2; ++odd)
+            for (int q = 0; q < 4; ++q) {
+              const long long y = y0 + r0 + odd, e = e0 + 4 * cq + q;
+              if (y < h && e < wc) out[std::size_t(y * wc + e)] = std::uint8_t(pk[odd] >> (8 * q));
+            }
+        }
+    }
+}
+
+template <int CN, int KW, int KH, int BH>
+void check_emulated_kernel(double sigma, double sigma_y, Size s, const Border& b,
+                           std::mt19937_64& rng) {
+  PIXFLOW_TRACE(testing::Message()
+                << "u8x" << CN << " " << KW << "x" << KH << " rows " << BH << " sigma " << sigma
+                << "/" << sigma_y << " " << s.w << "x" << s.h << " " << describe(b));
+  std::int32_t tx[KW], ty[KH];
+  detail::gaussian_taps_fixed(KW, sigma, detail::kGaussianBitsU8, tx);
+  detail::gaussian_taps_fixed(KH, sigma_y, detail::kGaussianBitsU8, ty);
+  gd::Taps t;
+  ASSERT_TRUE(gd::make_taps(tx, KW, ty, KH, CN, t));
+  auto src = random_image(s.w, s.h, {Depth::u8, CN}, rng);
+  auto want = make_dst(s.w, s.h, {Depth::u8, CN}, rng);
+  gaussian(src, want, GaussianParams{sigma, sigma_y, KW, KH, b}, {Backend::ref});
+  std::vector<std::uint8_t> got;
+  emulate_dp_kernel<CN, KW, KH, BH>(src, b, t, got);
+  for (std::int64_t y = 0; y < s.h; ++y)
+    for (std::int64_t e = 0; e < s.w * CN; ++e)
+      ASSERT_EQ(int(got[std::size_t(y * s.w * CN + e)]), int(want.view.row<std::uint8_t>(y)[e]))
+          << "at sample " << e << " row " << y;
+}
+
+TEST(GaussianDp, EmulatedKernelMatchesRef) {
+  auto rng = make_rng(0x6a0f);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  std::size_t turn = 0;
+  auto b = [&] { return borders[turn++ % borders.size()]; };
+  for (Size s : std::vector<Size>{{517, 70}, {300, 97}, {1, 1}, {7, 5}}) {
+    check_emulated_kernel<1, 13, 13, 64>(2.0, 2.0, s, b(), rng);
+    check_emulated_kernel<1, 13, 13, 32>(1.3, 2.6, s, b(), rng);
+    check_emulated_kernel<3, 13, 13, 64>(2.0, 2.0, s, b(), rng);
+    check_emulated_kernel<3, 13, 13, 32>(2.6, 1.1, s, b(), rng);
+    check_emulated_kernel<1, 49, 49, 64>(8.0, 8.0, s, b(), rng);
+    check_emulated_kernel<1, 49, 49, 32>(5.0, 9.0, s, b(), rng);
+  }
 }
 
 // The CUDA f32 x 1 3x3 kernel (src/backends/cuda/f32_3x3.cuh: rounded float products and sums

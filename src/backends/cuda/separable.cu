@@ -8,6 +8,7 @@
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/separable.cuh"
 #include "src/backends/cuda/f32_3x3.cuh"
+#include "src/backends/cuda/gaussian_u8_dp.hpp"
 #include "src/backends/cuda/u8_3x3.cuh"
 #include "src/base/backend.hpp"
 #include "src/base/deriv_taps.hpp"
@@ -681,6 +682,166 @@ __global__ void __launch_bounds__(kByteTileThreads)
   }
 }
 
+// u8, 13 or 49 taps both ways, 1 or 3 channels, every tap in [0, 255]: the dot-product kernel
+// (arithmetic and its bounds in gaussian_u8_dp.hpp, tested on the host there). A block:
+// kByteTileBW samples x BH rows, kGaussDpThreads threads, the byte tile of load_byte_tile.
+// - Horizontal pass over all BH + KH - 1 tile rows: a thread kGaussDpRun adjacent samples of
+//   two rows (a pair row), its run's data words loaded once per row (8-byte loads: a warp
+//   reads 256 contiguous bytes), 4 IDP.4A a sample at 13 taps, the two rows' h packed in
+//   16-bit lanes (one PRMT) and stored as pair words (H2: pair row x kByteTileBW words).
+// - Vertical pass: a thread 4 adjacent samples (16-byte loads of H2) x BH / 4 output rows,
+//   sums for all its rows live (scatter form: each pair word is loaded once and added to the
+//   up to 2 (KH + 1) / 2 rows whose window holds it), then packed 4 bytes a word into the
+//   stage (aliasing the tile, dead by then) and stored along rows (store_staged).
+// A warp's lanes take consecutive runs / sample quads of one row: no bank conflicts on the
+// loads. Shared memory at BH 64, 13 taps, u8x1: 21.9 KB tile + 38.9 KB H2 = 60.8 KB: 3 blocks
+// (24 warps) a SM; __launch_bounds__(.., 3) caps registers at 85.
+constexpr int kGaussDpThreads = 256, kGaussDpRun = 8;
+
+template <int KW, int CN>
+constexpr int gauss_dp_tile_width() {
+  return (kByteTileBW + (KW - 1) * CN + 15 + 15) / 16 * 16;  // byte_tile_width
+}
+inline std::size_t gauss_dp_smem(int kw, int kh, int cn, int bh) {
+  const int tw = byte_tile_width(kw, cn), th = bh + kh - 1;
+  return (std::size_t(tw) * th + 15) / 16 * 16 + std::size_t(th / 2) * kByteTileBW * 4;
+}
+
+template <int CN, int KW, int KH, int BH>
+__global__ void __launch_bounds__(kGaussDpThreads, 3)
+    gaussian_u8_dp_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                          DevBorder<std::uint8_t> border, gauss_dp::Taps p, int rows_of_blocks,
+                          bool src_aligned, bool dst_aligned) {
+  using gauss_dp::u32;
+  constexpr int kTw = gauss_dp_tile_width<KW, CN>(), kTh = BH + KH - 1, kPairRows = kTh / 2;
+  static_assert(kTh % 2 == 0, "odd KH and even BH: whole pair rows");
+  // The first window byte of output e0 in the tile (e0 is a multiple of 16, see byte_tile):
+  // a compile-time constant, so a run's word base and every byte alignment are too. A run
+  // starts its words on an even word (8-byte loads), kA bytes before its first window.
+  constexpr int kW0 = gauss_dp::run_w0(KW, CN), kA = gauss_dp::run_a(KW, CN);
+  constexpr int kR = kGaussDpRun, kRuns = kByteTileBW / kR;
+  constexpr int kRW = gauss_dp::run_words(KW, CN, kR, kA), kRW2 = (kRW + 1) / 2;
+  static_assert(4 * (kW0 + (kRuns - 1) * (kR / 4) + 2 * kRW2) <= kTw, "run inside the tile row");
+  static_assert(kR % 8 == 0, "runs start on even words");
+  constexpr int kQuads = kByteTileBW / 4, kRV = BH * kQuads / kGaussDpThreads;
+  static_assert(kRV % 2 == 0 && kRV * kGaussDpThreads == BH * kQuads, "one item a thread");
+  constexpr int kVW = gauss_dp::v_words(KH);
+  static_assert(BH * kStageWords * 4 <= kTw * kTh, "the stage fits in the tile");
+
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  unsigned char* tile = smem_raw;
+  unsigned* stage = reinterpret_cast<unsigned*>(smem_raw);  // after the horizontal pass
+  u32* h2 = reinterpret_cast<u32*>(smem_raw + (std::size_t(kTw) * kTh + 15) / 16 * 16);
+  const long long e0 = (long long)blockIdx.x * kByteTileBW;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long y0 = (long long)by * BH;
+    const ByteTile tt = byte_tile(e0, y0, KW, KH, KW / 2, KH / 2, CN, BH);
+    load_byte_tile(tile, tt, KH / 2, src, border, src_aligned);
+    const int rows = int(min((long long)BH, (long long)dst.h - y0));
+
+    // Horizontal: pair row pr (tile rows 2 pr, 2 pr + 1), samples c kR .. c kR + kR - 1.
+    for (int it = threadIdx.x; it < kPairRows * kRuns; it += kGaussDpThreads) {
+      const int pr = it / kRuns, c = it % kRuns;
+      u32 h[2][kR];
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const uint2* src2 =
+            reinterpret_cast<const uint2*>(tile + (2 * pr + half) * kTw) + kW0 / 2 + c * (kR / 8);
+        u32 w[2 * kRW2];
+#pragma unroll
+        for (int k = 0; k < kRW2; ++k) {
+          const uint2 v = src2[k];
+          w[2 * k] = v.x;
+          w[2 * k + 1] = v.y;
+        }
+        gauss_dp::h_run<KW, CN, kR, kA>(w, p, h[half]);
+      }
+      uint4* out = reinterpret_cast<uint4*>(h2 + pr * kByteTileBW + c * kR);
+#pragma unroll
+      for (int q = 0; q < kR / 4; ++q)
+        out[q] = make_uint4(gauss_dp::pair(h[0][4 * q], h[1][4 * q]),
+                            gauss_dp::pair(h[0][4 * q + 1], h[1][4 * q + 1]),
+                            gauss_dp::pair(h[0][4 * q + 2], h[1][4 * q + 2]),
+                            gauss_dp::pair(h[0][4 * q + 3], h[1][4 * q + 3]));
+    }
+    __syncthreads();
+
+    // Vertical: samples 4 cq .. 4 cq + 3 of output rows r0 .. r0 + kRV - 1.
+    {
+      const int cq = threadIdx.x % kQuads, r0 = threadIdx.x / kQuads * kRV;
+      if (r0 < rows) {
+        u32 ev[kRV / 2][4], od[kRV / 2][4];
+#pragma unroll
+        for (int s = 0; s < kRV / 2; ++s)
+#pragma unroll
+          for (int q = 0; q < 4; ++q) ev[s][q] = od[s][q] = gauss_dp::kRound;
+        const uint4* col = reinterpret_cast<const uint4*>(h2 + (r0 / 2) * kByteTileBW) + cq;
+#pragma unroll
+        for (int m = 0; m < kRV / 2 + kVW - 1; ++m) {
+          const uint4 v = col[m * (kByteTileBW / 4)];
+          const u32 pw[4] = {v.x, v.y, v.z, v.w};
+          // Pair word m is word m - s of output pair s's window.
+#pragma unroll
+          for (int s = 0; s < kRV / 2; ++s)
+            if (m - s >= 0 && m - s < kVW)
+#pragma unroll
+              for (int q = 0; q < 4; ++q) gauss_dp::v_add(pw[q], p.v[m - s], ev[s][q], od[s][q]);
+        }
+#pragma unroll
+        for (int s = 0; s < kRV / 2; ++s) {
+          stage[(r0 + 2 * s) * kStageWords + cq] =
+              gauss_dp::pack4(ev[s][0], ev[s][1], ev[s][2], ev[s][3]);
+          stage[(r0 + 2 * s + 1) * kStageWords + cq] =
+              gauss_dp::pack4(od[s][0], od[s][1], od[s][2], od[s][3]);
+        }
+      }
+    }
+    __syncthreads();
+    store_staged(stage, rows, dst, e0, y0, dst_aligned);
+    __syncthreads();  // the next tile overwrites the stage and H2
+  }
+}
+
+// The dot-product kernel where it applies (see above); false otherwise.
+bool try_gaussian_u8_dp(const ConstImageView& s, const ImageView& d, const GaussianParams& p,
+                        cudaStream_t st) {
+  const int cn = s.channels();
+  // u8x3 at 49 taps (37 words a sample, 38 a run row) spilled 108 bytes at 80 registers.
+  if (p.kw != p.kh || !((p.kw == 13 && (cn == 1 || cn == 3)) || (p.kw == 49 && cn == 1)))
+    return false;
+  std::int32_t tx[detail::kGaussianMaxK], ty[detail::kGaussianMaxK];
+  detail::gaussian_taps_fixed(p.kw, p.sigma, detail::kGaussianBitsU8, tx);
+  detail::gaussian_taps_fixed(p.kh, p.sigma_y, detail::kGaussianBitsU8, ty);
+  gauss_dp::Taps k;
+  if (!gauss_dp::make_taps(tx, p.kw, ty, p.kh, cn, k)) return false;
+  const long long wc = (long long)s.width() * cn;
+  // Rows per block by the tall-grid rule (launch.cuh): 64 (halo 12 / 64 rows at 13 taps),
+  // else 32 where 64 would not fill the GPU.
+  const int bh = tall_blocks_fill((wc + kByteTileBW - 1) / kByteTileBW, s.height(), 64) ? 64 : 32;
+  const std::size_t smem = gauss_dp_smem(p.kw, p.kh, cn, bh);
+  if (smem > kMaxSmem) return false;
+  const dim3 grid = grid_2d(wc, s.height(), kByteTileBW, bh);
+  const int rows = blocks_y(s.height(), bh);
+  const bool sa = rows_aligned(s, 16), da = rows_aligned(d, 16);
+  auto launch = [&](auto kernel) {
+    if (smem > 48 * 1024)
+      PIXFLOW_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    kernel<<<grid, kGaussDpThreads, smem, st>>>(
+        dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(p.border), k,
+        rows, sa, da);
+  };
+  auto by_rows = [&](auto k1, auto k2) { bh == 64 ? launch(k1) : launch(k2); };
+  if (cn == 1 && p.kw == 13)
+    by_rows(gaussian_u8_dp_kernel<1, 13, 13, 64>, gaussian_u8_dp_kernel<1, 13, 13, 32>);
+  else if (cn == 1)
+    by_rows(gaussian_u8_dp_kernel<1, 49, 49, 64>, gaussian_u8_dp_kernel<1, 49, 49, 32>);
+  else
+    by_rows(gaussian_u8_dp_kernel<3, 13, 13, 64>, gaussian_u8_dp_kernel<3, 13, 13, 32>);
+  PIXFLOW_CUDA_CHECK_LAUNCH("gaussian");
+  return true;
+}
+
 bool try_gaussian_u8_tiles(const ConstImageView& s, const ImageView& d, const GaussianParams& p,
                            cudaStream_t st) {
   if (p.kw % 2 == 0 || p.kh % 2 == 0) return false;
@@ -752,7 +913,7 @@ void launch_gaussian(const ConstImageView& s, const ImageView& d, const Gaussian
                               2};
       if (tx[0] == tx[2] && ty[0] == ty[2] && try_linear3_u8(s, d, p.border, k, st)) return;
     }
-    if (try_gaussian_u8_tiles(s, d, p, st)) return;
+    if (try_gaussian_u8_dp(s, d, p, st) || try_gaussian_u8_tiles(s, d, p, st)) return;
   }
   GaussPolicy<T> pol{};
   if constexpr (std::is_same_v<T, float>) {
