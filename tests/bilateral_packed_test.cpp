@@ -1,9 +1,10 @@
-// The CUDA bilateral's u8 bodies (src/backends/cuda/bilateral_u8_packed.hpp: packed deltas,
-// the per-lane colour table addressed by PRMT, bytes to floats through the mantissa, the
-// compile-time tap order) run on the CPU: no GPU is needed, so CI checks the kernel's
-// arithmetic everywhere. Each test builds the shared tile and the per-lane table exactly as
-// bilateral.cu's bilateral_u8c1/c3_kernel do, runs bilateral_rows(_c3) for every thread of every
-// block and compares every output byte with the reference (src/ref/bilateral.cpp).
+// The CUDA bilateral's u8 bodies (src/backends/cuda/bilateral_u8_packed.hpp: sample words, the
+// per-lane colour table addressed by one VABSDIFF (u8 x 1) or VABSDIFF4 + LEA (u8 x 3), bytes
+// to floats through the mantissa, the compile-time tap order) run on the CPU: no GPU is needed,
+// so CI checks the kernel's arithmetic everywhere. Each test builds the shared tile and the
+// per-lane table exactly as bilateral.cu's bilateral_u8c1/c3_kernel do, runs
+// bilateral_rows(_c3) for every thread of every block and compares every output byte with the
+// reference (src/ref/bilateral.cpp).
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -153,6 +154,28 @@ std::string check(const TestImage& src, const BilateralParams& p) {
     default:
       return c3 ? check_image_c3<4>(src, p) : check_image<4>(src, p);
   }
+}
+
+// The u8 x 1 body's sample words, exhaustively: every byte of every position of a word gives
+// the float of the byte, and every (sample, centre, lane) the table entry (|v - c|, lane)'s
+// byte offset delta * 256 + lane * 4 (the image tests below cannot see a wrong lane: every
+// lane's copy holds the same values; a wrong lane only costs bank conflicts, but an offset
+// outside the lane's column reads the poisoned half).
+TEST(BilateralPacked, SampleWordsGiveFloatsAndTableOffsets) {
+  for (u32 v = 0; v < 256; ++v)
+    for (int i = 0; i < 4; ++i) {
+      const u32 word = (v << (8 * i)) | (0xA5u << (8 * ((i + 1) % 4)));  // other bytes set
+      const u32 s = bu::sample_word(word, i);
+      ASSERT_EQ(s, 0x47000000u | (v << 8)) << v << " " << i;
+      ASSERT_EQ(bu::sample_float(s), float(v)) << v;
+    }
+  for (u32 v = 0; v < 256; ++v)
+    for (u32 c = 0; c < 256; ++c)
+      for (u32 lane = 0; lane < u32(bu::kTX); ++lane) {
+        const u32 got =
+            bu::lut_offset_words(bu::sample_word(v, 0), bu::sample_word(c << 16, 2), lane * 4u);
+        ASSERT_EQ(got, (v > c ? v - c : c - v) * 256u + lane * 4u) << v << " " << c << " " << lane;
+      }
 }
 
 // Windows d = 1..9 (radius 1..4), narrow to wide colour sigmas and the degenerate ones (NaN

@@ -3,7 +3,8 @@
 // sums use explicitly rounded float operations in the reference's order, so results equal
 // the reference bit for bit.
 // - u8 x 1, radius 1..4 (d = 3..9): bilateral_u8c1_kernel, a shared tile, 4 x kRows outputs
-//   per thread, packed deltas and a per-lane colour table (bilateral_u8_packed.hpp).
+//   per thread, table addresses by one VABSDIFF per tap from "sample words" and a per-lane
+//   colour table (bilateral_u8_packed.hpp).
 // - u8 x 3, radius 1..4: bilateral_u8c3_kernel, a tile of pixel words, kRows3 outputs per
 //   thread, one VABSDIFF4 per delta, the per-lane colour table (same header).
 // - f32 x 1, radius 1..4: bilateral_f32c1_kernel, a tile of floats, kF32Rows outputs per
@@ -102,10 +103,18 @@ __global__ void __launch_bounds__(bilateral_u8::kTX* bilateral_u8::kTY, 3)
   float* lut = reinterpret_cast<float*>(smem_raw);
   unsigned* tile = reinterpret_cast<unsigned*>(smem_raw + sizeof(float) * kLutFloats);
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTX + tx;
-  // Lane l's copy of entry d at d * kLutPitch + l; a warp writes one d (a uniform parameter
-  // read). Made visible by the first tile's __syncthreads.
-  for (int i = tid; i < 256 * kTX; i += kTX * kTY)
-    lut[(i / kTX) * kLutPitch + i % kTX] = tab.color[i / kTX];
+  // Lane l's copy of entry d at d * kLutPitch + l, four copies per 16-byte store (8 per d):
+  // 8 stores a thread. The scalar fill (one float per store, 32 a thread, ~11 instructions
+  // each with its index arithmetic) was ~350 instructions a thread, ~6 % of the block's work.
+  // Made visible by the first tile's __syncthreads.
+  constexpr int kFillVecs = 256 * kTX / 4, kFillSteps = kFillVecs / (kTX * kTY);
+  static_assert(kTX % 4 == 0 && kLutPitch % 4 == 0 && kFillVecs % (kTX * kTY) == 0);
+#pragma unroll
+  for (int step = 0; step < kFillSteps; ++step) {
+    const int i = tid + step * kTX * kTY, d = i / (kTX / 4), q = i % (kTX / 4);
+    const float c = tab.color[d];
+    reinterpret_cast<float4*>(lut)[d * (kLutPitch / 4) + q] = make_float4(c, c, c, c);
+  }
   const long long bx0 = (long long)blockIdx.x * kBW;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH;
