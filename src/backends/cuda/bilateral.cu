@@ -103,17 +103,25 @@ __global__ void __launch_bounds__(bilateral_u8::kTX* bilateral_u8::kTY, 3)
   float* lut = reinterpret_cast<float*>(smem_raw);
   unsigned* tile = reinterpret_cast<unsigned*>(smem_raw + sizeof(float) * kLutFloats);
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTX + tx;
-  // Lane l's copy of entry d at d * kLutPitch + l, four copies per 16-byte store (8 per d):
-  // 8 stores a thread. The scalar fill (one float per store, 32 a thread, ~11 instructions
-  // each with its index arithmetic) was ~350 instructions a thread, ~6 % of the block's work.
-  // Made visible by the first tile's __syncthreads.
-  constexpr int kFillVecs = 256 * kTX / 4, kFillSteps = kFillVecs / (kTX * kTY);
-  static_assert(kTX % 4 == 0 && kLutPitch % 4 == 0 && kFillVecs % (kTX * kTY) == 0);
+  // The table as lut_value<R> defines it (lane l's colour entry d at d * kLutPitch + l, its
+  // product with the product class's space weight kTX floats further), four copies per
+  // 16-byte store, 16 stores a thread: thread tid stores floats 4 i .. 4 i + 3 for
+  // i = tid + step * 256, so row d = i / 16 and the half (colour or product) is fixed per
+  // thread (i % 16 = tid % 16): one parameter load and one store per step, no index
+  // arithmetic. (Session 11's scalar fill, one float per store, was ~350 instructions a
+  // thread, ~6 % of the block's work.) Made visible by the first tile's __syncthreads.
+  constexpr int kVecsPerRow = kLutPitch / 4, kThreads = kTX * kTY;
+  constexpr int kFillSteps = kLutFloats / 4 / kThreads;
+  static_assert(kLutPitch == 2 * kTX && kTX % 4 == 0 && kThreads % kVecsPerRow == 0 &&
+                kLutFloats % (4 * kThreads) == 0);
+  const int d0 = tid / kVecsPerRow;
+  const bool product = tid % kVecsPerRow >= kTX / 4;
+  const float space_product = tab.space[kProductTap<R>];
 #pragma unroll
   for (int step = 0; step < kFillSteps; ++step) {
-    const int i = tid + step * kTX * kTY, d = i / (kTX / 4), q = i % (kTX / 4);
-    const float c = tab.color[d];
-    reinterpret_cast<float4*>(lut)[d * (kLutPitch / 4) + q] = make_float4(c, c, c, c);
+    const float colour = tab.color[d0 + step * (kThreads / kVecsPerRow)];
+    const float c = product ? __fmul_rn(space_product, colour) : colour;
+    reinterpret_cast<float4*>(lut)[tid + step * kThreads] = make_float4(c, c, c, c);
   }
   const long long bx0 = (long long)blockIdx.x * kBW;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {

@@ -22,12 +22,15 @@
 //   PRMT: 1.25 integer instructions per tap and output, and 2R - 2 shifted words per row.)
 // - The centre tap's delta is 0 for every pixel: its weight space[centre] * colour[0] is one
 //   product per thread (the same float as the reference's), no lookup.
-// Per tap and output pixel: 1 VABSDIFF + 1 LDS + 2 FMUL + 2 FADD = 6 instructions (the weight
-// space[k] * colour is the reference's separately rounded product; a combined per-tap table
-// would save the FMUL but could not be replicated per lane: 49 x 1 KB).
+// - The weight space[k] * colour is the reference's separately rounded product; a product
+//   table per tap (or per class of equal space weights: 9 at d = 9) cannot be replicated per
+//   lane (32 KB each), but the colour table's rows had room for one: the class with the most
+//   taps reads its product (see kLutPitch), no FMUL.
+// Per tap and output pixel: 1 VABSDIFF + 1 LDS + 2 FMUL + 2 FADD = 6 instructions, 5 for the
+// product class's taps.
 // Per source row and thread: 3 LDS, (4 + 2R) x (PRMT + FADD) for the sample words and floats.
-// d = 9 (49 taps), kRows = 4: 48 x 6 + 3 = 291 per pixel, + 12 rows x 27 / 16 pixels = 20,
-// + centre words, division, rounding and the store ~ 17: ~328 thread-instructions per pixel
+// d = 9 (49 taps), kRows = 4: 40 x 6 + 8 x 5 + 3 = 283 per pixel, + 12 rows x 27 / 16 pixels
+// = 20, + centre words, division, rounding and the store ~ 17: ~320 thread-instructions a pixel
 // (session 11's body: 49 x 6.25 + 12 x 33 / 16 + ~12 = ~343, plus its table fill, ~22).
 #pragma once
 
@@ -54,10 +57,15 @@ constexpr int kTileW = kBW + 2 * kMaxRadius;  // tile bytes per row: 4 left, 4 r
 constexpr int kTileWords = kTileW / 4;        // 34
 template <int R>
 constexpr int kTileH = kBH + 2 * R;
-// Colour table: entry (delta, lane) at float index delta * kLutPitch + lane (lanes 0..31 of
-// each 64-float row are used: the PRMT address puts delta in byte 1).
+// Colour table: entry (delta, lane) at float index delta * kLutPitch + lane (the address is
+// delta * 256 + lane * 4 bytes: floats 0..31 of each 64-float row). Floats 32..63 of the row
+// (bytes 128..255: the same banks, lane l's in bank l) hold the product table: lane l's copy
+// of space * colour[delta] for the taps of the class (same dx^2 + dy^2, so the same space
+// weight) with the most taps, read at the colour entry's offset + kProductOffset (an LDS
+// immediate): those taps skip their FMUL (d = 9: 8 of 48; the half was unused before).
 constexpr int kLutPitch = 64;
 constexpr int kLutFloats = 256 * kLutPitch;
+constexpr int kProductOffset = kTX * 4;  // bytes from entry (delta, lane) to its product
 
 // The tile: byte (r, i) (row pitch kTileW) is image pixel (bx0 - 4 + i, by0 - R + r) for the
 // block whose first output is (bx0, by0), by the border rule. Thread (tx, ty) computes pixels
@@ -141,6 +149,42 @@ PIXFLOW_HD constexpr int tap_index(int r, int dy, int dx) {
   return -1;
 }
 
+/// Taps of a radius-r window at squared distance r2.
+PIXFLOW_HD constexpr int taps_at(int r, int r2) {
+  int n = 0;
+  for (int i = -r; i <= r; ++i)
+    for (int j = -r; j <= r; ++j) n += i * i + j * j == r2;
+  return n;
+}
+
+/// The product table's class for radius R: the squared distance in 1 .. R^2 with the most
+/// taps, the smallest of equals (R = 1, 2: 1; R = 3, 4: 5, 8 taps: (+-1, +-2), (+-2, +-1)).
+template <int R>
+constexpr int kProductR2 = [] {
+  int best = 1;
+  for (int r2 = 2; r2 <= R * R; ++r2)
+    if (taps_at(R, r2) > taps_at(R, best)) best = r2;
+  return best;
+}();
+
+/// The reference's table index of a tap of the product class (any: they share the weight).
+template <int R>
+constexpr int kProductTap = [] {
+  for (int dy = -R; dy <= R; ++dy)
+    for (int dx = -R; dx <= R; ++dx)
+      if (dx * dx + dy * dy == kProductR2<R>) return tap_index(R, dy, dx);
+  return -1;
+}();
+
+/// Float f of the table as the kernel fills it: row d = f / kLutPitch, float q = f % kLutPitch
+/// of the row: colour[d] for q < kTX, space[kProductTap<R>] * colour[d] (the reference's
+/// product, rounded once) for q >= kTX. `colour` and `space` are the reference's tables.
+template <int R>
+PIXFLOW_HD float lut_value(const float* colour, const float* space, int f) {
+  const float c = colour[f / kLutPitch];
+  return f % kLutPitch < kTX ? c : mul_rn(space[kProductTap<R>], c);
+}
+
 /// Calls f(std::integral_constant<int, i>) for i = I .. N - 1: loops whose indices must be
 /// compile-time constants (register arrays, the tap's table index, which rows a source row
 /// serves). `#pragma unroll` left the 12-row loop rolled, with the selections at run time.
@@ -153,8 +197,9 @@ PIXFLOW_HD void static_for(F&& f) {
 }
 
 /// The thread's kRows output words. `tile` as above (words, pitch kTileWords), `lut` the
-/// per-lane colour table, `space` the reference's space weights in tap order, tx the thread's
-/// word column, row0 its first output row in the block, lane4 = 4 * (lane of the warp).
+/// per-lane colour and product table (lut_value<R>), `space` the reference's space weights in tap
+/// order, tx the thread's word column, row0 its first output row in the block, lane4 = 4 * (lane of
+/// the warp).
 template <int R>
 PIXFLOW_HD void bilateral_rows(const u32* tile, const float* lut, const float* space, int tx,
                                int row0, u32 lane4, u32 (&out)[kRows]) {
@@ -193,8 +238,12 @@ PIXFLOW_HD void bilateral_rows(const u32* tile, const float* lut, const float* s
               if constexpr (dx == 0 && dy == 0) {
                 w = w_centre;
               } else {
-                const float s_k = space[tap_index(R, dy, dx)];
-                w = mul_rn(s_k, lut_at(lut, lut_offset_words(s, centre[r][j], lane4)));
+                const u32 off = lut_offset_words(s, centre[r][j], lane4);
+                if constexpr (dx * dx + dy * dy == kProductR2<R>) {
+                  w = lut_at(lut, off + kProductOffset);
+                } else {
+                  w = mul_rn(space[tap_index(R, dy, dx)], lut_at(lut, off));
+                }
               }
               sum[r][j] = add_rn(sum[r][j], mul_rn(v, w));
               wsum[r][j] = add_rn(wsum[r][j], w);
