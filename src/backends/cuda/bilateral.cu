@@ -334,18 +334,27 @@ int window_radius(const BilateralTables& t) {
 }
 
 // Launches bilateral_u8c1_kernel<R> for R = 1..4, or returns false (larger windows).
+// Block rows each u8 x 1 block walks when the grid has at least kTallGridBlocks blocks (8 a
+// SM): the table fill (~125 instructions a thread) is spread over twice the outputs (8192^2:
+// 64 x 128 blocks, 20.7 waves of 3 a SM, as evenly filled as 41.4). Smaller grids (1920x1080:
+// 510 blocks) keep one row a block to fill the GPU. Tests: 4100x1100 (1155 blocks) walks.
+constexpr int kC1BlockRows = 2;
+
 bool launch_bilateral_u8c1(const ConstImageView& s, const ImageView& d, const BilateralParams& p,
                            const BilateralTables& tab, cudaStream_t st) {
-  (void)p;
   using namespace bilateral_u8;
   const int radius = window_radius(tab);
+  const int rows = blocks_y(d.height(), kBH);
+  const long long blocks_x = (d.width() + kBW - 1) / kBW;
+  const int walk = blocks_x * rows >= kTallGridBlocks ? kC1BlockRows : 1;
+  const dim3 grid = grid_2d(d.width(), (long long)(rows + walk - 1) / walk, kBW, 1);
   auto launch = [&](auto kernel, int r) {
     const int smem = int(sizeof(float) * kLutFloats) + (kBH + 2 * r) * kTileW;
     PIXFLOW_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    kernel<<<grid_2d(d.width(), d.height(), kBW, kBH), dim3(kTX, kTY), smem, st>>>(
-        dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(p.border),
-        rows_aligned(s, 4), rows_aligned(d, 4), blocks_y(d.height(), kBH), tab);
+    kernel<<<grid, dim3(kTX, kTY), smem, st>>>(dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d),
+                                               dev_border<std::uint8_t>(p.border),
+                                               rows_aligned(s, 4), rows_aligned(d, 4), rows, tab);
     PIXFLOW_CUDA_CHECK_LAUNCH("bilateral");
   };
   switch (radius) {
