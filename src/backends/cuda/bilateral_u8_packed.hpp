@@ -29,9 +29,10 @@
 // Per tap and output pixel: 1 VABSDIFF + 1 LDS + 2 FMUL + 2 FADD = 6 instructions, 5 for the
 // product class's taps.
 // Per source row and thread: 3 LDS, (4 + 2R) x (PRMT + FADD) for the sample words and floats.
-// d = 9 (49 taps), kRows = 4: 40 x 6 + 8 x 5 + 3 = 283 per pixel, + 12 rows x 27 / 16 pixels
-// = 20, + centre words, division, rounding and the store ~ 17: ~320 thread-instructions a pixel
-// (session 11's body: 49 x 6.25 + 12 x 33 / 16 + ~12 = ~343, plus its table fill, ~22).
+// d = 9 (49 taps), kRows = 4: 40 x 6 + 8 x 5 + 3 = 283 per pixel, + the rows' samples (the
+// outer rows need fewer: 112 PRMT + 112 FADD + 36 LDS a thread) 16, + centre words, division,
+// rounding ~ 25: SASS (sm_90, R = 4) 5188 instructions a thread from the tile barrier to the
+// stores, 324 a pixel (session 11's body: 5627, 352).
 #pragma once
 
 #include <cmath>
