@@ -191,7 +191,7 @@ __global__ void __launch_bounds__(bilateral_u8::kTX* bilateral_u8::kTY3, 2)
   // Lane l's copy of entry d at d * kTX + l, four copies per 16-byte store: thread tid stores
   // float4 i = tid + step * 256 of row d = i / 8 = tid / 8 + 32 step, 24 stores a thread
   // (the scalar fill, 96 stores with a division and a dynamic parameter index each, was
-  // ~770 instructions a thread, ~6 % of a block's two rows).
+  // a rolled loop of ~870 instructions a thread, ~6 % of a block's two rows).
   constexpr int kVecs3 = kLut3Floats / 4, kThreads3 = kTX * kTY3, kVecsPerDelta = kTX / 4;
   static_assert(kTX % 4 == 0 && kThreads3 % kVecsPerDelta == 0);
 #pragma unroll
