@@ -1,9 +1,10 @@
-// The CUDA bilateral's u8 bodies (src/backends/cuda/bilateral_u8_packed.hpp: packed deltas,
-// the per-lane colour table addressed by PRMT, bytes to floats through the mantissa, the
-// compile-time tap order) run on the CPU: no GPU is needed, so CI checks the kernel's
-// arithmetic everywhere. Each test builds the shared tile and the per-lane table exactly as
-// bilateral.cu's bilateral_u8c1/c3_kernel do, runs bilateral_rows(_c3) for every thread of every
-// block and compares every output byte with the reference (src/ref/bilateral.cpp).
+// The CUDA bilateral's u8 bodies (src/backends/cuda/bilateral_u8_packed.hpp: sample words, the
+// per-lane colour table addressed by one VABSDIFF (u8 x 1) or VABSDIFF4 + LEA (u8 x 3), bytes
+// to floats through the mantissa, the compile-time tap order) run on the CPU: no GPU is needed,
+// so CI checks the kernel's arithmetic everywhere. Each test builds the shared tile and the
+// per-lane table exactly as bilateral.cu's bilateral_u8c1/c3_kernel do, runs
+// bilateral_rows(_c3) for every thread of every block and compares every output byte with the
+// reference (src/ref/bilateral.cpp).
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -25,7 +26,7 @@ using bu::u32;
 // The reference's tables (make_window / colour LUT of src/ref/bilateral.cpp), expression for
 // expression, as bilateral.cu's make_tables.
 struct Tables {
-  std::vector<float> space, lut, lut3;  // lut3: the u8 x 3 kernel's (766 deltas)
+  std::vector<float> space, lut, lut3;  // lut: 256 colours; lut3: the u8 x 3 kernel's (766 deltas)
 };
 Tables make_tables(int radius, double sigma_color, double sigma_space) {
   Tables t;
@@ -38,12 +39,8 @@ Tables make_tables(int radius, double sigma_color, double sigma_space) {
       if (r > radius) continue;
       t.space.push_back(float(std::exp(r * r * space_coeff)));
     }
-  // Lane l's copy of entry d at d * kLutPitch + l (the kernel's layout); the unused half of
-  // each row is poisoned, so an address outside the lane's column shows.
-  t.lut.assign(bu::kLutFloats, std::nanf(""));
-  for (int d = 0; d < 256; ++d)
-    for (int l = 0; l < bu::kTX; ++l)
-      t.lut[std::size_t(d * bu::kLutPitch + l)] = float(std::exp(double(d) * d * color_coeff));
+  // The colour table (256 deltas); check_image lays it out per lane as the kernel does.
+  for (int d = 0; d < 256; ++d) t.lut.push_back(float(std::exp(double(d) * d * color_coeff)));
   t.lut3.resize(bu::kLut3Floats);
   for (int d = 0; d < bu::kLut3Deltas; ++d)
     for (int l = 0; l < bu::kTX; ++l)
@@ -67,6 +64,11 @@ std::string check_image(const TestImage& src, const BilateralParams& p) {
   auto want = make_dst(w, h, {Depth::u8, 1}, rng);
   ref::bilateral(v, want.view, p, detail::Rows{0, h});
   const Tables tab = make_tables(R, p.sigma_color, p.sigma_space);
+  // The kernel's per-lane colour and product table (bilateral_u8c1_kernel fills it from
+  // lut_value<R>, four floats per store).
+  std::vector<float> lut(bu::kLutFloats);
+  for (int f = 0; f < bu::kLutFloats; ++f)
+    lut[std::size_t(f)] = bu::lut_value<R>(tab.lut.data(), tab.space.data(), f);
   constexpr int TH = bu::kTileH<R>;
   std::vector<u32> tile(std::size_t(TH) * bu::kTileWords);
   std::vector<std::uint8_t> bytes(std::size_t(TH) * bu::kTileW);
@@ -80,7 +82,7 @@ std::string check_image(const TestImage& src, const BilateralParams& p) {
       for (int ty = 0; ty < bu::kTY; ++ty)
         for (int tx = 0; tx < bu::kTX; ++tx) {
           u32 out[bu::kRows];
-          bu::bilateral_rows<R>(tile.data(), tab.lut.data(), tab.space.data(), tx, ty * bu::kRows,
+          bu::bilateral_rows<R>(tile.data(), lut.data(), tab.space.data(), tx, ty * bu::kRows,
                                 u32(tx) * 4u, out);
           for (int i = 0; i < bu::kRows; ++i)
             for (int j = 0; j < bu::kPX; ++j) {
@@ -152,6 +154,56 @@ std::string check(const TestImage& src, const BilateralParams& p) {
       return c3 ? check_image_c3<3>(src, p) : check_image<3>(src, p);
     default:
       return c3 ? check_image_c3<4>(src, p) : check_image<4>(src, p);
+  }
+}
+
+// The u8 x 1 body's sample words, exhaustively: every byte of every position of a word gives
+// the float of the byte, and every (sample, centre, lane) the table entry (|v - c|, lane)'s
+// byte offset delta * 256 + lane * 4 (the image tests below cannot see a wrong lane: every
+// lane's copy holds the same values, and a wrong lane only costs bank conflicts).
+TEST(BilateralPacked, SampleWordsGiveFloatsAndTableOffsets) {
+  for (u32 v = 0; v < 256; ++v)
+    for (int i = 0; i < 4; ++i) {
+      const u32 word = (v << (8 * i)) | (0xA5u << (8 * ((i + 1) % 4)));  // other bytes set
+      const u32 s = bu::sample_word(word, i);
+      ASSERT_EQ(s, 0x47000000u | (v << 8)) << v << " " << i;
+      ASSERT_EQ(bu::sample_float(s), float(v)) << v;
+    }
+  for (u32 v = 0; v < 256; ++v)
+    for (u32 c = 0; c < 256; ++c)
+      for (u32 lane = 0; lane < u32(bu::kTX); ++lane) {
+        const u32 got =
+            bu::lut_offset_words(bu::sample_word(v, 0), bu::sample_word(c << 16, 2), lane * 4u);
+        ASSERT_EQ(got, (v > c ? v - c : c - v) * 256u + lane * 4u) << v << " " << c << " " << lane;
+      }
+}
+
+// The product table serves every tap of its class: all of them have the reference's space
+// weight bit for bit (same dx^2 + dy^2, so the same double distance), for any sigma_space; and
+// the class is the largest (d = 9: 8 taps of 48).
+template <int R>
+void expect_product_class(double sigma_space) {
+  const Tables t = make_tables(R, 75, sigma_space);
+  int n = 0;
+  for (int dy = -R; dy <= R; ++dy)
+    for (int dx = -R; dx <= R; ++dx)
+      if (dx * dx + dy * dy == bu::kProductR2<R>) {
+        ++n;
+        const float a = t.space[std::size_t(bu::tap_index(R, dy, dx))];
+        const float b = t.space[std::size_t(bu::kProductTap<R>)];
+        EXPECT_EQ(std::memcmp(&a, &b, 4), 0) << R << " " << dy << " " << dx << " " << sigma_space;
+      }
+  EXPECT_EQ(n, bu::taps_at(R, bu::kProductR2<R>));
+  for (int r2 = 1; r2 <= R * R; ++r2) EXPECT_LE(bu::taps_at(R, r2), n) << R << " " << r2;
+}
+
+TEST(BilateralPacked, ProductClassSharesOneSpaceWeight) {
+  static_assert(bu::kProductR2<4> == 5 && bu::taps_at(4, 5) == 8);
+  for (double ss : {75.0, 3.0, 0.7, 1e-3, -1.0, 1e200}) {
+    expect_product_class<1>(ss);
+    expect_product_class<2>(ss);
+    expect_product_class<3>(ss);
+    expect_product_class<4>(ss);
   }
 }
 

@@ -136,7 +136,9 @@ TEST(Bilateral, EveryBackendMatchesRefOnEveryKernelPath) {
 // The CUDA tile kernels (bilateral.cu: u8 x 1 128 x 32 outputs per block, u8 x 3 and f32 x 1
 // 32 x 64; radius <= 4 on the tile paths, larger windows on the per-pixel fallback): images
 // spanning several blocks both ways with partial blocks at the right and bottom edges, every
-// border (constant also with values that saturate), both depths and channel counts.
+// border (constant also with values that saturate), both depths and channel counts. 4100x1100
+// u8 x 1 is a grid of >= kTallGridBlocks blocks: each block walks two block rows (the table
+// filled once for both).
 TEST(Bilateral, EveryBackendMatchesRefOnManyTiles) {
   auto rng = make_rng(0xb108);
   const Case fast[] = {{9, 75, 75}, {9, 10, 3}, {5, 40, 2}, {3, 30, 5}, {7, 200, 4}, {0, 25, 2.0}};

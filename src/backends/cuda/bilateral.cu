@@ -3,7 +3,8 @@
 // sums use explicitly rounded float operations in the reference's order, so results equal
 // the reference bit for bit.
 // - u8 x 1, radius 1..4 (d = 3..9): bilateral_u8c1_kernel, a shared tile, 4 x kRows outputs
-//   per thread, packed deltas and a per-lane colour table (bilateral_u8_packed.hpp).
+//   per thread, table addresses by one VABSDIFF per tap from "sample words" and a per-lane
+//   colour table (bilateral_u8_packed.hpp).
 // - u8 x 3, radius 1..4: bilateral_u8c3_kernel, a tile of pixel words, kRows3 outputs per
 //   thread, one VABSDIFF4 per delta, the per-lane colour table (same header).
 // - f32 x 1, radius 1..4: bilateral_f32c1_kernel, a tile of floats, kF32Rows outputs per
@@ -102,19 +103,44 @@ __global__ void __launch_bounds__(bilateral_u8::kTX* bilateral_u8::kTY, 3)
   float* lut = reinterpret_cast<float*>(smem_raw);
   unsigned* tile = reinterpret_cast<unsigned*>(smem_raw + sizeof(float) * kLutFloats);
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTX + tx;
-  // Lane l's copy of entry d at d * kLutPitch + l; a warp writes one d (a uniform parameter
-  // read). Made visible by the first tile's __syncthreads.
-  for (int i = tid; i < 256 * kTX; i += kTX * kTY)
-    lut[(i / kTX) * kLutPitch + i % kTX] = tab.color[i / kTX];
+  // The table as lut_value<R> defines it (lane l's colour entry d at d * kLutPitch + l, its
+  // product with the product class's space weight kTX floats further), four copies per
+  // 16-byte store, 16 stores a thread: thread tid stores floats 4 i .. 4 i + 3 for
+  // i = tid + step * 256, so row d = i / 16 and the half (colour or product) is fixed per
+  // thread (i % 16 = tid % 16): one parameter load and one store per step, no index
+  // arithmetic. (Session 11's scalar fill, one float per store, was ~350 instructions a
+  // thread, ~6 % of the block's work.) Made visible by the first tile's __syncthreads.
+  constexpr int kVecsPerRow = kLutPitch / 4, kThreads = kTX * kTY;
+  constexpr int kFillSteps = kLutFloats / 4 / kThreads;
+  static_assert(kLutPitch == 2 * kTX && kTX % 4 == 0 && kThreads % kVecsPerRow == 0 &&
+                kLutFloats % (4 * kThreads) == 0);
+  const int d0 = tid / kVecsPerRow;
+  const bool product = tid % kVecsPerRow >= kTX / 4;
+  const float space_product = tab.space[kProductTap<R>];
+#pragma unroll
+  for (int step = 0; step < kFillSteps; ++step) {
+    const float colour = tab.color[d0 + step * (kThreads / kVecsPerRow)];
+    const float c = product ? __fmul_rn(space_product, colour) : colour;
+    reinterpret_cast<float4*>(lut)[tid + step * kThreads] = make_float4(c, c, c, c);
+  }
   const long long bx0 = (long long)blockIdx.x * kBW;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH;
     const bool inside = src_aligned && bx0 - kHalo >= 0 && bx0 - kHalo + kTileW <= src.w &&
                         by0 - R >= 0 && by0 - R + TH <= src.h;
     if (inside) {
-      for (int i = tid; i < TH * kTileWords; i += kTX * kTY) {
-        const int r = i / kTileWords, wd = i - r * kTileWords;
-        tile[i] = reinterpret_cast<const unsigned*>(src.row(by0 - R + r) + bx0 - kHalo)[wd];
+      // Warp ty loads rows ty, ty + kTY, ..: words tx and tx + 32 (the last two), a fixed
+      // number of steps with the row pointer advanced by kTY rows (no index division: i / 34
+      // per word cost ~12 instructions of ~6 words a thread).
+      static_assert(kTileWords > kTX && kTileWords <= 2 * kTX);
+      const auto* s = src.row(by0 - R + ty) + (bx0 - kHalo) + 4 * tx;
+#pragma unroll
+      for (int k = 0; k < (TH + kTY - 1) / kTY; ++k, s += kTY * src.stride) {
+        const int r = ty + k * kTY;
+        if (r >= TH) break;
+        tile[r * kTileWords + tx] = *reinterpret_cast<const unsigned*>(s);
+        if (tx < kTileWords - kTX)
+          tile[r * kTileWords + kTX + tx] = reinterpret_cast<const unsigned*>(s)[kTX];
       }
     } else {
       auto* bytes = reinterpret_cast<unsigned char*>(tile);
@@ -162,7 +188,20 @@ __global__ void __launch_bounds__(bilateral_u8::kTX* bilateral_u8::kTY3, 2)
   float* lut = reinterpret_cast<float*>(smem_raw);
   unsigned* tile = reinterpret_cast<unsigned*>(smem_raw + sizeof(float) * kLut3Floats);
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTX + tx;
-  for (int i = tid; i < kLut3Floats; i += kTX * kTY3) lut[i] = tab.color[i / kTX];
+  // Lane l's copy of entry d at d * kTX + l, four copies per 16-byte store: thread tid stores
+  // float4 i = tid + step * 256 of row d = i / 8 = tid / 8 + 32 step, 24 stores a thread
+  // (the scalar fill, 96 stores with a division and a dynamic parameter index each, was
+  // a rolled loop of ~870 instructions a thread, ~6 % of a block's two rows).
+  constexpr int kVecs3 = kLut3Floats / 4, kThreads3 = kTX * kTY3, kVecsPerDelta = kTX / 4;
+  static_assert(kTX % 4 == 0 && kThreads3 % kVecsPerDelta == 0);
+#pragma unroll
+  for (int step = 0; step < (kVecs3 + kThreads3 - 1) / kThreads3; ++step) {
+    const int i = tid + step * kThreads3;
+    if (i < kVecs3) {
+      const float c = tab.color[tid / kVecsPerDelta + step * (kThreads3 / kVecsPerDelta)];
+      reinterpret_cast<float4*>(lut)[i] = make_float4(c, c, c, c);
+    }
+  }
   const long long bx0 = (long long)blockIdx.x * kBW3;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH3;
@@ -308,18 +347,27 @@ int window_radius(const BilateralTables& t) {
 }
 
 // Launches bilateral_u8c1_kernel<R> for R = 1..4, or returns false (larger windows).
+// Block rows each u8 x 1 block walks when the grid has at least kTallGridBlocks blocks (8 a
+// SM): the table fill (~125 instructions a thread) is spread over twice the outputs (8192^2:
+// 64 x 128 blocks, 20.7 waves of 3 a SM, as evenly filled as 41.4). Smaller grids (1920x1080:
+// 510 blocks) keep one row a block to fill the GPU. Tests: 4100x1100 (1155 blocks) walks.
+constexpr int kC1BlockRows = 2;
+
 bool launch_bilateral_u8c1(const ConstImageView& s, const ImageView& d, const BilateralParams& p,
                            const BilateralTables& tab, cudaStream_t st) {
-  (void)p;
   using namespace bilateral_u8;
   const int radius = window_radius(tab);
+  const int rows = blocks_y(d.height(), kBH);
+  const long long blocks_x = (d.width() + kBW - 1) / kBW;
+  const int walk = blocks_x * rows >= kTallGridBlocks ? kC1BlockRows : 1;
+  const dim3 grid = grid_2d(d.width(), (long long)(rows + walk - 1) / walk, kBW, 1);
   auto launch = [&](auto kernel, int r) {
     const int smem = int(sizeof(float) * kLutFloats) + (kBH + 2 * r) * kTileW;
     PIXFLOW_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    kernel<<<grid_2d(d.width(), d.height(), kBW, kBH), dim3(kTX, kTY), smem, st>>>(
-        dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(p.border),
-        rows_aligned(s, 4), rows_aligned(d, 4), blocks_y(d.height(), kBH), tab);
+    kernel<<<grid, dim3(kTX, kTY), smem, st>>>(dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d),
+                                               dev_border<std::uint8_t>(p.border),
+                                               rows_aligned(s, 4), rows_aligned(d, 4), rows, tab);
     PIXFLOW_CUDA_CHECK_LAUNCH("bilateral");
   };
   switch (radius) {
