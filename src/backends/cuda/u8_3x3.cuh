@@ -241,33 +241,84 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
   }
 }
 
+// deriv3's tile (deriv3_u8_kernel below): rows of kD3TileWords words = input bytes bx0 - 16 ..
+// bx0 + 143 of the block's output bytes bx0 .. bx0 + 127 (12 bytes more on each side than the
+// 3x3 window needs), so that a tile row is ten whole 16-byte chunks of the image row when the
+// source rows are 16-byte aligned: a thread loads 2-3 chunks (LDG.128) where the 136-byte word
+// tile took 9 word loads and ~100 instructions of 64-bit address arithmetic before its last
+// load left (SASS of the sobel dx=1 tall kernel: 121 instructions from the interior test to the
+// barrier, 390 an iteration of 32 outputs). The extra bytes are L2 hits (the neighbouring
+// blocks' columns), and the 16-byte chunks touch 5 sectors a row where the 136 bytes from
+// bx0 - 4 touched 6.
+constexpr int kD3TileWords = (kBW + 32) / 4;  // 40
+constexpr int kD3Chunks = kD3TileWords / 4;   // 10 chunks of 16 bytes a tile row
+// Outputs are never read again by the kernel: evict-first stores (st.global.cs) keep L2 for
+// the source rows that the next block row's tiles read again. false restores plain stores for
+// an A/B run.
+constexpr bool kD3StreamStores = true;
+
+// Tile word (r, w) = row byte bx0 - 16 + 4 w .. + 3 of row by0 - 1 + r, by the border rule.
+// Interior tiles of 16-byte aligned sources: every chunk of a thread loaded before the first
+// is stored (one load round trip); other tiles: load_word_tile_u8 (word loads inside the
+// image, the border rule per byte on the edges). Syncs at the end.
+template <int R, int CN>
+__device__ __forceinline__ void load_tile_deriv3(unsigned (&tile)[kTileH<R>][kD3TileWords],
+                                                 const DevView<std::uint8_t>& src,
+                                                 const DevBorder<std::uint8_t>& border,
+                                                 long long bx0, long long by0, bool src_aligned,
+                                                 bool src_aligned16) {
+  constexpr int kThreads = kTX * kTY;
+  const int tid = int(threadIdx.y) * kTX + int(threadIdx.x);
+  const long long x0 = bx0 - 16, y0 = by0 - 1;
+  const long long wc = (long long)src.w * CN;
+  if (src_aligned16 && x0 >= 0 && x0 + 4 * kD3TileWords <= wc && y0 >= 0 &&
+      y0 + kTileH<R> <= src.h) {
+    constexpr int kTotal = kTileH<R> * kD3Chunks, kFull = kTotal / kThreads;
+    constexpr bool kTail = kTotal % kThreads != 0;
+    const unsigned char* base = src.data + y0 * src.stride + x0;
+    uint4 v[kFull + 1];
+#pragma unroll
+    for (int k = 0; k < kFull + int(kTail); ++k) {
+      const int i = tid + k * kThreads, r = i / kD3Chunks, q = i - r * kD3Chunks;
+      if (k < kFull || i < kTotal)
+        v[k] = reinterpret_cast<const uint4*>(base + (long long)r * src.stride)[q];
+    }
+    uint4* t = reinterpret_cast<uint4*>(&tile[0][0]);
+#pragma unroll
+    for (int k = 0; k < kFull + int(kTail); ++k)
+      if (k < kFull || tid + k * kThreads < kTotal) t[tid + k * kThreads] = v[k];
+    __syncthreads();  // the block agrees on the test above
+    return;
+  }
+  load_word_tile_u8<kD3TileWords, kThreads, CN>(&tile[0][0], kTileH<R>, tid, src, border, x0, y0,
+                                                src_aligned);
+}
+
 // 3x3 derivatives u8 -> s16 (sobel with 3x3 taps, scharr) with scale 1 and delta 0, on CN
 // interleaved channels (the tile is of bytes, a horizontal neighbour CN <= 4 bytes away, within
-// the tile's 4-byte margins; separable.cu launches CN = 1 and 3). The taps are template arguments
+// the tile's margins; separable.cu launches CN = 1 and 3). The taps are template arguments
 // (X: along rows, Y: along columns), so each row sum and column sum is a few packed integer
 // instructions (deriv3_u8_packed.hpp, which also argues the exactness); with the taps at run time
 // the kernel spent ~25 IMAD and ~10 compares an output on them and was issue-bound (116.7 us at 8K
 // for a 68 us copy). Outputs: 4 s16 of a row per 8-byte store (whole 32-byte sectors: a warp writes
-// 256 contiguous bytes of a row).
+// 256 contiguous bytes of a row). src_aligned16: source rows 16-byte aligned (load_tile_deriv3).
 template <int R, int CN, class X, class Y>
 __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4>)
     deriv3_u8_kernel(DevView<std::uint8_t> src, DevView<std::int16_t> dst,
-                     DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
-  __shared__ unsigned tile[kTileH<R>][kTileWords];
+                     DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks,
+                     bool src_aligned16) {
+  __shared__ __align__(16) unsigned tile[kTileH<R>][kD3TileWords];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
   const long long wc = dst.w;  // samples a row (launch_3x3_cn: the destination as row samples)
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH<R>;
-    // The tall shape loads all of a thread's 9 tile words at once (kBatched: one round trip,
-    // not three); in the short shape (3 words, one round trip already) it spilled in 40
-    // registers. Only this kernel so far: the others keep their measured loads.
-    load_tile_3x3<R, CN, R == kRowsTall>(tile, src, border, bx0, by0, src_aligned);
+    load_tile_deriv3<R, CN>(tile, src, border, bx0, by0, src_aligned, src_aligned16);
     unsigned h0[R + 2], h1[R + 2];  // packed row sums: samples (x0, x0+1), (x0+2, x0+3)
 #pragma unroll
     for (int r = 0; r < R + 2; ++r) {
-      const unsigned* row = tile[ty * R + r];
-      deriv3_u8::row_sums<CN, X>(row[tx], row[tx + 1], row[tx + 2], h0[r], h1[r]);
+      const unsigned* row = tile[ty * R + r] + 3;  // word tx + 3 = bytes x0 - 4 .. x0 - 1
+      deriv3_u8::row_sums<CN, X, Y>(row[tx], row[tx + 1], row[tx + 2], h0[r], h1[r]);
     }
     // The row pointer advances by the stride, and threads whose R rows and 4 samples all lie
     // inside the image (all but the last block row and column) store without tests: with
@@ -280,9 +331,12 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4>)
     if (x0 + 3 < wc && rows >= R) {
 #pragma unroll
       for (int i = 0; i < R; ++i) {
-        *reinterpret_cast<uint2*>(d) =
-            make_uint2(deriv3_u8::column_out<X, Y>(h0[i], h0[i + 1], h0[i + 2]),
-                       deriv3_u8::column_out<X, Y>(h1[i], h1[i + 1], h1[i + 2]));
+        const uint2 o = make_uint2(deriv3_u8::column_out<X, Y>(h0[i], h0[i + 1], h0[i + 2]),
+                                   deriv3_u8::column_out<X, Y>(h1[i], h1[i + 1], h1[i + 2]));
+        if constexpr (kD3StreamStores)
+          __stcs(reinterpret_cast<uint2*>(d), o);
+        else
+          *reinterpret_cast<uint2*>(d) = o;
         d += dst.stride;
       }
     } else {
