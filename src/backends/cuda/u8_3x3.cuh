@@ -46,8 +46,8 @@ constexpr int kTileH = kBH<R> + 2;
 // Resident blocks a SM (__launch_bounds__; ptxas -v for sm_90 in the comments). The short
 // shape runs ~8 blocks a SM at 1920x1080: 6 resident blocks of 256 threads cap it at 40
 // registers (8 blocks = 32 registers spilled 8 bytes in morph3/linear3/deriv3). The tall
-// shape keeps the occupancy it was measured with at 8K (46/54/63/44 registers = 5/4/4/5
-// blocks for morph3/median3/deriv3/linear3): unbounded, the templated kernels took 56/63/79/55.
+// shape keeps the occupancy it was measured with at 8K (46/54/44 registers = 5/4/5 blocks for
+// morph3/median3/linear3): unbounded, the templated kernels took 56/63/55. deriv3: kD3TallBlocks.
 template <int R, int kTallBlocks>
 constexpr int kMinBlocks = R == kRowsShort ? 6 : kTallBlocks;
 
@@ -241,6 +241,14 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
   }
 }
 
+// threadIdx.x through a volatile read: the compiler re-reads it where it is used instead of
+// keeping it (or what it computed from it) live across a loop body.
+__device__ __forceinline__ int tid_x_again() {
+  int v;
+  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(v));
+  return v;
+}
+
 // deriv3's tile (deriv3_u8_kernel below): rows of kD3TileWords words = input bytes bx0 - 16 ..
 // bx0 + 143 of the block's output bytes bx0 .. bx0 + 127 (12 bytes more on each side than the
 // 3x3 window needs), so that a tile row is ten whole 16-byte chunks of the image row when the
@@ -256,6 +264,11 @@ constexpr int kD3Chunks = kD3TileWords / 4;   // 10 chunks of 16 bytes a tile ro
 // the source rows that the next block row's tiles read again. false restores plain stores for
 // an A/B run.
 constexpr bool kD3StreamStores = true;
+// Resident tall deriv3 blocks a SM: 5 (48 registers, 40 warps) since the 16-byte loads and
+// 32-bit columns; it was 4 (64 registers, 32 warps: 81.7 us at 8K, DRAM latency-bound at 34 %
+// of the issue rate by the SASS count). 6 (40 registers) spills 8-24 bytes. 4 restores the
+// old occupancy for an A/B run.
+constexpr int kD3TallBlocks = 5;
 
 // Tile word (r, w) = row byte bx0 - 16 + 4 w .. + 3 of row by0 - 1 + r, by the border rule.
 // Interior tiles of 16-byte aligned sources: every chunk of a thread loaded before the first
@@ -303,14 +316,15 @@ __device__ __forceinline__ void load_tile_deriv3(unsigned (&tile)[kTileH<R>][kD3
 // for a 68 us copy). Outputs: 4 s16 of a row per 8-byte store (whole 32-byte sectors: a warp writes
 // 256 contiguous bytes of a row). src_aligned16: source rows 16-byte aligned (load_tile_deriv3).
 template <int R, int CN, class X, class Y>
-__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4>)
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, kD3TallBlocks>)
     deriv3_u8_kernel(DevView<std::uint8_t> src, DevView<std::int16_t> dst,
                      DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks,
                      bool src_aligned16) {
   __shared__ __align__(16) unsigned tile[kTileH<R>][kD3TileWords];
   const int tx = threadIdx.x, ty = threadIdx.y;
-  const long long bx0 = (long long)blockIdx.x * kBW;
-  const long long wc = dst.w;  // samples a row (launch_3x3_cn: the destination as row samples)
+  // Row samples in int (launch_3x3_cn: wc < 2^31): fewer registers than 64-bit positions.
+  const int bx0 = int(blockIdx.x) * kBW;
+  const int wc = dst.w;  // samples a row (launch_3x3_cn: the destination as row samples)
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH<R>;
     load_tile_deriv3<R, CN>(tile, src, border, bx0, by0, src_aligned, src_aligned16);
@@ -324,10 +338,12 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4>)
     // inside the image (all but the last block row and column) store without tests: with
     // dst.row(y) and both tests in the loop the stores took ~17 of ~35 instructions a row of
     // 4 outputs in the SASS.
-    const long long x0 = bx0 + tx * kPX;
+    // threadIdx.x read again here (volatile: not hoisted): at 48 registers ptxas kept x0 in
+    // local memory across the tile load (4 bytes spilled, sobel dx=1) rather than re-read it.
+    const int x0 = bx0 + tid_x_again() * kPX;
     const long long y0 = by0 + ty * R;
     const int rows = int(dst.h - y0);  // rows of this thread in the image (by0 < dst.h)
-    unsigned char* d = dst.data + y0 * dst.stride + x0 * 2;
+    unsigned char* d = dst.data + y0 * dst.stride + 2LL * x0;
     if (x0 + 3 < wc && rows >= R) {
 #pragma unroll
       for (int i = 0; i < R; ++i) {
