@@ -44,8 +44,8 @@ template <int CN, class X, class Y>
     for (int w = 0; w + 2 < kWords; ++w) {
       u32 h0[3], h1[3];
       for (int r = 0; r < 3; ++r)
-        d3::row_sums<CN, X>(word_of(rows[r], w), word_of(rows[r], w + 1), word_of(rows[r], w + 2),
-                            h0[r], h1[r]);
+        d3::row_sums<CN, X, Y>(word_of(rows[r], w), word_of(rows[r], w + 1),
+                               word_of(rows[r], w + 2), h0[r], h1[r]);
       const u32 o[2] = {d3::column_out<X, Y>(h0[0], h0[1], h0[2]),
                         d3::column_out<X, Y>(h1[0], h1[1], h1[2])};
       for (int j = 0; j < 4; ++j) {

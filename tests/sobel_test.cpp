@@ -323,6 +323,62 @@ TEST(Sobel, EveryBackendMatchesRefOnManyTiles) {
     }
 }
 
+// The packed u8 -> s16 kernel's three tile loaders (u8_3x3.cuh load_tile_deriv3): 16-byte
+// chunks where the source rows are 16-byte aligned and the tile lies inside the image, word
+// loads where they are 4-byte aligned only, the border rule on the edge tiles and for other
+// alignments. The sources are ROIs starting `off` samples into a wider image (64-byte aligned
+// rows): u8x1 at bytes 4, 8, 12 (words), 16 (chunks, with image bytes left of the ROI that the
+// tile must not read: the border rule applies at the ROI's edge), 1 (bytes); u8x3 at 4 and 16
+// pixels (12 and 48 bytes). Destinations tight (8-byte aligned rows: the packed kernel). Both
+// shapes (4100x2200 and 1400x2200 u8x3 tall: the 40-word tile; 600x150 the streaming shape,
+// small3's 34-word tile by word_tile_issue, or the short one when kPackedStream is false),
+// borders in turn, constant 300 among them.
+TEST(Sobel, PackedKernelMatchesRefAtEverySourceAlignment) {
+  auto rng = make_rng(0x50bc);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  std::size_t turn = 0;
+  struct Case {
+    int cn, off;
+    Size s;
+    int dx, dy, k;  // k = 0: scharr
+  };
+  const Case cases[] = {{1, 4, {600, 150}, 1, 0, 3},   {1, 8, {600, 150}, 0, 1, 0},
+                        {1, 12, {600, 150}, 2, 1, 3},  {1, 16, {600, 150}, 1, 1, 3},
+                        {1, 1, {600, 150}, 1, 0, 0},   {3, 4, {600, 150}, 1, 0, 3},
+                        {3, 16, {600, 150}, 0, 1, 0},  {1, 0, {600, 150}, 0, 2, 3},
+                        {1, 4, {4100, 2200}, 1, 0, 3}, {1, 16, {4100, 2200}, 1, 0, 0},
+                        {1, 0, {4100, 2200}, 0, 1, 3}, {3, 16, {1400, 2200}, 1, 0, 3}};
+  for (const Case& c : cases) {
+    const Border& b = borders[turn++ % borders.size()];
+    const std::string what = std::string(c.k > 0 ? "sobel k=" + std::to_string(c.k) : "scharr") +
+                             " dx=" + std::to_string(c.dx) + " dy=" + std::to_string(c.dy) + " " +
+                             border_params(b) + " on " + std::to_string(c.s.w) + "x" +
+                             std::to_string(c.s.h) + " u8x" + std::to_string(c.cn) +
+                             " source at sample " + std::to_string(c.off) +
+                             " seed=" + std::to_string(run_seed());
+    auto run = [&](const ConstImageView& src, const ImageView& dst, Backend be) {
+      if (c.k > 0)
+        sobel(src, dst, SobelParams{c.dx, c.dy, c.k, 1.0, 0.0, Depth::s16, b}, Context{be});
+      else
+        scharr(src, dst, ScharrParams{c.dx, c.dy, 1.0, 0.0, Depth::s16, b}, Context{be});
+    };
+    TestImage wide = random_image(c.s.w + c.off, c.s.h, {Depth::u8, c.cn}, rng, true);
+    const ConstImageView src = ConstImageView(wide.view).roi(c.off, 0, c.s.w, c.s.h);
+    TestImage want = make_dst(c.s.w, c.s.h, {Depth::s16, c.cn}, rng, true);
+    run(src, want.view, Backend::ref);
+    for (Backend be : test_backends()) {
+      TestImage dwide = to_backend(be, wide.view, rng, true);
+      TestImage got = make_dst_on(be, c.s.w, c.s.h, {Depth::s16, c.cn}, rng, true);
+      run(ConstImageView(dwide.view).roi(c.off, 0, c.s.w, c.s.h), got.view, be);
+      const std::string diff = compare(to_host(got.view), want.view);
+      ASSERT_TRUE(diff.empty()) << what << ": " << backend_name(be)
+                                << " differs from ref: " << diff;
+    }
+  }
+}
+
 // The CUDA f32 x 1 3x3 kernel (src/backends/cuda/f32_3x3.cuh: rounded float products and sums
 // in the reference's order, then v * scale + delta) for sobel k=3 (dx, dy in 0..2) and scharr
 // at 517x70, 600x150, 300x97 and 4100x1100 its short shape (128 x 16 outputs a block), at

@@ -50,37 +50,50 @@ PIXFLOW_HD u32 pair(u32 a, u32 b, u32 c) {
   }
 }
 
-/// T::t0 * l + T::t1 * m + T::t2 * r on packed words, modulo 2^32 (see the top comment).
-/// Symmetric and antisymmetric taps factor: (1,2,1) is an add and a shifted add, (-1,0,1) one
-/// subtraction.
+/// T::t0 * l + T::t1 * m + T::t2 * r + bias on packed words, modulo 2^32 (see the top
+/// comment). Symmetric and antisymmetric taps factor: (1,2,1) is an add and a shifted add,
+/// (-1,0,1) one subtraction; the bias rides in a three-input IADD3.
 template <class T>
-PIXFLOW_HD u32 dot3(u32 l, u32 m, u32 r) {
+PIXFLOW_HD u32 dot3(u32 l, u32 m, u32 r, u32 bias = 0) {
   if constexpr (T::t0 == T::t2) {
-    return u32(T::t0) * (l + r) + u32(T::t1) * m;
+    return u32(T::t0) * (l + r) + u32(T::t1) * m + bias;
   } else if constexpr (T::t0 == -T::t2) {
-    return u32(T::t2) * (r - l) + u32(T::t1) * m;
+    return u32(T::t2) * (r - l) + u32(T::t1) * m + bias;
   } else {
-    return u32(T::t0) * l + u32(T::t1) * m + u32(T::t2) * r;
+    return u32(T::t0) * l + u32(T::t1) * m + u32(T::t2) * r + bias;
   }
 }
+
+/// column_out's 0x8000, moved into the row sums where Y's taps sum to s != 0 (smoothing:
+/// 4 for (1,2,1), 16 for (3,10,3)): each row sum carries 0x8000 / s, so the column sum
+/// carries s * 0x8000 / s = 0x8000 (the linearity of the top comment, modulo 2^32), and the
+/// add costs nothing there (the row sums' IADD3 has a free input; ptxas spent a VIADD a word
+/// on it in the column sum: 16 of ~330 instructions a thread's 32 outputs). 0 where s = 0.
+template <class Y>
+inline constexpr u32 kRowBias = Y::t0 + Y::t1 + Y::t2 != 0 && 0x8000 % (Y::t0 + Y::t1 + Y::t2) == 0
+                                    ? u32(0x8000 / (Y::t0 + Y::t1 + Y::t2))
+                                    : 0u;
+/// What column_out adds itself: 0x8000 less what the row sums brought.
+template <class Y>
+inline constexpr u32 kColumnBias = 0x8000u - u32(Y::t0 + Y::t1 + Y::t2) * kRowBias<Y>;
 
 /// The packed row sums of one tile row for a thread's four output samples e0 .. e0 + 3 of
 /// CN interleaved channels (a horizontal neighbour is CN bytes away, CN <= 4): a = tile bytes
 /// e0 - 4 .. e0 - 1, b = e0 .. e0 + 3, c = e0 + 4 .. e0 + 7. h0: samples (e0, e0 + 1), h1:
-/// (e0 + 2, e0 + 3).
-template <int CN, class X>
+/// (e0 + 2, e0 + 3); each with kRowBias<Y> added, for column_out<X, Y>.
+template <int CN, class X, class Y>
 PIXFLOW_HD void row_sums(u32 a, u32 b, u32 c, u32& h0, u32& h1) {
   static_assert(CN >= 1 && CN <= 4, "the tile's 4-byte margins reach 4 bytes");
-  h0 = dot3<X>(pair<4 - CN>(a, b, c), pair<4>(a, b, c), pair<4 + CN>(a, b, c));
-  h1 = dot3<X>(pair<6 - CN>(a, b, c), pair<6>(a, b, c), pair<6 + CN>(a, b, c));
+  h0 = dot3<X>(pair<4 - CN>(a, b, c), pair<4>(a, b, c), pair<4 + CN>(a, b, c), kRowBias<Y>);
+  h1 = dot3<X>(pair<6 - CN>(a, b, c), pair<6>(a, b, c), pair<6 + CN>(a, b, c), kRowBias<Y>);
 }
 
-/// Two adjacent outputs (lanes of the s16 results, low lane first) from the packed row sums of
-/// the window's rows above, at and below them.
+/// Two adjacent outputs (lanes of the s16 results, low lane first) from the packed row sums
+/// (row_sums<CN, X, Y>) of the window's rows above, at and below them.
 template <class X, class Y>
 PIXFLOW_HD u32 column_out(u32 h0, u32 h1, u32 h2) {
   static_assert(255 * X::abs_sum * Y::abs_sum <= 32767, "results fit s16: no saturation");
-  return (dot3<Y>(h0, h1, h2) + 0x8000u) ^ 0x8000u;
+  return dot3<Y>(h0, h1, h2, kColumnBias<Y>) ^ 0x8000u;
 }
 
 }  // namespace pixflow::cuda::deriv3_u8

@@ -424,7 +424,7 @@ bool try_deriv3_u8(const ConstImageView& s, const ImageView& d, const Border& bo
   return u8_3x3::launch_3x3_cn<CN>(u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsTall, CN, X, Y>,
                                    u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsShort, CN, X, Y>,
                                    u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsStream, CN, X, Y, true>, s,
-                                   d, border, op, st);
+                                   d, border, op, st, rows_aligned(s, 16));
 }
 
 // Which of deriv3_u8_packed.hpp's tap sets `taps` (3 taps) is: 0 (1,2,1), 1 (-1,0,1),

@@ -51,10 +51,10 @@ constexpr int kTileH = kBH<R> + 2;
 // Resident blocks a SM (__launch_bounds__; ptxas -v for sm_90 in the comments). The short
 // shape runs ~8 blocks a SM at 1920x1080: 6 resident blocks of 256 threads cap it at 40
 // registers (8 blocks = 32 registers spilled 8 bytes in morph3/linear3/deriv3). The tall
-// shape keeps the occupancy it was measured with at 8K (46/54/63/44 registers = 5/4/4/5
-// blocks for morph3/median3/deriv3/linear3): unbounded, the templated kernels took 56/63/79/55;
-// now (for_each_tile; batched loads in median3 and morph3 CN = 3) 48/59/62-64/46-48 (median3
-// CN = 3: 56), no spills. The streaming shape: kPackedStreamBlocks (launch.cuh), 46-48.
+// shape keeps the occupancy it was measured with at 8K (46/54/44 registers = 5/4/5 blocks for
+// morph3/median3/linear3): unbounded, the templated kernels took 56/63/55; now (for_each_tile;
+// batched loads in median3 and morph3 CN = 3) 48/59/46-48 (median3 CN = 3: 56), no spills.
+// deriv3: kD3TallBlocks. The streaming shape: kPackedStreamBlocks (launch.cuh), 46-48.
 template <int R, int kTallBlocks, bool kStream = false>
 constexpr int kMinBlocks = kStream           ? kPackedStreamBlocks
                            : R == kRowsShort ? 6
@@ -309,62 +309,162 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
       });
 }
 
+// threadIdx.x through a volatile read: the compiler re-reads it where it is used instead of
+// keeping it (or what it computed from it) live across a loop body.
+__device__ __forceinline__ int tid_x_again() {
+  int v;
+  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(v));
+  return v;
+}
+
+// deriv3's tile (deriv3_u8_kernel below): rows of kD3TileWords words = input bytes bx0 - 16 ..
+// bx0 + 143 of the block's output bytes bx0 .. bx0 + 127 (12 bytes more on each side than the
+// 3x3 window needs), so that a tile row is ten whole 16-byte chunks of the image row when the
+// source rows are 16-byte aligned: a thread loads 2-3 chunks (LDG.128) where the 136-byte word
+// tile took 9 word loads and ~100 instructions of 64-bit address arithmetic before its last
+// load left (SASS of the sobel dx=1 tall kernel: 121 instructions from the interior test to the
+// barrier, 390 an iteration of 32 outputs). The extra bytes are L2 hits (the neighbouring
+// blocks' columns), and the 16-byte chunks touch 5 sectors a row where the 136 bytes from
+// bx0 - 4 touched 6.
+constexpr int kD3TileWords = (kBW + 32) / 4;  // 40
+constexpr int kD3Chunks = kD3TileWords / 4;   // 10 chunks of 16 bytes a tile row
+// Outputs are never read again by the kernel: evict-first stores (st.global.cs) keep L2 for
+// the source rows that the next block row's tiles read again. false restores plain stores for
+// an A/B run.
+constexpr bool kD3StreamStores = true;
+// Resident tall deriv3 blocks a SM: 5 (48 registers, 40 warps) since the 16-byte loads and
+// 32-bit columns; it was 4 (64 registers, 32 warps: 81.7 us at 8K, DRAM latency-bound at 34 %
+// of the issue rate by the SASS count). 6 (40 registers) spills 8-24 bytes. 4 restores the
+// old occupancy for an A/B run.
+constexpr int kD3TallBlocks = 5;
+
+// Tile word (r, w) = row byte bx0 - 16 + 4 w .. + 3 of row by0 - 1 + r, by the border rule.
+// Interior tiles of 16-byte aligned sources: every chunk of a thread loaded before the first
+// is stored (one load round trip); other tiles: load_word_tile_u8 (word loads inside the
+// image, the border rule per byte on the edges). Syncs at the end.
+template <int R, int CN>
+__device__ __forceinline__ void load_tile_deriv3(unsigned (&tile)[kTileH<R>][kD3TileWords],
+                                                 const DevView<std::uint8_t>& src,
+                                                 const DevBorder<std::uint8_t>& border,
+                                                 long long bx0, long long by0, bool src_aligned,
+                                                 bool src_aligned16) {
+  constexpr int kThreads = kTX * kTY;
+  const int tid = int(threadIdx.y) * kTX + int(threadIdx.x);
+  const long long x0 = bx0 - 16, y0 = by0 - 1;
+  const long long wc = (long long)src.w * CN;
+  if (src_aligned16 && x0 >= 0 && x0 + 4 * kD3TileWords <= wc && y0 >= 0 &&
+      y0 + kTileH<R> <= src.h) {
+    constexpr int kTotal = kTileH<R> * kD3Chunks, kFull = kTotal / kThreads;
+    constexpr bool kTail = kTotal % kThreads != 0;
+    const unsigned char* base = src.data + y0 * src.stride + x0;
+    uint4 v[kFull + 1];
+#pragma unroll
+    for (int k = 0; k < kFull + int(kTail); ++k) {
+      const int i = tid + k * kThreads, r = i / kD3Chunks, q = i - r * kD3Chunks;
+      if (k < kFull || i < kTotal)
+        v[k] = reinterpret_cast<const uint4*>(base + (long long)r * src.stride)[q];
+    }
+    uint4* t = reinterpret_cast<uint4*>(&tile[0][0]);
+#pragma unroll
+    for (int k = 0; k < kFull + int(kTail); ++k)
+      if (k < kFull || tid + k * kThreads < kTotal) t[tid + k * kThreads] = v[k];
+    __syncthreads();  // the block agrees on the test above
+    return;
+  }
+  load_word_tile_u8<kD3TileWords, kThreads, CN>(&tile[0][0], kTileH<R>, tid, src, border, x0, y0,
+                                                src_aligned);
+}
+
+// One tile's outputs of deriv3_u8_kernel: the packed row sums of the thread's R + 2 tile rows
+// (tile words tx + kOff .. tx + kOff + 2 = bytes x0 - 4 .. x0 + 7), the column sums, the
+// stores (kEvictFirst: st.global.cs). The row pointer advances by the stride, and threads
+// whose R rows and 4 samples all lie inside the image (all but the last block row and column)
+// store without tests: with dst.row(y) and both tests in the loop the stores took ~17 of ~35
+// instructions a row of 4 outputs in the SASS.
+template <int R, int CN, class X, class Y, int kWords, int kOff, bool kEvictFirst>
+__device__ __forceinline__ void deriv3_tile_out(const unsigned (&tile)[kTileH<R>][kWords],
+                                                const DevView<std::int16_t>& dst, int bx0,
+                                                long long by0) {
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int wc = dst.w;           // samples a row (launch_3x3_cn: the destination as row samples)
+  unsigned h0[R + 2], h1[R + 2];  // packed row sums: samples (x0, x0+1), (x0+2, x0+3)
+#pragma unroll
+  for (int r = 0; r < R + 2; ++r) {
+    const unsigned* row = tile[ty * R + r] + kOff;  // word tx + kOff = bytes x0 - 4 .. x0 - 1
+    deriv3_u8::row_sums<CN, X, Y>(row[tx], row[tx + 1], row[tx + 2], h0[r], h1[r]);
+  }
+  // threadIdx.x read again here (volatile: not hoisted): at 48 registers ptxas kept x0 in
+  // local memory across the tile load (4 bytes spilled, sobel dx=1) rather than re-read it.
+  const int x0 = bx0 + tid_x_again() * kPX;
+  const long long y0 = by0 + ty * R;
+  const int rows = int(dst.h - y0);  // rows of this thread in the image (by0 < dst.h)
+  unsigned char* d = dst.data + y0 * dst.stride + 2LL * x0;
+  if (x0 + 3 < wc && rows >= R) {
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      const uint2 o = make_uint2(deriv3_u8::column_out<X, Y>(h0[i], h0[i + 1], h0[i + 2]),
+                                 deriv3_u8::column_out<X, Y>(h1[i], h1[i + 1], h1[i + 2]));
+      if constexpr (kEvictFirst)
+        __stcs(reinterpret_cast<uint2*>(d), o);
+      else
+        *reinterpret_cast<uint2*>(d) = o;
+      d += dst.stride;
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      if (i >= rows) break;
+      const unsigned o0 = deriv3_u8::column_out<X, Y>(h0[i], h0[i + 1], h0[i + 2]);
+      const unsigned o1 = deriv3_u8::column_out<X, Y>(h1[i], h1[i + 1], h1[i + 2]);
+      // Registers, not an array indexed at run time (that would live in local memory).
+      std::int16_t* o = reinterpret_cast<std::int16_t*>(d);
+      for (int j = 0; j < 4 && x0 + j < wc; ++j)
+        o[j] = std::int16_t(std::uint16_t((j < 2 ? o0 : o1) >> (16 * (j % 2))));
+      d += dst.stride;
+    }
+  }
+}
+
 // 3x3 derivatives u8 -> s16 (sobel with 3x3 taps, scharr) with scale 1 and delta 0, on CN
 // interleaved channels (the tile is of bytes, a horizontal neighbour CN <= 4 bytes away, within
-// the tile's 4-byte margins; separable.cu launches CN = 1 and 3). The taps are template arguments
+// the tile's margins; separable.cu launches CN = 1 and 3). The taps are template arguments
 // (X: along rows, Y: along columns), so each row sum and column sum is a few packed integer
 // instructions (deriv3_u8_packed.hpp, which also argues the exactness); with the taps at run time
 // the kernel spent ~25 IMAD and ~10 compares an output on them and was issue-bound (116.7 us at 8K
 // for a 68 us copy). Outputs: 4 s16 of a row per 8-byte store (whole 32-byte sectors: a warp writes
-// 256 contiguous bytes of a row).
+// 256 contiguous bytes of a row). src_aligned16: source rows 16-byte aligned (load_tile_deriv3).
+//
+// Two tile layouts: the tall and short shapes load deriv-fast's 40-word tile (load_tile_deriv3:
+// 16-byte chunks from bx0 - 16, kD3TallBlocks), the streaming shape (kStream, small images)
+// small3's 34-word tile from bx0 - 4 through for_each_tile (its double buffer and loads ahead
+// are word loads; src_aligned16 unused there). Both compute through deriv3_tile_out, so the
+// row sums (with kRowBias<Y>) and the column sums (kColumnBias<Y>) are the same code, the one
+// deriv3_u8_packed.hpp's host test checks.
 template <int R, int CN, class X, class Y, bool kStream = false>
-__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4, kStream>)
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, kD3TallBlocks, kStream>)
     deriv3_u8_kernel(DevView<std::uint8_t> src, DevView<std::int16_t> dst,
-                     DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const long long bx0 = (long long)blockIdx.x * kBW;
-  const long long wc = dst.w;  // samples a row (launch_3x3_cn: the destination as row samples)
-  // The tall shape loads all of a thread's 9 tile words at once (kBatched: one round trip,
-  // not three); in the short shape (3 words, one round trip already) it spilled in 40
-  // registers.
-  for_each_tile<R, CN, R == kRowsTall, kStream>(
-      src, border, src_aligned, rows_of_blocks, [&](Tile<R>& tile, long long by0) {
-        unsigned h0[R + 2], h1[R + 2];  // packed row sums: samples (x0, x0+1), (x0+2, x0+3)
-#pragma unroll
-        for (int r = 0; r < R + 2; ++r) {
-          const unsigned* row = tile[ty * R + r];
-          deriv3_u8::row_sums<CN, X>(row[tx], row[tx + 1], row[tx + 2], h0[r], h1[r]);
-        }
-        // The row pointer advances by the stride, and threads whose R rows and 4 samples all lie
-        // inside the image (all but the last block row and column) store without tests: with
-        // dst.row(y) and both tests in the loop the stores took ~17 of ~35 instructions a row of
-        // 4 outputs in the SASS.
-        const long long x0 = bx0 + tx * kPX;
-        const long long y0 = by0 + ty * R;
-        const int rows = int(dst.h - y0);  // rows of this thread in the image (by0 < dst.h)
-        unsigned char* d = dst.data + y0 * dst.stride + x0 * 2;
-        if (x0 + 3 < wc && rows >= R) {
-#pragma unroll
-          for (int i = 0; i < R; ++i) {
-            *reinterpret_cast<uint2*>(d) =
-                make_uint2(deriv3_u8::column_out<X, Y>(h0[i], h0[i + 1], h0[i + 2]),
-                           deriv3_u8::column_out<X, Y>(h1[i], h1[i + 1], h1[i + 2]));
-            d += dst.stride;
-          }
-        } else {
-#pragma unroll
-          for (int i = 0; i < R; ++i) {
-            if (i >= rows) break;
-            const unsigned o0 = deriv3_u8::column_out<X, Y>(h0[i], h0[i + 1], h0[i + 2]);
-            const unsigned o1 = deriv3_u8::column_out<X, Y>(h1[i], h1[i + 1], h1[i + 2]);
-            // Registers, not an array indexed at run time (that would live in local memory).
-            std::int16_t* o = reinterpret_cast<std::int16_t*>(d);
-            for (int j = 0; j < 4 && x0 + j < wc; ++j)
-              o[j] = std::int16_t(std::uint16_t((j < 2 ? o0 : o1) >> (16 * (j % 2))));
-            d += dst.stride;
-          }
-        }
-      });
+                     DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks,
+                     bool src_aligned16) {
+  // Row samples in int (launch_3x3_cn: wc < 2^31): fewer registers than 64-bit positions.
+  const int bx0 = int(blockIdx.x) * kBW;
+  if constexpr (!kStream) {
+    __shared__ __align__(16) unsigned tile[kTileH<R>][kD3TileWords];
+    for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+      const long long by0 = (long long)by * kBH<R>;
+      load_tile_deriv3<R, CN>(tile, src, border, bx0, by0, src_aligned, src_aligned16);
+      // Word 3 of the 40-word row = bytes bx0 - 4 .. bx0 - 1, word 0 of the 34-word one.
+      deriv3_tile_out<R, CN, X, Y, kD3TileWords, 3, kD3StreamStores>(tile, dst, bx0, by0);
+      __syncthreads();
+    }
+  } else {
+    (void)src_aligned16;
+    // Plain stores as small3 wrote them (not measured with evict-first: at the small sizes
+    // this shape runs, source and outputs fit L2 together).
+    for_each_tile<R, CN, false, true>(
+        src, border, src_aligned, rows_of_blocks, [&](Tile<R>& tile, long long by0) {
+          deriv3_tile_out<R, CN, X, Y, kTileWords, 0, false>(tile, dst, bx0, by0);
+        });
+  }
 }
 
 // CN = 3 (u8 x 3, the destination as row bytes): columns3's six words a tile row, the middle
