@@ -26,7 +26,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 #include "src/backends/cuda/rounded_f32.hpp"
 #include "src/base/numeric.hpp"
@@ -74,25 +73,6 @@ PIXFLOW_HD float to_float(double a) {
   return float(a);
 #endif
 }
-PIXFLOW_HD float bits_float(u32 u) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(u);
-#else
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-#endif
-}
-PIXFLOW_HD u32 float_bits(float f) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(f);
-#else
-  u32 u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-#endif
-}
-
 // ---- integer min / max on keys (sm_90: IMNMX, and the 3-input VIMNMX3 of DPX) ---------------
 PIXFLOW_HD int imin(int a, int b) {
   return a < b ? a : b;
