@@ -32,14 +32,21 @@ rc=0
 STEP_TIMEOUT="${STEP_TIMEOUT:-120}"
 if [ -n "${TESTS:-}" ]; then
   IFS=';' read -ra filters <<<"$TESTS"
+  n=0
   for f in "${filters[@]}"; do
-    echo "==== tests: $f (timeout ${STEP_TIMEOUT}s)"
+    n=$((n + 1))
+    log="$OUT/tests-$n.log"  # one log a filter: a crash's log is not overwritten by the next
+    echo "==== tests: $f (timeout ${STEP_TIMEOUT}s, $log)"
     r=0
     timeout --kill-after=5 "$STEP_TIMEOUT" "$BUILD/tests/pixflow_tests" --gtest_filter="$f" \
-      --gtest_brief=1 >"$OUT/tests.log" 2>&1 || r=$?
+      >"$log" 2>&1 || r=$?
     grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests from .* ran|Failure|Which is|trace:|seed=" \
-      "$OUT/tests.log" | head -30
+      "$log" | head -30
     if [ $r -eq 124 ] || [ $r -eq 137 ]; then echo "TIMEOUT: $f after ${STEP_TIMEOUT}s"; fi
+    if [ $r -gt 128 ] && [ $r -ne 137 ]; then
+      echo "CRASH (rc=$r): $f, in $(grep -E '^\[ RUN' "$log" | tail -1)"
+      tail -5 "$log"
+    fi
     if [ $r -ne 0 ]; then rc=1; fi
   done
 fi
@@ -47,13 +54,16 @@ fi
 # initcheck) over pixflow_tests --gtest_filter=FILTER, under the step timeout.
 if [ -n "${SANITIZE:-}" ]; then
   IFS=';' read -ra runs <<<"$SANITIZE"
+  m=0
   for tf in "${runs[@]}"; do
     tool="${tf%@*}" f="${tf#*@}"
+    m=$((m + 1))
+    slog="$OUT/sanitize-$tool-$m.log"
     echo "==== compute-sanitizer --tool $tool: $f"
     r=0
     timeout --kill-after=5 "$STEP_TIMEOUT" compute-sanitizer --tool "$tool" --error-exitcode 3 \
-      "$BUILD/tests/pixflow_tests" --gtest_filter="$f" --gtest_brief=1 >"$OUT/sanitize.log" 2>&1 || r=$?
-    grep -E "ERROR SUMMARY|^\[  (PASSED|FAILED)|=========  [A-Z]" "$OUT/sanitize.log" | head -12
+      "$BUILD/tests/pixflow_tests" --gtest_filter="$f" --gtest_brief=1 >"$slog" 2>&1 || r=$?
+    grep -E "ERROR SUMMARY|^\[  (PASSED|FAILED)|=========  [A-Z]" "$slog" | head -12
     if [ $r -ne 0 ]; then rc=1; echo "sanitizer: rc=$r"; fi
   done
 fi

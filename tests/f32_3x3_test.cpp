@@ -39,7 +39,7 @@ u32 bordered(const ConstImageView& v, long long x, long long y, const Border& b)
   const long long xi = detail::border_index(x, v.width(), b.type);
   const long long yi = detail::border_index(y, v.height(), b.type);
   const float f = xi < 0 || yi < 0 ? detail::saturate_cast<float>(b.value) : v.row<float>(yi)[xi];
-  return fk::float_bits(f);
+  return cuda::float_bits(f);
 }
 
 // The kernel's output for every pixel of src (w x h, 1 channel), R rows a thread: the bits,
@@ -58,7 +58,7 @@ std::vector<std::uint64_t> emulate(const Op& op, const ConstImageView& src, cons
         for (int i = 0; i < fk::kTileW; ++i) {
           const u32 bits = bordered(src, bx0 - 4 + i, by0 - 1 + r, b);
           tile[std::size_t(r * fk::kTileW + i)] =
-              Op::kKey ? u32(detail::order_key(fk::bits_float(bits))) : bits;
+              Op::kKey ? u32(detail::order_key(cuda::bits_float(bits))) : bits;
         }
       for (int ty = 0; ty < kTY; ++ty)
         for (int tx = 0; tx < fk::kTX; ++tx)
@@ -79,9 +79,9 @@ std::string check(const std::vector<std::uint64_t>& got, const ConstImageView& w
     for (long long x = 0; x < w; ++x) {
       const float wf = want.row<float>(y)[x];
       const std::uint64_t g = got[std::size_t(y * w + x)];
-      const u32 e = fk::float_bits(wf);
+      const u32 e = cuda::float_bits(wf);
       if (g == e ||
-          (g != kUnset && nan_any && std::isnan(wf) && std::isnan(fk::bits_float(u32(g)))))
+          (g != kUnset && nan_any && std::isnan(wf) && std::isnan(cuda::bits_float(u32(g)))))
         continue;
       char buf[160];
       std::snprintf(buf, sizeof buf, "(%lld, %lld) of %lldx%lld: got 0x%09llx, want 0x%08x", x, y,

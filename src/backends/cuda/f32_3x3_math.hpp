@@ -26,18 +26,13 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 #include "src/backends/cuda/rounded_f32.hpp"
 #include "src/base/numeric.hpp"
 #include "src/base/qualifiers.hpp"
 
-// Every loop of the bodies is unrolled on the device: the arrays live in registers.
-#if defined(__CUDA_ARCH__)
-#define PIXFLOW_F32_UNROLL _Pragma("unroll")
-#else
-#define PIXFLOW_F32_UNROLL
-#endif
+// Every loop of the bodies is unrolled on the device (PIXFLOW_UNROLL): the arrays live in
+// registers.
 
 namespace pixflow::cuda::f32_3x3 {
 
@@ -74,25 +69,6 @@ PIXFLOW_HD float to_float(double a) {
   return float(a);
 #endif
 }
-PIXFLOW_HD float bits_float(u32 u) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(u);
-#else
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-#endif
-}
-PIXFLOW_HD u32 float_bits(float f) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(f);
-#else
-  u32 u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-#endif
-}
-
 // ---- integer min / max on keys (sm_90: IMNMX, and the 3-input VIMNMX3 of DPX) ---------------
 PIXFLOW_HD int imin(int a, int b) {
   return a < b ? a : b;
@@ -181,16 +157,16 @@ struct Morph3 {
   };
   PIXFLOW_HD Row row(const u32 (&w)[6]) const {
     Row r;
-    PIXFLOW_F32_UNROLL
+    PIXFLOW_UNROLL
     for (int j = 0; j < 6; ++j) r.k[j] = int(w[j]);
     return r;
   }
   PIXFLOW_HD static int op3(int a, int b, int c) { return kMax ? imax3(a, b, c) : imin3(a, b, c); }
   PIXFLOW_HD void out(const Row& a, const Row& b, const Row& c, u32 (&o)[4]) const {
     int m[6];
-    PIXFLOW_F32_UNROLL
+    PIXFLOW_UNROLL
     for (int j = 0; j < 6; ++j) m[j] = op3(a.k[j], b.k[j], c.k[j]);
-    PIXFLOW_F32_UNROLL
+    PIXFLOW_UNROLL
     for (int j = 0; j < 4; ++j) o[j] = key_bits(op3(m[j], m[j + 1], m[j + 2]));
   }
   PIXFLOW_HD void pair(const Row& a, const Row& b, const Row& c, const Row& d, u32 (&o0)[4],
@@ -211,20 +187,20 @@ struct Median3 {
   };
   PIXFLOW_HD Row row(const u32 (&w)[6]) const {
     Row r;
-    PIXFLOW_F32_UNROLL
+    PIXFLOW_UNROLL
     for (int j = 0; j < 6; ++j) r.k[j] = int(w[j]);
     return r;
   }
   // x inserted into the sorted column pairs (p <= q): the window's median.
   PIXFLOW_HD static void out(const int (&p)[6], const int (&q)[6], const Row& x, u32 (&o)[4]) {
     int lo[6], mid[6], hi[6];
-    PIXFLOW_F32_UNROLL
+    PIXFLOW_UNROLL
     for (int j = 0; j < 6; ++j) {
       lo[j] = imin(p[j], x.k[j]);
       mid[j] = imax(p[j], imin(x.k[j], q[j]));
       hi[j] = imax(q[j], x.k[j]);
     }
-    PIXFLOW_F32_UNROLL
+    PIXFLOW_UNROLL
     for (int j = 0; j < 4; ++j)
       o[j] =
           key_bits(imed3(imax3(lo[j], lo[j + 1], lo[j + 2]), imed3(mid[j], mid[j + 1], mid[j + 2]),
@@ -233,7 +209,7 @@ struct Median3 {
   PIXFLOW_HD void pair(const Row& a, const Row& b, const Row& c, const Row& d, u32 (&o0)[4],
                        u32 (&o1)[4]) const {
     int p[6], q[6];
-    PIXFLOW_F32_UNROLL
+    PIXFLOW_UNROLL
     for (int j = 0; j < 6; ++j) {
       p[j] = imin(b.k[j], c.k[j]);
       q[j] = imax(b.k[j], c.k[j]);
@@ -257,17 +233,17 @@ struct Linear3 {
   };
   PIXFLOW_HD Row row(const u32 (&w)[6]) const {
     float p[6];
-    PIXFLOW_F32_UNROLL
+    PIXFLOW_UNROLL
     for (int j = 0; j < 6; ++j) p[j] = bits_float(w[j]);
     Row r;
-    PIXFLOW_F32_UNROLL
+    PIXFLOW_UNROLL
     for (int j = 0; j < 4; ++j)
       r.h[j] =
           add_rn(add_rn(mul_rn(p[j], tx[0]), mul_rn(p[j + 1], tx[1])), mul_rn(p[j + 2], tx[2]));
     return r;
   }
   PIXFLOW_HD void out(const Row& a, const Row& b, const Row& c, u32 (&o)[4]) const {
-    PIXFLOW_F32_UNROLL
+    PIXFLOW_UNROLL
     for (int j = 0; j < 4; ++j) {
       float v = add_rn(0.0f, mul_rn(a.h[j], ty[0]));
       v = add_rn(v, mul_rn(b.h[j], ty[1]));
@@ -293,15 +269,15 @@ struct Box3 {
   };
   PIXFLOW_HD Row row(const u32 (&w)[6]) const {
     Row r;
-    PIXFLOW_F32_UNROLL
+    PIXFLOW_UNROLL
     for (int j = 0; j < 6; ++j) r.d[j] = double(bits_float(w[j]));
     return r;
   }
   PIXFLOW_HD void out(const Row& a, const Row& b, const Row& c, u32 (&o)[4]) const {
     double col[6];
-    PIXFLOW_F32_UNROLL
+    PIXFLOW_UNROLL
     for (int j = 0; j < 6; ++j) col[j] = dadd(dadd(a.d[j], b.d[j]), c.d[j]);
-    PIXFLOW_F32_UNROLL
+    PIXFLOW_UNROLL
     for (int j = 0; j < 4; ++j) {
       const double s = dadd(dadd(dadd(0.0, col[j]), col[j + 1]), col[j + 2]);
       o[j] = float_bits(normalize ? to_float(ddiv(s, 9.0)) : to_float(s));

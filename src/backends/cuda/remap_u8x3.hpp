@@ -21,7 +21,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
 #include "src/backends/cuda/packed_u16x2.hpp"
 #include "src/backends/cuda/rounded_f32.hpp"
@@ -40,38 +39,6 @@ PIXFLOW_HD u32 funnel_r(u32 lo, u32 hi, u32 sh) {
   return __funnelshift_r(lo, hi, sh);
 #else
   return u32(((std::uint64_t(hi) << 32) | lo) >> (sh & 31u));
-#endif
-}
-
-PIXFLOW_HD float bits_float(u32 b) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(b);
-#else
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-#endif
-}
-
-PIXFLOW_HD u32 float_bits(float f) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(f);
-#else
-  u32 b;
-  std::memcpy(&b, &f, 4);
-  return b;
-#endif
-}
-
-// Separately rounded float operations (the reference's expression has no FMA). On the host
-// each is its own statement of a plain float operation: x86-64 and AArch64 builds of the test
-// round each (no -ffp-contract across statements).
-PIXFLOW_HD float add_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  const float r = a + b;
-  return r;
 #endif
 }
 
