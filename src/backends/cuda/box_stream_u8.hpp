@@ -26,6 +26,7 @@
 
 #include "pixflow/border.hpp"
 #include "src/backends/cuda/packed_u16x2.hpp"
+#include "src/backends/cuda/rounded_f32.hpp"
 #include "src/base/numeric.hpp"
 #include "src/base/qualifiers.hpp"
 
@@ -91,24 +92,6 @@ struct Params {
   u32 value4;  // the constant, saturated, in every byte
 };
 
-PIXFLOW_HD u32 float_bits(float f) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(f);
-#else
-  u32 u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-#endif
-}
-PIXFLOW_HD float bits_float(u32 u) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(u);
-#else
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-#endif
-}
 // Exact here (integers below 2^24): explicit roundings keep nvcc from fusing anything.
 PIXFLOW_HD float fadd(float a, float b) {
 #if defined(__CUDA_ARCH__)
