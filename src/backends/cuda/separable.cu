@@ -345,11 +345,13 @@ bool try_box_u8_stream(const ConstImageView& s, const ImageView& d, const BoxPar
 // kernel's 99.8, bench/NOTES.md "Box u8 column-strip streaming"); false hands 3x3 back to the
 // packed kernel (u8_3x3.cuh) for an A/B run.
 constexpr bool kBoxStreamTakes3x3 = true;
+// The stream kernel at all (false: the byte-tile and packed kernels take every box u8).
+constexpr bool kBoxStream = true;
 
 template <class T>
 void launch_box(const ConstImageView& s, const ImageView& d, const BoxParams& p, cudaStream_t st) {
-  if (std::is_same_v<T, std::uint8_t> && (kBoxStreamTakes3x3 || p.kw != 3 || p.kh != 3) &&
-      try_box_u8_stream(s, d, p, st))
+  if (kBoxStream && std::is_same_v<T, std::uint8_t> &&
+      (kBoxStreamTakes3x3 || p.kw != 3 || p.kh != 3) && try_box_u8_stream(s, d, p, st))
     return;
   if (std::is_same_v<T, std::uint8_t> && p.kw == 3 && p.kh == 3 &&
       try_linear3_u8(s, d, p.border, u8_3x3::Linear3{1, 1, 1, 1, p.normalize ? 0 : 1}, st))
