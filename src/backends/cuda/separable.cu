@@ -341,12 +341,14 @@ bool try_box_u8_stream(const ConstImageView& s, const ImageView& d, const BoxPar
   return true;
 }
 
-// The stream kernel takes box 3x3 u8 too (predicted ~60 us at 8192^2 against the packed 3x3
-// kernel's 99.8, bench/NOTES.md "Box u8 column-strip streaming"); false hands 3x3 back to the
-// packed kernel (u8_3x3.cuh) for an A/B run.
+// The stream kernel is off (kBoxStream): predicted 55-70 us at 8192^2 u8x1 for every window,
+// it measured 165.8 / 176.1 / 204.8 us (3x3 / 9x9 / 31x31) on the H100 against the packed
+// and byte-tile kernels' 99.5 / 130.7 / 162.5, u8x3 541 / 579 / 714 against 277 / 336 / 517
+// (bench/NOTES.md "Box u8 column-strip streaming": ncu shows it issue- and barrier-bound, 0.57
+// issued a scheduler, 38 % occupancy, DRAM 21 %). It stays, tested by its host emulation, for
+// the redesign the note describes. kBoxStreamTakes3x3 also hands it box 3x3 when it is on.
 constexpr bool kBoxStreamTakes3x3 = true;
-// The stream kernel at all (false: the byte-tile and packed kernels take every box u8).
-constexpr bool kBoxStream = true;
+constexpr bool kBoxStream = false;
 
 template <class T>
 void launch_box(const ConstImageView& s, const ImageView& d, const BoxParams& p, cudaStream_t st) {

@@ -53,8 +53,12 @@ constexpr int kPackedPX = 4, kPackedRows = 8, kPackedRowsShort = 2;
 // 1920x1080 u8x1: 15 x 68 tiles; the short grid ran them as 1020 blocks (1.3 waves at 6 a
 // SM), each waiting out a DRAM round trip before its compute, the edge blocks three in a row
 // (6.5-7.8 us for a 2.0 us copy); the streaming grid is 15 x 34 blocks of 2 tiles, u8x3 45 x
-// 14 of 3-5 (short: 3060 blocks, 3.9 waves). Not measured yet (branch small3).
-constexpr bool kPackedStream = true;
+// 14 of 3-5 (short: 3060 blocks, 3.9 waves). Measured on the H100 (session 13) it is slower
+// than the short shape, so it is off: 1080p u8x1 median/dilate/sobel 3x3 8.0/8.8/8.6 us
+// against 6.5/7.0/6.5, u8x3 dilate 23.2 against 13.7, u8x3 open 47.5 against 27.6; ncu (median
+// 3x3 u8x1 1080p, 15 x 34 blocks): 35 % achieved occupancy, 0.51 issued a scheduler, DRAM 6 %
+// (each block's two tiles in a row wait out the latency the short grid hides across blocks).
+constexpr bool kPackedStream = false;
 constexpr int kPackedRowsStream = 2;
 // 5 resident blocks a SM (a 48-register bound): the short shape's kernels took 38-40
 // registers; with a tile's 3 words held across the compute and the edge path's border rule
