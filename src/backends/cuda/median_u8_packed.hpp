@@ -47,18 +47,21 @@ using px::u32;
 
 // Block shape: 32 x kTY threads, each 4 pixels of kRows rows (kRows even: pairs of rows).
 // Register budget (__launch_bounds__(threads, kMinBlocks), ptxas -v for sm_90):
-// - 5x5, kRows = 16: 95 registers, two blocks of 8 warps per SM (kRows = 8: 74 registers, three
-//   blocks, but 68.3 instead of 62.1 min/max per word: the first pair's halo, see above).
+// - 5x5, kRows = 8: 74 registers, three blocks of 8 warps per SM, 68.3 min/max per word (the
+//   first pair's halo, see above). kRows = 16 (95 registers, two blocks, 62.1 per word) was
+//   slower: A/B on one H100 (session 13), 8192^2 u8x1 212.3 against 220.0 us (ncu of kRows 16:
+//   25 % occupancy, 0.45 issued a scheduler: latency, not the min/max count, bounds it).
 // - 7x7 (quads), kRows = 8: 168 registers (unbounded 163), 6 blocks of 32 x 2 threads per SM
-//   (12 warps). kRows = 12 spills at 168; kRows = 16 takes 208 (8 warps per SM) for 139.75
-//   min/max per word instead of 157 — the variant to try. (By pairs of rows 7x7 took 187.)
+//   (12 warps). kRows = 12 spills at 168; kRows = 16 (208 registers, 8 warps per SM, 139.75
+//   min/max per word instead of 157) measured slower in the same A/B: 8192^2 530.3 against
+//   485.9 us, 1080p 33.0 against 27.0. (By pairs of rows 7x7 took 187.)
 constexpr int kTX = 32, kPX = 4;
 template <int K>
 constexpr int kTY = K == 5 ? 8 : 2;
 template <int K>
-constexpr int kRows = K == 5 ? 16 : 8;
+constexpr int kRows = 8;
 template <int K>
-constexpr int kMinBlocks = K == 5 ? 2 : 6;
+constexpr int kMinBlocks = K == 5 ? 3 : 6;
 // The short shape of 5x5 (launch.cuh, tall_blocks_fill: images whose 128 x 128 blocks would
 // not fill the GPU; 1920x1080 had 15 x 9 = 135 of them, ~1 a SM): 4 rows a thread, 128 x 32
 // outputs a block (510 at 1080p), 4 blocks a SM (<= 64 registers). 7x7 has one shape (its
