@@ -164,6 +164,16 @@ PIXFLOW_HD void v_add(u32 pw, u32 tap_word, u32& even, u32& odd) {
   odd = dp2a_hi(pw, tap_word, odd);
 }
 
+/// Where quad Q (samples 4Q .. 4Q + 3, one 16-byte pair-word group) of a pair row of H2 lies:
+/// quad Q ^ bit 3 of Q. The horizontal pass's lane c writes quads 2c and 2c + 1 (16-byte
+/// stores 32 bytes apart: unswizzled, lanes c and c + 4 of a quarter warp hit the same four
+/// banks); swizzled, the 8 lanes of each quarter warp write 8 distinct bank quads, and the
+/// vertical pass's lanes (consecutive Q) still read 8 distinct ones. A permutation of each
+/// 16-quad group (its own inverse).
+PIXFLOW_HD int h2_quad(int q) {
+  return q ^ ((q >> 3) & 1);
+}
+
 /// The vertical sums start at the rounding term: the output is then byte 2 of the sum.
 constexpr u32 kRound = 1u << 15;
 

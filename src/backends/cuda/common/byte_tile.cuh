@@ -245,6 +245,14 @@ __device__ __forceinline__ void cp_async4(unsigned* shared_dst, const void* glob
                "l"(global_src)
                : "memory");
 }
+/// 16 bytes global -> shared without registers (.cg: through L2 only; both addresses 16-byte
+/// aligned), completed by cp_async_wait_all: a whole tile's loads in flight at once.
+__device__ __forceinline__ void cp_async16(void* shared_dst, const void* global_src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                   unsigned(__cvta_generic_to_shared(shared_dst))),
+               "l"(global_src)
+               : "memory");
+}
 __device__ __forceinline__ void cp_async_wait_all() {
   asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
