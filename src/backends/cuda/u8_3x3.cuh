@@ -98,23 +98,98 @@ __device__ __forceinline__ unsigned median_of(const Sorted3& L, const Sorted3& C
   return vmed3(vmax3(L.lo, C.lo, R.lo), vmed3(L.mid, C.mid, R.mid), vmin3(L.hi, C.hi, R.hi));
 }
 
-// Tile byte (r, i) is image pixel (bx0 - 4 + i, by0 - 1 + r), by the border rule. Syncs at
-// the end.
-// With CN channels "pixel" reads "row byte": tile byte (r, i) is row byte bx0 - 4 + i.
-// kBatched: every word of a thread loaded before the first is stored (load_word_tile_u8's
-// kRows), for the interior tiles.
-template <int R, int CN = 1, bool kBatched = false>
-__device__ __forceinline__ void load_tile_3x3(unsigned (&tile)[kTileH<R>][kTileWords],
-                                              const DevView<std::uint8_t>& src,
-                                              const DevBorder<std::uint8_t>& border, long long bx0,
-                                              long long by0, bool src_aligned) {
-  load_word_tile_u8<kTileWords, kTX * kTY, CN, kBatched ? kTileH<R> : 0>(
-      &tile[0][0], kTileH<R>, int(threadIdx.y) * kTX + int(threadIdx.x), src, border, bx0 - 4,
-      by0 - 1, src_aligned);
+// threadIdx.x through a volatile read: the compiler re-reads it where it is used instead of
+// keeping it (or what it computed from it) live across a loop body.
+__device__ __forceinline__ int tid_x_again() {
+  int v;
+  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(v));
+  return v;
+}
+// The flat thread index, re-read likewise (tid_x_again): the chunk loader's per-thread offsets
+// are loop-invariant, and ptxas kept them across the edge path of the short shape's 40-register
+// bound in local memory (8 bytes spilled) rather than recompute them a tile.
+__device__ __forceinline__ int tid_again() {
+  int y;
+  asm volatile("mov.u32 %0, %%tid.y;" : "=r"(y));
+  return y * kTX + tid_x_again();
 }
 
 template <int R>
 using Tile = unsigned[kTileH<R>][kTileWords];
+
+// The chunk tile of the tall and short shapes (every family): rows of kCTileWords words = input
+// bytes bx0 - 16 .. bx0 + 143 of the block's output bytes bx0 .. bx0 + 127 (12 bytes more on
+// each side than the 3x3 window needs), so that a tile row is ten whole 16-byte chunks of the
+// image row when the source rows are 16-byte aligned: a thread loads 2-3 chunks (LDG.128)
+// where the 136-byte word tile took 9 word loads and ~100 instructions of 64-bit address
+// arithmetic before its last load left (SASS of the tall dilate: ~150 of its ~600
+// instructions a thread; deriv-fast measured the same on sobel). Word kCOff of a row = bytes
+// bx0 - 4 .. bx0 - 1, word 0 of the 34-word tile: the windows read words kCOff .. kCOff + 33.
+constexpr int kCTileWords = (kBW + 32) / 4;  // 40
+constexpr int kCChunks = kCTileWords / 4;    // 10 chunks of 16 bytes a tile row
+constexpr int kCOff = 3;
+
+// Tile word (r, w) = row byte bx0 - 16 + 4 w .. + 3 of row by0 - 1 + r, by the border rule.
+// Interior tiles of 16-byte aligned sources: every chunk of a thread loaded before the first
+// is stored (one load round trip), its address a 32-bit offset from the tile's first byte (the
+// 64-bit row address of each chunk was ~8 instructions a load; sources whose stride is too
+// large for int offsets take the word path). Other tiles: load_word_tile_u8 over the 34 words
+// the windows read (words kCOff .. kCOff + 33 of each row; the other 6 are never read), word
+// loads inside the image, the border rule per byte on the edges (kBatched: its interior loads
+// in one round trip, the 4-byte aligned sources). Syncs at the end.
+template <int R, int CN, bool kBatched = false>
+__device__ __forceinline__ void load_tile_chunks(unsigned (&tile)[kTileH<R>][kCTileWords],
+                                                 const DevView<std::uint8_t>& src,
+                                                 const DevBorder<std::uint8_t>& border,
+                                                 long long bx0, long long by0, bool src_aligned,
+                                                 bool src_aligned16) {
+  constexpr int kThreads = kTX * kTY;
+  const int tid = tid_again();
+  const long long x0 = bx0 - 16, y0 = by0 - 1;
+  const long long wc = (long long)src.w * CN;
+  constexpr long long kMaxStride = (0x7fffffffLL - 4 * kCTileWords) / kTileH<R>;
+  if (src_aligned16 && x0 >= 0 && x0 + 4 * kCTileWords <= wc && y0 >= 0 &&
+      y0 + kTileH<R> <= src.h && src.stride <= kMaxStride) {
+    constexpr int kTotal = kTileH<R> * kCChunks, kFull = kTotal / kThreads;
+    constexpr bool kTail = kTotal % kThreads != 0;
+    const unsigned char* base = src.data + y0 * src.stride + x0;
+    const int stride = int(src.stride);
+    // The tail chunk defined on every path: left undefined where its load is skipped, ptxas
+    // carried it across the tile loop in local memory (16 bytes spilled in the short shape).
+    uint4 v[kFull + 1];
+    v[kFull] = make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int k = 0; k < kFull + int(kTail); ++k) {
+      const int i = tid + k * kThreads, r = i / kCChunks, q = i - r * kCChunks;
+      if (k < kFull || i < kTotal)
+        v[k] = *reinterpret_cast<const uint4*>(base + (r * stride + 16 * q));
+    }
+    uint4* t = reinterpret_cast<uint4*>(&tile[0][0]);
+#pragma unroll
+    for (int k = 0; k < kFull + int(kTail); ++k)
+      if (k < kFull || tid + k * kThreads < kTotal) t[tid + k * kThreads] = v[k];
+    __syncthreads();  // the block agrees on the test above
+    return;
+  }
+  load_word_tile_u8<kTileWords, kThreads, CN, kBatched ? kTileH<R> : 0, kCTileWords>(
+      &tile[0][0] + kCOff, kTileH<R>, tid, src, border, bx0 - 4, y0, src_aligned);
+}
+
+// The rows of a tile as the kernels' bodies read them: rows[r] = the word of tile row r that
+// holds bytes bx0 - 4 .. bx0 - 1 (either layout).
+template <int kPitch, int kOff>
+struct TileRows {
+  const unsigned* base;
+  __device__ __forceinline__ const unsigned* operator[](int r) const {
+    return base + r * kPitch + kOff;
+  }
+};
+
+// Source rows 16-byte aligned (rows_aligned(s, 16)), from the view itself: the kernels
+// launched through launch_3x3_cn without deriv3's extra argument.
+__device__ __forceinline__ bool rows_aligned16(const DevView<std::uint8_t>& v) {
+  return ((reinterpret_cast<unsigned long long>(v.data) | (unsigned long long)v.stride) & 15) == 0;
+}
 
 // The block's tiles, each loaded into shared memory and handed to body(tile, by0) (by0: the
 // tile's first output row), for every kernel below; body stores its outputs, the barriers are
@@ -133,11 +208,12 @@ __device__ __forceinline__ void for_each_tile(const DevView<std::uint8_t>& src,
                                               bool src_aligned, int rows_of_blocks, Body&& body) {
   const long long bx0 = (long long)blockIdx.x * kBW;
   if constexpr (!kStream) {
-    __shared__ Tile<R> tile;
+    __shared__ __align__(16) unsigned tile[kTileH<R>][kCTileWords];
+    const bool aligned16 = src_aligned && rows_aligned16(src);
     for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
       const long long by0 = (long long)by * kBH<R>;
-      load_tile_3x3<R, CN, kBatched>(tile, src, border, bx0, by0, src_aligned);
-      body(tile, by0);
+      load_tile_chunks<R, CN, kBatched>(tile, src, border, bx0, by0, src_aligned, aligned16);
+      body(TileRows<kCTileWords, kCOff>{&tile[0][0]}, by0);
       __syncthreads();
     }
   } else {
@@ -165,7 +241,7 @@ __device__ __forceinline__ void for_each_tile(const DevView<std::uint8_t>& src,
       if (t + 1 < t1)
         word_tile_issue<kTileWords, kTX * kTY, CN, kTileH<R>>(
             ahead, next, tid, src, border, bx0 - 4, (long long)(t + 1) * kBH<R> - 1, src_aligned);
-      body(cur, (long long)t * kBH<R>);
+      body(TileRows<kTileWords, 0>{&cur[0][0]}, (long long)t * kBH<R>);
       word_tile_commit(ahead, next, tid);
       __syncthreads();
     }
@@ -188,15 +264,50 @@ __device__ __forceinline__ Cols3 columns3(const unsigned* row, int tx) {
   return u8_3x3_cn::columns3(row[tx], row[tx + 1], row[tx + 2]);
 }
 
-// Stores the 4 packed output bytes of row y (clipped at the right edge).
-__device__ __forceinline__ void store4(const DevView<std::uint8_t>& dst, long long y, long long x0,
-                                       unsigned out) {
-  if (y >= dst.h) return;
-  std::uint8_t* d = dst.row(y) + x0;
-  if (x0 + 3 < dst.w) {
-    *reinterpret_cast<unsigned*>(d) = out;
+// Evict-first stores (st.global.cs) for the packed u8 outputs of the tall and short shapes,
+// as deriv3's kD3StreamStores: outputs are never read again by the kernel, so L2 keeps the
+// source rows the next block row's tiles read again. false restores plain stores for an A/B
+// run.
+constexpr bool kPackedEvictFirst = true;
+// The streaming shape keeps plain stores, as small3 wrote them (small images: source and
+// outputs fit L2 together).
+template <bool kStream>
+constexpr bool kEvict = kPackedEvictFirst && !kStream;
+
+// The stores of a thread's R output rows of 4 bytes (row bytes x0 .. x0 + 3 of rows y0 ..
+// y0 + R - 1), clipped to the image. body(put) computes the rows and calls put(i, v) for rows
+// i = 0, 1, .., R - 1 in order (the pointer steps a row a call); it is instantiated twice:
+// once for the threads whose 4 x R outputs all lie inside the image (all but the last block
+// row and column; one test a tile), where put is a store and a pointer step, and once for the
+// rest, where put clips. With dst.row(y) and both 64-bit tests in every row (the former
+// store4) the stores were 19 of the tall dilate's 29 instructions a row in the SASS; one body
+// with a per-row branch on the test kept the clipping state live across the rows and spilled
+// at the 48-register bound.
+template <int R, bool kEvictFirst, class Body>
+__device__ __forceinline__ void store_rows4(const DevView<std::uint8_t>& dst, int x0, long long y0,
+                                            Body&& body) {
+  unsigned char* d = dst.data + y0 * dst.stride + x0;
+  const int rows = int(dst.h - y0);  // y0 < dst.h + R: no overflow
+  if (x0 + 3 < dst.w && rows >= R) {
+    body([&](int, unsigned v) {
+      if constexpr (kEvictFirst)
+        __stcs(reinterpret_cast<unsigned*>(d), v);
+      else
+        *reinterpret_cast<unsigned*>(d) = v;
+      d += dst.stride;
+    });
   } else {
-    for (int j = 0; j < 4 && x0 + j < dst.w; ++j) d[j] = std::uint8_t(out >> (8 * j));
+    // Byte stores under predicates (a loop to the row's end, unrolled with the rows, spilled).
+    const int n = dst.w - x0;  // bytes of the 4 inside the row (<= 0: none)
+    body([&](int i, unsigned v) {
+      if (i < rows) {
+        if (n > 0) d[0] = std::uint8_t(v);
+        if (n > 1) d[1] = std::uint8_t(v >> 8);
+        if (n > 2) d[2] = std::uint8_t(v >> 16);
+        if (n > 3) d[3] = std::uint8_t(v >> 24);
+      }
+      d += dst.stride;
+    });
   }
 }
 
@@ -215,36 +326,37 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
   // The tall shape's batched loads (9 words a thread in flight, as deriv3) for CN = 3; CN = 1
   // spilled 12 bytes with them at its 48-register bound (5 blocks a SM).
   for_each_tile<R, CN, R == kRowsTall && CN == 3, kStream>(
-      src, border, src_aligned, rows_of_blocks, [&](Tile<R>& tile, long long by0) {
-        const long long x0 = bx0 + tx * kPX;
-        if constexpr (CN == 1) {
-          unsigned p0[R + 2], p1[R + 2], p2[R + 2];
+      src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
+        store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
+          if constexpr (CN == 1) {
+            unsigned p0[R + 2], p1[R + 2], p2[R + 2];
 #pragma unroll
-          for (int r = 0; r < R + 2; ++r) columns(tile[ty * R + r], tx, p0[r], p1[r], p2[r]);
+            for (int r = 0; r < R + 2; ++r) columns(tile[ty * R + r], tx, p0[r], p1[r], p2[r]);
 #pragma unroll
-          for (int i = 0; i < R; ++i) {
-            const unsigned c0 = op3(p0[i], p0[i + 1], p0[i + 2]);
-            const unsigned c1 = op3(p1[i], p1[i + 1], p1[i + 2]);
-            const unsigned c2 = op3(p2[i], p2[i + 1], p2[i + 2]);
-            const unsigned o0 = op3(c0, between(c0, c1), c1);  // pixels x0, x0+1
-            const unsigned o1 = op3(c1, between(c1, c2), c2);  // pixels x0+2, x0+3
-            store4(dst, by0 + ty * R + i, x0, __byte_perm(o0, o1, 0x6420));
+            for (int i = 0; i < R; ++i) {
+              const unsigned c0 = op3(p0[i], p0[i + 1], p0[i + 2]);
+              const unsigned c1 = op3(p1[i], p1[i + 1], p1[i + 2]);
+              const unsigned c2 = op3(p2[i], p2[i + 1], p2[i + 2]);
+              const unsigned o0 = op3(c0, between(c0, c1), c1);  // pixels x0, x0+1
+              const unsigned o1 = op3(c1, between(c1, c2), c2);  // pixels x0+2, x0+3
+              put(i, __byte_perm(o0, o1, 0x6420));
+            }
+          } else {
+            static_assert(CN == 3, "morph3_u8_kernel: 1 or 3 channels");
+            Cols3 k0 = columns3(tile[ty * R], tx), k1 = columns3(tile[ty * R + 1], tx);
+#pragma unroll
+            for (int i = 0; i < R; ++i) {
+              const Cols3 k2 = columns3(tile[ty * R + i + 2], tx);
+              const unsigned o0 = op3(op3(k0.l0, k1.l0, k2.l0), op3(k0.c0, k1.c0, k2.c0),
+                                      op3(k0.r0, k1.r0, k2.r0));  // bytes x0, x0+1
+              const unsigned o1 = op3(op3(k0.l1, k1.l1, k2.l1), op3(k0.c1, k1.c1, k2.c1),
+                                      op3(k0.r1, k1.r1, k2.r1));  // bytes x0+2, x0+3
+              put(i, __byte_perm(o0, o1, 0x6420));
+              k0 = k1;
+              k1 = k2;
+            }
           }
-        } else {
-          static_assert(CN == 3, "morph3_u8_kernel: 1 or 3 channels");
-          Cols3 k0 = columns3(tile[ty * R], tx), k1 = columns3(tile[ty * R + 1], tx);
-#pragma unroll
-          for (int i = 0; i < R; ++i) {
-            const Cols3 k2 = columns3(tile[ty * R + i + 2], tx);
-            const unsigned o0 = op3(op3(k0.l0, k1.l0, k2.l0), op3(k0.c0, k1.c0, k2.c0),
-                                    op3(k0.r0, k1.r0, k2.r0));  // bytes x0, x0+1
-            const unsigned o1 = op3(op3(k0.l1, k1.l1, k2.l1), op3(k0.c1, k1.c1, k2.c1),
-                                    op3(k0.r1, k1.r1, k2.r1));  // bytes x0+2, x0+3
-            store4(dst, by0 + ty * R + i, x0, __byte_perm(o0, o1, 0x6420));
-            k0 = k1;
-            k1 = k2;
-          }
-        }
+        });
       });
 }
 
@@ -279,7 +391,7 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
   // The tall shape keeps the unbatched loads: batched, both CN spilled 12 bytes at the
   // 48-register bound (5 blocks a SM).
   for_each_tile<R, CN, false, kStream>(
-      src, border, src_aligned, rows_of_blocks, [&](Tile<R>& tile, long long by0) {
+      src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
         unsigned h0[R + 2], h1[R + 2];  // packed row sums: pixels (x0, x0+1), (x0+2, x0+3)
 #pragma unroll
         for (int r = 0; r < R + 2; ++r) {
@@ -295,39 +407,21 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
             h1[r] = k.hx0 * c.l1 + k.hx1 * c.c1 + k.hx0 * c.r1;
           }
         }
-        const long long x0 = bx0 + tx * kPX;
+        store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
 #pragma unroll
-        for (int i = 0; i < R; ++i) {
-          const unsigned o0 =
-              lane_out(h0[i] & 0xffffu, h0[i + 1] & 0xffffu, h0[i + 2] & 0xffffu, k);
-          const unsigned o1 = lane_out(h0[i] >> 16, h0[i + 1] >> 16, h0[i + 2] >> 16, k);
-          const unsigned o2 =
-              lane_out(h1[i] & 0xffffu, h1[i + 1] & 0xffffu, h1[i + 2] & 0xffffu, k);
-          const unsigned o3 = lane_out(h1[i] >> 16, h1[i + 1] >> 16, h1[i + 2] >> 16, k);
-          store4(dst, by0 + ty * R + i, x0, o0 | (o1 << 8) | (o2 << 16) | (o3 << 24));
-        }
+          for (int i = 0; i < R; ++i) {
+            const unsigned o0 =
+                lane_out(h0[i] & 0xffffu, h0[i + 1] & 0xffffu, h0[i + 2] & 0xffffu, k);
+            const unsigned o1 = lane_out(h0[i] >> 16, h0[i + 1] >> 16, h0[i + 2] >> 16, k);
+            const unsigned o2 =
+                lane_out(h1[i] & 0xffffu, h1[i + 1] & 0xffffu, h1[i + 2] & 0xffffu, k);
+            const unsigned o3 = lane_out(h1[i] >> 16, h1[i + 1] >> 16, h1[i + 2] >> 16, k);
+            put(i, o0 | (o1 << 8) | (o2 << 16) | (o3 << 24));
+          }
+        });
       });
 }
 
-// threadIdx.x through a volatile read: the compiler re-reads it where it is used instead of
-// keeping it (or what it computed from it) live across a loop body.
-__device__ __forceinline__ int tid_x_again() {
-  int v;
-  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(v));
-  return v;
-}
-
-// deriv3's tile (deriv3_u8_kernel below): rows of kD3TileWords words = input bytes bx0 - 16 ..
-// bx0 + 143 of the block's output bytes bx0 .. bx0 + 127 (12 bytes more on each side than the
-// 3x3 window needs), so that a tile row is ten whole 16-byte chunks of the image row when the
-// source rows are 16-byte aligned: a thread loads 2-3 chunks (LDG.128) where the 136-byte word
-// tile took 9 word loads and ~100 instructions of 64-bit address arithmetic before its last
-// load left (SASS of the sobel dx=1 tall kernel: 121 instructions from the interior test to the
-// barrier, 390 an iteration of 32 outputs). The extra bytes are L2 hits (the neighbouring
-// blocks' columns), and the 16-byte chunks touch 5 sectors a row where the 136 bytes from
-// bx0 - 4 touched 6.
-constexpr int kD3TileWords = (kBW + 32) / 4;  // 40
-constexpr int kD3Chunks = kD3TileWords / 4;   // 10 chunks of 16 bytes a tile row
 // Outputs are never read again by the kernel: evict-first stores (st.global.cs) keep L2 for
 // the source rows that the next block row's tiles read again. false restores plain stores for
 // an A/B run.
@@ -338,59 +432,21 @@ constexpr bool kD3StreamStores = true;
 // old occupancy for an A/B run.
 constexpr int kD3TallBlocks = 5;
 
-// Tile word (r, w) = row byte bx0 - 16 + 4 w .. + 3 of row by0 - 1 + r, by the border rule.
-// Interior tiles of 16-byte aligned sources: every chunk of a thread loaded before the first
-// is stored (one load round trip); other tiles: load_word_tile_u8 (word loads inside the
-// image, the border rule per byte on the edges). Syncs at the end.
-template <int R, int CN>
-__device__ __forceinline__ void load_tile_deriv3(unsigned (&tile)[kTileH<R>][kD3TileWords],
-                                                 const DevView<std::uint8_t>& src,
-                                                 const DevBorder<std::uint8_t>& border,
-                                                 long long bx0, long long by0, bool src_aligned,
-                                                 bool src_aligned16) {
-  constexpr int kThreads = kTX * kTY;
-  const int tid = int(threadIdx.y) * kTX + int(threadIdx.x);
-  const long long x0 = bx0 - 16, y0 = by0 - 1;
-  const long long wc = (long long)src.w * CN;
-  if (src_aligned16 && x0 >= 0 && x0 + 4 * kD3TileWords <= wc && y0 >= 0 &&
-      y0 + kTileH<R> <= src.h) {
-    constexpr int kTotal = kTileH<R> * kD3Chunks, kFull = kTotal / kThreads;
-    constexpr bool kTail = kTotal % kThreads != 0;
-    const unsigned char* base = src.data + y0 * src.stride + x0;
-    uint4 v[kFull + 1];
-#pragma unroll
-    for (int k = 0; k < kFull + int(kTail); ++k) {
-      const int i = tid + k * kThreads, r = i / kD3Chunks, q = i - r * kD3Chunks;
-      if (k < kFull || i < kTotal)
-        v[k] = reinterpret_cast<const uint4*>(base + (long long)r * src.stride)[q];
-    }
-    uint4* t = reinterpret_cast<uint4*>(&tile[0][0]);
-#pragma unroll
-    for (int k = 0; k < kFull + int(kTail); ++k)
-      if (k < kFull || tid + k * kThreads < kTotal) t[tid + k * kThreads] = v[k];
-    __syncthreads();  // the block agrees on the test above
-    return;
-  }
-  load_word_tile_u8<kD3TileWords, kThreads, CN>(&tile[0][0], kTileH<R>, tid, src, border, x0, y0,
-                                                src_aligned);
-}
-
 // One tile's outputs of deriv3_u8_kernel: the packed row sums of the thread's R + 2 tile rows
 // (tile words tx + kOff .. tx + kOff + 2 = bytes x0 - 4 .. x0 + 7), the column sums, the
 // stores (kEvictFirst: st.global.cs). The row pointer advances by the stride, and threads
 // whose R rows and 4 samples all lie inside the image (all but the last block row and column)
 // store without tests: with dst.row(y) and both tests in the loop the stores took ~17 of ~35
 // instructions a row of 4 outputs in the SASS.
-template <int R, int CN, class X, class Y, int kWords, int kOff, bool kEvictFirst>
-__device__ __forceinline__ void deriv3_tile_out(const unsigned (&tile)[kTileH<R>][kWords],
-                                                const DevView<std::int16_t>& dst, int bx0,
-                                                long long by0) {
+template <int R, int CN, class X, class Y, bool kEvictFirst, class Rows>
+__device__ __forceinline__ void deriv3_tile_out(const Rows& tile, const DevView<std::int16_t>& dst,
+                                                int bx0, long long by0) {
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int wc = dst.w;           // samples a row (launch_3x3_cn: the destination as row samples)
   unsigned h0[R + 2], h1[R + 2];  // packed row sums: samples (x0, x0+1), (x0+2, x0+3)
 #pragma unroll
   for (int r = 0; r < R + 2; ++r) {
-    const unsigned* row = tile[ty * R + r] + kOff;  // word tx + kOff = bytes x0 - 4 .. x0 - 1
+    const unsigned* row = tile[ty * R + r];  // word tx = bytes x0 - 4 .. x0 - 1
     deriv3_u8::row_sums<CN, X, Y>(row[tx], row[tx + 1], row[tx + 2], h0[r], h1[r]);
   }
   // threadIdx.x read again here (volatile: not hoisted): at 48 registers ptxas kept x0 in
@@ -432,9 +488,9 @@ __device__ __forceinline__ void deriv3_tile_out(const unsigned (&tile)[kTileH<R>
 // instructions (deriv3_u8_packed.hpp, which also argues the exactness); with the taps at run time
 // the kernel spent ~25 IMAD and ~10 compares an output on them and was issue-bound (116.7 us at 8K
 // for a 68 us copy). Outputs: 4 s16 of a row per 8-byte store (whole 32-byte sectors: a warp writes
-// 256 contiguous bytes of a row). src_aligned16: source rows 16-byte aligned (load_tile_deriv3).
+// 256 contiguous bytes of a row). src_aligned16: source rows 16-byte aligned (load_tile_chunks).
 //
-// Two tile layouts: the tall and short shapes load deriv-fast's 40-word tile (load_tile_deriv3:
+// Two tile layouts: the tall and short shapes load deriv-fast's 40-word tile (load_tile_chunks:
 // 16-byte chunks from bx0 - 16, kD3TallBlocks), the streaming shape (kStream, small images)
 // small3's 34-word tile from bx0 - 4 through for_each_tile (its double buffer and loads ahead
 // are word loads; src_aligned16 unused there). Both compute through deriv3_tile_out, so the
@@ -448,22 +504,22 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, kD3TallBlocks, kStream
   // Row samples in int (launch_3x3_cn: wc < 2^31): fewer registers than 64-bit positions.
   const int bx0 = int(blockIdx.x) * kBW;
   if constexpr (!kStream) {
-    __shared__ __align__(16) unsigned tile[kTileH<R>][kD3TileWords];
+    __shared__ __align__(16) unsigned tile[kTileH<R>][kCTileWords];
     for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
       const long long by0 = (long long)by * kBH<R>;
-      load_tile_deriv3<R, CN>(tile, src, border, bx0, by0, src_aligned, src_aligned16);
-      // Word 3 of the 40-word row = bytes bx0 - 4 .. bx0 - 1, word 0 of the 34-word one.
-      deriv3_tile_out<R, CN, X, Y, kD3TileWords, 3, kD3StreamStores>(tile, dst, bx0, by0);
+      load_tile_chunks<R, CN>(tile, src, border, bx0, by0, src_aligned, src_aligned16);
+      deriv3_tile_out<R, CN, X, Y, kD3StreamStores>(TileRows<kCTileWords, kCOff>{&tile[0][0]}, dst,
+                                                    bx0, by0);
       __syncthreads();
     }
   } else {
     (void)src_aligned16;
     // Plain stores as small3 wrote them (not measured with evict-first: at the small sizes
     // this shape runs, source and outputs fit L2 together).
-    for_each_tile<R, CN, false, true>(
-        src, border, src_aligned, rows_of_blocks, [&](Tile<R>& tile, long long by0) {
-          deriv3_tile_out<R, CN, X, Y, kTileWords, 0, false>(tile, dst, bx0, by0);
-        });
+    for_each_tile<R, CN, false, true>(src, border, src_aligned, rows_of_blocks,
+                                      [&](const auto& tile, long long by0) {
+                                        deriv3_tile_out<R, CN, X, Y, false>(tile, dst, bx0, by0);
+                                      });
   }
 }
 
@@ -480,50 +536,49 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4, kStream>)
   // The tall shape's batched loads: 59 (CN = 1) and 56 (CN = 3) registers of 64, no spills.
   for_each_tile<
       R, CN, R == kRowsTall,
-      kStream>(src, border, src_aligned, rows_of_blocks, [&](Tile<R>& tile, long long by0) {
-    if constexpr (CN == 1) {
-      // Packed column words of tile rows ty*R .. ty*R+R+1 for this thread's columns.
-      unsigned p0[R + 2], p1[R + 2], p2[R + 2];
+      kStream>(src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
+    store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
+      if constexpr (CN == 1) {
+        // Packed column words of tile rows ty*R .. ty*R+R+1 for this thread's columns.
+        unsigned p0[R + 2], p1[R + 2], p2[R + 2];
 #pragma unroll
-      for (int r = 0; r < R + 2; ++r) columns(tile[ty * R + r], tx, p0[r], p1[r], p2[r]);
-      const long long x0 = bx0 + tx * kPX;
+        for (int r = 0; r < R + 2; ++r) columns(tile[ty * R + r], tx, p0[r], p1[r], p2[r]);
 #pragma unroll
-      for (int i = 0; i < R; i += 2) {
-        // Rows i+1, i+2 are shared by outputs i (with row i) and i+1 (with row i+3).
-        const unsigned a0 = vmin(p0[i + 1], p0[i + 2]), b0 = vmax(p0[i + 1], p0[i + 2]);
-        const unsigned a1 = vmin(p1[i + 1], p1[i + 2]), b1 = vmax(p1[i + 1], p1[i + 2]);
-        const unsigned a2 = vmin(p2[i + 1], p2[i + 2]), b2 = vmax(p2[i + 1], p2[i + 2]);
+        for (int i = 0; i < R; i += 2) {
+          // Rows i+1, i+2 are shared by outputs i (with row i) and i+1 (with row i+3).
+          const unsigned a0 = vmin(p0[i + 1], p0[i + 2]), b0 = vmax(p0[i + 1], p0[i + 2]);
+          const unsigned a1 = vmin(p1[i + 1], p1[i + 2]), b1 = vmax(p1[i + 1], p1[i + 2]);
+          const unsigned a2 = vmin(p2[i + 1], p2[i + 2]), b2 = vmax(p2[i + 1], p2[i + 2]);
 #pragma unroll
-        for (int k = 0; k < 2; ++k) {
-          const int extra = k == 0 ? i : i + 3;
-          const Sorted3 s0 = insert(a0, b0, p0[extra]);
-          const Sorted3 s1 = insert(a1, b1, p1[extra]);
-          const Sorted3 s2 = insert(a2, b2, p2[extra]);
-          const Sorted3 c0{between(s0.lo, s1.lo), between(s0.mid, s1.mid), between(s0.hi, s1.hi)};
-          const Sorted3 c1{between(s1.lo, s2.lo), between(s1.mid, s2.mid), between(s1.hi, s2.hi)};
-          const unsigned o0 = median_of(s0, c0, s1);  // pixels x0, x0+1
-          const unsigned o1 = median_of(s1, c1, s2);  // pixels x0+2, x0+3
-          const unsigned out = __byte_perm(o0, o1, 0x6420);
-          store4(dst, by0 + ty * R + i + k, x0, out);
+          for (int k = 0; k < 2; ++k) {
+            const int extra = k == 0 ? i : i + 3;
+            const Sorted3 s0 = insert(a0, b0, p0[extra]);
+            const Sorted3 s1 = insert(a1, b1, p1[extra]);
+            const Sorted3 s2 = insert(a2, b2, p2[extra]);
+            const Sorted3 c0{between(s0.lo, s1.lo), between(s0.mid, s1.mid), between(s0.hi, s1.hi)};
+            const Sorted3 c1{between(s1.lo, s2.lo), between(s1.mid, s2.mid), between(s1.hi, s2.hi)};
+            const unsigned o0 = median_of(s0, c0, s1);  // pixels x0, x0+1
+            const unsigned o1 = median_of(s1, c1, s2);  // pixels x0+2, x0+3
+            put(i + k, __byte_perm(o0, o1, 0x6420));
+          }
+        }
+      } else {
+        static_assert(CN == 3, "median3_u8_kernel: 1 or 3 channels");
+        Cols3 k0 = columns3(tile[ty * R], tx), k1 = columns3(tile[ty * R + 1], tx);
+#pragma unroll
+        for (int i = 0; i < R; i += 2) {
+          // Output i: rows i .. i+2; output i+1: rows i+1 .. i+3; both contain rows i+1, i+2.
+          const Cols3 k2 = columns3(tile[ty * R + i + 2], tx);
+          const Cols3 k3 = columns3(tile[ty * R + i + 3], tx);
+          Cols3 lo, hi;
+          u8_3x3_cn::sort_pair(k1, k2, lo, hi);
+          put(i, u8_3x3_cn::median3_row(lo, hi, k0));
+          put(i + 1, u8_3x3_cn::median3_row(lo, hi, k3));
+          k0 = k2;
+          k1 = k3;
         }
       }
-    } else {
-      static_assert(CN == 3, "median3_u8_kernel: 1 or 3 channels");
-      const long long x0 = bx0 + tx * kPX;
-      Cols3 k0 = columns3(tile[ty * R], tx), k1 = columns3(tile[ty * R + 1], tx);
-#pragma unroll
-      for (int i = 0; i < R; i += 2) {
-        // Output i: rows i .. i+2; output i+1: rows i+1 .. i+3; both contain rows i+1, i+2.
-        const Cols3 k2 = columns3(tile[ty * R + i + 2], tx);
-        const Cols3 k3 = columns3(tile[ty * R + i + 3], tx);
-        Cols3 lo, hi;
-        u8_3x3_cn::sort_pair(k1, k2, lo, hi);
-        store4(dst, by0 + ty * R + i, x0, u8_3x3_cn::median3_row(lo, hi, k0));
-        store4(dst, by0 + ty * R + i + 1, x0, u8_3x3_cn::median3_row(lo, hi, k3));
-        k0 = k2;
-        k1 = k3;
-      }
-    }
+    });
   });
 }
 
