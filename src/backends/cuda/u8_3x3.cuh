@@ -13,14 +13,18 @@
 // the next tile's loads in flight during the current tile's compute (the streaming shape,
 // for_each_tile; the short shape, one tile a block, stays behind kPackedStream for an A/B
 // run). Pixels travel packed two per 32-bit word in 16-bit lanes, so every min/max is one
-// Hopper VIMNMX(3).U16x2 instruction (__vminu4 is emulated in about 6 on sm_90). Per lane the 3x3
+// Hopper VIMNMX(3).U16x2 instruction (__vminu4 is emulated in about 6 on sm_90); dilate/erode
+// and the median hold each byte v as v * 257 in its lane (u8_3x3_dup.hpp: one PRMT a lane
+// pair, host-tested), box/Gaussian and the derivatives v (they multiply). Per lane the 3x3
 // median is
 //   med3(max3(column lows), med3(column mids), min3(column highs))
 // of the three window columns sorted vertically. Column sorts are shared: the sorted middle
 // pair of rows serves two output rows, and the packed column words of a thread serve both of
-// its output words. Input comes from a shared tile of 32-bit words (136 x (8R + 2) bytes for
-// a 128 x 8R output block), loaded with word loads (load_word_tile_u8; edge tiles by words
-// too, except the words that cross the image's left or right side).
+// its output words. Input comes from a shared tile of 32-bit words: in the tall and short
+// shapes 160 x (8R + 2) bytes for a 128 x 8R output block, ten 16-byte chunks a row
+// (load_tile_chunks; edge tiles and 4-byte aligned sources by words, load_word_tile_u8), in
+// the streaming shape 136 x 18 bytes by words. A thread's outputs go out through
+// store_rows4 (one inside test a tile, then a store and a pointer step a row).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +35,7 @@
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/deriv3_u8_packed.hpp"
 #include "src/backends/cuda/u8_3x3_cn.hpp"
+#include "src/backends/cuda/u8_3x3_dup.hpp"
 
 namespace pixflow::cuda::u8_3x3 {
 // Internal linkage: this header is included by median.cu, morphology.cu and separable.cu.
@@ -72,30 +77,10 @@ __device__ __forceinline__ unsigned vmin3(unsigned a, unsigned b, unsigned c) {
 __device__ __forceinline__ unsigned vmax3(unsigned a, unsigned b, unsigned c) {
   return __vimax3_u16x2(a, b, c);
 }
-// Median of three per lane: the sum minus the largest and the smallest (lanes hold bytes,
-// so a sum of three never carries into the next lane).
-__device__ __forceinline__ unsigned vmed3(unsigned a, unsigned b, unsigned c) {
-  return a + b + c - vmax3(a, b, c) - vmin3(a, b, c);
-}
-
-struct Sorted3 {
-  unsigned lo, mid, hi;
-};
-
-// x inserted into the sorted pair p <= q, per lane.
-__device__ __forceinline__ Sorted3 insert(unsigned p, unsigned q, unsigned x) {
-  return {vmin(p, x), vmax(p, vmin(x, q)), vmax(q, x)};
-}
 
 // (lane1 of l, lane0 of r): the packed word between two neighbouring packed words.
 __device__ __forceinline__ unsigned between(unsigned l, unsigned r) {
   return __byte_perm(l, r, 0x5432);
-}
-
-// The 3x3 median of the packed pixels whose window columns are L (left), C, R, each sorted.
-__device__ __forceinline__ unsigned median_of(const Sorted3& L, const Sorted3& C,
-                                              const Sorted3& R) {
-  return vmed3(vmax3(L.lo, C.lo, R.lo), vmed3(L.mid, C.mid, R.mid), vmin3(L.hi, C.hi, R.hi));
 }
 
 // threadIdx.x through a volatile read: the compiler re-reads it where it is used instead of
@@ -263,6 +248,11 @@ using u8_3x3_cn::Cols3;
 __device__ __forceinline__ Cols3 columns3(const unsigned* row, int tx) {
   return u8_3x3_cn::columns3(row[tx], row[tx + 1], row[tx + 2]);
 }
+// The same lane pairs with each lane's byte in both halves (u8_3x3_dup.hpp: 6 PRMT where
+// columns3 takes 8), for the kernels that only compare lanes (morph3, median3).
+__device__ __forceinline__ Cols3 columns3_dup(const unsigned* row, int tx) {
+  return u8_3x3_dup::columns3(row[tx], row[tx + 1], row[tx + 2]);
+}
 
 // Evict-first stores (st.global.cs) for the packed u8 outputs of the tall and short shapes,
 // as deriv3's kD3StreamStores: outputs are never read again by the kernel, so L2 keeps the
@@ -331,22 +321,21 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
           if constexpr (CN == 1) {
             unsigned p0[R + 2], p1[R + 2], p2[R + 2];
 #pragma unroll
-            for (int r = 0; r < R + 2; ++r) columns(tile[ty * R + r], tx, p0[r], p1[r], p2[r]);
-#pragma unroll
-            for (int i = 0; i < R; ++i) {
-              const unsigned c0 = op3(p0[i], p0[i + 1], p0[i + 2]);
-              const unsigned c1 = op3(p1[i], p1[i + 1], p1[i + 2]);
-              const unsigned c2 = op3(p2[i], p2[i + 1], p2[i + 2]);
-              const unsigned o0 = op3(c0, between(c0, c1), c1);  // pixels x0, x0+1
-              const unsigned o1 = op3(c1, between(c1, c2), c2);  // pixels x0+2, x0+3
-              put(i, __byte_perm(o0, o1, 0x6420));
+            for (int r = 0; r < R + 2; ++r) {
+              const unsigned* row = tile[ty * R + r];
+              u8_3x3_dup::columns(row[tx], row[tx + 1], row[tx + 2], p0[r], p1[r], p2[r]);
             }
+#pragma unroll
+            for (int i = 0; i < R; ++i)
+              put(i, u8_3x3_dup::morph3_row<kMax>(op3(p0[i], p0[i + 1], p0[i + 2]),
+                                                  op3(p1[i], p1[i + 1], p1[i + 2]),
+                                                  op3(p2[i], p2[i + 1], p2[i + 2])));
           } else {
             static_assert(CN == 3, "morph3_u8_kernel: 1 or 3 channels");
-            Cols3 k0 = columns3(tile[ty * R], tx), k1 = columns3(tile[ty * R + 1], tx);
+            Cols3 k0 = columns3_dup(tile[ty * R], tx), k1 = columns3_dup(tile[ty * R + 1], tx);
 #pragma unroll
             for (int i = 0; i < R; ++i) {
-              const Cols3 k2 = columns3(tile[ty * R + i + 2], tx);
+              const Cols3 k2 = columns3_dup(tile[ty * R + i + 2], tx);
               const unsigned o0 = op3(op3(k0.l0, k1.l0, k2.l0), op3(k0.c0, k1.c0, k2.c0),
                                       op3(k0.r0, k1.r0, k2.r0));  // bytes x0, x0+1
               const unsigned o1 = op3(op3(k0.l1, k1.l1, k2.l1), op3(k0.c1, k1.c1, k2.c1),
@@ -534,52 +523,48 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4, kStream>)
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
   // The tall shape's batched loads: 59 (CN = 1) and 56 (CN = 3) registers of 64, no spills.
-  for_each_tile<
-      R, CN, R == kRowsTall,
-      kStream>(src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
-    store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
-      if constexpr (CN == 1) {
-        // Packed column words of tile rows ty*R .. ty*R+R+1 for this thread's columns.
-        unsigned p0[R + 2], p1[R + 2], p2[R + 2];
+  for_each_tile<R, CN, R == kRowsTall, kStream>(
+      src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
+        store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
+          if constexpr (CN == 1) {
+            // Packed column words of tile rows ty*R .. ty*R+R+1 for this thread's columns.
+            unsigned p0[R + 2], p1[R + 2], p2[R + 2];
 #pragma unroll
-        for (int r = 0; r < R + 2; ++r) columns(tile[ty * R + r], tx, p0[r], p1[r], p2[r]);
+            for (int r = 0; r < R + 2; ++r) {
+              const unsigned* row = tile[ty * R + r];
+              u8_3x3_dup::columns(row[tx], row[tx + 1], row[tx + 2], p0[r], p1[r], p2[r]);
+            }
 #pragma unroll
-        for (int i = 0; i < R; i += 2) {
-          // Rows i+1, i+2 are shared by outputs i (with row i) and i+1 (with row i+3).
-          const unsigned a0 = vmin(p0[i + 1], p0[i + 2]), b0 = vmax(p0[i + 1], p0[i + 2]);
-          const unsigned a1 = vmin(p1[i + 1], p1[i + 2]), b1 = vmax(p1[i + 1], p1[i + 2]);
-          const unsigned a2 = vmin(p2[i + 1], p2[i + 2]), b2 = vmax(p2[i + 1], p2[i + 2]);
+            for (int i = 0; i < R; i += 2) {
+              // Rows i+1, i+2 are shared by outputs i (with row i) and i+1 (with row i+3).
+              const unsigned a0 = vmin(p0[i + 1], p0[i + 2]), b0 = vmax(p0[i + 1], p0[i + 2]);
+              const unsigned a1 = vmin(p1[i + 1], p1[i + 2]), b1 = vmax(p1[i + 1], p1[i + 2]);
+              const unsigned a2 = vmin(p2[i + 1], p2[i + 2]), b2 = vmax(p2[i + 1], p2[i + 2]);
 #pragma unroll
-          for (int k = 0; k < 2; ++k) {
-            const int extra = k == 0 ? i : i + 3;
-            const Sorted3 s0 = insert(a0, b0, p0[extra]);
-            const Sorted3 s1 = insert(a1, b1, p1[extra]);
-            const Sorted3 s2 = insert(a2, b2, p2[extra]);
-            const Sorted3 c0{between(s0.lo, s1.lo), between(s0.mid, s1.mid), between(s0.hi, s1.hi)};
-            const Sorted3 c1{between(s1.lo, s2.lo), between(s1.mid, s2.mid), between(s1.hi, s2.hi)};
-            const unsigned o0 = median_of(s0, c0, s1);  // pixels x0, x0+1
-            const unsigned o1 = median_of(s1, c1, s2);  // pixels x0+2, x0+3
-            put(i + k, __byte_perm(o0, o1, 0x6420));
+              for (int k = 0; k < 2; ++k) {
+                const int extra = k == 0 ? i : i + 3;
+                put(i + k, u8_3x3_dup::median3_row(a0, b0, a1, b1, a2, b2, p0[extra], p1[extra],
+                                                   p2[extra]));
+              }
+            }
+          } else {
+            static_assert(CN == 3, "median3_u8_kernel: 1 or 3 channels");
+            Cols3 k0 = columns3_dup(tile[ty * R], tx), k1 = columns3_dup(tile[ty * R + 1], tx);
+#pragma unroll
+            for (int i = 0; i < R; i += 2) {
+              // Output i: rows i .. i+2; output i+1: rows i+1 .. i+3; both contain rows i+1, i+2.
+              const Cols3 k2 = columns3_dup(tile[ty * R + i + 2], tx);
+              const Cols3 k3 = columns3_dup(tile[ty * R + i + 3], tx);
+              Cols3 lo, hi;
+              u8_3x3_cn::sort_pair(k1, k2, lo, hi);
+              put(i, u8_3x3_cn::median3_row(lo, hi, k0));
+              put(i + 1, u8_3x3_cn::median3_row(lo, hi, k3));
+              k0 = k2;
+              k1 = k3;
+            }
           }
-        }
-      } else {
-        static_assert(CN == 3, "median3_u8_kernel: 1 or 3 channels");
-        Cols3 k0 = columns3(tile[ty * R], tx), k1 = columns3(tile[ty * R + 1], tx);
-#pragma unroll
-        for (int i = 0; i < R; i += 2) {
-          // Output i: rows i .. i+2; output i+1: rows i+1 .. i+3; both contain rows i+1, i+2.
-          const Cols3 k2 = columns3(tile[ty * R + i + 2], tx);
-          const Cols3 k3 = columns3(tile[ty * R + i + 3], tx);
-          Cols3 lo, hi;
-          u8_3x3_cn::sort_pair(k1, k2, lo, hi);
-          put(i, u8_3x3_cn::median3_row(lo, hi, k0));
-          put(i + 1, u8_3x3_cn::median3_row(lo, hi, k3));
-          k0 = k2;
-          k1 = k3;
-        }
-      }
-    });
-  });
+        });
+      });
 }
 
 // A kernel above for R rows a thread: (src, dst, border, src_aligned, rows_of_blocks, extra...).
