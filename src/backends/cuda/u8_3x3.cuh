@@ -34,6 +34,7 @@
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/deriv3_u8_packed.hpp"
+#include "src/backends/cuda/linear3_u8_packed.hpp"
 #include "src/backends/cuda/u8_3x3_cn.hpp"
 #include "src/backends/cuda/u8_3x3_dup.hpp"
 
@@ -351,22 +352,53 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
 
 // Linear 3x3 on u8 (box, Gaussian): horizontal sums packed in 16-bit lanes — Q8 taps that sum
 // to 256 keep every lane below 65536 (255 * 256), so one 32-bit multiply-add serves two pixels
-// — then the vertical pass per pixel in 32 bits. Integer results equal the reference's.
+// — then the vertical pass: the box's packed too (a lane's 3x3 sum <= 2295), the Gaussian's per
+// pixel in 32 bits; the outputs by linear3_u8_packed.hpp (host-tested). Integer results equal
+// the reference's.
 struct Linear3 {
   unsigned hx0, hx1;  // horizontal taps (outer, centre); box: 1, 1
   unsigned vy0, vy1;  // vertical taps
   int kind;           // 0: box mean (/9, half to even), 1: box sum (saturated), 2: Gaussian Q8
 };
 
-__device__ __forceinline__ unsigned lane_out(unsigned a, unsigned b, unsigned c, const Linear3& k) {
-  if (k.kind == 2) {
-    const unsigned v = k.vy0 * a + k.vy1 * b + k.vy0 * c;  // < 2^24
-    return (v + 32768u) >> 16;                             // <= 255 by construction
+// The kind is a tile's one branch (the body is compiled once for each, with the box's taps of
+// 1 folded): lane_out's per-lane switch on it was 2 branches and ~6 more instructions a lane
+// in the SASS, and the box's multiplies by 1 were IMADs.
+template <int R, int CN, int kKind, class Rows, class Put>
+__device__ __forceinline__ void linear3_rows(const Rows& tile, const Linear3& k, Put&& put) {
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  unsigned h0[R + 2], h1[R + 2];  // packed row sums: pixels (x0, x0+1), (x0+2, x0+3)
+#pragma unroll
+  for (int r = 0; r < R + 2; ++r) {
+    unsigned l0, c0, r0, l1, c1, r1;  // the outer, centre, outer lanes of each output word
+    if constexpr (CN == 1) {
+      unsigned p0, p1, p2;
+      columns(tile[ty * R + r], tx, p0, p1, p2);
+      l0 = p0, c0 = between(p0, p1), r0 = p1;
+      l1 = p1, c1 = between(p1, p2), r1 = p2;
+    } else {
+      static_assert(CN == 3, "linear3_u8_kernel: 1 or 3 channels");
+      const Cols3 c = columns3(tile[ty * R + r], tx);
+      l0 = c.l0, c0 = c.c0, r0 = c.r0, l1 = c.l1, c1 = c.c1, r1 = c.r1;
+    }
+    if constexpr (kKind == 2) {
+      h0[r] = k.hx0 * l0 + k.hx1 * c0 + k.hx0 * r0;
+      h1[r] = k.hx0 * l1 + k.hx1 * c1 + k.hx0 * r1;
+    } else {
+      h0[r] = l0 + c0 + r0;
+      h1[r] = l1 + c1 + r1;
+    }
   }
-  const unsigned s = a + b + c;  // <= 2295
-  if (k.kind == 1) return s > 255u ? 255u : s;
-  const unsigned q = s / 9u, r = s - 9u * q;
-  return q + (2u * r > 9u ? 1u : 0u);  // 9 is odd: no exact halves
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    if constexpr (kKind == 2) {
+      put(i, linear3_u8::gauss_row(h0[i], h0[i + 1], h0[i + 2], h1[i], h1[i + 1], h1[i + 2], k.vy0,
+                                   k.vy1));
+    } else {
+      const unsigned s0 = h0[i] + h0[i + 1] + h0[i + 2], s1 = h1[i] + h1[i + 1] + h1[i + 2];
+      put(i, kKind == 0 ? linear3_u8::box_mean_row(s0, s1) : linear3_u8::box_sum_row(s0, s1));
+    }
+  }
 }
 
 // CN = 3: the same with the row sums of columns3's words (bytes 3 apart, one channel each).
@@ -381,32 +413,13 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
   // 48-register bound (5 blocks a SM).
   for_each_tile<R, CN, false, kStream>(
       src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
-        unsigned h0[R + 2], h1[R + 2];  // packed row sums: pixels (x0, x0+1), (x0+2, x0+3)
-#pragma unroll
-        for (int r = 0; r < R + 2; ++r) {
-          if constexpr (CN == 1) {
-            unsigned p0, p1, p2;
-            columns(tile[ty * R + r], tx, p0, p1, p2);
-            h0[r] = k.hx0 * p0 + k.hx1 * between(p0, p1) + k.hx0 * p1;
-            h1[r] = k.hx0 * p1 + k.hx1 * between(p1, p2) + k.hx0 * p2;
-          } else {
-            static_assert(CN == 3, "linear3_u8_kernel: 1 or 3 channels");
-            const Cols3 c = columns3(tile[ty * R + r], tx);
-            h0[r] = k.hx0 * c.l0 + k.hx1 * c.c0 + k.hx0 * c.r0;
-            h1[r] = k.hx0 * c.l1 + k.hx1 * c.c1 + k.hx0 * c.r1;
-          }
-        }
         store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
-#pragma unroll
-          for (int i = 0; i < R; ++i) {
-            const unsigned o0 =
-                lane_out(h0[i] & 0xffffu, h0[i + 1] & 0xffffu, h0[i + 2] & 0xffffu, k);
-            const unsigned o1 = lane_out(h0[i] >> 16, h0[i + 1] >> 16, h0[i + 2] >> 16, k);
-            const unsigned o2 =
-                lane_out(h1[i] & 0xffffu, h1[i + 1] & 0xffffu, h1[i + 2] & 0xffffu, k);
-            const unsigned o3 = lane_out(h1[i] >> 16, h1[i + 1] >> 16, h1[i + 2] >> 16, k);
-            put(i, o0 | (o1 << 8) | (o2 << 16) | (o3 << 24));
-          }
+          if (k.kind == 2)
+            linear3_rows<R, CN, 2>(tile, k, put);
+          else if (k.kind == 1)
+            linear3_rows<R, CN, 1>(tile, k, put);
+          else
+            linear3_rows<R, CN, 0>(tile, k, put);
         });
       });
 }
