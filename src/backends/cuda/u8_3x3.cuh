@@ -58,8 +58,9 @@ constexpr int kTileH = kBH<R> + 2;
 // shape runs ~8 blocks a SM at 1920x1080: 6 resident blocks of 256 threads cap it at 40
 // registers (8 blocks = 32 registers spilled 8 bytes in morph3/linear3/deriv3). The tall
 // shape keeps the occupancy it was measured with at 8K (46/54/44 registers = 5/4/5 blocks for
-// morph3/median3/linear3): unbounded, the templated kernels took 56/63/55; now (for_each_tile;
-// batched loads in median3 and morph3 CN = 3) 48/59/46-48 (median3 CN = 3: 56), no spills.
+// morph3/median3/linear3): unbounded, the templated kernels took 56/63/55; with the chunk
+// tiles and store_rows4 (branch morph3-issue) 48/56/47-48 (median3 CN = 3: 64), no spills.
+// The short shape: 40 (38 some CN = 3), no spills.
 // deriv3: kD3TallBlocks. The streaming shape: kPackedStreamBlocks (launch.cuh), 46-48.
 template <int R, int kTallBlocks, bool kStream = false>
 constexpr int kMinBlocks = kStream           ? kPackedStreamBlocks
@@ -181,7 +182,8 @@ __device__ __forceinline__ bool rows_aligned16(const DevView<std::uint8_t>& v) {
 // tile's first output row), for every kernel below; body stores its outputs, the barriers are
 // here. Grid shapes (launch_3x3_cn):
 // - !kStream (tall, short): block (x, y) takes tile rows y, y + gridDim.y, ... (grid_2d), each
-//   loaded (kBatched: all of a thread's words in flight at once), then computed.
+//   loaded (16-byte chunks, load_tile_chunks; kBatched: the word loader's interior words all
+//   in flight at once, for sources 4-byte but not 16-byte aligned), then computed.
 // - kStream: one wave of blocks; block y takes the consecutive tile rows [y * per, min((y + 1)
 //   * per, rows_of_blocks)), per = ceil(rows_of_blocks / gridDim.y), two shared tiles in turn:
 //   tile t + 1's loads are issued (word_tile_issue: into registers when the tile is interior)
@@ -314,8 +316,9 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
   auto op3 = [](unsigned a, unsigned b, unsigned c) {
     return kMax ? vmax3(a, b, c) : vmin3(a, b, c);
   };
-  // The tall shape's batched loads (9 words a thread in flight, as deriv3) for CN = 3; CN = 1
-  // spilled 12 bytes with them at its 48-register bound (5 blocks a SM).
+  // The tall shape's batched word loads (9 words a thread in flight; the sources 4-byte but
+  // not 16-byte aligned) for CN = 3; CN = 1 spilled 12 bytes with them at its 48-register bound
+  // (5 blocks a SM).
   for_each_tile<R, CN, R == kRowsTall && CN == 3, kStream>(
       src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
         store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
@@ -409,8 +412,8 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
                       Linear3 k) {
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
-  // The tall shape keeps the unbatched loads: batched, both CN spilled 12 bytes at the
-  // 48-register bound (5 blocks a SM).
+  // The tall shape keeps the unbatched word loads (sources 4-byte but not 16-byte aligned):
+  // batched, both CN spilled 12 bytes at the 48-register bound (5 blocks a SM).
   for_each_tile<R, CN, false, kStream>(
       src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
         store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
@@ -535,7 +538,8 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4, kStream>)
                       DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
-  // The tall shape's batched loads: 59 (CN = 1) and 56 (CN = 3) registers of 64, no spills.
+  // The tall shape's batched word loads (sources 4-byte but not 16-byte aligned): 56 (CN = 1)
+  // and 64 (CN = 3) registers of 64, no spills.
   for_each_tile<R, CN, R == kRowsTall, kStream>(
       src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
         store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
