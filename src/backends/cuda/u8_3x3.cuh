@@ -109,7 +109,7 @@ using Tile = unsigned[kTileH<R>][kTileWords];
 // each side than the 3x3 window needs), so that a tile row is ten whole 16-byte chunks of the
 // image row when the source rows are 16-byte aligned: a thread loads 2-3 chunks (LDG.128)
 // where the 136-byte word tile took 9 word loads and ~100 instructions of 64-bit address
-// arithmetic before its last load left (SASS of the tall dilate: ~150 of its ~600
+// arithmetic before its last load left (SASS of the tall dilate: ~170 of its ~550
 // instructions a thread; deriv-fast measured the same on sobel). Word kCOff of a row = bytes
 // bx0 - 4 .. bx0 - 1, word 0 of the 34-word tile: the windows read words kCOff .. kCOff + 33.
 constexpr int kCTileWords = (kBW + 32) / 4;  // 40
