@@ -132,6 +132,53 @@ TEST(Packed3x3Stream, EveryBackendMatchesRefOnManyTiles) {
   }
 }
 
+// The tile loaders of the tall and short shapes, for every op the packed kernels serve
+// (u8_3x3.cuh load_tile_chunks: 16-byte chunks from bx0 - 16 where the source rows are 16-byte
+// aligned and the tile lies inside the image; words where they are 4-byte aligned only, the
+// border rule on the edge tiles and for other alignments; then store_rows4's inside and
+// clipped stores). The sources are ROIs starting `off` samples into a wider image (64-byte
+// aligned rows): u8x1 at bytes 0 and 16 (chunks; at 16 with image bytes left of the ROI that
+// the tile must not read: the border rule applies at the ROI's edge), 4 (words), 1 (bytes);
+// u8x3 at 16 pixels (48 bytes: chunks) and 4 (12 bytes: words). 600x150 takes the short shape
+// (kPackedStream false) or the streaming one; 4100x2200 u8x1 and 1400x2200 u8x3 the tall one
+// (33 x 35 blocks of 128 x 64 bytes: partial last block row and column). Destinations tight
+// (4-byte aligned rows: the packed path). Borders in turn, constants 300 and -7 among them.
+TEST(Packed3x3, EveryOpMatchesRefAtEverySourceAlignment) {
+  auto rng = make_rng(0x5714);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  struct Case {
+    int cn, off;
+    Size s;
+  };
+  const Case cases[] = {{1, 0, {600, 150}},   {1, 16, {600, 150}},   {1, 4, {600, 150}},
+                        {1, 1, {600, 150}},   {3, 16, {600, 150}},   {1, 16, {4100, 2200}},
+                        {1, 4, {4100, 2200}}, {3, 16, {1400, 2200}}, {3, 4, {1400, 2200}}};
+  const std::vector<Op3> ops = packed_ops();
+  std::size_t turn = 0;
+  for (const Case& c : cases) {
+    TestImage wide = random_image(c.s.w + c.off, c.s.h, {Depth::u8, c.cn}, rng, true);
+    const ConstImageView src = ConstImageView(wide.view).roi(c.off, 0, c.s.w, c.s.h);
+    std::vector<TestImage> on_backend;
+    for (Backend be : test_backends()) on_backend.push_back(to_backend(be, wide.view, rng, true));
+    for (const Op3& op : ops) {
+      const Border b = borders[turn++ % borders.size()];
+      TestImage want = make_dst(c.s.w, c.s.h, {op.out, c.cn}, rng, true);
+      op.run(src, want.view, b, Backend::ref);
+      std::size_t bi = 0;
+      for (Backend be : test_backends()) {
+        PIXFLOW_TRACE(testing::Message()
+                      << backend_name(be) << " " << op.name << " u8x" << c.cn << " " << c.s.w << "x"
+                      << c.s.h << " " << describe(b) << " source at sample " << c.off);
+        TestImage got = make_dst_on(be, c.s.w, c.s.h, {op.out, c.cn}, rng, true);
+        op.run(ConstImageView(on_backend[bi++].view).roi(c.off, 0, c.s.w, c.s.h), got.view, b, be);
+        ASSERT_EQ(compare(to_host(got.view), want.view), "");
+      }
+    }
+  }
+}
+
 #if PIXFLOW_HAVE_CUDA
 // The streaming grid on the host (launch.cuh, as u8_3x3.cuh's launch_3x3_cn uses it): every
 // tile of a block column in exactly one block's range [y * per, min((y + 1) * per, tiles)),

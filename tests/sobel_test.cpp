@@ -323,7 +323,7 @@ TEST(Sobel, EveryBackendMatchesRefOnManyTiles) {
     }
 }
 
-// The packed u8 -> s16 kernel's three tile loaders (u8_3x3.cuh load_tile_deriv3): 16-byte
+// The packed u8 -> s16 kernel's three tile loaders (u8_3x3.cuh load_tile_chunks): 16-byte
 // chunks where the source rows are 16-byte aligned and the tile lies inside the image, word
 // loads where they are 4-byte aligned only, the border rule on the edge tiles and for other
 // alignments. The sources are ROIs starting `off` samples into a wider image (64-byte aligned

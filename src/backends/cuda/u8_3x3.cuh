@@ -13,14 +13,18 @@
 // the next tile's loads in flight during the current tile's compute (the streaming shape,
 // for_each_tile; the short shape, one tile a block, stays behind kPackedStream for an A/B
 // run). Pixels travel packed two per 32-bit word in 16-bit lanes, so every min/max is one
-// Hopper VIMNMX(3).U16x2 instruction (__vminu4 is emulated in about 6 on sm_90). Per lane the 3x3
+// Hopper VIMNMX(3).U16x2 instruction (__vminu4 is emulated in about 6 on sm_90); dilate/erode
+// and the median hold each byte v as v * 257 in its lane (u8_3x3_dup.hpp: one PRMT a lane
+// pair, host-tested), box/Gaussian and the derivatives v (they multiply). Per lane the 3x3
 // median is
 //   med3(max3(column lows), med3(column mids), min3(column highs))
 // of the three window columns sorted vertically. Column sorts are shared: the sorted middle
 // pair of rows serves two output rows, and the packed column words of a thread serve both of
-// its output words. Input comes from a shared tile of 32-bit words (136 x (8R + 2) bytes for
-// a 128 x 8R output block), loaded with word loads (load_word_tile_u8; edge tiles by words
-// too, except the words that cross the image's left or right side).
+// its output words. Input comes from a shared tile of 32-bit words: in the tall and short
+// shapes 160 x (8R + 2) bytes for a 128 x 8R output block, ten 16-byte chunks a row
+// (load_tile_chunks; edge tiles and 4-byte aligned sources by words, load_word_tile_u8), in
+// the streaming shape 136 x 18 bytes by words. A thread's outputs go out through
+// store_rows4 (one inside test a tile, then a store and a pointer step a row).
 #pragma once
 
 #include <cstdint>
@@ -30,7 +34,9 @@
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/deriv3_u8_packed.hpp"
+#include "src/backends/cuda/linear3_u8_packed.hpp"
 #include "src/backends/cuda/u8_3x3_cn.hpp"
+#include "src/backends/cuda/u8_3x3_dup.hpp"
 
 namespace pixflow::cuda::u8_3x3 {
 // Internal linkage: this header is included by median.cu, morphology.cu and separable.cu.
@@ -52,8 +58,9 @@ constexpr int kTileH = kBH<R> + 2;
 // shape runs ~8 blocks a SM at 1920x1080: 6 resident blocks of 256 threads cap it at 40
 // registers (8 blocks = 32 registers spilled 8 bytes in morph3/linear3/deriv3). The tall
 // shape keeps the occupancy it was measured with at 8K (46/54/44 registers = 5/4/5 blocks for
-// morph3/median3/linear3): unbounded, the templated kernels took 56/63/55; now (for_each_tile;
-// batched loads in median3 and morph3 CN = 3) 48/59/46-48 (median3 CN = 3: 56), no spills.
+// morph3/median3/linear3): unbounded, the templated kernels took 56/63/55; with the chunk
+// tiles and store_rows4 (branch morph3-issue) 48/56/47-48 (median3 CN = 3: 64), no spills.
+// The short shape: 40 (38 some CN = 3), no spills.
 // deriv3: kD3TallBlocks. The streaming shape: kPackedStreamBlocks (launch.cuh), 46-48.
 template <int R, int kTallBlocks, bool kStream = false>
 constexpr int kMinBlocks = kStream           ? kPackedStreamBlocks
@@ -72,55 +79,111 @@ __device__ __forceinline__ unsigned vmin3(unsigned a, unsigned b, unsigned c) {
 __device__ __forceinline__ unsigned vmax3(unsigned a, unsigned b, unsigned c) {
   return __vimax3_u16x2(a, b, c);
 }
-// Median of three per lane: the sum minus the largest and the smallest (lanes hold bytes,
-// so a sum of three never carries into the next lane).
-__device__ __forceinline__ unsigned vmed3(unsigned a, unsigned b, unsigned c) {
-  return a + b + c - vmax3(a, b, c) - vmin3(a, b, c);
-}
-
-struct Sorted3 {
-  unsigned lo, mid, hi;
-};
-
-// x inserted into the sorted pair p <= q, per lane.
-__device__ __forceinline__ Sorted3 insert(unsigned p, unsigned q, unsigned x) {
-  return {vmin(p, x), vmax(p, vmin(x, q)), vmax(q, x)};
-}
 
 // (lane1 of l, lane0 of r): the packed word between two neighbouring packed words.
 __device__ __forceinline__ unsigned between(unsigned l, unsigned r) {
   return __byte_perm(l, r, 0x5432);
 }
 
-// The 3x3 median of the packed pixels whose window columns are L (left), C, R, each sorted.
-__device__ __forceinline__ unsigned median_of(const Sorted3& L, const Sorted3& C,
-                                              const Sorted3& R) {
-  return vmed3(vmax3(L.lo, C.lo, R.lo), vmed3(L.mid, C.mid, R.mid), vmin3(L.hi, C.hi, R.hi));
+// threadIdx.x through a volatile read: the compiler re-reads it where it is used instead of
+// keeping it (or what it computed from it) live across a loop body.
+__device__ __forceinline__ int tid_x_again() {
+  int v;
+  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(v));
+  return v;
 }
-
-// Tile byte (r, i) is image pixel (bx0 - 4 + i, by0 - 1 + r), by the border rule. Syncs at
-// the end.
-// With CN channels "pixel" reads "row byte": tile byte (r, i) is row byte bx0 - 4 + i.
-// kBatched: every word of a thread loaded before the first is stored (load_word_tile_u8's
-// kRows), for the interior tiles.
-template <int R, int CN = 1, bool kBatched = false>
-__device__ __forceinline__ void load_tile_3x3(unsigned (&tile)[kTileH<R>][kTileWords],
-                                              const DevView<std::uint8_t>& src,
-                                              const DevBorder<std::uint8_t>& border, long long bx0,
-                                              long long by0, bool src_aligned) {
-  load_word_tile_u8<kTileWords, kTX * kTY, CN, kBatched ? kTileH<R> : 0>(
-      &tile[0][0], kTileH<R>, int(threadIdx.y) * kTX + int(threadIdx.x), src, border, bx0 - 4,
-      by0 - 1, src_aligned);
+// The flat thread index, re-read likewise (tid_x_again): the chunk loader's per-thread offsets
+// are loop-invariant, and ptxas kept them across the edge path of the short shape's 40-register
+// bound in local memory (8 bytes spilled) rather than recompute them a tile.
+__device__ __forceinline__ int tid_again() {
+  int y;
+  asm volatile("mov.u32 %0, %%tid.y;" : "=r"(y));
+  return y * kTX + tid_x_again();
 }
 
 template <int R>
 using Tile = unsigned[kTileH<R>][kTileWords];
 
+// The chunk tile of the tall and short shapes (every family): rows of kCTileWords words = input
+// bytes bx0 - 16 .. bx0 + 143 of the block's output bytes bx0 .. bx0 + 127 (12 bytes more on
+// each side than the 3x3 window needs), so that a tile row is ten whole 16-byte chunks of the
+// image row when the source rows are 16-byte aligned: a thread loads 2-3 chunks (LDG.128)
+// where the 136-byte word tile took 9 word loads and ~100 instructions of 64-bit address
+// arithmetic before its last load left (SASS of the tall dilate: ~170 of its ~550
+// instructions a thread; deriv-fast measured the same on sobel). Word kCOff of a row = bytes
+// bx0 - 4 .. bx0 - 1, word 0 of the 34-word tile: the windows read words kCOff .. kCOff + 33.
+constexpr int kCTileWords = (kBW + 32) / 4;  // 40
+constexpr int kCChunks = kCTileWords / 4;    // 10 chunks of 16 bytes a tile row
+constexpr int kCOff = 3;
+
+// Tile word (r, w) = row byte bx0 - 16 + 4 w .. + 3 of row by0 - 1 + r, by the border rule.
+// Interior tiles of 16-byte aligned sources: every chunk of a thread loaded before the first
+// is stored (one load round trip), its address a 32-bit offset from the tile's first byte (the
+// 64-bit row address of each chunk was ~8 instructions a load; sources whose stride is too
+// large for int offsets take the word path). Other tiles: load_word_tile_u8 over the 34 words
+// the windows read (words kCOff .. kCOff + 33 of each row; the other 6 are never read), word
+// loads inside the image, the border rule per byte on the edges (kBatched: its interior loads
+// in one round trip, the 4-byte aligned sources). Syncs at the end.
+template <int R, int CN, bool kBatched = false>
+__device__ __forceinline__ void load_tile_chunks(unsigned (&tile)[kTileH<R>][kCTileWords],
+                                                 const DevView<std::uint8_t>& src,
+                                                 const DevBorder<std::uint8_t>& border,
+                                                 long long bx0, long long by0, bool src_aligned,
+                                                 bool src_aligned16) {
+  constexpr int kThreads = kTX * kTY;
+  const int tid = tid_again();
+  const long long x0 = bx0 - 16, y0 = by0 - 1;
+  const long long wc = (long long)src.w * CN;
+  constexpr long long kMaxStride = (0x7fffffffLL - 4 * kCTileWords) / kTileH<R>;
+  if (src_aligned16 && x0 >= 0 && x0 + 4 * kCTileWords <= wc && y0 >= 0 &&
+      y0 + kTileH<R> <= src.h && src.stride <= kMaxStride) {
+    constexpr int kTotal = kTileH<R> * kCChunks, kFull = kTotal / kThreads;
+    constexpr bool kTail = kTotal % kThreads != 0;
+    const unsigned char* base = src.data + y0 * src.stride + x0;
+    const int stride = int(src.stride);
+    // The tail chunk defined on every path: left undefined where its load is skipped, ptxas
+    // carried it across the tile loop in local memory (16 bytes spilled in the short shape).
+    uint4 v[kFull + 1];
+    v[kFull] = make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int k = 0; k < kFull + int(kTail); ++k) {
+      const int i = tid + k * kThreads, r = i / kCChunks, q = i - r * kCChunks;
+      if (k < kFull || i < kTotal)
+        v[k] = *reinterpret_cast<const uint4*>(base + (r * stride + 16 * q));
+    }
+    uint4* t = reinterpret_cast<uint4*>(&tile[0][0]);
+#pragma unroll
+    for (int k = 0; k < kFull + int(kTail); ++k)
+      if (k < kFull || tid + k * kThreads < kTotal) t[tid + k * kThreads] = v[k];
+    __syncthreads();  // the block agrees on the test above
+    return;
+  }
+  load_word_tile_u8<kTileWords, kThreads, CN, kBatched ? kTileH<R> : 0, kCTileWords>(
+      &tile[0][0] + kCOff, kTileH<R>, tid, src, border, bx0 - 4, y0, src_aligned);
+}
+
+// The rows of a tile as the kernels' bodies read them: rows[r] = the word of tile row r that
+// holds bytes bx0 - 4 .. bx0 - 1 (either layout).
+template <int kPitch, int kOff>
+struct TileRows {
+  const unsigned* base;
+  __device__ __forceinline__ const unsigned* operator[](int r) const {
+    return base + r * kPitch + kOff;
+  }
+};
+
+// Source rows 16-byte aligned (rows_aligned(s, 16)), from the view itself: the kernels
+// launched through launch_3x3_cn without deriv3's extra argument.
+__device__ __forceinline__ bool rows_aligned16(const DevView<std::uint8_t>& v) {
+  return ((reinterpret_cast<unsigned long long>(v.data) | (unsigned long long)v.stride) & 15) == 0;
+}
+
 // The block's tiles, each loaded into shared memory and handed to body(tile, by0) (by0: the
 // tile's first output row), for every kernel below; body stores its outputs, the barriers are
 // here. Grid shapes (launch_3x3_cn):
 // - !kStream (tall, short): block (x, y) takes tile rows y, y + gridDim.y, ... (grid_2d), each
-//   loaded (kBatched: all of a thread's words in flight at once), then computed.
+//   loaded (16-byte chunks, load_tile_chunks; kBatched: the word loader's interior words all
+//   in flight at once, for sources 4-byte but not 16-byte aligned), then computed.
 // - kStream: one wave of blocks; block y takes the consecutive tile rows [y * per, min((y + 1)
 //   * per, rows_of_blocks)), per = ceil(rows_of_blocks / gridDim.y), two shared tiles in turn:
 //   tile t + 1's loads are issued (word_tile_issue: into registers when the tile is interior)
@@ -133,11 +196,12 @@ __device__ __forceinline__ void for_each_tile(const DevView<std::uint8_t>& src,
                                               bool src_aligned, int rows_of_blocks, Body&& body) {
   const long long bx0 = (long long)blockIdx.x * kBW;
   if constexpr (!kStream) {
-    __shared__ Tile<R> tile;
+    __shared__ __align__(16) unsigned tile[kTileH<R>][kCTileWords];
+    const bool aligned16 = src_aligned && rows_aligned16(src);
     for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
       const long long by0 = (long long)by * kBH<R>;
-      load_tile_3x3<R, CN, kBatched>(tile, src, border, bx0, by0, src_aligned);
-      body(tile, by0);
+      load_tile_chunks<R, CN, kBatched>(tile, src, border, bx0, by0, src_aligned, aligned16);
+      body(TileRows<kCTileWords, kCOff>{&tile[0][0]}, by0);
       __syncthreads();
     }
   } else {
@@ -165,7 +229,7 @@ __device__ __forceinline__ void for_each_tile(const DevView<std::uint8_t>& src,
       if (t + 1 < t1)
         word_tile_issue<kTileWords, kTX * kTY, CN, kTileH<R>>(
             ahead, next, tid, src, border, bx0 - 4, (long long)(t + 1) * kBH<R> - 1, src_aligned);
-      body(cur, (long long)t * kBH<R>);
+      body(TileRows<kTileWords, 0>{&cur[0][0]}, (long long)t * kBH<R>);
       word_tile_commit(ahead, next, tid);
       __syncthreads();
     }
@@ -187,16 +251,56 @@ using u8_3x3_cn::Cols3;
 __device__ __forceinline__ Cols3 columns3(const unsigned* row, int tx) {
   return u8_3x3_cn::columns3(row[tx], row[tx + 1], row[tx + 2]);
 }
+// The same lane pairs with each lane's byte in both halves (u8_3x3_dup.hpp: 6 PRMT where
+// columns3 takes 8), for the kernels that only compare lanes (morph3, median3).
+__device__ __forceinline__ Cols3 columns3_dup(const unsigned* row, int tx) {
+  return u8_3x3_dup::columns3(row[tx], row[tx + 1], row[tx + 2]);
+}
 
-// Stores the 4 packed output bytes of row y (clipped at the right edge).
-__device__ __forceinline__ void store4(const DevView<std::uint8_t>& dst, long long y, long long x0,
-                                       unsigned out) {
-  if (y >= dst.h) return;
-  std::uint8_t* d = dst.row(y) + x0;
-  if (x0 + 3 < dst.w) {
-    *reinterpret_cast<unsigned*>(d) = out;
+// Evict-first stores (st.global.cs) for the packed u8 outputs of the tall and short shapes,
+// as deriv3's kD3StreamStores: outputs are never read again by the kernel, so L2 keeps the
+// source rows the next block row's tiles read again. false restores plain stores for an A/B
+// run.
+constexpr bool kPackedEvictFirst = true;
+// The streaming shape keeps plain stores, as small3 wrote them (small images: source and
+// outputs fit L2 together).
+template <bool kStream>
+constexpr bool kEvict = kPackedEvictFirst && !kStream;
+
+// The stores of a thread's R output rows of 4 bytes (row bytes x0 .. x0 + 3 of rows y0 ..
+// y0 + R - 1), clipped to the image. body(put) computes the rows and calls put(i, v) for rows
+// i = 0, 1, .., R - 1 in order (the pointer steps a row a call); it is instantiated twice:
+// once for the threads whose 4 x R outputs all lie inside the image (all but the last block
+// row and column; one test a tile), where put is a store and a pointer step, and once for the
+// rest, where put clips. With dst.row(y) and both 64-bit tests in every row (the former
+// store4) the stores were 19 of the tall dilate's 29 instructions a row in the SASS; one body
+// with a per-row branch on the test kept the clipping state live across the rows and spilled
+// at the 48-register bound.
+template <int R, bool kEvictFirst, class Body>
+__device__ __forceinline__ void store_rows4(const DevView<std::uint8_t>& dst, int x0, long long y0,
+                                            Body&& body) {
+  unsigned char* d = dst.data + y0 * dst.stride + x0;
+  const int rows = int(dst.h - y0);  // y0 < dst.h + R: no overflow
+  if (x0 + 3 < dst.w && rows >= R) {
+    body([&](int, unsigned v) {
+      if constexpr (kEvictFirst)
+        __stcs(reinterpret_cast<unsigned*>(d), v);
+      else
+        *reinterpret_cast<unsigned*>(d) = v;
+      d += dst.stride;
+    });
   } else {
-    for (int j = 0; j < 4 && x0 + j < dst.w; ++j) d[j] = std::uint8_t(out >> (8 * j));
+    // Byte stores under predicates (a loop to the row's end, unrolled with the rows, spilled).
+    const int n = dst.w - x0;  // bytes of the 4 inside the row (<= 0: none)
+    body([&](int i, unsigned v) {
+      if (i < rows) {
+        if (n > 0) d[0] = std::uint8_t(v);
+        if (n > 1) d[1] = std::uint8_t(v >> 8);
+        if (n > 2) d[2] = std::uint8_t(v >> 16);
+        if (n > 3) d[3] = std::uint8_t(v >> 24);
+      }
+      d += dst.stride;
+    });
   }
 }
 
@@ -212,60 +316,92 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
   auto op3 = [](unsigned a, unsigned b, unsigned c) {
     return kMax ? vmax3(a, b, c) : vmin3(a, b, c);
   };
-  // The tall shape's batched loads (9 words a thread in flight, as deriv3) for CN = 3; CN = 1
-  // spilled 12 bytes with them at its 48-register bound (5 blocks a SM).
+  // The tall shape's batched word loads (9 words a thread in flight; the sources 4-byte but
+  // not 16-byte aligned) for CN = 3; CN = 1 spilled 12 bytes with them at its 48-register bound
+  // (5 blocks a SM).
   for_each_tile<R, CN, R == kRowsTall && CN == 3, kStream>(
-      src, border, src_aligned, rows_of_blocks, [&](Tile<R>& tile, long long by0) {
-        const long long x0 = bx0 + tx * kPX;
-        if constexpr (CN == 1) {
-          unsigned p0[R + 2], p1[R + 2], p2[R + 2];
+      src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
+        store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
+          if constexpr (CN == 1) {
+            unsigned p0[R + 2], p1[R + 2], p2[R + 2];
 #pragma unroll
-          for (int r = 0; r < R + 2; ++r) columns(tile[ty * R + r], tx, p0[r], p1[r], p2[r]);
+            for (int r = 0; r < R + 2; ++r) {
+              const unsigned* row = tile[ty * R + r];
+              u8_3x3_dup::columns(row[tx], row[tx + 1], row[tx + 2], p0[r], p1[r], p2[r]);
+            }
 #pragma unroll
-          for (int i = 0; i < R; ++i) {
-            const unsigned c0 = op3(p0[i], p0[i + 1], p0[i + 2]);
-            const unsigned c1 = op3(p1[i], p1[i + 1], p1[i + 2]);
-            const unsigned c2 = op3(p2[i], p2[i + 1], p2[i + 2]);
-            const unsigned o0 = op3(c0, between(c0, c1), c1);  // pixels x0, x0+1
-            const unsigned o1 = op3(c1, between(c1, c2), c2);  // pixels x0+2, x0+3
-            store4(dst, by0 + ty * R + i, x0, __byte_perm(o0, o1, 0x6420));
+            for (int i = 0; i < R; ++i)
+              put(i, u8_3x3_dup::morph3_row<kMax>(op3(p0[i], p0[i + 1], p0[i + 2]),
+                                                  op3(p1[i], p1[i + 1], p1[i + 2]),
+                                                  op3(p2[i], p2[i + 1], p2[i + 2])));
+          } else {
+            static_assert(CN == 3, "morph3_u8_kernel: 1 or 3 channels");
+            Cols3 k0 = columns3_dup(tile[ty * R], tx), k1 = columns3_dup(tile[ty * R + 1], tx);
+#pragma unroll
+            for (int i = 0; i < R; ++i) {
+              const Cols3 k2 = columns3_dup(tile[ty * R + i + 2], tx);
+              const unsigned o0 = op3(op3(k0.l0, k1.l0, k2.l0), op3(k0.c0, k1.c0, k2.c0),
+                                      op3(k0.r0, k1.r0, k2.r0));  // bytes x0, x0+1
+              const unsigned o1 = op3(op3(k0.l1, k1.l1, k2.l1), op3(k0.c1, k1.c1, k2.c1),
+                                      op3(k0.r1, k1.r1, k2.r1));  // bytes x0+2, x0+3
+              put(i, __byte_perm(o0, o1, 0x6420));
+              k0 = k1;
+              k1 = k2;
+            }
           }
-        } else {
-          static_assert(CN == 3, "morph3_u8_kernel: 1 or 3 channels");
-          Cols3 k0 = columns3(tile[ty * R], tx), k1 = columns3(tile[ty * R + 1], tx);
-#pragma unroll
-          for (int i = 0; i < R; ++i) {
-            const Cols3 k2 = columns3(tile[ty * R + i + 2], tx);
-            const unsigned o0 = op3(op3(k0.l0, k1.l0, k2.l0), op3(k0.c0, k1.c0, k2.c0),
-                                    op3(k0.r0, k1.r0, k2.r0));  // bytes x0, x0+1
-            const unsigned o1 = op3(op3(k0.l1, k1.l1, k2.l1), op3(k0.c1, k1.c1, k2.c1),
-                                    op3(k0.r1, k1.r1, k2.r1));  // bytes x0+2, x0+3
-            store4(dst, by0 + ty * R + i, x0, __byte_perm(o0, o1, 0x6420));
-            k0 = k1;
-            k1 = k2;
-          }
-        }
+        });
       });
 }
 
 // Linear 3x3 on u8 (box, Gaussian): horizontal sums packed in 16-bit lanes — Q8 taps that sum
 // to 256 keep every lane below 65536 (255 * 256), so one 32-bit multiply-add serves two pixels
-// — then the vertical pass per pixel in 32 bits. Integer results equal the reference's.
+// — then the vertical pass: the box's packed too (a lane's 3x3 sum <= 2295), the Gaussian's per
+// pixel in 32 bits; the outputs by linear3_u8_packed.hpp (host-tested). Integer results equal
+// the reference's.
 struct Linear3 {
   unsigned hx0, hx1;  // horizontal taps (outer, centre); box: 1, 1
   unsigned vy0, vy1;  // vertical taps
   int kind;           // 0: box mean (/9, half to even), 1: box sum (saturated), 2: Gaussian Q8
 };
 
-__device__ __forceinline__ unsigned lane_out(unsigned a, unsigned b, unsigned c, const Linear3& k) {
-  if (k.kind == 2) {
-    const unsigned v = k.vy0 * a + k.vy1 * b + k.vy0 * c;  // < 2^24
-    return (v + 32768u) >> 16;                             // <= 255 by construction
+// The kind is a tile's one branch (the body is compiled once for each, with the box's taps of
+// 1 folded): lane_out's per-lane switch on it was 2 branches and ~6 more instructions a lane
+// in the SASS, and the box's multiplies by 1 were IMADs.
+template <int R, int CN, int kKind, class Rows, class Put>
+__device__ __forceinline__ void linear3_rows(const Rows& tile, const Linear3& k, Put&& put) {
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  unsigned h0[R + 2], h1[R + 2];  // packed row sums: pixels (x0, x0+1), (x0+2, x0+3)
+#pragma unroll
+  for (int r = 0; r < R + 2; ++r) {
+    unsigned l0, c0, r0, l1, c1, r1;  // the outer, centre, outer lanes of each output word
+    if constexpr (CN == 1) {
+      unsigned p0, p1, p2;
+      columns(tile[ty * R + r], tx, p0, p1, p2);
+      l0 = p0, c0 = between(p0, p1), r0 = p1;
+      l1 = p1, c1 = between(p1, p2), r1 = p2;
+    } else {
+      static_assert(CN == 3, "linear3_u8_kernel: 1 or 3 channels");
+      const Cols3 c = columns3(tile[ty * R + r], tx);
+      l0 = c.l0, c0 = c.c0, r0 = c.r0, l1 = c.l1, c1 = c.c1, r1 = c.r1;
+    }
+    if constexpr (kKind == 2) {
+      h0[r] = k.hx0 * l0 + k.hx1 * c0 + k.hx0 * r0;
+      h1[r] = k.hx0 * l1 + k.hx1 * c1 + k.hx0 * r1;
+    } else {
+      h0[r] = l0 + c0 + r0;
+      h1[r] = l1 + c1 + r1;
+    }
   }
-  const unsigned s = a + b + c;  // <= 2295
-  if (k.kind == 1) return s > 255u ? 255u : s;
-  const unsigned q = s / 9u, r = s - 9u * q;
-  return q + (2u * r > 9u ? 1u : 0u);  // 9 is odd: no exact halves
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    if constexpr (kKind == 2) {
+      put(i, linear3_u8::gauss_row(h0[i], h0[i + 1], h0[i + 2], h1[i], h1[i + 1], h1[i + 2], k.vy0,
+                                   k.vy1));
+    } else {
+      const unsigned s0 = h0[i] + h0[i + 1] + h0[i + 2], s1 = h1[i] + h1[i + 1] + h1[i + 2];
+      put(i, kKind == 0 ? linear3_u8::box_mean_row(s0, s1) : linear3_u8::box_sum_row(s0, s1));
+    }
+  }
 }
 
 // CN = 3: the same with the row sums of columns3's words (bytes 3 apart, one channel each).
@@ -276,58 +412,21 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
                       Linear3 k) {
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
-  // The tall shape keeps the unbatched loads: batched, both CN spilled 12 bytes at the
-  // 48-register bound (5 blocks a SM).
+  // The tall shape keeps the unbatched word loads (sources 4-byte but not 16-byte aligned):
+  // batched, both CN spilled 12 bytes at the 48-register bound (5 blocks a SM).
   for_each_tile<R, CN, false, kStream>(
-      src, border, src_aligned, rows_of_blocks, [&](Tile<R>& tile, long long by0) {
-        unsigned h0[R + 2], h1[R + 2];  // packed row sums: pixels (x0, x0+1), (x0+2, x0+3)
-#pragma unroll
-        for (int r = 0; r < R + 2; ++r) {
-          if constexpr (CN == 1) {
-            unsigned p0, p1, p2;
-            columns(tile[ty * R + r], tx, p0, p1, p2);
-            h0[r] = k.hx0 * p0 + k.hx1 * between(p0, p1) + k.hx0 * p1;
-            h1[r] = k.hx0 * p1 + k.hx1 * between(p1, p2) + k.hx0 * p2;
-          } else {
-            static_assert(CN == 3, "linear3_u8_kernel: 1 or 3 channels");
-            const Cols3 c = columns3(tile[ty * R + r], tx);
-            h0[r] = k.hx0 * c.l0 + k.hx1 * c.c0 + k.hx0 * c.r0;
-            h1[r] = k.hx0 * c.l1 + k.hx1 * c.c1 + k.hx0 * c.r1;
-          }
-        }
-        const long long x0 = bx0 + tx * kPX;
-#pragma unroll
-        for (int i = 0; i < R; ++i) {
-          const unsigned o0 =
-              lane_out(h0[i] & 0xffffu, h0[i + 1] & 0xffffu, h0[i + 2] & 0xffffu, k);
-          const unsigned o1 = lane_out(h0[i] >> 16, h0[i + 1] >> 16, h0[i + 2] >> 16, k);
-          const unsigned o2 =
-              lane_out(h1[i] & 0xffffu, h1[i + 1] & 0xffffu, h1[i + 2] & 0xffffu, k);
-          const unsigned o3 = lane_out(h1[i] >> 16, h1[i + 1] >> 16, h1[i + 2] >> 16, k);
-          store4(dst, by0 + ty * R + i, x0, o0 | (o1 << 8) | (o2 << 16) | (o3 << 24));
-        }
+      src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
+        store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
+          if (k.kind == 2)
+            linear3_rows<R, CN, 2>(tile, k, put);
+          else if (k.kind == 1)
+            linear3_rows<R, CN, 1>(tile, k, put);
+          else
+            linear3_rows<R, CN, 0>(tile, k, put);
+        });
       });
 }
 
-// threadIdx.x through a volatile read: the compiler re-reads it where it is used instead of
-// keeping it (or what it computed from it) live across a loop body.
-__device__ __forceinline__ int tid_x_again() {
-  int v;
-  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(v));
-  return v;
-}
-
-// deriv3's tile (deriv3_u8_kernel below): rows of kD3TileWords words = input bytes bx0 - 16 ..
-// bx0 + 143 of the block's output bytes bx0 .. bx0 + 127 (12 bytes more on each side than the
-// 3x3 window needs), so that a tile row is ten whole 16-byte chunks of the image row when the
-// source rows are 16-byte aligned: a thread loads 2-3 chunks (LDG.128) where the 136-byte word
-// tile took 9 word loads and ~100 instructions of 64-bit address arithmetic before its last
-// load left (SASS of the sobel dx=1 tall kernel: 121 instructions from the interior test to the
-// barrier, 390 an iteration of 32 outputs). The extra bytes are L2 hits (the neighbouring
-// blocks' columns), and the 16-byte chunks touch 5 sectors a row where the 136 bytes from
-// bx0 - 4 touched 6.
-constexpr int kD3TileWords = (kBW + 32) / 4;  // 40
-constexpr int kD3Chunks = kD3TileWords / 4;   // 10 chunks of 16 bytes a tile row
 // Outputs are never read again by the kernel: evict-first stores (st.global.cs) keep L2 for
 // the source rows that the next block row's tiles read again. false restores plain stores for
 // an A/B run.
@@ -338,59 +437,21 @@ constexpr bool kD3StreamStores = true;
 // old occupancy for an A/B run.
 constexpr int kD3TallBlocks = 5;
 
-// Tile word (r, w) = row byte bx0 - 16 + 4 w .. + 3 of row by0 - 1 + r, by the border rule.
-// Interior tiles of 16-byte aligned sources: every chunk of a thread loaded before the first
-// is stored (one load round trip); other tiles: load_word_tile_u8 (word loads inside the
-// image, the border rule per byte on the edges). Syncs at the end.
-template <int R, int CN>
-__device__ __forceinline__ void load_tile_deriv3(unsigned (&tile)[kTileH<R>][kD3TileWords],
-                                                 const DevView<std::uint8_t>& src,
-                                                 const DevBorder<std::uint8_t>& border,
-                                                 long long bx0, long long by0, bool src_aligned,
-                                                 bool src_aligned16) {
-  constexpr int kThreads = kTX * kTY;
-  const int tid = int(threadIdx.y) * kTX + int(threadIdx.x);
-  const long long x0 = bx0 - 16, y0 = by0 - 1;
-  const long long wc = (long long)src.w * CN;
-  if (src_aligned16 && x0 >= 0 && x0 + 4 * kD3TileWords <= wc && y0 >= 0 &&
-      y0 + kTileH<R> <= src.h) {
-    constexpr int kTotal = kTileH<R> * kD3Chunks, kFull = kTotal / kThreads;
-    constexpr bool kTail = kTotal % kThreads != 0;
-    const unsigned char* base = src.data + y0 * src.stride + x0;
-    uint4 v[kFull + 1];
-#pragma unroll
-    for (int k = 0; k < kFull + int(kTail); ++k) {
-      const int i = tid + k * kThreads, r = i / kD3Chunks, q = i - r * kD3Chunks;
-      if (k < kFull || i < kTotal)
-        v[k] = reinterpret_cast<const uint4*>(base + (long long)r * src.stride)[q];
-    }
-    uint4* t = reinterpret_cast<uint4*>(&tile[0][0]);
-#pragma unroll
-    for (int k = 0; k < kFull + int(kTail); ++k)
-      if (k < kFull || tid + k * kThreads < kTotal) t[tid + k * kThreads] = v[k];
-    __syncthreads();  // the block agrees on the test above
-    return;
-  }
-  load_word_tile_u8<kD3TileWords, kThreads, CN>(&tile[0][0], kTileH<R>, tid, src, border, x0, y0,
-                                                src_aligned);
-}
-
 // One tile's outputs of deriv3_u8_kernel: the packed row sums of the thread's R + 2 tile rows
 // (tile words tx + kOff .. tx + kOff + 2 = bytes x0 - 4 .. x0 + 7), the column sums, the
 // stores (kEvictFirst: st.global.cs). The row pointer advances by the stride, and threads
 // whose R rows and 4 samples all lie inside the image (all but the last block row and column)
 // store without tests: with dst.row(y) and both tests in the loop the stores took ~17 of ~35
 // instructions a row of 4 outputs in the SASS.
-template <int R, int CN, class X, class Y, int kWords, int kOff, bool kEvictFirst>
-__device__ __forceinline__ void deriv3_tile_out(const unsigned (&tile)[kTileH<R>][kWords],
-                                                const DevView<std::int16_t>& dst, int bx0,
-                                                long long by0) {
+template <int R, int CN, class X, class Y, bool kEvictFirst, class Rows>
+__device__ __forceinline__ void deriv3_tile_out(const Rows& tile, const DevView<std::int16_t>& dst,
+                                                int bx0, long long by0) {
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int wc = dst.w;           // samples a row (launch_3x3_cn: the destination as row samples)
   unsigned h0[R + 2], h1[R + 2];  // packed row sums: samples (x0, x0+1), (x0+2, x0+3)
 #pragma unroll
   for (int r = 0; r < R + 2; ++r) {
-    const unsigned* row = tile[ty * R + r] + kOff;  // word tx + kOff = bytes x0 - 4 .. x0 - 1
+    const unsigned* row = tile[ty * R + r];  // word tx = bytes x0 - 4 .. x0 - 1
     deriv3_u8::row_sums<CN, X, Y>(row[tx], row[tx + 1], row[tx + 2], h0[r], h1[r]);
   }
   // threadIdx.x read again here (volatile: not hoisted): at 48 registers ptxas kept x0 in
@@ -432,9 +493,9 @@ __device__ __forceinline__ void deriv3_tile_out(const unsigned (&tile)[kTileH<R>
 // instructions (deriv3_u8_packed.hpp, which also argues the exactness); with the taps at run time
 // the kernel spent ~25 IMAD and ~10 compares an output on them and was issue-bound (116.7 us at 8K
 // for a 68 us copy). Outputs: 4 s16 of a row per 8-byte store (whole 32-byte sectors: a warp writes
-// 256 contiguous bytes of a row). src_aligned16: source rows 16-byte aligned (load_tile_deriv3).
+// 256 contiguous bytes of a row). src_aligned16: source rows 16-byte aligned (load_tile_chunks).
 //
-// Two tile layouts: the tall and short shapes load deriv-fast's 40-word tile (load_tile_deriv3:
+// Two tile layouts: the tall and short shapes load deriv-fast's 40-word tile (load_tile_chunks:
 // 16-byte chunks from bx0 - 16, kD3TallBlocks), the streaming shape (kStream, small images)
 // small3's 34-word tile from bx0 - 4 through for_each_tile (its double buffer and loads ahead
 // are word loads; src_aligned16 unused there). Both compute through deriv3_tile_out, so the
@@ -448,22 +509,22 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, kD3TallBlocks, kStream
   // Row samples in int (launch_3x3_cn: wc < 2^31): fewer registers than 64-bit positions.
   const int bx0 = int(blockIdx.x) * kBW;
   if constexpr (!kStream) {
-    __shared__ __align__(16) unsigned tile[kTileH<R>][kD3TileWords];
+    __shared__ __align__(16) unsigned tile[kTileH<R>][kCTileWords];
     for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
       const long long by0 = (long long)by * kBH<R>;
-      load_tile_deriv3<R, CN>(tile, src, border, bx0, by0, src_aligned, src_aligned16);
-      // Word 3 of the 40-word row = bytes bx0 - 4 .. bx0 - 1, word 0 of the 34-word one.
-      deriv3_tile_out<R, CN, X, Y, kD3TileWords, 3, kD3StreamStores>(tile, dst, bx0, by0);
+      load_tile_chunks<R, CN>(tile, src, border, bx0, by0, src_aligned, src_aligned16);
+      deriv3_tile_out<R, CN, X, Y, kD3StreamStores>(TileRows<kCTileWords, kCOff>{&tile[0][0]}, dst,
+                                                    bx0, by0);
       __syncthreads();
     }
   } else {
     (void)src_aligned16;
     // Plain stores as small3 wrote them (not measured with evict-first: at the small sizes
     // this shape runs, source and outputs fit L2 together).
-    for_each_tile<R, CN, false, true>(
-        src, border, src_aligned, rows_of_blocks, [&](Tile<R>& tile, long long by0) {
-          deriv3_tile_out<R, CN, X, Y, kTileWords, 0, false>(tile, dst, bx0, by0);
-        });
+    for_each_tile<R, CN, false, true>(src, border, src_aligned, rows_of_blocks,
+                                      [&](const auto& tile, long long by0) {
+                                        deriv3_tile_out<R, CN, X, Y, false>(tile, dst, bx0, by0);
+                                      });
   }
 }
 
@@ -477,54 +538,50 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4, kStream>)
                       DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
-  // The tall shape's batched loads: 59 (CN = 1) and 56 (CN = 3) registers of 64, no spills.
-  for_each_tile<
-      R, CN, R == kRowsTall,
-      kStream>(src, border, src_aligned, rows_of_blocks, [&](Tile<R>& tile, long long by0) {
-    if constexpr (CN == 1) {
-      // Packed column words of tile rows ty*R .. ty*R+R+1 for this thread's columns.
-      unsigned p0[R + 2], p1[R + 2], p2[R + 2];
+  // The tall shape's batched word loads (sources 4-byte but not 16-byte aligned): 56 (CN = 1)
+  // and 64 (CN = 3) registers of 64, no spills.
+  for_each_tile<R, CN, R == kRowsTall, kStream>(
+      src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
+        store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
+          if constexpr (CN == 1) {
+            // Packed column words of tile rows ty*R .. ty*R+R+1 for this thread's columns.
+            unsigned p0[R + 2], p1[R + 2], p2[R + 2];
 #pragma unroll
-      for (int r = 0; r < R + 2; ++r) columns(tile[ty * R + r], tx, p0[r], p1[r], p2[r]);
-      const long long x0 = bx0 + tx * kPX;
+            for (int r = 0; r < R + 2; ++r) {
+              const unsigned* row = tile[ty * R + r];
+              u8_3x3_dup::columns(row[tx], row[tx + 1], row[tx + 2], p0[r], p1[r], p2[r]);
+            }
 #pragma unroll
-      for (int i = 0; i < R; i += 2) {
-        // Rows i+1, i+2 are shared by outputs i (with row i) and i+1 (with row i+3).
-        const unsigned a0 = vmin(p0[i + 1], p0[i + 2]), b0 = vmax(p0[i + 1], p0[i + 2]);
-        const unsigned a1 = vmin(p1[i + 1], p1[i + 2]), b1 = vmax(p1[i + 1], p1[i + 2]);
-        const unsigned a2 = vmin(p2[i + 1], p2[i + 2]), b2 = vmax(p2[i + 1], p2[i + 2]);
+            for (int i = 0; i < R; i += 2) {
+              // Rows i+1, i+2 are shared by outputs i (with row i) and i+1 (with row i+3).
+              const unsigned a0 = vmin(p0[i + 1], p0[i + 2]), b0 = vmax(p0[i + 1], p0[i + 2]);
+              const unsigned a1 = vmin(p1[i + 1], p1[i + 2]), b1 = vmax(p1[i + 1], p1[i + 2]);
+              const unsigned a2 = vmin(p2[i + 1], p2[i + 2]), b2 = vmax(p2[i + 1], p2[i + 2]);
 #pragma unroll
-        for (int k = 0; k < 2; ++k) {
-          const int extra = k == 0 ? i : i + 3;
-          const Sorted3 s0 = insert(a0, b0, p0[extra]);
-          const Sorted3 s1 = insert(a1, b1, p1[extra]);
-          const Sorted3 s2 = insert(a2, b2, p2[extra]);
-          const Sorted3 c0{between(s0.lo, s1.lo), between(s0.mid, s1.mid), between(s0.hi, s1.hi)};
-          const Sorted3 c1{between(s1.lo, s2.lo), between(s1.mid, s2.mid), between(s1.hi, s2.hi)};
-          const unsigned o0 = median_of(s0, c0, s1);  // pixels x0, x0+1
-          const unsigned o1 = median_of(s1, c1, s2);  // pixels x0+2, x0+3
-          const unsigned out = __byte_perm(o0, o1, 0x6420);
-          store4(dst, by0 + ty * R + i + k, x0, out);
-        }
-      }
-    } else {
-      static_assert(CN == 3, "median3_u8_kernel: 1 or 3 channels");
-      const long long x0 = bx0 + tx * kPX;
-      Cols3 k0 = columns3(tile[ty * R], tx), k1 = columns3(tile[ty * R + 1], tx);
+              for (int k = 0; k < 2; ++k) {
+                const int extra = k == 0 ? i : i + 3;
+                put(i + k, u8_3x3_dup::median3_row(a0, b0, a1, b1, a2, b2, p0[extra], p1[extra],
+                                                   p2[extra]));
+              }
+            }
+          } else {
+            static_assert(CN == 3, "median3_u8_kernel: 1 or 3 channels");
+            Cols3 k0 = columns3_dup(tile[ty * R], tx), k1 = columns3_dup(tile[ty * R + 1], tx);
 #pragma unroll
-      for (int i = 0; i < R; i += 2) {
-        // Output i: rows i .. i+2; output i+1: rows i+1 .. i+3; both contain rows i+1, i+2.
-        const Cols3 k2 = columns3(tile[ty * R + i + 2], tx);
-        const Cols3 k3 = columns3(tile[ty * R + i + 3], tx);
-        Cols3 lo, hi;
-        u8_3x3_cn::sort_pair(k1, k2, lo, hi);
-        store4(dst, by0 + ty * R + i, x0, u8_3x3_cn::median3_row(lo, hi, k0));
-        store4(dst, by0 + ty * R + i + 1, x0, u8_3x3_cn::median3_row(lo, hi, k3));
-        k0 = k2;
-        k1 = k3;
-      }
-    }
-  });
+            for (int i = 0; i < R; i += 2) {
+              // Output i: rows i .. i+2; output i+1: rows i+1 .. i+3; both contain rows i+1, i+2.
+              const Cols3 k2 = columns3_dup(tile[ty * R + i + 2], tx);
+              const Cols3 k3 = columns3_dup(tile[ty * R + i + 3], tx);
+              Cols3 lo, hi;
+              u8_3x3_cn::sort_pair(k1, k2, lo, hi);
+              put(i, u8_3x3_cn::median3_row(lo, hi, k0));
+              put(i + 1, u8_3x3_cn::median3_row(lo, hi, k3));
+              k0 = k2;
+              k1 = k3;
+            }
+          }
+        });
+      });
 }
 
 // A kernel above for R rows a thread: (src, dst, border, src_aligned, rows_of_blocks, extra...).

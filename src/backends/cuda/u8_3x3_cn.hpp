@@ -61,8 +61,9 @@ PIXFLOW_HD void sort_pair(const Cols3& a, const Cols3& b, Cols3& lo, Cols3& hi) 
         px::vmax(a.l1, b.l1), px::vmax(a.c1, b.c1), px::vmax(a.r1, b.r1)};
 }
 
-/// Median of three per lane: the sum minus the largest and the smallest (lanes hold bytes, so
-/// a sum of three never carries into the next lane).
+/// Median of three per lane: the sum minus the largest and the smallest. Exact for any lane
+/// values (the kernels' lanes hold v * 257, u8_3x3_dup.hpp): the word arithmetic is the lanes'
+/// with carries, modulo 2^32, and the lanes' medians (each < 2^16) fit the word.
 PIXFLOW_HD u32 vmed3(u32 a, u32 b, u32 c) {
   return a + b + c - px::vmax3(a, b, c) - px::vmin3(a, b, c);
 }

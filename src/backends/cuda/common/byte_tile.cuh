@@ -167,8 +167,9 @@ __device__ __forceinline__ unsigned char border_row_byte(const DevView<std::uint
 }
 
 /// Loads a u8 x CN word tile: `rows` rows (kRows when that is not 0) of kWords 32-bit words
-/// (pitch kWords), word (r, wd) = row bytes x0 + 4 wd .. + 3 (channels interleaved) of row
-/// y0 + r by the border rule applied to the pixel of each byte (x0 a multiple of 4), by
+/// (pitch kPitch >= kWords words: u8_3x3.cuh loads the 34 words its windows read into rows
+/// of its 40-word chunk tile), word (r, wd) = row bytes x0 + 4 wd .. + 3 (channels interleaved) of
+/// row y0 + r by the border rule applied to the pixel of each byte (x0 a multiple of 4), by
 /// kThreads threads (flat thread index `tid`). Word loads when the whole tile lies inside an
 /// image with 4-byte aligned rows (`aligned`): one flat loop, all loads independent (a 2-D
 /// loop gave two threads of each warp twice the loads: median 3x3 117 -> 164 us at 8K).
@@ -177,7 +178,7 @@ __device__ __forceinline__ unsigned char border_row_byte(const DevView<std::uint
 /// words that straddle or leave the row (a byte at a time through a shared store made one
 /// load round a byte: ~35 serial rounds a thread on the edge tiles, which at 1920x1080 are a
 /// quarter of the blocks and set the time). Syncs at the end.
-template <int kWords, int kThreads, int CN = 1, int kRows = 0>
+template <int kWords, int kThreads, int CN = 1, int kRows = 0, int kPitch = kWords>
 __device__ __forceinline__ void load_word_tile_u8(unsigned* tile, int rows, int tid,
                                                   const DevView<std::uint8_t>& v,
                                                   const DevBorder<std::uint8_t>& b, long long x0,
@@ -201,8 +202,10 @@ __device__ __forceinline__ void load_word_tile_u8(unsigned* tile, int rows, int 
           w[k] = reinterpret_cast<const unsigned*>(base + (long long)r * v.stride)[wd];
       }
 #pragma unroll
-      for (int k = 0; k < kFull + int(kTail); ++k)
-        if (k < kFull || tid + k * kThreads < kTotal) tile[tid + k * kThreads] = w[k];
+      for (int k = 0; k < kFull + int(kTail); ++k) {
+        const int i = tid + k * kThreads, r = i / kWords, wd = i - r * kWords;
+        if (k < kFull || i < kTotal) tile[kPitch == kWords ? i : r * kPitch + wd] = w[k];
+      }
       __syncthreads();  // the block agrees on `inside`
       return;
     }
@@ -211,7 +214,8 @@ __device__ __forceinline__ void load_word_tile_u8(unsigned* tile, int rows, int 
     // kWords is a constant: the division is a multiply.
     for (int i = tid; i < rows * kWords; i += kThreads) {
       const int r = i / kWords, wd = i - r * kWords;
-      tile[i] = reinterpret_cast<const unsigned*>(v.row(y0 + r) + x0)[wd];
+      tile[kPitch == kWords ? i : r * kPitch + wd] =
+          reinterpret_cast<const unsigned*>(v.row(y0 + r) + x0)[wd];
     }
   } else {
     // One word an iteration, its word load or 4 byte loads in flight together: a few load
@@ -231,7 +235,7 @@ __device__ __forceinline__ void load_word_tile_u8(unsigned* tile, int rows, int 
         for (int j = 0; j < 4; ++j) by[j] = border_row_byte<CN>(v, b, sy, x + j);
         w = unsigned(by[0]) | unsigned(by[1]) << 8 | unsigned(by[2]) << 16 | unsigned(by[3]) << 24;
       }
-      tile[i] = w;
+      tile[kPitch == kWords ? i : r * kPitch + wd] = w;
     }
   }
   __syncthreads();

@@ -1,0 +1,94 @@
+// Column words in "duplicated" 16-bit lanes for the order-only packed 3x3 kernels on u8
+// (dilate/erode and median, u8_3x3.cuh), as host + device code so that
+// tests/u8_3x3_dup_test.cpp runs it on the CPU.
+//
+// The kernels work on two pixels a 32-bit word, one per 16-bit lane, with per-lane min, max,
+// min3/max3 (one VIMNMX(3).U16x2 each) and the median of three as a + b + c - max - min. A lane
+// used to hold its byte v zero-extended (v), which takes two PRMT for a lane pair whose bytes
+// come from two tile words and a zero (the third byte source): 5 PRMT a tile row of a thread
+// (CN = 1), 8 (CN = 3). Here a lane holds v * 257 (the byte in both of its halves), which one
+// PRMT of the two tile words builds for any lane pair: 3 PRMT a row (CN = 1), 6 (CN = 3).
+//
+// Why the results are unchanged: v -> 257 v is strictly increasing, so per lane min, max,
+// min3, max3 and the median of three commute with it (each returns one of its inputs); the
+// median as a + b + c - max - min is exact on the whole word for any lane values, since the
+// word arithmetic is the lanes' arithmetic with carries, modulo 2^32, and the true result (the
+// lanes' medians, each < 2^16) is below 2^32. The packed words stay in that form to the end;
+// the output bytes are the lanes' low bytes (PRMT 0x6420, as before). The box/Gaussian and
+// derivative kernels multiply their lanes and keep the zero-extended words.
+#pragma once
+
+#include <cstdint>
+
+#include "src/backends/cuda/packed_u16x2.hpp"
+#include "src/backends/cuda/u8_3x3_cn.hpp"
+#include "src/base/qualifiers.hpp"
+
+namespace pixflow::cuda::u8_3x3_dup {
+
+using u32 = std::uint32_t;
+using u8_3x3_cn::Cols3;
+
+/// CN = 1: the lane pairs (x0-1, x0), (x0+1, x0+2), (x0+3, x0+4) of a thread whose first
+/// output byte is x0, from the tile words a, b, c = row bytes x0-4 .. x0-1, x0 .. x0+3,
+/// x0+4 .. x0+7 (u8_3x3.cuh's columns, duplicated lanes).
+PIXFLOW_HD void columns(u32 a, u32 b, u32 c, u32& p0, u32& p1, u32& p2) {
+  p0 = px::byte_perm(a, b, 0x4433);  // a3 a3, b0 b0
+  p1 = px::byte_perm(b, b, 0x2211);  // b1 b1, b2 b2
+  p2 = px::byte_perm(b, c, 0x4433);  // b3 b3, c0 c0
+}
+
+/// CN = 3: u8_3x3_cn::columns3's six lane pairs (bytes 3 apart), duplicated lanes.
+PIXFLOW_HD Cols3 columns3(u32 a, u32 b, u32 c) {
+  Cols3 k;
+  k.l0 = px::byte_perm(a, a, 0x2211);  // a1, a2
+  k.c0 = px::byte_perm(b, b, 0x1100);  // b0, b1
+  k.r0 = px::byte_perm(b, c, 0x4433);  // b3, c0
+  k.l1 = px::byte_perm(a, b, 0x4433);  // a3, b0
+  k.c1 = px::byte_perm(b, b, 0x3322);  // b2, b3
+  k.r1 = px::byte_perm(c, c, 0x2211);  // c1, c2
+  return k;
+}
+
+/// dilate (kMax) / erode of one output row, CN = 1: q0, q1, q2 = the vertical max (min) of the
+/// three window rows' columns() words p0, p1, p2; then the horizontal op of the lane pairs
+/// (x0-1, x0), (x0, x0+1), (x0+1, x0+2) and (x0+1, x0+2), (x0+2, x0+3), (x0+3, x0+4). Returns
+/// the output bytes x0 .. x0+3.
+template <bool kMax>
+PIXFLOW_HD u32 morph3_row(u32 q0, u32 q1, u32 q2) {
+  auto op3 = [](u32 a, u32 b, u32 c) { return kMax ? px::vmax3(a, b, c) : px::vmin3(a, b, c); };
+  const u32 o0 = op3(q0, px::byte_perm(q0, q1, 0x5432), q1);  // pixels x0, x0+1
+  const u32 o1 = op3(q1, px::byte_perm(q1, q2, 0x5432), q2);  // pixels x0+2, x0+3
+  return px::byte_perm(o0, o1, 0x6420);                       // the lanes' low bytes
+}
+
+/// The 3x3 median of one output row, CN = 1 (median3_u8_kernel), per lane
+///   med3(max3(column lows), med3(column mids), min3(column highs))
+/// of the three window columns sorted vertically: (a_j, b_j) = the per-lane (min, max) of the
+/// columns() word j (p0, p1, p2) of two of the window's rows (the middle pair, shared by two
+/// output rows), x_j the third row's word j. The left/right columns of lanes (x0, x0+1) are
+/// lanes of words 0 and 1 and the pair between them (between: lane 1 of one, lane 0 of the
+/// next); likewise for (x0+2, x0+3) with words 1 and 2. Returns the output bytes x0 .. x0+3.
+struct Sorted3 {
+  u32 lo, mid, hi;
+};
+PIXFLOW_HD Sorted3 insert(u32 p, u32 q, u32 x) {  // x into the sorted pair p <= q, per lane
+  return {px::vmin(p, x), px::vmax(p, px::vmin(x, q)), px::vmax(q, x)};
+}
+PIXFLOW_HD u32 between(u32 l, u32 r) {  // (lane 1 of l, lane 0 of r)
+  return px::byte_perm(l, r, 0x5432);
+}
+PIXFLOW_HD u32 median_of(const Sorted3& l, const Sorted3& c, const Sorted3& r) {
+  return u8_3x3_cn::vmed3(px::vmax3(l.lo, c.lo, r.lo), u8_3x3_cn::vmed3(l.mid, c.mid, r.mid),
+                          px::vmin3(l.hi, c.hi, r.hi));
+}
+PIXFLOW_HD u32 median3_row(u32 a0, u32 b0, u32 a1, u32 b1, u32 a2, u32 b2, u32 x0, u32 x1, u32 x2) {
+  const Sorted3 s0 = insert(a0, b0, x0), s1 = insert(a1, b1, x1), s2 = insert(a2, b2, x2);
+  const Sorted3 c0{between(s0.lo, s1.lo), between(s0.mid, s1.mid), between(s0.hi, s1.hi)};
+  const Sorted3 c1{between(s1.lo, s2.lo), between(s1.mid, s2.mid), between(s1.hi, s2.hi)};
+  const u32 o0 = median_of(s0, c0, s1);  // pixels x0, x0+1
+  const u32 o1 = median_of(s1, c1, s2);  // pixels x0+2, x0+3
+  return px::byte_perm(o0, o1, 0x6420);
+}
+
+}  // namespace pixflow::cuda::u8_3x3_dup
