@@ -157,5 +157,57 @@ TEST(U8Packed3x3Dup, MedianRowsMatchTheSortedWindow) {
   }
 }
 
+// The wide median of the tall median3_u8_kernel (CN = 1): columns8's six words W_k = lanes
+// (x0 - 1 + k, x0 + 3 + k) of the tile words a, b, c, d = row bytes x0 - 4 .. x0 + 11, each row's
+// sort3 of three rows and median8_row's 8 output bytes, against a brute force over the 9 bytes.
+// The Adder as the kernel builds it (one and neg in registers, here their values 1, 2^32 - 1).
+struct Row16 {
+  std::array<std::uint8_t, 16> bytes;  // bytes[4] = x0
+  u32 word(int w) const {
+    return u32(bytes[4 * w]) | u32(bytes[4 * w + 1]) << 8 | u32(bytes[4 * w + 2]) << 16 |
+           u32(bytes[4 * w + 3]) << 24;
+  }
+};
+
+Row16 random_row16(std::mt19937_64& rng, bool tiny) {
+  static constexpr std::uint8_t kEdges[] = {0, 1, 127, 128, 254, 255};
+  Row16 r;
+  for (auto& b : r.bytes)
+    b = tiny ? kEdges[rng() % 6] : rng() % 2 ? kEdges[rng() % 6] : std::uint8_t(rng() % 256);
+  return r;
+}
+
+TEST(U8Packed3x3Dup, WideMedianRowsMatchTheSortedWindow) {
+  std::mt19937_64 rng(0xd0b4);
+  dup::Adder f;
+  f.one = 1u;
+  f.neg = 0u - f.one;
+  for (int it = 0; it < 40000; ++it) {
+    // Half the rows from the six extremes only: many equal values in a window.
+    const bool tiny = it % 2 == 1;
+    const Row16 rows[3] = {random_row16(rng, tiny), random_row16(rng, tiny),
+                           random_row16(rng, tiny)};
+    u32 w[3][6];
+    for (int r = 0; r < 3; ++r) {
+      dup::columns8(rows[r].word(0), rows[r].word(1), rows[r].word(2), rows[r].word(3), w[r]);
+      for (int k = 0; k < 6; ++k) {
+        ASSERT_EQ(lane(w[r][k], 0), 257u * rows[r].bytes[3 + k]) << "columns8 word " << k;
+        ASSERT_EQ(lane(w[r][k], 1), 257u * rows[r].bytes[7 + k]) << "columns8 word " << k;
+      }
+    }
+    dup::Sorted3 s[6];
+    for (int k = 0; k < 6; ++k) s[k] = dup::sort3(w[0][k], w[1][k], w[2][k], f);
+    const dup::Out8 o = dup::median8_row(s, f);
+    for (int j = 0; j < 8; ++j) {
+      std::array<int, 9> v{};
+      int n = 0;
+      for (int r = 0; r < 3; ++r)
+        for (int d = -1; d <= 1; ++d) v[n++] = rows[r].bytes[4 + j + d];
+      std::nth_element(v.begin(), v.begin() + 4, v.end());
+      ASSERT_EQ(out_byte(j < 4 ? o.lo : o.hi, j % 4), v[4]) << "wide median byte " << j;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pixflow::test

@@ -304,6 +304,49 @@ __device__ __forceinline__ void store_rows4(const DevView<std::uint8_t>& dst, in
   }
 }
 
+// store_rows4 for 8 output bytes a row (x0 .. x0 + 7; the wide median): put(i, lo, hi) stores
+// the row's two words. kAligned8 (destination rows 8-byte aligned, a uniform test at the
+// kernel's call): one 8-byte store a row, else two 4-byte stores.
+template <int R, bool kEvictFirst, class Body>
+__device__ __forceinline__ void store_rows8(const DevView<std::uint8_t>& dst, int x0, long long y0,
+                                            bool aligned8, Body&& body) {
+  unsigned char* d = dst.data + y0 * dst.stride + x0;
+  const int rows = int(dst.h - y0);  // y0 < dst.h + R: no overflow
+  auto st = [](unsigned* p, unsigned v) {
+    if constexpr (kEvictFirst)
+      __stcs(p, v);
+    else
+      *p = v;
+  };
+  if (x0 + 7 < dst.w && rows >= R) {
+    if (aligned8) {
+      body([&](int, unsigned lo, unsigned hi) {
+        if constexpr (kEvictFirst)
+          __stcs(reinterpret_cast<uint2*>(d), make_uint2(lo, hi));
+        else
+          *reinterpret_cast<uint2*>(d) = make_uint2(lo, hi);
+        d += dst.stride;
+      });
+    } else {
+      body([&](int, unsigned lo, unsigned hi) {
+        st(reinterpret_cast<unsigned*>(d), lo);
+        st(reinterpret_cast<unsigned*>(d) + 1, hi);
+        d += dst.stride;
+      });
+    }
+  } else {
+    const int n = dst.w - x0;  // bytes of the 8 inside the row (<= 0: none)
+    body([&](int i, unsigned lo, unsigned hi) {
+      if (i < rows) {
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          if (n > j) d[j] = std::uint8_t((j < 4 ? lo : hi) >> (8 * (j & 3)));
+      }
+      d += dst.stride;
+    });
+  }
+}
+
 // dilate (kMax) / erode 3x3: the column max (min) of three rows, then of three columns.
 // CN = 3: the rows' Cols3 words held three rows at a time (R + 2 rows of six words would be 60
 // registers), the vertical op on each word, then the horizontal op of (l, c, r).
@@ -532,56 +575,119 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, kD3TallBlocks, kStream
 // pair of rows sorted once for two output rows, the per-lane arithmetic in u8_3x3_cn.hpp
 // (median3_row, host-tested); rows roll through four Cols3 (24 registers) instead of CN = 1's
 // arrays of all R + 2 rows (6 (R + 2) = 60 words in the tall shape, at a 64-register bound).
+//
+// The tall shape on one channel (kMedWide<R, CN>) is wide instead: the 32 x 8 threads of a
+// block run as 16 x 16 threads of 8 output bytes x kMedWideRows = 4 rows (the same 128 x 64
+// output block and chunk tile); a thread's rows roll through three rows of columns8's six
+// words, each output row sorts them per lane (sort3) and takes median8_row (u8_3x3_dup.hpp,
+// host-tested). Where the narrow body spent ~54 instructions a row of 4 outputs (SASS: 15
+// VIMNMX, 12 VIMNMX3, ~11 PRMT, 10 IADD3, nearly all on the 16-lane integer pipe that bounds
+// the kernel), the wide one shares the column words and the mids' sorted pairs across 8
+// outputs and needs no between PRMTs.
+constexpr int kMedWideRows = 4;  // rows a thread in the wide shape (16 x 16 threads x 4 rows)
+template <int R, int CN>
+constexpr bool kMedWide = CN == 1 && R == kRowsTall;
+static_assert(kMedWideRows * 2 * kTY == kBH<kRowsTall> && 16 * 8 == kBW,
+              "the wide median covers the tall shape's output block");
+// Resident blocks a SM: the wide tall median 5 (<= 48 registers, as morph3), the narrow tall
+// CN = 3 4 (64 registers).
+template <int R, int CN, bool kStream>
+constexpr int kMedBlocks = kMinBlocks<R, kMedWide<R, CN> ? 5 : 4, kStream>;
+
+// The wide rows of one tile: thread (lx, ly) of the 16 x 16 (lx = 0..15: output bytes
+// bx0 + 8 lx .. + 7; rows by0 + 4 ly .. + 3 from tile rows 4 ly .. 4 ly + 5). The tile words
+// a, b, c, d = bytes x0 - 4 .. x0 + 11 are words 3 + 2 lx .. 6 + 2 lx of the chunk tile's
+// rows (kCOff = 3): three 8-byte loads (words 2 + 2 lx .. 7 + 2 lx, 8-byte aligned).
+template <class Rows, class Put>
+__device__ __forceinline__ void median3_wide_rows(const Rows& tile, int lx, int r0, Put&& put) {
+  constexpr int H = kMedWideRows;
+  unsigned w[3][6];
+  auto load = [&](int r, unsigned(&out)[6]) {
+    const uint2* p = reinterpret_cast<const uint2*>(tile[r] + 2 * lx - 1);
+    const uint2 v0 = p[0], v1 = p[1], v2 = p[2];
+    u8_3x3_dup::columns8(v0.y, v1.x, v1.y, v2.x, out);
+  };
+  // 1 and 2^32 - 1 that ptxas cannot prove constant (blockDim.x = kTX = 32): u8_3x3_dup::Adder.
+  u8_3x3_dup::Adder f;
+  f.one = blockDim.x / kTX;
+  f.neg = 0u - f.one;
+  load(r0, w[0]);
+  load(r0 + 1, w[1]);
+#pragma unroll
+  for (int i = 0; i < H; ++i) {
+    load(r0 + i + 2, w[(i + 2) % 3]);
+    u8_3x3_dup::Sorted3 s[6];
+#pragma unroll
+    for (int k = 0; k < 6; ++k)
+      s[k] = u8_3x3_dup::sort3(w[i % 3][k], w[(i + 1) % 3][k], w[(i + 2) % 3][k], f);
+    const u8_3x3_dup::Out8 o = u8_3x3_dup::median8_row(s, f);
+    put(i, o.lo, o.hi);
+  }
+}
+
 template <int R, int CN = 1, bool kStream = false>
-__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4, kStream>)
+__global__ void __launch_bounds__(kTX* kTY, kMedBlocks<R, CN, kStream>)
     median3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                       DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
-  // The tall shape's batched word loads (sources 4-byte but not 16-byte aligned): 56 (CN = 1)
-  // and 64 (CN = 3) registers of 64, no spills.
-  for_each_tile<R, CN, R == kRowsTall, kStream>(
-      src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
-        store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
-          if constexpr (CN == 1) {
-            // Packed column words of tile rows ty*R .. ty*R+R+1 for this thread's columns.
-            unsigned p0[R + 2], p1[R + 2], p2[R + 2];
+  if constexpr (kMedWide<R, CN> && !kStream) {
+    const bool aligned8 =
+        ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 7) ==
+        0;
+    for_each_tile<R, CN, true, false>(
+        src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
+          const int lx = tx & 15, ly = 2 * ty + (tx >> 4);
+          store_rows8<kMedWideRows, kEvict<false>>(
+              dst, int(bx0) + 8 * lx, by0 + kMedWideRows * ly, aligned8,
+              [&](auto&& put) { median3_wide_rows(tile, lx, kMedWideRows * ly, put); });
+        });
+  } else {
+    // The tall shape's batched word loads (sources 4-byte but not 16-byte aligned): 56 (CN = 1)
+    // and 64 (CN = 3) registers of 64, no spills.
+    for_each_tile<R, CN, R == kRowsTall, kStream>(
+        src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
+          store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
+            if constexpr (CN == 1) {
+              // Packed column words of tile rows ty*R .. ty*R+R+1 for this thread's columns.
+              unsigned p0[R + 2], p1[R + 2], p2[R + 2];
 #pragma unroll
-            for (int r = 0; r < R + 2; ++r) {
-              const unsigned* row = tile[ty * R + r];
-              u8_3x3_dup::columns(row[tx], row[tx + 1], row[tx + 2], p0[r], p1[r], p2[r]);
-            }
+              for (int r = 0; r < R + 2; ++r) {
+                const unsigned* row = tile[ty * R + r];
+                u8_3x3_dup::columns(row[tx], row[tx + 1], row[tx + 2], p0[r], p1[r], p2[r]);
+              }
 #pragma unroll
-            for (int i = 0; i < R; i += 2) {
-              // Rows i+1, i+2 are shared by outputs i (with row i) and i+1 (with row i+3).
-              const unsigned a0 = vmin(p0[i + 1], p0[i + 2]), b0 = vmax(p0[i + 1], p0[i + 2]);
-              const unsigned a1 = vmin(p1[i + 1], p1[i + 2]), b1 = vmax(p1[i + 1], p1[i + 2]);
-              const unsigned a2 = vmin(p2[i + 1], p2[i + 2]), b2 = vmax(p2[i + 1], p2[i + 2]);
+              for (int i = 0; i < R; i += 2) {
+                // Rows i+1, i+2 are shared by outputs i (with row i) and i+1 (with row i+3).
+                const unsigned a0 = vmin(p0[i + 1], p0[i + 2]), b0 = vmax(p0[i + 1], p0[i + 2]);
+                const unsigned a1 = vmin(p1[i + 1], p1[i + 2]), b1 = vmax(p1[i + 1], p1[i + 2]);
+                const unsigned a2 = vmin(p2[i + 1], p2[i + 2]), b2 = vmax(p2[i + 1], p2[i + 2]);
 #pragma unroll
-              for (int k = 0; k < 2; ++k) {
-                const int extra = k == 0 ? i : i + 3;
-                put(i + k, u8_3x3_dup::median3_row(a0, b0, a1, b1, a2, b2, p0[extra], p1[extra],
-                                                   p2[extra]));
+                for (int k = 0; k < 2; ++k) {
+                  const int extra = k == 0 ? i : i + 3;
+                  put(i + k, u8_3x3_dup::median3_row(a0, b0, a1, b1, a2, b2, p0[extra], p1[extra],
+                                                     p2[extra]));
+                }
+              }
+            } else {
+              static_assert(CN == 3, "median3_u8_kernel: 1 or 3 channels");
+              Cols3 k0 = columns3_dup(tile[ty * R], tx), k1 = columns3_dup(tile[ty * R + 1], tx);
+#pragma unroll
+              for (int i = 0; i < R; i += 2) {
+                // Output i: rows i .. i+2; output i+1: rows i+1 .. i+3; both contain rows i+1, i+2.
+                const Cols3 k2 = columns3_dup(tile[ty * R + i + 2], tx);
+                const Cols3 k3 = columns3_dup(tile[ty * R + i + 3], tx);
+                Cols3 lo, hi;
+                u8_3x3_cn::sort_pair(k1, k2, lo, hi);
+                put(i, u8_3x3_cn::median3_row(lo, hi, k0));
+                put(i + 1, u8_3x3_cn::median3_row(lo, hi, k3));
+                k0 = k2;
+                k1 = k3;
               }
             }
-          } else {
-            static_assert(CN == 3, "median3_u8_kernel: 1 or 3 channels");
-            Cols3 k0 = columns3_dup(tile[ty * R], tx), k1 = columns3_dup(tile[ty * R + 1], tx);
-#pragma unroll
-            for (int i = 0; i < R; i += 2) {
-              // Output i: rows i .. i+2; output i+1: rows i+1 .. i+3; both contain rows i+1, i+2.
-              const Cols3 k2 = columns3_dup(tile[ty * R + i + 2], tx);
-              const Cols3 k3 = columns3_dup(tile[ty * R + i + 3], tx);
-              Cols3 lo, hi;
-              u8_3x3_cn::sort_pair(k1, k2, lo, hi);
-              put(i, u8_3x3_cn::median3_row(lo, hi, k0));
-              put(i + 1, u8_3x3_cn::median3_row(lo, hi, k3));
-              k0 = k2;
-              k1 = k3;
-            }
-          }
+          });
         });
-      });
+  }
 }
 
 // A kernel above for R rows a thread: (src, dst, border, src_aligned, rows_of_blocks, extra...).

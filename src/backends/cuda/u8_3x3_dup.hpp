@@ -91,4 +91,71 @@ PIXFLOW_HD u32 median3_row(u32 a0, u32 b0, u32 a1, u32 b1, u32 a2, u32 b2, u32 x
   return px::byte_perm(o0, o1, 0x6420);
 }
 
+/// The wide 3x3 median of one output row, CN = 1 (the tall median3_u8_kernel: 8 output bytes
+/// x0 .. x0+7 a thread). The lanes of a word are 4 bytes apart, (x, x+4), so that the four
+/// output words A..D = (x0, x0+4) .. (x0+3, x0+7) take their left, centre and right window
+/// columns from six column words W_k = (x0-1+k, x0+3+k), k = 0..5 (A: W0 W1 W2, B: W1 W2 W3,
+/// C: W2 W3 W4, D: W3 W4 W5), each built by one PRMT of two tile words. The adjacent-lane
+/// layout (columns, median3_row) needs the lane pairs between its words (6 PRMT a row on the
+/// sorted columns) and sorts 3 column words a row for 4 outputs; this one sorts 6 for 8 and
+/// needs no between.
+/// columns8: the six column words from the tile words a, b, c, d = row bytes x0-4 .. x0+11.
+PIXFLOW_HD void columns8(u32 a, u32 b, u32 c, u32 d, u32 (&w)[6]) {
+  w[0] = px::byte_perm(a, b, 0x7733);  // a3 a3, b3 b3: x0-1, x0+3
+  w[1] = px::byte_perm(b, c, 0x4400);  // b0, c0: x0, x0+4
+  w[2] = px::byte_perm(b, c, 0x5511);  // b1, c1
+  w[3] = px::byte_perm(b, c, 0x6622);  // b2, c2
+  w[4] = px::byte_perm(b, c, 0x7733);  // b3, c3
+  w[5] = px::byte_perm(c, d, 0x4400);  // c0, d0: x0+4, x0+8
+}
+
+/// The wide median's additions: a * m + c on the word (mod 2^32) with m = 1 (one) or 2^32 - 1
+/// (neg, a subtraction), as IMAD. The kernel passes one and neg in registers that ptxas cannot
+/// prove constant (u8_3x3.cuh, median3_wide_rows), so the sums issue on the FMA pipe instead of
+/// as IADD3 on the 16-lane integer pipe that every VIMNMX and PRMT of the kernel shares; the host
+/// test passes 1 and ~0u: the same arithmetic.
+struct Adder {
+  u32 one = 1u, neg = ~0u;
+  PIXFLOW_HD u32 add(u32 a, u32 c) const { return a * one + c; }
+  PIXFLOW_HD u32 sub(u32 c, u32 a) const { return a * neg + c; }  // c - a
+  /// a + b + c - mx - mn (the median of three when mx, mn are their max and min; exact on the
+  /// word, u8_3x3_cn::vmed3's argument).
+  PIXFLOW_HD u32 sum3_less2(u32 a, u32 b, u32 c, u32 mx, u32 mn) const {
+    return sub(sub(add(add(a, b), c), mx), mn);
+  }
+};
+
+/// A column word of three rows sorted per lane: min3, max3 (one VIMNMX3 each) and the middle
+/// as the sum minus both.
+PIXFLOW_HD Sorted3 sort3(u32 p, u32 q, u32 r, const Adder& f = {}) {
+  const u32 lo = px::vmin3(p, q, r), hi = px::vmax3(p, q, r);
+  return {lo, f.sum3_less2(p, q, r, hi, lo), hi};
+}
+
+/// The output bytes x0 .. x0+3 (.lo) and x0+4 .. x0+7 (.hi) of one row from the sorted column
+/// words s[k] of W_k over its three window rows: per lane med3(max3 lows, med3 mids, min3
+/// highs) of the output word's three columns; the mids' median of A and B shares the sorted
+/// pair (mid1, mid2), C and D the pair (mid3, mid4): med3(p <= q, x) = max(p, min(q, x)).
+struct Out8 {
+  u32 lo, hi;
+};
+PIXFLOW_HD Out8 median8_row(const Sorted3 (&s)[6], const Adder& f = {}) {
+  const u32 p12 = px::vmin(s[1].mid, s[2].mid), q12 = px::vmax(s[1].mid, s[2].mid);
+  const u32 p34 = px::vmin(s[3].mid, s[4].mid), q34 = px::vmax(s[3].mid, s[4].mid);
+  const u32 mid[4] = {
+      px::vmax(p12, px::vmin(q12, s[0].mid)), px::vmax(p12, px::vmin(q12, s[3].mid)),
+      px::vmax(p34, px::vmin(q34, s[2].mid)), px::vmax(p34, px::vmin(q34, s[5].mid))};
+  u32 o[4];
+  PIXFLOW_UNROLL
+  for (int j = 0; j < 4; ++j) {
+    const u32 lo = px::vmax3(s[j].lo, s[j + 1].lo, s[j + 2].lo);
+    const u32 hi = px::vmin3(s[j].hi, s[j + 1].hi, s[j + 2].hi);
+    o[j] = f.sum3_less2(lo, mid[j], hi, px::vmax3(lo, mid[j], hi), px::vmin3(lo, mid[j], hi));
+  }
+  // A lane holds v * 257: byte 0 of a word is lane 0's v, byte 2 lane 1's.
+  const u32 ab = px::byte_perm(o[0], o[1], 0x6240);  // x0, x0+1, x0+4, x0+5
+  const u32 cd = px::byte_perm(o[2], o[3], 0x6240);  // x0+2, x0+3, x0+6, x0+7
+  return {px::byte_perm(ab, cd, 0x5410), px::byte_perm(ab, cd, 0x7632)};
+}
+
 }  // namespace pixflow::cuda::u8_3x3_dup
