@@ -97,13 +97,15 @@ TEST(Median, EveryBackendMatchesRefAllBordersRectWindows) {
     ASSERT_TRUE(backends_match_ref("median", "k=3 border=reflect101", {d, 3}, {1920, 1080}, rng));
 }
 
-// The packed u8 3x3 kernel (u8_3x3.cuh) in both block shapes: images whose grid of tall
-// blocks (128 x 64 outputs) fills the GPU take the tall shape (launch.cuh, tall_blocks_fill:
-// >= 1056 blocks; 4100x2200 = 33 x 35), smaller ones the streaming shape (tiles of 128 x 16,
-// one a block at 517x70, 600x150, 300x97, 1..4 at 4100x1100 = 33 x 18 tall blocks; more in
-// tests/packed3x3_stream_test.cpp); blocks on every edge (partial in x and
-// y), every border including constants out of range; other depths and channel counts take
-// the generic kernel.
+// The packed u8 3x3 kernel (u8_3x3.cuh) in its block shapes: for u8 x 1 the wide tall one
+// (128 x 128 outputs, 16 x 16 threads of 8 bytes x 8 rows) where its grid fills the GPU
+// (launch.cuh, tall_blocks_fill: >= 1056 blocks; 4100x4200 = 33 x 33, the last column 4 bytes
+// wide: the byte-store path, the last row 104 rows high: threads with 0..8 rows inside), else
+// the narrow tall one (128 x 64) where that fills it (4100x2200 = 33 x 35; 33 x 18 wide), else
+// the short one (128 x 16 outputs a block: 517x70, 600x150, 300x97, 4100x1100; the streaming
+// shape when kPackedStream is on, more in tests/packed3x3_stream_test.cpp); blocks on every edge
+// (partial in x and y), every border including constants out of range; other depths and
+// channel counts take the generic kernel.
 TEST(Median, EveryBackendMatchesRefOnManyTiles) {
   auto rng = make_rng(0x3ed9);
   std::vector<Border> borders = all_borders();
@@ -117,9 +119,49 @@ TEST(Median, EveryBackendMatchesRefOnManyTiles) {
         backends_match_ref("median", std::string("k=3 ") + b, {Depth::u8, 1}, {4100, 1100}, rng));
     ASSERT_TRUE(
         backends_match_ref("median", std::string("k=3 ") + b, {Depth::u8, 1}, {4100, 2200}, rng));
+    ASSERT_TRUE(
+        backends_match_ref("median", std::string("k=3 ") + b, {Depth::u8, 1}, {4100, 4200}, rng));
   }
   for (Depth d : kDepths)
     ASSERT_TRUE(backends_match_ref("median", "k=3 border=replicate", {d, 3}, {517, 70}, rng));
+}
+
+// The wide tall u8 x 1 3x3 kernel (u8_3x3.cuh, median3_u8_kernel<kMedTallR>: 8-byte output
+// rows) on views of chosen byte offsets and strides, 2100x8300 (17 x 65 = 1105 blocks of
+// 128 x 128: the tall rule): sources 16-byte aligned (the chunk tile), 4-byte aligned (word
+// loads) and at offset 1 (bytes); destinations 8-byte aligned (one 8-byte store a row), 4-byte
+// aligned only (two 4-byte stores: offset 4, or a stride of 8k + 4) and at offset 3 (the
+// generic kernel). Every backend, against the reference.
+TEST(Median, EveryBackendMatchesRefTallU8x1AlignedAndUnaligned) {
+  auto rng = make_rng(0x3edd);
+  const std::int64_t w = 2100, h = 8300;
+  TestImage src = random_image(w, h, {Depth::u8, 1}, rng);
+  for (const Border& b : {Border::replicate(), Border::constant(-7)}) {
+    Image want(w, h, {Depth::u8, 1});
+    median(src, want, {3, 3, b}, {Backend::ref});
+    struct Case {
+      std::int64_t so, sstride, dof, dstride;
+    };
+    // Row bytes rounded up to 16 (2112), or that plus 4 (4-byte aligned rows).
+    const Case cases[] = {
+        {0, 2112, 0, 2112}, {4, 2116, 4, 2112}, {1, 2112, 0, 2116}, {0, 2112, 3, 2112}};
+    for (Backend be : test_backends())
+      for (const Case& c : cases) {
+        PIXFLOW_TRACE(std::string(backend_name(be)) + " " + describe(b) + " src offset " +
+                      std::to_string(c.so) + " stride " + std::to_string(c.sstride) +
+                      " dst offset " + std::to_string(c.dof) + " stride " +
+                      std::to_string(c.dstride));
+        const Location loc = backend_location(be);
+        Image sb(c.sstride * h + 16, 1, {Depth::u8, 1}, loc);
+        Image db(c.dstride * h + 16, 1, {Depth::u8, 1}, loc);
+        ImageView sv(sb.data() + c.so, w, h, c.sstride, {Depth::u8, 1}, loc);
+        ImageView dv(db.data() + c.dof, w, h, c.dstride, {Depth::u8, 1}, loc);
+        copy(src, sv);
+        poison(dv);
+        median(sv, dv, {3, 3, b}, {be});
+        ASSERT_EQ(compare(to_host(dv), want), "");
+      }
+  }
 }
 
 // The packed u8 3x3 kernel on u8 x 3 (u8_3x3.cuh, median3_u8_kernel with CN = 3: the row's

@@ -576,27 +576,31 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, kD3TallBlocks, kStream
 // (median3_row, host-tested); rows roll through four Cols3 (24 registers) instead of CN = 1's
 // arrays of all R + 2 rows (6 (R + 2) = 60 words in the tall shape, at a 64-register bound).
 //
-// The tall shape on one channel (kMedWide<R, CN>) is wide instead: the 32 x 8 threads of a
-// block run as 16 x 16 threads of 8 output bytes x kMedWideRows = 4 rows (the same 128 x 64
-// output block and chunk tile); a thread's rows roll through three rows of columns8's six
-// words, each output row sorts them per lane (sort3) and takes median8_row (u8_3x3_dup.hpp,
-// host-tested). Where the narrow body spent ~54 instructions a row of 4 outputs (SASS: 15
-// VIMNMX, 12 VIMNMX3, ~11 PRMT, 10 IADD3, nearly all on the 16-lane integer pipe that bounds
-// the kernel), the wide one shares the column words and the mids' sorted pairs across 8
-// outputs and needs no between PRMTs.
-constexpr int kMedWideRows = 4;  // rows a thread in the wide shape (16 x 16 threads x 4 rows)
+// The tall shape on one channel is wide instead (kMedWide: median3_u8_kernel<kMedTallR>, which
+// launch_3x3 gets as its tall kernel with kMedTallR): the 32 x 8 threads of a block run as 16 x
+// 16 threads of 8 output bytes x kMedWideRows = 8 rows, a 128 x 128 output block (the tile
+// engine's R = 16 rows: a 130-row chunk tile, 20.8 KB); a thread's rows roll through three
+// rows of columns8's six words, each output row sorts them per lane (sort3) and takes
+// median8_row (u8_3x3_dup.hpp, host-tested). Where the narrow body spent ~54 instructions a row
+// of 4 outputs (SASS: 15 VIMNMX, 12 VIMNMX3, ~11 PRMT, 10 IADD3, nearly all on the 16-lane
+// integer pipe that bounded the kernel), the wide one shares the column words and the mids'
+// sorted pairs across 8 outputs, needs no between PRMTs and adds on the FMA pipe (Adder); 128
+// rows a block halve the per-output share of the block's fixed costs (tile load, addresses,
+// prologue: ~150 instructions a thread).
+constexpr int kMedWideRows = 8;              // rows a thread in the wide shape (16 x 16 threads)
+constexpr int kMedTallR = 2 * kMedWideRows;  // the tile engine's R: 16 x 8 = 128 rows a block
 template <int R, int CN>
-constexpr bool kMedWide = CN == 1 && R == kRowsTall;
-static_assert(kMedWideRows * 2 * kTY == kBH<kRowsTall> && 16 * 8 == kBW,
-              "the wide median covers the tall shape's output block");
+constexpr bool kMedWide = CN == 1 && R == kMedTallR;
+static_assert(kMedWideRows * 2 * kTY == kBH<kMedTallR> && 16 * 8 == kBW,
+              "the wide median covers the tile engine's block");
 // Resident blocks a SM: the wide tall median 5 (<= 48 registers, as morph3), the narrow tall
 // CN = 3 4 (64 registers).
 template <int R, int CN, bool kStream>
 constexpr int kMedBlocks = kMinBlocks<R, kMedWide<R, CN> ? 5 : 4, kStream>;
 
 // The wide rows of one tile: thread (lx, ly) of the 16 x 16 (lx = 0..15: output bytes
-// bx0 + 8 lx .. + 7; rows by0 + 4 ly .. + 3 from tile rows 4 ly .. 4 ly + 5). The tile words
-// a, b, c, d = bytes x0 - 4 .. x0 + 11 are words 3 + 2 lx .. 6 + 2 lx of the chunk tile's
+// bx0 + 8 lx .. + 7; rows by0 + H ly .. + H - 1 from tile rows H ly .. H ly + H + 1). The tile
+// words a, b, c, d = bytes x0 - 4 .. x0 + 11 are words 3 + 2 lx .. 6 + 2 lx of the chunk tile's
 // rows (kCOff = 3): three 8-byte loads (words 2 + 2 lx .. 7 + 2 lx, 8-byte aligned).
 template <class Rows, class Put>
 __device__ __forceinline__ void median3_wide_rows(const Rows& tile, int lx, int r0, Put&& put) {
@@ -635,7 +639,8 @@ __global__ void __launch_bounds__(kTX* kTY, kMedBlocks<R, CN, kStream>)
     const bool aligned8 =
         ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 7) ==
         0;
-    for_each_tile<R, CN, true, false>(
+    // Unbatched word loads on the edge tiles and 4-byte aligned sources (batched: 130 rows).
+    for_each_tile<R, CN, false, false>(
         src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
           const int lx = tx & 15, ly = 2 * ty + (tx >> 4);
           store_rows8<kMedWideRows, kEvict<false>>(
@@ -697,12 +702,14 @@ using Kernel = void (*)(DevView<std::uint8_t>, DevView<Out>, DevBorder<std::uint
 
 // Launches one of the kernels above over a u8 x CN source (CN = 1 for every kernel, 3 for
 // morph3, linear3, deriv3 and median3, which must then be their CN = 3 instances), `tall`
-// (kRowsTall rows a thread) or `short_` (the same kernel for kRowsShort) by the rule of launch.cuh
-// (tall_blocks_fill), or returns false when the packed path does not apply: another format,
-// or destination rows not aligned for the kernel's stores of four outputs (4 bytes for u8, 8
-// for s16). Source alignment only selects the tile's word loads. The kernels see the
-// destination as rows of bytes (width x CN, one channel): their outputs are row bytes.
-template <int CN, class Out, class... Extra>
+// (kTallR rows a thread in the tile engine's terms: kRowsTall, or kMedTallR for the wide median,
+// whose blocks are kBH<kTallR> rows high in the grid and in the rule) or `short_` (the same kernel
+// for kRowsShort) by the rule of launch.cuh (tall_blocks_fill), or returns false when the packed
+// path does not apply: another format, or destination rows not aligned for the kernel's stores of
+// four outputs (4 bytes for u8, 8 for s16). Source alignment only selects the tile's word loads.
+// The kernels see the destination as rows of bytes (width x CN, one channel): their outputs are row
+// bytes.
+template <int CN, int kTallR = kRowsTall, class Out, class... Extra>
 bool launch_3x3_cn(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_,
                    Kernel<Out, Extra...> stream, const ConstImageView& s, const ImageView& d,
                    const Border& border, const char* op, cudaStream_t st, Extra... extra) {
@@ -712,12 +719,12 @@ bool launch_3x3_cn(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_,
       wc > 0x7fffffffLL)
     return false;
   const long long bx = (wc + kBW - 1) / kBW;
-  const bool use_tall = tall_blocks_fill(bx, d.height(), kBH<kRowsTall>);
+  const bool use_tall = tall_blocks_fill(bx, d.height(), kBH<kTallR>);
   DevView<Out> dv = dev_view<Out>(d);
   dv.w = int(wc);
   dv.cn = 1;
   if (use_tall || !kPackedStream) {
-    const int bh = use_tall ? kBH<kRowsTall> : kBH<kRowsShort>;
+    const int bh = use_tall ? kBH<kTallR> : kBH<kRowsShort>;
     (use_tall ? tall : short_)<<<grid_2d(wc, d.height(), kBW, bh), dim3(kTX, kTY), 0, st>>>(
         dev_view<std::uint8_t>(s), dv, dev_border<std::uint8_t>(border), rows_aligned(s, 4),
         blocks_y(d.height(), bh), extra...);
@@ -736,11 +743,11 @@ bool launch_3x3_cn(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_,
 }
 
 // The one-channel form (every kernel above).
-template <class Out, class... Extra>
+template <int kTallR = kRowsTall, class Out, class... Extra>
 bool launch_3x3(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_,
                 Kernel<Out, Extra...> stream, const ConstImageView& s, const ImageView& d,
                 const Border& border, const char* op, cudaStream_t st, Extra... extra) {
-  return launch_3x3_cn<1>(tall, short_, stream, s, d, border, op, st, extra...);
+  return launch_3x3_cn<1, kTallR>(tall, short_, stream, s, d, border, op, st, extra...);
 }
 
 }  // namespace
