@@ -280,7 +280,7 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
     const bool wide = tall_blocks_fill((d.width() + u8_3x3::kBW - 1) / u8_3x3::kBW, d.height(),
                                        u8_3x3::kBH<u8_3x3::kMedTallR>);
     if (wide ? u8_3x3::launch_3x3<u8_3x3::kMedTallR>(
-                   u8_3x3::median3_u8_kernel<u8_3x3::kMedTallR>,
+                   u8_3x3::median3_wide_u8_kernel<u8_3x3::kMedTallR>,
                    u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort>,
                    u8_3x3::median3_u8_kernel<u8_3x3::kRowsStream, 1, true>, s, d, p.border,
                    "median", st)

@@ -8,8 +8,9 @@
 // dilate and 11.5 for Gaussian, bench/RESULTS.md 2026-11-25.)
 //
 // Each thread computes 4 adjacent pixels of R consecutive rows (R = 8, or 2 for images too
-// small to fill the GPU with 8: launch_3x3 picks by tall_blocks_fill). Below that rule the
-// grid is one wave of blocks that each walk consecutive 128 x 16 tiles of their column strip,
+// small to fill the GPU with 8: launch_3x3 picks by tall_blocks_fill); the u8 x 1 median on
+// large images 8 adjacent pixels of 8 rows instead (median3_wide_u8_kernel, below). Below that rule
+// the grid is one wave of blocks that each walk consecutive 128 x 16 tiles of their column strip,
 // the next tile's loads in flight during the current tile's compute (the streaming shape,
 // for_each_tile; the short shape, one tile a block, stays behind kPackedStream for an A/B
 // run). Pixels travel packed two per 32-bit word in 16-bit lanes, so every min/max is one
@@ -305,8 +306,8 @@ __device__ __forceinline__ void store_rows4(const DevView<std::uint8_t>& dst, in
 }
 
 // store_rows4 for 8 output bytes a row (x0 .. x0 + 7; the wide median): put(i, lo, hi) stores
-// the row's two words. kAligned8 (destination rows 8-byte aligned, a uniform test at the
-// kernel's call): one 8-byte store a row, else two 4-byte stores.
+// the row's two words. aligned8 (destination rows 8-byte aligned, uniform): one 8-byte store a
+// row, else two 4-byte stores; either body is instantiated once for each.
 template <int R, bool kEvictFirst, class Body>
 __device__ __forceinline__ void store_rows8(const DevView<std::uint8_t>& dst, int x0, long long y0,
                                             bool aligned8, Body&& body) {
@@ -575,28 +576,77 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, kD3TallBlocks, kStream
 // pair of rows sorted once for two output rows, the per-lane arithmetic in u8_3x3_cn.hpp
 // (median3_row, host-tested); rows roll through four Cols3 (24 registers) instead of CN = 1's
 // arrays of all R + 2 rows (6 (R + 2) = 60 words in the tall shape, at a 64-register bound).
-//
-// The tall shape on one channel is wide instead (kMedWide: median3_u8_kernel<kMedTallR>, which
-// launch_3x3 gets as its tall kernel with kMedTallR): the 32 x 8 threads of a block run as 16 x
-// 16 threads of 8 output bytes x kMedWideRows = 8 rows, a 128 x 128 output block (the tile
-// engine's R = 16 rows: a 130-row chunk tile, 20.8 KB); a thread's rows roll through three
-// rows of columns8's six words, each output row sorts them per lane (sort3) and takes
+template <int R, int CN = 1, bool kStream = false>
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4, kStream>)
+    median3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                      DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const long long bx0 = (long long)blockIdx.x * kBW;
+  // The tall shape's batched word loads (sources 4-byte but not 16-byte aligned): 56 (CN = 1)
+  // and 64 (CN = 3) registers of 64, no spills.
+  for_each_tile<R, CN, R == kRowsTall, kStream>(
+      src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
+        store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
+          if constexpr (CN == 1) {
+            // Packed column words of tile rows ty*R .. ty*R+R+1 for this thread's columns.
+            unsigned p0[R + 2], p1[R + 2], p2[R + 2];
+#pragma unroll
+            for (int r = 0; r < R + 2; ++r) {
+              const unsigned* row = tile[ty * R + r];
+              u8_3x3_dup::columns(row[tx], row[tx + 1], row[tx + 2], p0[r], p1[r], p2[r]);
+            }
+#pragma unroll
+            for (int i = 0; i < R; i += 2) {
+              // Rows i+1, i+2 are shared by outputs i (with row i) and i+1 (with row i+3).
+              const unsigned a0 = vmin(p0[i + 1], p0[i + 2]), b0 = vmax(p0[i + 1], p0[i + 2]);
+              const unsigned a1 = vmin(p1[i + 1], p1[i + 2]), b1 = vmax(p1[i + 1], p1[i + 2]);
+              const unsigned a2 = vmin(p2[i + 1], p2[i + 2]), b2 = vmax(p2[i + 1], p2[i + 2]);
+#pragma unroll
+              for (int k = 0; k < 2; ++k) {
+                const int extra = k == 0 ? i : i + 3;
+                put(i + k, u8_3x3_dup::median3_row(a0, b0, a1, b1, a2, b2, p0[extra], p1[extra],
+                                                   p2[extra]));
+              }
+            }
+          } else {
+            static_assert(CN == 3, "median3_u8_kernel: 1 or 3 channels");
+            Cols3 k0 = columns3_dup(tile[ty * R], tx), k1 = columns3_dup(tile[ty * R + 1], tx);
+#pragma unroll
+            for (int i = 0; i < R; i += 2) {
+              // Output i: rows i .. i+2; output i+1: rows i+1 .. i+3; both contain rows i+1, i+2.
+              const Cols3 k2 = columns3_dup(tile[ty * R + i + 2], tx);
+              const Cols3 k3 = columns3_dup(tile[ty * R + i + 3], tx);
+              Cols3 lo, hi;
+              u8_3x3_cn::sort_pair(k1, k2, lo, hi);
+              put(i, u8_3x3_cn::median3_row(lo, hi, k0));
+              put(i + 1, u8_3x3_cn::median3_row(lo, hi, k3));
+              k0 = k2;
+              k1 = k3;
+            }
+          }
+        });
+      });
+}
+
+// Large images on one channel take the wide tall shape instead (median3_wide_u8_kernel<kMedTallR>,
+// which median.cu passes launch_3x3 as its tall kernel with kMedTallR): the 32 x 8 threads of a
+// block run as 16 x 16 threads of 8 output bytes x kMedWideRows = 8 rows, a 128 x 128 output block
+// (the tile engine's R = 16 rows: a 130-row chunk tile, 20.8 KB); a thread's rows roll through
+// three rows of columns8's six words, each output row sorts them per lane (sort3) and takes
 // median8_row (u8_3x3_dup.hpp, host-tested). Where the narrow body spent ~54 instructions a row
 // of 4 outputs (SASS: 15 VIMNMX, 12 VIMNMX3, ~11 PRMT, 10 IADD3, nearly all on the 16-lane
 // integer pipe that bounded the kernel), the wide one shares the column words and the mids'
 // sorted pairs across 8 outputs, needs no between PRMTs and adds on the FMA pipe (Adder); 128
 // rows a block halve the per-output share of the block's fixed costs (tile load, addresses,
-// prologue: ~150 instructions a thread).
+// prologue: ~150 instructions a thread). kMedWideRows = 4 restores 128 x 64 blocks (the narrow
+// tall grid and rule; 47 registers) for an A/B run.
 constexpr int kMedWideRows = 8;              // rows a thread in the wide shape (16 x 16 threads)
 constexpr int kMedTallR = 2 * kMedWideRows;  // the tile engine's R: 16 x 8 = 128 rows a block
-template <int R, int CN>
-constexpr bool kMedWide = CN == 1 && R == kMedTallR;
 static_assert(kMedWideRows * 2 * kTY == kBH<kMedTallR> && 16 * 8 == kBW,
               "the wide median covers the tile engine's block");
-// Resident blocks a SM: the wide tall median 5 (<= 48 registers, as morph3), the narrow tall
-// CN = 3 4 (64 registers).
-template <int R, int CN, bool kStream>
-constexpr int kMedBlocks = kMinBlocks<R, kMedWide<R, CN> ? 5 : 4, kStream>;
+// Resident blocks a SM of the wide median: 5 (<= 48 registers, as morph3; ptxas -v for sm_90:
+// 48, no spills).
+constexpr int kMedWideBlocks = 5;
 
 // The wide rows of one tile: thread (lx, ly) of the 16 x 16 (lx = 0..15: output bytes
 // bx0 + 8 lx .. + 7; rows by0 + H ly .. + H - 1 from tile rows H ly .. H ly + H + 1). The tile
@@ -629,70 +679,27 @@ __device__ __forceinline__ void median3_wide_rows(const Rows& tile, int lx, int 
   }
 }
 
-template <int R, int CN = 1, bool kStream = false>
-__global__ void __launch_bounds__(kTX* kTY, kMedBlocks<R, CN, kStream>)
-    median3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
-                      DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
+// The wide tall median (u8 x 1, R = kMedTallR in the tile engine's terms; see above).
+// Destination rows 8-byte aligned (a uniform test): one 8-byte store a row, else two 4-byte
+// stores. The edge tiles and 4-byte aligned sources take the word loader unbatched (batched,
+// its 130 rows of words in flight would not fit the 48-register bound).
+template <int R>
+__global__ void __launch_bounds__(kTX* kTY, kMedWideBlocks)
+    median3_wide_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                           DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
+  static_assert(R == kMedTallR, "the wide median's block is 128 x 128");
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
-  if constexpr (kMedWide<R, CN> && !kStream) {
-    const bool aligned8 =
-        ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 7) ==
-        0;
-    // Unbatched word loads on the edge tiles and 4-byte aligned sources (batched: 130 rows).
-    for_each_tile<R, CN, false, false>(
-        src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
-          const int lx = tx & 15, ly = 2 * ty + (tx >> 4);
-          store_rows8<kMedWideRows, kEvict<false>>(
-              dst, int(bx0) + 8 * lx, by0 + kMedWideRows * ly, aligned8,
-              [&](auto&& put) { median3_wide_rows(tile, lx, kMedWideRows * ly, put); });
-        });
-  } else {
-    // The tall shape's batched word loads (sources 4-byte but not 16-byte aligned): 56 (CN = 1)
-    // and 64 (CN = 3) registers of 64, no spills.
-    for_each_tile<R, CN, R == kRowsTall, kStream>(
-        src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
-          store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
-            if constexpr (CN == 1) {
-              // Packed column words of tile rows ty*R .. ty*R+R+1 for this thread's columns.
-              unsigned p0[R + 2], p1[R + 2], p2[R + 2];
-#pragma unroll
-              for (int r = 0; r < R + 2; ++r) {
-                const unsigned* row = tile[ty * R + r];
-                u8_3x3_dup::columns(row[tx], row[tx + 1], row[tx + 2], p0[r], p1[r], p2[r]);
-              }
-#pragma unroll
-              for (int i = 0; i < R; i += 2) {
-                // Rows i+1, i+2 are shared by outputs i (with row i) and i+1 (with row i+3).
-                const unsigned a0 = vmin(p0[i + 1], p0[i + 2]), b0 = vmax(p0[i + 1], p0[i + 2]);
-                const unsigned a1 = vmin(p1[i + 1], p1[i + 2]), b1 = vmax(p1[i + 1], p1[i + 2]);
-                const unsigned a2 = vmin(p2[i + 1], p2[i + 2]), b2 = vmax(p2[i + 1], p2[i + 2]);
-#pragma unroll
-                for (int k = 0; k < 2; ++k) {
-                  const int extra = k == 0 ? i : i + 3;
-                  put(i + k, u8_3x3_dup::median3_row(a0, b0, a1, b1, a2, b2, p0[extra], p1[extra],
-                                                     p2[extra]));
-                }
-              }
-            } else {
-              static_assert(CN == 3, "median3_u8_kernel: 1 or 3 channels");
-              Cols3 k0 = columns3_dup(tile[ty * R], tx), k1 = columns3_dup(tile[ty * R + 1], tx);
-#pragma unroll
-              for (int i = 0; i < R; i += 2) {
-                // Output i: rows i .. i+2; output i+1: rows i+1 .. i+3; both contain rows i+1, i+2.
-                const Cols3 k2 = columns3_dup(tile[ty * R + i + 2], tx);
-                const Cols3 k3 = columns3_dup(tile[ty * R + i + 3], tx);
-                Cols3 lo, hi;
-                u8_3x3_cn::sort_pair(k1, k2, lo, hi);
-                put(i, u8_3x3_cn::median3_row(lo, hi, k0));
-                put(i + 1, u8_3x3_cn::median3_row(lo, hi, k3));
-                k0 = k2;
-                k1 = k3;
-              }
-            }
-          });
-        });
-  }
+  const bool aligned8 =
+      ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 7) == 0;
+  for_each_tile<R, 1, false, false>(
+      src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
+        // Thread (lx, ly) of the 16 x 16: the warp's two halves are two rows of threads.
+        const int lx = tx & 15, ly = 2 * ty + (tx >> 4);
+        store_rows8<kMedWideRows, kEvict<false>>(
+            dst, int(bx0) + 8 * lx, by0 + kMedWideRows * ly, aligned8,
+            [&](auto&& put) { median3_wide_rows(tile, lx, kMedWideRows * ly, put); });
+      });
 }
 
 // A kernel above for R rows a thread: (src, dst, border, src_aligned, rows_of_blocks, extra...).
