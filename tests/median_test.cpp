@@ -128,52 +128,55 @@ TEST(Median, EveryBackendMatchesRefOnManyTiles) {
     ASSERT_TRUE(backends_match_ref("median", "k=3 border=replicate", {d, 3}, {517, 70}, rng));
 }
 
-// The wide tall u8 x 1 3x3 kernel (u8_3x3.cuh, median3_u8_kernel<kMedTallR>: 8-byte output
-// rows) on views of chosen byte offsets and strides, 2100x8300 (17 x 65 = 1105 blocks of
-// 128 x 128: the tall rule): sources 16-byte aligned (the chunk tile), 4-byte aligned (word
-// loads) and at offset 1 (bytes); destinations 8-byte aligned (one 8-byte store a row), 4-byte
-// aligned only (two 4-byte stores: offset 4, or a stride of 8k + 4) and at offset 3 (the
-// generic kernel). Every backend, against the reference.
-TEST(Median, EveryBackendMatchesRefTallU8x1AlignedAndUnaligned) {
+// The wide tall 3x3 kernel (u8_3x3.cuh, median3_wide_u8_kernel: 8-byte output rows) on views of
+// chosen byte offsets and strides, u8 x 1 at 2100x8300 (17 x 65 = 1105 blocks of 128 x 128: the
+// wide rule) and u8 x 3 at 1400x4200 (4200 row bytes: 33 x 33): sources 16-byte aligned (the
+// chunk tile), 4-byte aligned (word loads) and at offset 1 (bytes); destinations 8-byte aligned
+// (one 8-byte store a row), 4-byte aligned only (two 4-byte stores: offset 4, or a stride of
+// 8k + 4) and at offset 3 (the generic kernel). Every backend, against the reference.
+TEST(Median, EveryBackendMatchesRefWideAlignedAndUnaligned) {
   auto rng = make_rng(0x3edd);
-  const std::int64_t w = 2100, h = 8300;
-  TestImage src = random_image(w, h, {Depth::u8, 1}, rng);
-  for (const Border& b : {Border::replicate(), Border::constant(-7)}) {
-    Image want(w, h, {Depth::u8, 1});
-    median(src, want, {3, 3, b}, {Backend::ref});
-    struct Case {
-      std::int64_t so, sstride, dof, dstride;
-    };
-    // Row bytes rounded up to 16 (2112), or that plus 4 (4-byte aligned rows).
-    const Case cases[] = {
-        {0, 2112, 0, 2112}, {4, 2116, 4, 2112}, {1, 2112, 0, 2116}, {0, 2112, 3, 2112}};
-    for (Backend be : test_backends())
-      for (const Case& c : cases) {
-        PIXFLOW_TRACE(std::string(backend_name(be)) + " " + describe(b) + " src offset " +
-                      std::to_string(c.so) + " stride " + std::to_string(c.sstride) +
-                      " dst offset " + std::to_string(c.dof) + " stride " +
-                      std::to_string(c.dstride));
-        const Location loc = backend_location(be);
-        Image sb(c.sstride * h + 16, 1, {Depth::u8, 1}, loc);
-        Image db(c.dstride * h + 16, 1, {Depth::u8, 1}, loc);
-        ImageView sv(sb.data() + c.so, w, h, c.sstride, {Depth::u8, 1}, loc);
-        ImageView dv(db.data() + c.dof, w, h, c.dstride, {Depth::u8, 1}, loc);
-        copy(src, sv);
-        poison(dv);
-        median(sv, dv, {3, 3, b}, {be});
-        ASSERT_EQ(compare(to_host(dv), want), "");
-      }
+  for (int ch : {1, 3}) {
+    const std::int64_t w = ch == 1 ? 2100 : 1400, h = ch == 1 ? 8300 : 4200;
+    const std::int64_t row = (w * ch + 15) / 16 * 16;  // row bytes rounded up to 16
+    TestImage src = random_image(w, h, {Depth::u8, ch}, rng);
+    for (const Border& b : {Border::replicate(), Border::constant(-7)}) {
+      Image want(w, h, {Depth::u8, ch});
+      median(src, want, {3, 3, b}, {Backend::ref});
+      struct Case {
+        std::int64_t so, sstride, dof, dstride;
+      };
+      const Case cases[] = {
+          {0, row, 0, row}, {4, row + 4, 4, row}, {1, row, 0, row + 4}, {0, row, 3, row}};
+      for (Backend be : test_backends())
+        for (const Case& c : cases) {
+          PIXFLOW_TRACE(std::string(backend_name(be)) + " u8x" + std::to_string(ch) + " " +
+                        describe(b) + " src offset " + std::to_string(c.so) + " stride " +
+                        std::to_string(c.sstride) + " dst offset " + std::to_string(c.dof) +
+                        " stride " + std::to_string(c.dstride));
+          const Location loc = backend_location(be);
+          Image sb(c.sstride * h + 16, 1, {Depth::u8, 1}, loc);
+          Image db(c.dstride * h + 16, 1, {Depth::u8, 1}, loc);
+          ImageView sv(sb.data() + c.so, w, h, c.sstride, {Depth::u8, ch}, loc);
+          ImageView dv(db.data() + c.dof, w, h, c.dstride, {Depth::u8, ch}, loc);
+          copy(src, sv);
+          poison(dv);
+          median(sv, dv, {3, 3, b}, {be});
+          ASSERT_EQ(compare(to_host(dv), want), "");
+        }
+    }
   }
 }
 
 // The packed u8 3x3 kernel on u8 x 3 (u8_3x3.cuh, median3_u8_kernel with CN = 3: the row's
 // bytes, channels interleaved, 128 bytes = 42.7 pixels a block column). Its block grid counts
-// row bytes, so 4100x1100 (97 x 18 = 1746 >= 1056 tall blocks, launch.cuh tall_blocks_fill)
-// takes the tall shape and 517x70, 600x150, 300x97, 2100x1100 (50 x 18) the streaming one
-// (2100x1100: 3..6 tiles of 128 x 16 a block); every
-// border (constants 300 and -7 outside the u8 range); a block column edge falls inside a pixel
-// (128 = 42 x 3 + 2), so edge tiles map bytes of split pixels through the border rule. 5x5
-// takes the generic kernel (the fallback) beside it.
+// row bytes, so 4100x1500 (97 x 12 = 1164 >= 1056 blocks of 128 x 128, launch.cuh
+// tall_blocks_fill) takes the wide tall shape (median3_wide_u8_kernel), 4100x1100 (97 x 18 =
+// 1746 blocks of 128 x 64; 97 x 9 wide) the narrow tall shape and 517x70, 600x150, 300x97,
+// 2100x1100 (50 x 18) the streaming one (2100x1100: 3..6 tiles of 128 x 16 a block); every border
+// (constants 300 and -7 outside the u8 range); a block column edge falls inside a pixel (128 = 42 x
+// 3 + 2), so edge tiles map bytes of split pixels through the border rule. 5x5 takes the generic
+// kernel (the fallback) beside it.
 TEST(Median, EveryBackendMatchesRefOnManyTilesU8x3) {
   auto rng = make_rng(0x3edb);
   std::vector<Border> borders = all_borders();
@@ -182,9 +185,13 @@ TEST(Median, EveryBackendMatchesRefOnManyTilesU8x3) {
   for (Size s : std::vector<Size>{{517, 70}, {600, 150}, {300, 97}})
     for (const Border& b : borders)
       ASSERT_TRUE(backends_match_ref("median", "k=3 " + border_params(b), {Depth::u8, 3}, s, rng));
-  for (const char* b : {"border=reflect101", "border=constant value=300"})
+  for (const char* b : {"border=reflect101", "border=constant value=300"}) {
     ASSERT_TRUE(
         backends_match_ref("median", std::string("k=3 ") + b, {Depth::u8, 3}, {4100, 1100}, rng));
+    // The wide shape: 97 x 12 = 1164 blocks of 128 x 128 row bytes.
+    ASSERT_TRUE(
+        backends_match_ref("median", std::string("k=3 ") + b, {Depth::u8, 3}, {4100, 1500}, rng));
+  }
   ASSERT_TRUE(backends_match_ref("median", "k=3 border=wrap", {Depth::u8, 3}, {2100, 1100}, rng));
   for (Size s : std::vector<Size>{{1, 1}, {2, 3}, {1, 130}, {130, 1}, {43, 5}})
     for (const char* b : {"border=replicate", "border=constant value=-7", "border=reflect"})

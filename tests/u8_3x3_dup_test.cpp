@@ -157,10 +157,11 @@ TEST(U8Packed3x3Dup, MedianRowsMatchTheSortedWindow) {
   }
 }
 
-// The wide median of the tall median3_u8_kernel (CN = 1): columns8's six words W_k = lanes
-// (x0 - 1 + k, x0 + 3 + k) of the tile words a, b, c, d = row bytes x0 - 4 .. x0 + 11, each row's
-// sort3 of three rows and median8_row's 8 output bytes, against a brute force over the 9 bytes.
-// The Adder as the kernel builds it (one and neg in registers, here their values 1, 2^32 - 1).
+// The wide median (median3_wide_u8_kernel, CN = 1 and 3): columns_wide's words W(k) = lanes
+// (x0 + k, x0 + 4 + k), k = -CN .. 3 + CN, of the tile words a, b, c, d = row bytes x0 - 4 ..
+// x0 + 11; each row's sort3 of three rows and median8_row's 8 output bytes, against a brute force
+// over the 9 bytes (horizontal neighbours CN bytes apart). The Adder as the kernel builds it
+// (one and neg in registers; here their values 1 and 2^32 - 1).
 struct Row16 {
   std::array<std::uint8_t, 16> bytes;  // bytes[4] = x0
   u32 word(int w) const {
@@ -177,8 +178,10 @@ Row16 random_row16(std::mt19937_64& rng, bool tiny) {
   return r;
 }
 
-TEST(U8Packed3x3Dup, WideMedianRowsMatchTheSortedWindow) {
-  std::mt19937_64 rng(0xd0b4);
+template <int CN>
+void check_wide_median(std::uint64_t seed) {
+  constexpr int W = dup::kWideCols<CN>;
+  std::mt19937_64 rng(seed);
   dup::Adder f;
   f.one = 1u;
   f.neg = 0u - f.one;
@@ -187,26 +190,33 @@ TEST(U8Packed3x3Dup, WideMedianRowsMatchTheSortedWindow) {
     const bool tiny = it % 2 == 1;
     const Row16 rows[3] = {random_row16(rng, tiny), random_row16(rng, tiny),
                            random_row16(rng, tiny)};
-    u32 w[3][6];
+    u32 w[3][W];
     for (int r = 0; r < 3; ++r) {
-      dup::columns8(rows[r].word(0), rows[r].word(1), rows[r].word(2), rows[r].word(3), w[r]);
-      for (int k = 0; k < 6; ++k) {
-        ASSERT_EQ(lane(w[r][k], 0), 257u * rows[r].bytes[3 + k]) << "columns8 word " << k;
-        ASSERT_EQ(lane(w[r][k], 1), 257u * rows[r].bytes[7 + k]) << "columns8 word " << k;
+      dup::columns_wide<CN>(rows[r].word(0), rows[r].word(1), rows[r].word(2), rows[r].word(3),
+                            w[r]);
+      for (int m = 0; m < W; ++m) {
+        const int k = m - CN;  // W(k): bytes x0 + k, x0 + 4 + k
+        ASSERT_EQ(lane(w[r][m], 0), 257u * rows[r].bytes[4 + k]) << "CN " << CN << " word " << m;
+        ASSERT_EQ(lane(w[r][m], 1), 257u * rows[r].bytes[8 + k]) << "CN " << CN << " word " << m;
       }
     }
-    dup::Sorted3 s[6];
-    for (int k = 0; k < 6; ++k) s[k] = dup::sort3(w[0][k], w[1][k], w[2][k], f);
-    const dup::Out8 o = dup::median8_row(s, f);
+    dup::Sorted3 s[W];
+    for (int m = 0; m < W; ++m) s[m] = dup::sort3(w[0][m], w[1][m], w[2][m], f);
+    const dup::Out8 o = dup::median8_row<CN>(s, f);
     for (int j = 0; j < 8; ++j) {
       std::array<int, 9> v{};
       int n = 0;
       for (int r = 0; r < 3; ++r)
-        for (int d = -1; d <= 1; ++d) v[n++] = rows[r].bytes[4 + j + d];
+        for (int d : {-CN, 0, CN}) v[n++] = rows[r].bytes[4 + j + d];
       std::nth_element(v.begin(), v.begin() + 4, v.end());
-      ASSERT_EQ(out_byte(j < 4 ? o.lo : o.hi, j % 4), v[4]) << "wide median byte " << j;
+      ASSERT_EQ(out_byte(j < 4 ? o.lo : o.hi, j % 4), v[4]) << "CN " << CN << " byte " << j;
     }
   }
+}
+
+TEST(U8Packed3x3Dup, WideMedianRowsMatchTheSortedWindow) {
+  check_wide_median<1>(0xd0b4);
+  check_wide_median<3>(0xd0b5);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // median on CUDA.
-// u8 x 1 and u8 x 3 at 3x3: the packed kernel of u8_3x3.cuh (u8 x 3 over the row's bytes; u8
-// x 1 on large images in its wide shape, 8 output bytes x 8 rows a thread).
+// u8 x 1 and u8 x 3 at 3x3: the packed kernel of u8_3x3.cuh (u8 x 3 over the row's bytes; on
+// large images its wide shape, 8 output bytes x 8 rows a thread).
 // u8 x 1 at 5x5 and 7x7, u8 x 3 at 5x5: median_u8_packed_kernel below (separable sorting
 // networks on pixels packed two per word, median_u8_packed.hpp; u8 x 3 over the row's bytes).
 // f32 x 1 at 3x3: f32_3x3.cuh (sorted window columns on totalOrder keys).
@@ -290,13 +290,22 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
                                   p.border, "median", st))
       return;
   }
-  // 3x3 on u8 x 3: the same kernel over the row's bytes (CN = 3, channels interleaved).
-  if (std::is_same_v<T, std::uint8_t> && p.kw == 3 && p.kh == 3 &&
-      u8_3x3::launch_3x3_cn<3>(u8_3x3::median3_u8_kernel<u8_3x3::kRowsTall, 3>,
-                               u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort, 3>,
-                               u8_3x3::median3_u8_kernel<u8_3x3::kRowsStream, 3, true>, s, d,
-                               p.border, "median", st))
-    return;
+  // 3x3 on u8 x 3: the same kernels over the row's bytes (CN = 3, channels interleaved), the
+  // shapes chosen as for one channel on the row bytes.
+  if (std::is_same_v<T, std::uint8_t> && p.kw == 3 && p.kh == 3) {
+    const bool wide = tall_blocks_fill((d.width() * 3 + u8_3x3::kBW - 1) / u8_3x3::kBW, d.height(),
+                                       u8_3x3::kBH<u8_3x3::kMedTallR>);
+    if (wide ? u8_3x3::launch_3x3_cn<3, u8_3x3::kMedTallR>(
+                   u8_3x3::median3_wide_u8_kernel<u8_3x3::kMedTallR, 3>,
+                   u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort, 3>,
+                   u8_3x3::median3_u8_kernel<u8_3x3::kRowsStream, 3, true>, s, d, p.border,
+                   "median", st)
+             : u8_3x3::launch_3x3_cn<3>(u8_3x3::median3_u8_kernel<u8_3x3::kRowsTall, 3>,
+                                        u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort, 3>,
+                                        u8_3x3::median3_u8_kernel<u8_3x3::kRowsStream, 3, true>, s,
+                                        d, p.border, "median", st))
+      return;
+  }
   // 3x3 on one f32 channel: f32_3x3.cuh (sorted columns on totalOrder keys).
   if (std::is_same_v<T, float> && p.kw == 3 && p.kh == 3 &&
       f32_3x3::launch_f32_3x3(f32_3x3::Median3{}, s, d, p.border, "median", st))

@@ -8,8 +8,8 @@
 // dilate and 11.5 for Gaussian, bench/RESULTS.md 2026-11-25.)
 //
 // Each thread computes 4 adjacent pixels of R consecutive rows (R = 8, or 2 for images too
-// small to fill the GPU with 8: launch_3x3 picks by tall_blocks_fill); the u8 x 1 median on
-// large images 8 adjacent pixels of 8 rows instead (median3_wide_u8_kernel, below). Below that rule
+// small to fill the GPU with 8: launch_3x3 picks by tall_blocks_fill); the median on large
+// images 8 adjacent bytes of 8 rows instead (median3_wide_u8_kernel, below). Below that rule
 // the grid is one wave of blocks that each walk consecutive 128 x 16 tiles of their column strip,
 // the next tile's loads in flight during the current tile's compute (the streaming shape,
 // for_each_tile; the short shape, one tile a block, stays behind kPackedStream for an A/B
@@ -628,38 +628,40 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4, kStream>)
       });
 }
 
-// Large images on one channel take the wide tall shape instead (median3_wide_u8_kernel<kMedTallR>,
-// which median.cu passes launch_3x3 as its tall kernel with kMedTallR): the 32 x 8 threads of a
-// block run as 16 x 16 threads of 8 output bytes x kMedWideRows = 8 rows, a 128 x 128 output block
-// (the tile engine's R = 16 rows: a 130-row chunk tile, 20.8 KB); a thread's rows roll through
-// three rows of columns8's six words, each output row sorts them per lane (sort3) and takes
+// Large images take the wide tall shape of the median instead (median3_wide_u8_kernel<kMedTallR,
+// CN>, which median.cu passes launch_3x3_cn as its tall kernel with kMedTallR; u8 x 3 over the
+// row's bytes): the 32 x 8 threads of a block run as 16 x 16 threads of 8 output bytes x
+// kMedWideRows = 8 rows, a 128 x 128 output block (the tile engine's R = 16 rows: a 130-row
+// chunk tile, 20.8 KB); a thread's rows roll through three rows of columns_wide's column words
+// (6 for CN = 1, 10 for CN = 3), each output row sorts them per lane (sort3) and takes
 // median8_row (u8_3x3_dup.hpp, host-tested). Where the narrow body spent ~54 instructions a row
-// of 4 outputs (SASS: 15 VIMNMX, 12 VIMNMX3, ~11 PRMT, 10 IADD3, nearly all on the 16-lane
-// integer pipe that bounded the kernel), the wide one shares the column words and the mids'
-// sorted pairs across 8 outputs, needs no between PRMTs and adds on the FMA pipe (Adder); 128
-// rows a block halve the per-output share of the block's fixed costs (tile load, addresses,
-// prologue: ~150 instructions a thread). kMedWideRows = 4 restores 128 x 64 blocks (the narrow
-// tall grid and rule; 47 registers) for an A/B run.
+// of 4 outputs (CN = 1; SASS: 15 VIMNMX, 12 VIMNMX3, ~11 PRMT, 10 IADD3, nearly all on the
+// 16-lane integer pipe that bounded the kernel), the wide one shares the column words and
+// the mids' sorted pairs across 8 outputs, needs no between PRMTs and adds on the FMA pipe
+// (Adder); 128 rows a block halve the per-output share of the block's fixed costs (tile load,
+// addresses, prologue: ~150 instructions a thread). kMedWideRows = 4 restores 128 x 64 blocks
+// (the narrow tall grid and rule; 47 registers for CN = 1) for an A/B run.
 constexpr int kMedWideRows = 8;              // rows a thread in the wide shape (16 x 16 threads)
 constexpr int kMedTallR = 2 * kMedWideRows;  // the tile engine's R: 16 x 8 = 128 rows a block
 static_assert(kMedWideRows * 2 * kTY == kBH<kMedTallR> && 16 * 8 == kBW,
               "the wide median covers the tile engine's block");
-// Resident blocks a SM of the wide median: 5 (<= 48 registers, as morph3; ptxas -v for sm_90:
-// 48, no spills).
-constexpr int kMedWideBlocks = 5;
+// Resident blocks a SM of the wide median: CN = 1 5 (<= 48 registers, as morph3; ptxas -v for
+// sm_90: 48, no spills); CN = 3 (three rows of 10 column words) 4, as the narrow CN = 3.
+template <int CN>
+constexpr int kMedWideBlocks = CN == 1 ? 5 : 4;
 
 // The wide rows of one tile: thread (lx, ly) of the 16 x 16 (lx = 0..15: output bytes
 // bx0 + 8 lx .. + 7; rows by0 + H ly .. + H - 1 from tile rows H ly .. H ly + H + 1). The tile
 // words a, b, c, d = bytes x0 - 4 .. x0 + 11 are words 3 + 2 lx .. 6 + 2 lx of the chunk tile's
 // rows (kCOff = 3): three 8-byte loads (words 2 + 2 lx .. 7 + 2 lx, 8-byte aligned).
-template <class Rows, class Put>
+template <int CN, class Rows, class Put>
 __device__ __forceinline__ void median3_wide_rows(const Rows& tile, int lx, int r0, Put&& put) {
-  constexpr int H = kMedWideRows;
-  unsigned w[3][6];
-  auto load = [&](int r, unsigned(&out)[6]) {
+  constexpr int H = kMedWideRows, W = u8_3x3_dup::kWideCols<CN>;
+  unsigned w[3][W];
+  auto load = [&](int r, unsigned(&out)[W]) {
     const uint2* p = reinterpret_cast<const uint2*>(tile[r] + 2 * lx - 1);
     const uint2 v0 = p[0], v1 = p[1], v2 = p[2];
-    u8_3x3_dup::columns8(v0.y, v1.x, v1.y, v2.x, out);
+    u8_3x3_dup::columns_wide<CN>(v0.y, v1.x, v1.y, v2.x, out);
   };
   // 1 and 2^32 - 1 that ptxas cannot prove constant (blockDim.x = kTX = 32): u8_3x3_dup::Adder.
   u8_3x3_dup::Adder f;
@@ -670,21 +672,22 @@ __device__ __forceinline__ void median3_wide_rows(const Rows& tile, int lx, int 
 #pragma unroll
   for (int i = 0; i < H; ++i) {
     load(r0 + i + 2, w[(i + 2) % 3]);
-    u8_3x3_dup::Sorted3 s[6];
+    u8_3x3_dup::Sorted3 s[W];
 #pragma unroll
-    for (int k = 0; k < 6; ++k)
+    for (int k = 0; k < W; ++k)
       s[k] = u8_3x3_dup::sort3(w[i % 3][k], w[(i + 1) % 3][k], w[(i + 2) % 3][k], f);
-    const u8_3x3_dup::Out8 o = u8_3x3_dup::median8_row(s, f);
+    const u8_3x3_dup::Out8 o = u8_3x3_dup::median8_row<CN>(s, f);
     put(i, o.lo, o.hi);
   }
 }
 
-// The wide tall median (u8 x 1, R = kMedTallR in the tile engine's terms; see above).
-// Destination rows 8-byte aligned (a uniform test): one 8-byte store a row, else two 4-byte
-// stores. The edge tiles and 4-byte aligned sources take the word loader unbatched (batched,
-// its 130 rows of words in flight would not fit the 48-register bound).
-template <int R>
-__global__ void __launch_bounds__(kTX* kTY, kMedWideBlocks)
+// The wide tall median (R = kMedTallR in the tile engine's terms; see above), u8 x CN (CN = 3:
+// over the row's bytes, the destination as row bytes, as median3_u8_kernel). Destination rows
+// 8-byte aligned (a uniform test): one 8-byte store a row, else two 4-byte stores. The edge
+// tiles and 4-byte aligned sources take the word loader unbatched (batched, its 130 rows of
+// words in flight would not fit the register bound).
+template <int R, int CN = 1>
+__global__ void __launch_bounds__(kTX* kTY, kMedWideBlocks<CN>)
     median3_wide_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                            DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
   static_assert(R == kMedTallR, "the wide median's block is 128 x 128");
@@ -692,13 +695,13 @@ __global__ void __launch_bounds__(kTX* kTY, kMedWideBlocks)
   const long long bx0 = (long long)blockIdx.x * kBW;
   const bool aligned8 =
       ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 7) == 0;
-  for_each_tile<R, 1, false, false>(
+  for_each_tile<R, CN, false, false>(
       src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
         // Thread (lx, ly) of the 16 x 16: the warp's two halves are two rows of threads.
         const int lx = tx & 15, ly = 2 * ty + (tx >> 4);
         store_rows8<kMedWideRows, kEvict<false>>(
             dst, int(bx0) + 8 * lx, by0 + kMedWideRows * ly, aligned8,
-            [&](auto&& put) { median3_wide_rows(tile, lx, kMedWideRows * ly, put); });
+            [&](auto&& put) { median3_wide_rows<CN>(tile, lx, kMedWideRows * ly, put); });
       });
 }
 

@@ -91,22 +91,28 @@ PIXFLOW_HD u32 median3_row(u32 a0, u32 b0, u32 a1, u32 b1, u32 a2, u32 b2, u32 x
   return px::byte_perm(o0, o1, 0x6420);
 }
 
-/// The wide 3x3 median of one output row, CN = 1 (the tall median3_u8_kernel: 8 output bytes
-/// x0 .. x0+7 a thread). The lanes of a word are 4 bytes apart, (x, x+4), so that the four
-/// output words A..D = (x0, x0+4) .. (x0+3, x0+7) take their left, centre and right window
-/// columns from six column words W_k = (x0-1+k, x0+3+k), k = 0..5 (A: W0 W1 W2, B: W1 W2 W3,
-/// C: W2 W3 W4, D: W3 W4 W5), each built by one PRMT of two tile words. The adjacent-lane
+/// The wide 3x3 median of one output row (median3_wide_u8_kernel: 8 output bytes x0 .. x0+7 a
+/// thread, CN interleaved channels, horizontal neighbours CN bytes apart). The lanes of a word
+/// are 4 bytes apart, (x, x+4), so that the four output words A..D = (x0, x0+4) .. (x0+3,
+/// x0+7) take their left, centre and right window columns from the column words
+/// W(k) = (x0+k, x0+4+k), k = -CN .. 3+CN (kWideCols<CN>: 6 for CN = 1, 10 for CN = 3; output
+/// word j: W(j-CN), W(j), W(j+CN)), each built by one PRMT of two tile words. The adjacent-lane
 /// layout (columns, median3_row) needs the lane pairs between its words (6 PRMT a row on the
-/// sorted columns) and sorts 3 column words a row for 4 outputs; this one sorts 6 for 8 and
-/// needs no between.
-/// columns8: the six column words from the tile words a, b, c, d = row bytes x0-4 .. x0+11.
-PIXFLOW_HD void columns8(u32 a, u32 b, u32 c, u32 d, u32 (&w)[6]) {
-  w[0] = px::byte_perm(a, b, 0x7733);  // a3 a3, b3 b3: x0-1, x0+3
-  w[1] = px::byte_perm(b, c, 0x4400);  // b0, c0: x0, x0+4
-  w[2] = px::byte_perm(b, c, 0x5511);  // b1, c1
-  w[3] = px::byte_perm(b, c, 0x6622);  // b2, c2
-  w[4] = px::byte_perm(b, c, 0x7733);  // b3, c3
-  w[5] = px::byte_perm(c, d, 0x4400);  // c0, d0: x0+4, x0+8
+/// sorted columns) and sorts 3 column words a row for 4 outputs; this one sorts 6 for 8
+/// (CN = 1; CN = 3: 10 for 8, where columns3 sorted 6 for 4) and needs no between.
+template <int CN>
+constexpr int kWideCols = 4 + 2 * CN;
+/// columns_wide: the column words w[m] = W(m - CN) from the tile words t = a, b, c, d = row
+/// bytes x0-4 .. x0+11: byte x0+k is byte (k+4) % 4 of t[(k+4) / 4], and x0+4+k the same byte of
+/// the next word.
+template <int CN>
+PIXFLOW_HD void columns_wide(u32 a, u32 b, u32 c, u32 d, u32 (&w)[kWideCols<CN>]) {
+  const u32 t[4] = {a, b, c, d};
+  PIXFLOW_UNROLL
+  for (int m = 0; m < kWideCols<CN>; ++m) {
+    const int k = m - CN + 4, j = k % 4;  // k + 4 >= 1
+    w[m] = px::byte_perm(t[k / 4], t[k / 4 + 1], 0x4400u + 0x1111u * u32(j));
+  }
 }
 
 /// The wide median's additions: a * m + c on the word (mod 2^32) with m = 1 (one) or 2^32 - 1
@@ -133,23 +139,39 @@ PIXFLOW_HD Sorted3 sort3(u32 p, u32 q, u32 r, const Adder& f = {}) {
 }
 
 /// The output bytes x0 .. x0+3 (.lo) and x0+4 .. x0+7 (.hi) of one row from the sorted column
-/// words s[k] of W_k over its three window rows: per lane med3(max3 lows, med3 mids, min3
-/// highs) of the output word's three columns; the mids' median of A and B shares the sorted
-/// pair (mid1, mid2), C and D the pair (mid3, mid4): med3(p <= q, x) = max(p, min(q, x)).
+/// words s[m] of W(m - CN) over its three window rows: per lane med3(max3 lows, med3 mids, min3
+/// highs) of output word j's columns s[j], s[j+CN], s[j+2CN]. The mids' medians share sorted
+/// pairs where two output words share two columns (med3(p <= q, x) = max(p, min(q, x))): CN = 1,
+/// A and B the pair (s1, s2), C and D (s3, s4); CN = 3, A and D the pair (s3, s6), B and C none.
 struct Out8 {
   u32 lo, hi;
 };
-PIXFLOW_HD Out8 median8_row(const Sorted3 (&s)[6], const Adder& f = {}) {
-  const u32 p12 = px::vmin(s[1].mid, s[2].mid), q12 = px::vmax(s[1].mid, s[2].mid);
-  const u32 p34 = px::vmin(s[3].mid, s[4].mid), q34 = px::vmax(s[3].mid, s[4].mid);
-  const u32 mid[4] = {
-      px::vmax(p12, px::vmin(q12, s[0].mid)), px::vmax(p12, px::vmin(q12, s[3].mid)),
-      px::vmax(p34, px::vmin(q34, s[2].mid)), px::vmax(p34, px::vmin(q34, s[5].mid))};
+PIXFLOW_HD u32 med3_pair(u32 p, u32 q, u32 x) {  // med3 of x and the sorted pair p <= q
+  return px::vmax(p, px::vmin(q, x));
+}
+template <int CN>
+PIXFLOW_HD Out8 median8_row(const Sorted3 (&s)[kWideCols<CN>], const Adder& f = {}) {
+  static_assert(CN == 1 || CN == 3, "median8_row: 1 or 3 channels");
+  u32 mid[4];
+  if constexpr (CN == 1) {
+    const u32 p12 = px::vmin(s[1].mid, s[2].mid), q12 = px::vmax(s[1].mid, s[2].mid);
+    const u32 p34 = px::vmin(s[3].mid, s[4].mid), q34 = px::vmax(s[3].mid, s[4].mid);
+    mid[0] = med3_pair(p12, q12, s[0].mid);
+    mid[1] = med3_pair(p12, q12, s[3].mid);
+    mid[2] = med3_pair(p34, q34, s[2].mid);
+    mid[3] = med3_pair(p34, q34, s[5].mid);
+  } else {
+    const u32 p36 = px::vmin(s[3].mid, s[6].mid), q36 = px::vmax(s[3].mid, s[6].mid);
+    mid[0] = med3_pair(p36, q36, s[0].mid);
+    mid[3] = med3_pair(p36, q36, s[9].mid);
+    mid[1] = med3_pair(px::vmin(s[1].mid, s[4].mid), px::vmax(s[1].mid, s[4].mid), s[7].mid);
+    mid[2] = med3_pair(px::vmin(s[2].mid, s[5].mid), px::vmax(s[2].mid, s[5].mid), s[8].mid);
+  }
   u32 o[4];
   PIXFLOW_UNROLL
   for (int j = 0; j < 4; ++j) {
-    const u32 lo = px::vmax3(s[j].lo, s[j + 1].lo, s[j + 2].lo);
-    const u32 hi = px::vmin3(s[j].hi, s[j + 1].hi, s[j + 2].hi);
+    const u32 lo = px::vmax3(s[j].lo, s[j + CN].lo, s[j + 2 * CN].lo);
+    const u32 hi = px::vmin3(s[j].hi, s[j + CN].hi, s[j + 2 * CN].hi);
     o[j] = f.sum3_less2(lo, mid[j], hi, px::vmax3(lo, mid[j], hi), px::vmin3(lo, mid[j], hi));
   }
   // A lane holds v * 257: byte 0 of a word is lane 0's v, byte 2 lane 1's.
