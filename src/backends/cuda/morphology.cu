@@ -12,6 +12,7 @@
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/separable.cuh"
 #include "src/backends/cuda/f32_3x3.cuh"
+#include "src/backends/cuda/morph_k_u8_packed.hpp"
 #include "src/backends/cuda/u8_3x3.cuh"
 #include "src/base/backend.hpp"
 #include "src/base/numeric.hpp"
@@ -369,6 +370,168 @@ bool try_morph_u8c1(const ConstImageView& s, const ImageView& d, const SepWindow
   return true;
 }
 
+// u8, one channel, small centred square windows (5x5, 7x7): morphk_u8_kernel. The van Herk
+// kernel above spends ~630 instructions a thread on 32 outputs at 5x5 (SASS, interior block:
+// a tile load with a border index a 16-byte chunk, ~55 instructions each; a vertical pass
+// through LDS.U16 + PRMT a sample into a transposed buffer; a horizontal pass; staged stores;
+// four barriers a tile) and issues at ~40 % with its 58 KB blocks. This one works in the
+// packed 3x3 kernels' manner (u8_3x3.cuh): one tile of 16-byte chunks, one barrier pair a
+// tile, everything else in registers. A thread takes 8 adjacent outputs of R rows; for each
+// of its R + K - 1 tile rows it reads four words (bytes x0 - 4 .. x0 + 11: LDS, LDS.64, LDS),
+// does the horizontal K-window of its 8 outputs (morph_k::hrow: 4 words of two outputs in
+// v * 257 lanes), and each pair of output rows takes the vertical window of those words
+// (morph_k::vpair) as soon as its last row is there, so only about K + 1 rows of 4 words are
+// live; the outputs go out as one 8-byte store a row. Counted from the SASS (5x5, R = 16):
+// see bench/NOTES.md, "Branch vh-issue".
+constexpr int kMkBW = kMorphKTX * kMorphKPX;       // 256 output bytes a block row
+constexpr int kMkTileWords = (kMkBW + 32) / 4;     // 72: row bytes bx0 - 16 .. bx0 + 271
+constexpr int kMkChunks = kMkTileWords / 4;        // 18 chunks of 16 bytes
+constexpr int kMkOff = 3;                          // word 3 = row bytes bx0 - 4 .. bx0 - 1
+constexpr int kMkWords = kMkBW / 4 + 2;            // 66 words the windows read (K <= 9)
+constexpr int kMkThreads = kMorphKTX * kMorphKTY;  // 256
+template <int R>
+constexpr int kMkBH = R* kMorphKTY;
+template <int R, int K>
+constexpr int kMkTileH = kMkBH<R> + K - 1;
+
+// Tile word (r, w) = row bytes bx0 - 16 + 4w .. + 3 of row by0 - K / 2 + r by the border
+// rule. Interior tiles of 16-byte aligned sources: 16-byte chunks, all of a thread's loaded
+// before the first is stored, addresses as 32-bit offsets (u8_3x3.cuh's load_tile_chunks, for
+// this tile's width and height). Other tiles: load_word_tile_u8 over the 66 words the windows
+// read (word loads inside the image, the border rule per byte on the edges). Syncs at the end.
+template <int R, int K>
+__device__ __forceinline__ void morphk_load_tile(unsigned* tile, const DevView<std::uint8_t>& src,
+                                                 const DevBorder<std::uint8_t>& border,
+                                                 long long bx0, long long by0, bool src_aligned,
+                                                 bool aligned16) {
+  constexpr int kTH = kMkTileH<R, K>;
+  const int tid = u8_3x3::tid_again();  // 32 threads a row, as this kernel's
+  const long long x0 = bx0 - 16, y0 = by0 - K / 2;
+  constexpr long long kMaxStride = (0x7fffffffLL - 4 * kMkTileWords) / kTH;
+  if (aligned16 && x0 >= 0 && x0 + 4 * kMkTileWords <= src.w && y0 >= 0 && y0 + kTH <= src.h &&
+      src.stride <= kMaxStride) {
+    constexpr int kTotal = kTH * kMkChunks, kFull = kTotal / kMkThreads;
+    constexpr bool kTail = kTotal % kMkThreads != 0;
+    const unsigned char* base = src.data + y0 * src.stride + x0;
+    const int stride = int(src.stride);
+    uint4 v[kFull + 1];
+    v[kFull] = make_uint4(0, 0, 0, 0);  // defined on every path (see load_tile_chunks)
+#pragma unroll
+    for (int k = 0; k < kFull + int(kTail); ++k) {
+      const int i = tid + k * kMkThreads, r = i / kMkChunks, q = i - r * kMkChunks;
+      if (k < kFull || i < kTotal)
+        v[k] = *reinterpret_cast<const uint4*>(base + (r * stride + 16 * q));
+    }
+    uint4* t = reinterpret_cast<uint4*>(tile);
+#pragma unroll
+    for (int k = 0; k < kFull + int(kTail); ++k)
+      if (k < kFull || tid + k * kMkThreads < kTotal) t[tid + k * kMkThreads] = v[k];
+    __syncthreads();  // the block agrees on the test above
+    return;
+  }
+  load_word_tile_u8<kMkWords, kMkThreads, 1, 0, kMkTileWords>(tile + kMkOff, kTH, tid, src, border,
+                                                              bx0 - 4, y0, src_aligned);
+}
+
+// The stores of a thread's R output rows of 8 bytes (row bytes x0 .. x0 + 7 of rows y0 ..),
+// clipped to the image: body(put) calls put(i, v) for i = 0 .. R - 1 in order, instantiated
+// twice as u8_3x3.cuh's store_rows4: threads whose 8 x R outputs lie inside the image with
+// 8-byte aligned destination rows store one uint2 a row (evict-first, kPackedEvictFirst), the
+// rest bytes under predicates (so any destination view takes this kernel).
+template <int R, class Body>
+__device__ __forceinline__ void store_rows8(const DevView<std::uint8_t>& dst, int x0, long long y0,
+                                            bool dst_aligned8, Body&& body) {
+  unsigned char* d = dst.data + y0 * dst.stride + x0;
+  const int rows = int(dst.h - y0);  // y0 < dst.h + R: no overflow
+  if (dst_aligned8 && x0 + 7 < dst.w && rows >= R) {
+    body([&](int, uint2 v) {
+      if constexpr (u8_3x3::kPackedEvictFirst)
+        __stcs(reinterpret_cast<uint2*>(d), v);
+      else
+        *reinterpret_cast<uint2*>(d) = v;
+      d += dst.stride;
+    });
+  } else {
+    const int n = dst.w - x0;  // bytes of the 8 inside the row (<= 0: none)
+    body([&](int i, uint2 v) {
+      if (i < rows) {
+#pragma unroll
+        for (int e = 0; e < 8; ++e)
+          if (e < n) d[e] = std::uint8_t((e < 4 ? v.x : v.y) >> (8 * (e & 3)));
+      }
+      d += dst.stride;
+    });
+  }
+}
+
+template <bool kMax, int K, int R>
+__global__ void __launch_bounds__(kMkThreads, kMorphKMinBlocks)
+    morphk_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                     DevBorder<std::uint8_t> border, bool src_aligned, bool dst_aligned8,
+                     int rows_of_blocks) {
+  static_assert(R % 2 == 0, "morphk_u8_kernel: output rows in pairs");
+  __shared__ __align__(16) unsigned tile[kMkTileH<R, K>][kMkTileWords];
+  const long long bx0 = (long long)blockIdx.x * kMkBW;
+  const bool aligned16 = src_aligned && u8_3x3::rows_aligned16(src);
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kMkBH<R>;
+    morphk_load_tile<R, K>(&tile[0][0], src, border, bx0, by0, src_aligned, aligned16);
+    const int tx = u8_3x3::tid_x_again(), ty = threadIdx.y;
+    store_rows8<R>(dst, int(bx0) + tx * kMorphKPX, by0 + ty * R, dst_aligned8, [&](auto&& put) {
+      // Tile rows ty R .. ty R + R + K - 2, words 2tx + 3 .. 2tx + 6 (bytes x0 - 4 .. x0 + 11).
+      const unsigned* row0 = &tile[ty * R][2 * tx + kMkOff];
+      unsigned hw[R + K - 1][4];  // horizontal results; each row dies after its last pair
+#pragma unroll
+      for (int r = 0; r < R + K - 1; ++r) {
+        const unsigned* row = row0 + r * kMkTileWords;
+        const uint2 bc = *reinterpret_cast<const uint2*>(row + 1);  // 8-byte aligned word
+        morph_k::hrow<K, kMax>(row[0], bc.x, bc.y, row[3], hw[r]);
+        if (r >= K && (r - K) % 2 == 0) {  // output rows i, i + 1 have all their rows
+          const int i = r - K;
+          unsigned o0[4], o1[4];
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            unsigned col[K + 1];
+#pragma unroll
+            for (int t = 0; t <= K; ++t) col[t] = hw[i + t][j];
+            morph_k::vpair<K, kMax>(col, o0[j], o1[j]);
+          }
+          put(i, make_uint2(morph_k::pack(o0[0], o0[1]), morph_k::pack(o0[2], o0[3])));
+          put(i + 1, make_uint2(morph_k::pack(o1[0], o1[1]), morph_k::pack(o1[2], o1[3])));
+        }
+      }
+    });
+    __syncthreads();  // the next tile overwrites this one
+  }
+}
+
+// The windows morphk_u8_kernel takes: u8 x 1, square K = 5 or 7, centred (other windows, anchors
+// and channel counts: the van Herk and doubling kernels above).
+template <bool kMax>
+bool try_morphk_u8c1(const ConstImageView& s, const ImageView& d, const SepWindow& w,
+                     const Border& border, cudaStream_t st) {
+  const int k = w.kw;
+  if (s.channels() != 1 || w.kh != k || (k != 5 && k != 7) || w.ax != k / 2 || w.ay != k / 2 ||
+      d.width() > 0x7fffff00LL)
+    return false;
+  const long long bx = (d.width() + kMkBW - 1) / kMkBW;
+  const bool tall = tall_blocks_fill(bx, d.height(), kMkBH<kMorphKRows>);
+  const int bh = tall ? kMkBH<kMorphKRows> : kMkBH<kMorphKRowsShort>;
+  auto launch = [&](auto kernel) {
+    kernel<<<grid_2d(d.width(), d.height(), kMkBW, bh), dim3(kMorphKTX, kMorphKTY), 0, st>>>(
+        dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
+        rows_aligned(s, 4), rows_aligned(d, 8), blocks_y(d.height(), bh));
+  };
+  if (k == 5)
+    launch(tall ? morphk_u8_kernel<kMax, 5, kMorphKRows>
+                : morphk_u8_kernel<kMax, 5, kMorphKRowsShort>);
+  else
+    launch(tall ? morphk_u8_kernel<kMax, 7, kMorphKRows>
+                : morphk_u8_kernel<kMax, 7, kMorphKRowsShort>);
+  PIXFLOW_CUDA_CHECK_LAUNCH("morphology");
+  return true;
+}
+
 template <bool kMax>
 bool try_morph_u8_tiles(const ConstImageView& s, const ImageView& d, const SepWindow& w,
                         const Border& border, cudaStream_t st) {
@@ -431,7 +594,8 @@ void launch_morph(const ConstImageView& s, const ImageView& d, const SepWindow& 
       f32_3x3::launch_f32_3x3(f32_3x3::Morph3<kMax>{}, s, d, border, "morphology", st))
     return;
   if constexpr (std::is_same_v<T, std::uint8_t>)
-    if (try_morph_u8c1<kMax>(s, d, w, border, st) || try_morph_u8_tiles<kMax>(s, d, w, border, st))
+    if (try_morphk_u8c1<kMax>(s, d, w, border, st) || try_morph_u8c1<kMax>(s, d, w, border, st) ||
+        try_morph_u8_tiles<kMax>(s, d, w, border, st))
       return;
   launch_separable(dev_view<T>(s), dev_view<T>(d), dev_border<T>(border), w, MorphPolicy<T, kMax>{},
                    st);
