@@ -272,6 +272,62 @@ inline std::size_t vh_smem(int kw, int kh, int bh) {
   return vh_tile_bytes(kw, kh, bh) + std::size_t(byte_tile_width(kw, 1)) * kVtPitch * 4;
 }
 
+// The van Herk kernel's interior tiles and blocks (all but the image's edge blocks): the
+// tile's 16-byte chunks with 32-bit offsets from its first byte (load_byte_tile runs the border
+// index and 64-bit address arithmetic for every chunk: ~55 instructions a chunk in the SASS of
+// the 5x5 kernel, 2.4-2.7 chunks a thread), all chunks of a thread in flight at once. Returns
+// false, having loaded nothing, for tiles that reach outside the image (the test is the
+// block's: every thread takes the same branch). Syncs at the end when it loads.
+__device__ __forceinline__ bool vh_load_interior(unsigned char* tile, const ByteTile& t, int ay,
+                                                 const DevView<std::uint8_t>& v, bool aligned) {
+  // t.th <= 64 + 255 - 1 < 512 rows and t.tw <= 544 bytes: offsets below 2^31 for this stride
+  // (a constant: a run-time division here cost ~25 instructions a tile).
+  constexpr long long kMaxStride = (0x7fffffffLL - 1024) / 512;
+  const long long y0 = t.y0 - ay;
+  if (!aligned || t.xs < 0 || t.xs + t.tw > v.w || y0 < 0 || y0 + t.th > v.h ||
+      v.stride > kMaxStride)
+    return false;
+  const unsigned char* base = v.data + y0 * v.stride + t.xs;
+  const int stride = int(v.stride), chunks = t.tw / 16, total = chunks * t.th;
+  // cp.async (16 bytes, through L2): every chunk of the thread in flight at once, no
+  // registers; a loop of loads and stores put each store (waiting for its load) ahead of the
+  // next load in the SASS, one round trip a chunk.
+  for (int it = threadIdx.x; it < total; it += blockDim.x) {
+    const int r = it / chunks, q = it - r * chunks;
+    cp_async16(tile + r * t.tw + 16 * q, base + (r * stride + 16 * q));
+  }
+  cp_async_wait_all();
+  __syncthreads();
+  return true;
+}
+
+// The stage's rows to the image for a block whose bh x 256 outputs all lie inside it (16-byte
+// aligned destination rows): store_staged's loop without its per-chunk 64-bit row address and
+// clipping tests (~40 instructions a chunk in the SASS), 32-bit offsets from the block's first
+// output byte, evict-first stores as the packed kernels' (kPackedEvictFirst). Returns false for
+// the other blocks.
+__device__ __forceinline__ bool vh_store_interior(const unsigned* stage, int rows, int bh,
+                                                  const DevView<std::uint8_t>& dst, long long e0,
+                                                  long long y0, bool aligned) {
+  if (!aligned || rows != bh || e0 + kByteTileBW > dst.w ||
+      dst.stride > (0x7fffffffLL - kByteTileBW) / bh)
+    return false;
+  constexpr int kChunks = kByteTileBW / 16;
+  unsigned char* base = dst.data + y0 * dst.stride + e0;
+  const int stride = int(dst.stride);
+  for (int it = threadIdx.x; it < bh * kChunks; it += blockDim.x) {
+    const int r = it / kChunks, c = it % kChunks;
+    const unsigned* s = stage + r * kStageWords + 4 * c;
+    uint4* out = reinterpret_cast<uint4*>(base + (r * stride + 16 * c));
+    const uint4 v = make_uint4(s[0], s[1], s[2], s[3]);
+    if constexpr (u8_3x3::kPackedEvictFirst)
+      __stcs(out, v);
+    else
+      *out = v;
+  }
+  return true;
+}
+
 template <bool kMax, int KW, int KH>
 __global__ void __launch_bounds__(kByteTileThreads)
     morph_u8c1_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
@@ -291,7 +347,8 @@ __global__ void __launch_bounds__(kByteTileThreads)
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long y0 = (long long)by * bh;
     const ByteTile t = byte_tile(e0, y0, p.kw, p.kh, p.ax, p.ay, 1, bh);
-    load_byte_tile(tile, t, p.ay, src, border, src_aligned);
+    if (!vh_load_interior(tile, t, p.ay, src, src_aligned))
+      load_byte_tile(tile, t, p.ay, src, border, src_aligned);
 
     // Vertical: column pair cp (tile columns 2cp, 2cp + 1), output rows 8g .. 8g + 7.
     for (Walk2D i(tw / 2); i.r < bh / kVhR; i.next()) {
@@ -332,7 +389,9 @@ __global__ void __launch_bounds__(kByteTileThreads)
       st[kStageWords + 1] = __byte_perm(t2, t3, 0x7632);
     }
     __syncthreads();
-    store_staged(stage, int(min((long long)bh, (long long)dst.h - y0)), dst, e0, y0, dst_aligned);
+    const int out_rows = int(min((long long)bh, (long long)dst.h - y0));
+    if (!vh_store_interior(stage, out_rows, bh, dst, e0, y0, dst_aligned))
+      store_staged(stage, out_rows, dst, e0, y0, dst_aligned);
     __syncthreads();  // the next tile overwrites both buffers
   }
 }
