@@ -1,5 +1,6 @@
 // "morph_pass" (one dilate or erode) on CUDA. u8: 3x3 centred on one channel through the
-// packed kernel (u8_3x3.cuh); other windows on one channel by van Herk over 16-bit lanes
+// packed kernel (u8_3x3.cuh); 5x5 and 7x7 centred on one channel in registers (morphk_u8_kernel,
+// morph_k_u8_packed.hpp); other windows on one channel by van Herk over 16-bit lanes
 // (morph_u8c1_kernel), on 2-4 channels by doubling levels over byte tiles (morph_u8_kernel);
 // f32 3x3 centred on one channel through f32_3x3.cuh; u16, other f32 (and windows whose tile
 // does not fit): the fused separable kernel with max / min
