@@ -416,13 +416,10 @@ bool try_morph_u8c1(const ConstImageView& s, const ImageView& d, const SepWindow
         dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
         MorphU8{w.kw, w.kh, w.ax, w.ay}, bh, rows, rows_aligned(s, 16), rows_aligned(d, 16));
   };
-  // The benchmarked square windows with every loop unrolled; the rest at run time.
-  const int k = w.kw == w.kh ? w.kw : 0;
-  if (k == 5)
-    launch(morph_u8c1_kernel<kMax, 5, 5>);
-  else if (k == 7)
-    launch(morph_u8c1_kernel<kMax, 7, 7>);
-  else if (k == 15)
+  // The benchmarked square window with every loop unrolled; the rest at run time (5x5 and 7x7
+  // centred, the other benchmarked ones, take morphk_u8_kernel: its compiled instances here
+  // were dead code).
+  if (w.kw == 15 && w.kh == 15)
     launch(morph_u8c1_kernel<kMax, 15, 15>);
   else
     launch(morph_u8c1_kernel<kMax, 0, 0>);
