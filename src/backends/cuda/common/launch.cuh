@@ -75,7 +75,8 @@ constexpr int kPackedStreamBlocks = 5;
 constexpr int kMorphKTX = 32, kMorphKTY = 8, kMorphKPX = 8;
 constexpr int kMorphKRows = 16, kMorphKRowsShort = 2;
 // Resident blocks a SM (__launch_bounds__): 4 = a 64-register bound (32 warps a SM); the
-// tall tile (K = 7: 134 x 288 bytes = 37.7 KB) allows 6.
+// tall tile (K = 7: 134 x 288 bytes = 37.7 KB) would allow 5. ptxas: 56 (K = 5) and 64 (K = 7)
+// registers tall, 44 short, no spills.
 constexpr int kMorphKMinBlocks = 4;
 
 // f32 x 1 3x3 kernels (f32_3x3.cuh: dilate/erode, median, box, Gaussian, sobel/scharr): the
