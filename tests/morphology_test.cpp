@@ -348,6 +348,81 @@ TEST(Morphology, EveryBackendMatchesRefOnManyTiles) {
       }
 }
 
+// The CUDA u8 x 1 kernel for small centred square windows (src/backends/cuda/morphology.cu,
+// morphk_u8_kernel: 5x5 and 7x7, blocks of 256 x 16 outputs in its short shape and 256 x 128 in
+// its tall one, the arithmetic of morph_k_u8_packed.hpp, host-tested in
+// tests/morph_k_packed_test.cpp; k=3 iterations=2 is one centred 5x5 pass) and the windows
+// beside it that go elsewhere (kw=4 kh=6 off centre, 9x9, 15x15, 5x3: the van Herk kernel). Impulse
+// images of several blocks in x and y with partial last blocks (517x70, 600x150, 300x97, 4100x1100:
+// short shape; 8200x4000 = 33 x 32 blocks of 128 rows >= 1056: tall shape), every border in turn
+// with constants 300 and -7. Part 1 through backends_match_ref (padded, odd-offset views: the
+// tile's word or byte path and the clipped byte stores); part 2 with sources at samples 0 and 16 of
+// 16-byte aligned rows (the 16-byte chunk path; at 16 the image bytes left of the ROI must not be
+// read), 4 (words) and 1 (bytes), and tight destinations (8-byte stores), for 5x5 and 7x7 and for
+// the van Herk kernel's windows (15x15, 9x9, 4x6: its cp.async tiles and 16-byte staged stores
+// of interior blocks; tall shape at 8200x4000); 8200x4000 at 5x5 and 15x15 only.
+TEST(Morphology, EveryBackendMatchesRefOnManyTilesSmallWindows) {
+  auto rng = make_rng(0x40ec);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  const Size sizes[] = {{517, 70}, {600, 150}, {300, 97}, {4100, 1100}};
+  const char* wins[] = {"k=5", "k=7", "kw=4 kh=6", "k=3 iterations=2", "k=9", "k=15", "kw=5 kh=3"};
+  std::size_t turn = 0;
+  for (Size s : sizes)
+    for (const char* k : wins)
+      for (MorphOp op : {MorphOp::dilate, MorphOp::erode}) {
+        const std::string params =
+            std::string(k) + " " + border_params(borders[turn++ % borders.size()]);
+        const TestImage sparse = impulse_image(s, {Depth::u8, 1}, op, rng);
+        ASSERT_TRUE(backends_match_ref(morph_op_name(op), params, sparse.view, rng));
+      }
+  for (MorphOp op : {MorphOp::dilate, MorphOp::erode})
+    for (const char* k : {"k=5", "k=7"}) {
+      const TestImage sparse = impulse_image({8200, 4000}, {Depth::u8, 1}, op, rng);
+      const std::string params =
+          std::string(k) + " " + border_params(borders[turn++ % borders.size()]);
+      ASSERT_TRUE(backends_match_ref(morph_op_name(op), params, sparse.view, rng));
+    }
+  struct Case {
+    int off;
+    Size s;
+    bool large;  // the windows of the large images only (the reference's time)
+  };
+  const Case cases[] = {{0, {600, 150}, false},   {16, {600, 150}, false}, {4, {600, 150}, false},
+                        {1, {600, 150}, false},   {16, {300, 97}, false},  {0, {8200, 4000}, true},
+                        {16, {8200, 4000}, true}, {4, {8200, 4000}, true}};
+  const std::vector<Win> all_wins = {{5, 5}, {7, 7}, {15, 15}, {9, 9}, {4, 6}};
+  const std::vector<Win> large_wins = {{5, 5}, {15, 15}};
+  for (const Case& c : cases) {
+    TestImage wide = random_image(c.s.w + c.off, c.s.h, {Depth::u8, 1}, rng, true);
+    const ConstImageView src = ConstImageView(wide.view).roi(c.off, 0, c.s.w, c.s.h);
+    std::vector<TestImage> on_backend;
+    for (Backend be : test_backends()) on_backend.push_back(to_backend(be, wide.view, rng, true));
+    for (Win k : c.large ? large_wins : all_wins)
+      for (MorphOp op : {MorphOp::dilate, MorphOp::erode}) {
+        const Border b = borders[turn++ % borders.size()];
+        const MorphParams p{k.kw, k.kh, 1, b};
+        TestImage want = make_dst(c.s.w, c.s.h, {Depth::u8, 1}, rng, true);
+        Context on_ref;
+        on_ref.backend = Backend::ref;
+        morphology(src, want.view, op, p, on_ref);
+        std::size_t bi = 0;
+        for (Backend be : test_backends()) {
+          PIXFLOW_TRACE(testing::Message() << backend_name(be) << " " << morph_op_name(op) << " "
+                                           << k.kw << "x" << k.kh << " " << c.s.w << "x" << c.s.h
+                                           << " " << describe(b) << " source at sample " << c.off);
+          TestImage got = make_dst_on(be, c.s.w, c.s.h, {Depth::u8, 1}, rng, true);
+          Context ctx;
+          ctx.backend = be;
+          morphology(ConstImageView(on_backend[bi++].view).roi(c.off, 0, c.s.w, c.s.h), got.view,
+                     op, p, ctx);
+          ASSERT_EQ(compare(to_host(got.view), want.view), "");
+        }
+      }
+  }
+}
+
 // The CUDA f32 x 1 3x3 kernel (src/backends/cuda/f32_3x3.cuh, dilate/erode on totalOrder keys)
 // at 517x70, 600x150, 300x97 and 4100x1100 its short shape (128 x 16 outputs a block), at
 // 4100x2200 (33 x 35 blocks of 128 x 64 >= 1056, launch.cuh tall_blocks_fill) its tall one;

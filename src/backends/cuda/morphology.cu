@@ -1,5 +1,6 @@
 // "morph_pass" (one dilate or erode) on CUDA. u8: 3x3 centred on one channel through the
-// packed kernel (u8_3x3.cuh); other windows on one channel by van Herk over 16-bit lanes
+// packed kernel (u8_3x3.cuh); 5x5 and 7x7 centred on one channel in registers (morphk_u8_kernel,
+// morph_k_u8_packed.hpp); other windows on one channel by van Herk over 16-bit lanes
 // (morph_u8c1_kernel), on 2-4 channels by doubling levels over byte tiles (morph_u8_kernel);
 // f32 3x3 centred on one channel through f32_3x3.cuh; u16, other f32 (and windows whose tile
 // does not fit): the fused separable kernel with max / min
@@ -12,6 +13,7 @@
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/separable.cuh"
 #include "src/backends/cuda/f32_3x3.cuh"
+#include "src/backends/cuda/morph_k_u8_packed.hpp"
 #include "src/backends/cuda/u8_3x3.cuh"
 #include "src/base/backend.hpp"
 #include "src/base/numeric.hpp"
@@ -271,6 +273,62 @@ inline std::size_t vh_smem(int kw, int kh, int bh) {
   return vh_tile_bytes(kw, kh, bh) + std::size_t(byte_tile_width(kw, 1)) * kVtPitch * 4;
 }
 
+// The van Herk kernel's interior tiles and blocks (all but the image's edge blocks): the
+// tile's 16-byte chunks with 32-bit offsets from its first byte (load_byte_tile runs the border
+// index and 64-bit address arithmetic for every chunk: ~55 instructions a chunk in the SASS of
+// the 5x5 kernel, 2.4-2.7 chunks a thread), all chunks of a thread in flight at once. Returns
+// false, having loaded nothing, for tiles that reach outside the image (the test is the
+// block's: every thread takes the same branch). Syncs at the end when it loads.
+__device__ __forceinline__ bool vh_load_interior(unsigned char* tile, const ByteTile& t, int ay,
+                                                 const DevView<std::uint8_t>& v, bool aligned) {
+  // t.th <= 64 + 255 - 1 < 512 rows and t.tw <= 544 bytes: offsets below 2^31 for this stride
+  // (a constant: a run-time division here cost ~25 instructions a tile).
+  constexpr long long kMaxStride = (0x7fffffffLL - 1024) / 512;
+  const long long y0 = t.y0 - ay;
+  if (!aligned || t.xs < 0 || t.xs + t.tw > v.w || y0 < 0 || y0 + t.th > v.h ||
+      v.stride > kMaxStride)
+    return false;
+  const unsigned char* base = v.data + y0 * v.stride + t.xs;
+  const int stride = int(v.stride), chunks = t.tw / 16, total = chunks * t.th;
+  // cp.async (16 bytes, through L2): every chunk of the thread in flight at once, no
+  // registers; a loop of loads and stores put each store (waiting for its load) ahead of the
+  // next load in the SASS, one round trip a chunk.
+  for (int it = threadIdx.x; it < total; it += blockDim.x) {
+    const int r = it / chunks, q = it - r * chunks;
+    cp_async16(tile + r * t.tw + 16 * q, base + (r * stride + 16 * q));
+  }
+  cp_async_wait_all();
+  __syncthreads();
+  return true;
+}
+
+// The stage's rows to the image for a block whose bh x 256 outputs all lie inside it (16-byte
+// aligned destination rows): store_staged's loop without its per-chunk 64-bit row address and
+// clipping tests (~40 instructions a chunk in the SASS), 32-bit offsets from the block's first
+// output byte, evict-first stores as the packed kernels' (kPackedEvictFirst). Returns false for
+// the other blocks.
+__device__ __forceinline__ bool vh_store_interior(const unsigned* stage, int rows, int bh,
+                                                  const DevView<std::uint8_t>& dst, long long e0,
+                                                  long long y0, bool aligned) {
+  if (!aligned || rows != bh || e0 + kByteTileBW > dst.w ||
+      dst.stride > (0x7fffffffLL - kByteTileBW) / bh)
+    return false;
+  constexpr int kChunks = kByteTileBW / 16;
+  unsigned char* base = dst.data + y0 * dst.stride + e0;
+  const int stride = int(dst.stride);
+  for (int it = threadIdx.x; it < bh * kChunks; it += blockDim.x) {
+    const int r = it / kChunks, c = it % kChunks;
+    const unsigned* s = stage + r * kStageWords + 4 * c;
+    uint4* out = reinterpret_cast<uint4*>(base + (r * stride + 16 * c));
+    const uint4 v = make_uint4(s[0], s[1], s[2], s[3]);
+    if constexpr (u8_3x3::kPackedEvictFirst)
+      __stcs(out, v);
+    else
+      *out = v;
+  }
+  return true;
+}
+
 template <bool kMax, int KW, int KH>
 __global__ void __launch_bounds__(kByteTileThreads)
     morph_u8c1_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
@@ -290,7 +348,8 @@ __global__ void __launch_bounds__(kByteTileThreads)
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long y0 = (long long)by * bh;
     const ByteTile t = byte_tile(e0, y0, p.kw, p.kh, p.ax, p.ay, 1, bh);
-    load_byte_tile(tile, t, p.ay, src, border, src_aligned);
+    if (!vh_load_interior(tile, t, p.ay, src, src_aligned))
+      load_byte_tile(tile, t, p.ay, src, border, src_aligned);
 
     // Vertical: column pair cp (tile columns 2cp, 2cp + 1), output rows 8g .. 8g + 7.
     for (Walk2D i(tw / 2); i.r < bh / kVhR; i.next()) {
@@ -331,7 +390,9 @@ __global__ void __launch_bounds__(kByteTileThreads)
       st[kStageWords + 1] = __byte_perm(t2, t3, 0x7632);
     }
     __syncthreads();
-    store_staged(stage, int(min((long long)bh, (long long)dst.h - y0)), dst, e0, y0, dst_aligned);
+    const int out_rows = int(min((long long)bh, (long long)dst.h - y0));
+    if (!vh_store_interior(stage, out_rows, bh, dst, e0, y0, dst_aligned))
+      store_staged(stage, out_rows, dst, e0, y0, dst_aligned);
     __syncthreads();  // the next tile overwrites both buffers
   }
 }
@@ -355,16 +416,175 @@ bool try_morph_u8c1(const ConstImageView& s, const ImageView& d, const SepWindow
         dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
         MorphU8{w.kw, w.kh, w.ax, w.ay}, bh, rows, rows_aligned(s, 16), rows_aligned(d, 16));
   };
-  // The benchmarked square windows with every loop unrolled; the rest at run time.
-  const int k = w.kw == w.kh ? w.kw : 0;
-  if (k == 5)
-    launch(morph_u8c1_kernel<kMax, 5, 5>);
-  else if (k == 7)
-    launch(morph_u8c1_kernel<kMax, 7, 7>);
-  else if (k == 15)
+  // The benchmarked square window with every loop unrolled; the rest at run time (5x5 and 7x7
+  // centred, the other benchmarked ones, take morphk_u8_kernel: its compiled instances here
+  // were dead code).
+  if (w.kw == 15 && w.kh == 15)
     launch(morph_u8c1_kernel<kMax, 15, 15>);
   else
     launch(morph_u8c1_kernel<kMax, 0, 0>);
+  PIXFLOW_CUDA_CHECK_LAUNCH("morphology");
+  return true;
+}
+
+// u8, one channel, small centred square windows (5x5, 7x7): morphk_u8_kernel. The van Herk
+// kernel above spends ~630 instructions a thread on 32 outputs at 5x5 (SASS, interior block:
+// a tile load with a border index a 16-byte chunk, ~55 instructions each; a vertical pass
+// through LDS.U16 + PRMT a sample into a transposed buffer; a horizontal pass; staged stores;
+// four barriers a tile) and issues at ~40 % with its 58 KB blocks. This one works in the
+// packed 3x3 kernels' manner (u8_3x3.cuh): one tile of 16-byte chunks, one barrier pair a
+// tile, everything else in registers. A thread takes 8 adjacent outputs of R rows; for each
+// of its R + K - 1 tile rows it reads four words (bytes x0 - 4 .. x0 + 11: LDS, LDS.64, LDS),
+// does the horizontal K-window of its 8 outputs (morph_k::hrow: 4 words of two outputs in
+// v * 257 lanes), and each pair of output rows takes the vertical window of those words
+// (morph_k::vpair) as soon as its last row is there, so only about K + 1 rows of 4 words are
+// live; the outputs go out as one 8-byte store a row. Counted from the SASS (5x5, R = 16):
+// see bench/NOTES.md, "Branch vh-issue".
+constexpr int kMkBW = kMorphKTX * kMorphKPX;       // 256 output bytes a block row
+constexpr int kMkTileWords = (kMkBW + 32) / 4;     // 72: row bytes bx0 - 16 .. bx0 + 271
+constexpr int kMkChunks = kMkTileWords / 4;        // 18 chunks of 16 bytes
+constexpr int kMkOff = 3;                          // word 3 = row bytes bx0 - 4 .. bx0 - 1
+constexpr int kMkWords = kMkBW / 4 + 2;            // 66 words the windows read (K <= 9)
+constexpr int kMkThreads = kMorphKTX * kMorphKTY;  // 256
+template <int R>
+constexpr int kMkBH = R* kMorphKTY;
+template <int R, int K>
+constexpr int kMkTileH = kMkBH<R> + K - 1;
+
+// Tile word (r, w) = row bytes bx0 - 16 + 4w .. + 3 of row by0 - K / 2 + r by the border
+// rule. Interior tiles of 16-byte aligned sources: 16-byte chunks, all of a thread's loaded
+// before the first is stored, addresses as 32-bit offsets (u8_3x3.cuh's load_tile_chunks, for
+// this tile's width and height). Other tiles: load_word_tile_u8 over the 66 words the windows
+// read (word loads inside the image, the border rule per byte on the edges). Syncs at the end.
+template <int R, int K>
+__device__ __forceinline__ void morphk_load_tile(unsigned* tile, const DevView<std::uint8_t>& src,
+                                                 const DevBorder<std::uint8_t>& border,
+                                                 long long bx0, long long by0, bool src_aligned,
+                                                 bool aligned16) {
+  constexpr int kTH = kMkTileH<R, K>;
+  const int tid = u8_3x3::tid_again();  // 32 threads a row, as this kernel's
+  const long long x0 = bx0 - 16, y0 = by0 - K / 2;
+  constexpr long long kMaxStride = (0x7fffffffLL - 4 * kMkTileWords) / kTH;
+  if (aligned16 && x0 >= 0 && x0 + 4 * kMkTileWords <= src.w && y0 >= 0 && y0 + kTH <= src.h &&
+      src.stride <= kMaxStride) {
+    constexpr int kTotal = kTH * kMkChunks, kFull = kTotal / kMkThreads;
+    constexpr bool kTail = kTotal % kMkThreads != 0;
+    const unsigned char* base = src.data + y0 * src.stride + x0;
+    const int stride = int(src.stride);
+    uint4 v[kFull + 1];
+    v[kFull] = make_uint4(0, 0, 0, 0);  // defined on every path (see load_tile_chunks)
+#pragma unroll
+    for (int k = 0; k < kFull + int(kTail); ++k) {
+      const int i = tid + k * kMkThreads, r = i / kMkChunks, q = i - r * kMkChunks;
+      if (k < kFull || i < kTotal)
+        v[k] = *reinterpret_cast<const uint4*>(base + (r * stride + 16 * q));
+    }
+    uint4* t = reinterpret_cast<uint4*>(tile);
+#pragma unroll
+    for (int k = 0; k < kFull + int(kTail); ++k)
+      if (k < kFull || tid + k * kMkThreads < kTotal) t[tid + k * kMkThreads] = v[k];
+    __syncthreads();  // the block agrees on the test above
+    return;
+  }
+  load_word_tile_u8<kMkWords, kMkThreads, 1, 0, kMkTileWords>(tile + kMkOff, kTH, tid, src, border,
+                                                              bx0 - 4, y0, src_aligned);
+}
+
+// The stores of a thread's R output rows of 8 bytes (row bytes x0 .. x0 + 7 of rows y0 ..),
+// clipped to the image: body(put) calls put(i, v) for i = 0 .. R - 1 in order, instantiated
+// twice as u8_3x3.cuh's store_rows4: threads whose 8 x R outputs lie inside the image with
+// 8-byte aligned destination rows store one uint2 a row (evict-first, kPackedEvictFirst), the
+// rest bytes under predicates (so any destination view takes this kernel).
+template <int R, class Body>
+__device__ __forceinline__ void store_rows8(const DevView<std::uint8_t>& dst, int x0, long long y0,
+                                            bool dst_aligned8, Body&& body) {
+  unsigned char* d = dst.data + y0 * dst.stride + x0;
+  const int rows = int(dst.h - y0);  // y0 < dst.h + R: no overflow
+  if (dst_aligned8 && x0 + 7 < dst.w && rows >= R) {
+    body([&](int, uint2 v) {
+      if constexpr (u8_3x3::kPackedEvictFirst)
+        __stcs(reinterpret_cast<uint2*>(d), v);
+      else
+        *reinterpret_cast<uint2*>(d) = v;
+      d += dst.stride;
+    });
+  } else {
+    const int n = dst.w - x0;  // bytes of the 8 inside the row (<= 0: none)
+    body([&](int i, uint2 v) {
+      if (i < rows) {
+#pragma unroll
+        for (int e = 0; e < 8; ++e)
+          if (e < n) d[e] = std::uint8_t((e < 4 ? v.x : v.y) >> (8 * (e & 3)));
+      }
+      d += dst.stride;
+    });
+  }
+}
+
+template <bool kMax, int K, int R>
+__global__ void __launch_bounds__(kMkThreads, kMorphKMinBlocks)
+    morphk_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                     DevBorder<std::uint8_t> border, bool src_aligned, bool dst_aligned8,
+                     int rows_of_blocks) {
+  static_assert(R % 2 == 0, "morphk_u8_kernel: output rows in pairs");
+  __shared__ __align__(16) unsigned tile[kMkTileH<R, K>][kMkTileWords];
+  const long long bx0 = (long long)blockIdx.x * kMkBW;
+  const bool aligned16 = src_aligned && u8_3x3::rows_aligned16(src);
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kMkBH<R>;
+    morphk_load_tile<R, K>(&tile[0][0], src, border, bx0, by0, src_aligned, aligned16);
+    const int tx = u8_3x3::tid_x_again(), ty = threadIdx.y;
+    store_rows8<R>(dst, int(bx0) + tx * kMorphKPX, by0 + ty * R, dst_aligned8, [&](auto&& put) {
+      // Tile rows ty R .. ty R + R + K - 2, words 2tx + 3 .. 2tx + 6 (bytes x0 - 4 .. x0 + 11).
+      const unsigned* row0 = &tile[ty * R][2 * tx + kMkOff];
+      unsigned hw[R + K - 1][4];  // horizontal results; each row dies after its last pair
+#pragma unroll
+      for (int r = 0; r < R + K - 1; ++r) {
+        const unsigned* row = row0 + r * kMkTileWords;
+        const uint2 bc = *reinterpret_cast<const uint2*>(row + 1);  // 8-byte aligned word
+        morph_k::hrow<K, kMax>(row[0], bc.x, bc.y, row[3], hw[r]);
+        if (r >= K && (r - K) % 2 == 0) {  // output rows i, i + 1 have all their rows
+          const int i = r - K;
+          unsigned o0[4], o1[4];
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            unsigned col[K + 1];
+#pragma unroll
+            for (int t = 0; t <= K; ++t) col[t] = hw[i + t][j];
+            morph_k::vpair<K, kMax>(col, o0[j], o1[j]);
+          }
+          put(i, make_uint2(morph_k::pack(o0[0], o0[1]), morph_k::pack(o0[2], o0[3])));
+          put(i + 1, make_uint2(morph_k::pack(o1[0], o1[1]), morph_k::pack(o1[2], o1[3])));
+        }
+      }
+    });
+    __syncthreads();  // the next tile overwrites this one
+  }
+}
+
+// The windows morphk_u8_kernel takes: u8 x 1, square K = 5 or 7, centred (other windows, anchors
+// and channel counts: the van Herk and doubling kernels above).
+template <bool kMax>
+bool try_morphk_u8c1(const ConstImageView& s, const ImageView& d, const SepWindow& w,
+                     const Border& border, cudaStream_t st) {
+  const int k = w.kw;
+  if (s.channels() != 1 || w.kh != k || (k != 5 && k != 7) || w.ax != k / 2 || w.ay != k / 2 ||
+      d.width() > 0x7fffff00LL)
+    return false;
+  const long long bx = (d.width() + kMkBW - 1) / kMkBW;
+  const bool tall = tall_blocks_fill(bx, d.height(), kMkBH<kMorphKRows>);
+  const int bh = tall ? kMkBH<kMorphKRows> : kMkBH<kMorphKRowsShort>;
+  auto launch = [&](auto kernel) {
+    kernel<<<grid_2d(d.width(), d.height(), kMkBW, bh), dim3(kMorphKTX, kMorphKTY), 0, st>>>(
+        dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
+        rows_aligned(s, 4), rows_aligned(d, 8), blocks_y(d.height(), bh));
+  };
+  if (k == 5)
+    launch(tall ? morphk_u8_kernel<kMax, 5, kMorphKRows>
+                : morphk_u8_kernel<kMax, 5, kMorphKRowsShort>);
+  else
+    launch(tall ? morphk_u8_kernel<kMax, 7, kMorphKRows>
+                : morphk_u8_kernel<kMax, 7, kMorphKRowsShort>);
   PIXFLOW_CUDA_CHECK_LAUNCH("morphology");
   return true;
 }
@@ -431,7 +651,8 @@ void launch_morph(const ConstImageView& s, const ImageView& d, const SepWindow& 
       f32_3x3::launch_f32_3x3(f32_3x3::Morph3<kMax>{}, s, d, border, "morphology", st))
     return;
   if constexpr (std::is_same_v<T, std::uint8_t>)
-    if (try_morph_u8c1<kMax>(s, d, w, border, st) || try_morph_u8_tiles<kMax>(s, d, w, border, st))
+    if (try_morphk_u8c1<kMax>(s, d, w, border, st) || try_morph_u8c1<kMax>(s, d, w, border, st) ||
+        try_morph_u8_tiles<kMax>(s, d, w, border, st))
       return;
   launch_separable(dev_view<T>(s), dev_view<T>(d), dev_border<T>(border), w, MorphPolicy<T, kMax>{},
                    st);

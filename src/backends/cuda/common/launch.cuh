@@ -65,6 +65,20 @@ constexpr int kPackedRowsStream = 2;
 // the streaming kernels take 46-48 (ptxas, sm_90, no spills); at 6 (40) morph3 spilled.
 constexpr int kPackedStreamBlocks = 5;
 
+// dilate/erode of small centred windows on one u8 channel (morphology.cu, morphk_u8_kernel:
+// 5x5, 7x7): 32 x 8 threads, each 8 adjacent outputs (two 4-byte tile words plus one on each
+// side, one 8-byte store a row) of kMorphKRows rows, so 256 x 8R outputs a block from a
+// 288-byte x (8R + K - 1)-row tile; the short shape (kMorphKRowsShort rows a thread) below
+// tall_blocks_fill. The windows' rows overlap: a thread's R output rows take R + K - 1 input
+// rows of horizontal work, 1.5x at R = 8 and K = 5, 1.25x at 16. Not measured yet (branch
+// vh-issue); the van Herk kernel it replaces for these windows ran 5x5 at 106 us (8K).
+constexpr int kMorphKTX = 32, kMorphKTY = 8, kMorphKPX = 8;
+constexpr int kMorphKRows = 16, kMorphKRowsShort = 2;
+// Resident blocks a SM (__launch_bounds__): 4 = a 64-register bound (32 warps a SM); the
+// tall tile (K = 7: 134 x 288 bytes = 37.7 KB) would allow 5. ptxas: 56 (K = 5) and 64 (K = 7)
+// registers tall, 44 short, no spills.
+constexpr int kMorphKMinBlocks = 4;
+
 // f32 x 1 3x3 kernels (f32_3x3.cuh: dilate/erode, median, box, Gaussian, sobel/scharr): the
 // packed u8 shape in f32 — 32 x 8 threads, each 4 adjacent outputs (one 16-byte load of the
 // tile and one 16-byte store a row) of 8 rows: 128 x 64 outputs a block, a 136 x 66 word tile
