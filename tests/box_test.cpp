@@ -298,17 +298,7 @@ namespace bs = pixflow::cuda::box_stream;
 template <int CN, int M>
 void emulate_box_stream(const ConstImageView& src, const ImageView& dst, const BoxParams& bp,
                         const bs::Plan& pl) {
-  const std::uint32_t n = std::uint32_t(bp.kw) * std::uint32_t(bp.kh);
-  const std::uint8_t v = detail::saturate_cast<std::uint8_t>(bp.border.value);
-  const bs::Params k{bp.kw,
-                     bp.kh,
-                     pl.sp,
-                     pl.seg_rows,
-                     int(pl.segs),
-                     detail::RecipOddU8(n).rcp,
-                     detail::RecipU32(n),
-                     bp.border.type,
-                     std::uint32_t(v) * 0x01010101u};
+  const bs::Params k = bs::params_of(bp.kw, bp.kh, bp.border, pl);
   auto img = [](const ConstImageView& x) {
     return bs::Img{const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(x.data())),
                    x.stride(), int(x.width()), int(x.height()), x.channels()};
@@ -361,10 +351,10 @@ void emulate_box_stream(const ConstImageView& src, const ImageView& dst, const B
 template <int CN>
 void emulate_box_stream_cn(const ConstImageView& src, const ImageView& dst, const BoxParams& bp,
                            const bs::Plan& pl) {
-  const std::uint32_t n = std::uint32_t(bp.kw) * std::uint32_t(bp.kh);
-  if (!bp.normalize)
+  const bs::Mode m = bs::mode_of(bp.kw, bp.kh, bp.normalize);
+  if (m == bs::kSum)
     emulate_box_stream<CN, bs::kSum>(src, dst, bp, pl);
-  else if (detail::RecipOddU8::applies(n))
+  else if (m == bs::kOdd)
     emulate_box_stream<CN, bs::kOdd>(src, dst, bp, pl);
   else
     emulate_box_stream<CN, bs::kExact>(src, dst, bp, pl);
