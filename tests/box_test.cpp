@@ -253,6 +253,22 @@ TEST(Box, EveryBackendMatchesRefLargeWindows) {
                   {d, ch}, s, rng));
 }
 
+// Every image x window x normalize on u8, the borders taken in turn: each case through
+// every backend against the reference.
+template <std::size_t N>
+void sweep_u8(const std::vector<std::pair<Size, int>>& images, const Win (&wins)[N],
+              const std::vector<Border>& borders, std::mt19937_64& rng) {
+  std::size_t turn = 0;
+  for (const auto& [s, ch] : images)
+    for (Win k : wins)
+      for (bool norm : {true, false})
+        ASSERT_TRUE(backends_match_ref(
+            "box",
+            "kw=" + std::to_string(k.kw) + " kh=" + std::to_string(k.kh) + " normalize=" +
+                std::to_string(norm) + " " + border_params(borders[turn++ % borders.size()]),
+            {Depth::u8, ch}, s, rng));
+}
+
 // Images of many tiles for the CUDA u8 kernel (src/backends/cuda/separable.cu, box_u8_kernel:
 // 256-sample tiles of 32 or 64 rows, 16-byte loads inside the image, per-sample borders at
 // its edges, running column sums split in row segments, runs of 32 outputs per thread),
@@ -265,15 +281,7 @@ TEST(Box, EveryBackendMatchesRefOnManyTiles) {
   const std::vector<std::pair<Size, int>> images = {
       {{600, 150}, 1}, {{517, 70}, 3}, {{300, 97}, 4}, {{389, 40}, 2}};
   const Win wins[] = {{5, 5}, {9, 9}, {31, 31}, {4, 16}, {31, 7}, {1, 7}, {7, 1}, {3, 3}};
-  std::size_t turn = 0;
-  for (const auto& [s, ch] : images)
-    for (Win k : wins)
-      for (bool norm : {true, false})
-        ASSERT_TRUE(backends_match_ref(
-            "box",
-            "kw=" + std::to_string(k.kw) + " kh=" + std::to_string(k.kh) + " normalize=" +
-                std::to_string(norm) + " " + border_params(borders[turn++ % borders.size()]),
-            {Depth::u8, ch}, s, rng));
+  ASSERT_NO_FATAL_FAILURE(sweep_u8(images, wins, borders, rng));
   for (const char* params : {"kw=9 kh=9 border=reflect101", "kw=31 kh=7 border=constant value=7"})
     ASSERT_TRUE(backends_match_ref("box", params, {Depth::u8, 1}, {4100, 1100}, rng));
   // The packed 3x3 kernel in both block shapes (launch.cuh, tall_blocks_fill): the streaming
@@ -298,17 +306,7 @@ namespace bs = pixflow::cuda::box_stream;
 template <int CN, int M>
 void emulate_box_stream(const ConstImageView& src, const ImageView& dst, const BoxParams& bp,
                         const bs::Plan& pl) {
-  const std::uint32_t n = std::uint32_t(bp.kw) * std::uint32_t(bp.kh);
-  const std::uint8_t v = detail::saturate_cast<std::uint8_t>(bp.border.value);
-  const bs::Params k{bp.kw,
-                     bp.kh,
-                     pl.sp,
-                     pl.seg_rows,
-                     int(pl.segs),
-                     detail::RecipOddU8(n).rcp,
-                     detail::RecipU32(n),
-                     bp.border.type,
-                     std::uint32_t(v) * 0x01010101u};
+  const bs::Params k = bs::params_of(bp.kw, bp.kh, bp.border, pl);
   auto img = [](const ConstImageView& x) {
     return bs::Img{const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(x.data())),
                    x.stride(), int(x.width()), int(x.height()), x.channels()};
@@ -361,10 +359,10 @@ void emulate_box_stream(const ConstImageView& src, const ImageView& dst, const B
 template <int CN>
 void emulate_box_stream_cn(const ConstImageView& src, const ImageView& dst, const BoxParams& bp,
                            const bs::Plan& pl) {
-  const std::uint32_t n = std::uint32_t(bp.kw) * std::uint32_t(bp.kh);
-  if (!bp.normalize)
+  const bs::Mode m = bs::mode_of(bp.kw, bp.kh, bp.normalize);
+  if (m == bs::kSum)
     emulate_box_stream<CN, bs::kSum>(src, dst, bp, pl);
-  else if (detail::RecipOddU8::applies(n))
+  else if (m == bs::kOdd)
     emulate_box_stream<CN, bs::kOdd>(src, dst, bp, pl);
   else
     emulate_box_stream<CN, bs::kExact>(src, dst, bp, pl);
@@ -436,15 +434,7 @@ TEST(Box, EveryBackendMatchesRefOnManyStrips) {
                                                     {{300, 97}, 4},    {{2100, 300}, 2},
                                                     {{4100, 1100}, 1}, {{4100, 200}, 3}};
   const Win wins[] = {{3, 3}, {9, 9}, {31, 31}, {4, 16}, {31, 7}, {2, 2}, {17, 100}};
-  std::size_t turn = 0;
-  for (const auto& [s, ch] : images)
-    for (Win k : wins)
-      for (bool norm : {true, false})
-        ASSERT_TRUE(backends_match_ref(
-            "box",
-            "kw=" + std::to_string(k.kw) + " kh=" + std::to_string(k.kh) + " normalize=" +
-                std::to_string(norm) + " " + border_params(borders[turn++ % borders.size()]),
-            {Depth::u8, ch}, s, rng));
+  ASSERT_NO_FATAL_FAILURE(sweep_u8(images, wins, borders, rng));
   ASSERT_TRUE(
       backends_match_ref("box", "kw=255 kh=5 border=reflect", {Depth::u8, 4}, {700, 40}, rng));
 }

@@ -92,22 +92,6 @@ struct Params {
   u32 value4;  // the constant, saturated, in every byte
 };
 
-// Exact here (integers below 2^24): explicit roundings keep nvcc from fusing anything.
-PIXFLOW_HD float fadd(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-PIXFLOW_HD float fsub(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-
 /// Where a block's strip lies: outputs x0 .. x0 + sp - 1; tile pixel t = input pixel xp + t
 /// (xp a multiple of 4: byte xs = xp * cn is word aligned); output x0 + j's window starts at
 /// tile pixel u + j (plane position j); nwords word columns hold every pixel it needs.
@@ -250,7 +234,7 @@ PIXFLOW_HD u32 finish(float s, const Params& p) {
     return float_bits(std::fma(s, p.rcp, 8388608.0f));
 #endif
   } else if constexpr (M == kSum) {
-    return float_bits(fadd(s < 255.0f ? s : 255.0f, 8388608.0f));
+    return float_bits(add_rn(s < 255.0f ? s : 255.0f, 8388608.0f));
   } else {
     return p.recip(u32(s));
   }
@@ -297,7 +281,7 @@ PIXFLOW_HD void horizontal_item(int it, const u32* planes, u32* stage, const Str
     }
     if (j + 1 < kRun) {
       const u32 e = (j >= split ? en + 1 : en)[j];
-      sum = fadd(sum, fsub(bits_float(e), bits_float(lv[j])));
+      sum = add_rn(sum, sub_rn(bits_float(e), bits_float(lv[j])));  // exact: integers < 2^24
     }
   }
   (void)sb;
@@ -348,6 +332,28 @@ inline bool plan(long long w, long long h, int cn, int kw, long long sm_count, P
   out.seg_rows = int(rows);
   out.segs = (h + rows - 1) / rows;
   return true;
+}
+
+/// The kernel's parameters for a kw x kh window under border b and plan pl (host; the
+/// launcher and the CPU emulation test build them here, once).
+inline Params params_of(int kw, int kh, const Border& b, const Plan& pl) {
+  const u32 n = u32(kw) * u32(kh);
+  const u32 v = detail::saturate_cast<std::uint8_t>(b.value);
+  return Params{kw,
+                kh,
+                pl.sp,
+                pl.seg_rows,
+                int(pl.segs),
+                detail::RecipOddU8(n).rcp,
+                detail::RecipU32(n),
+                b.type,
+                v * 0x01010101u};
+}
+/// The finishing rule: the plain sum, one FMA for the odd counts RecipOddU8 covers, else
+/// RecipU32.
+inline Mode mode_of(int kw, int kh, bool normalize) {
+  const u32 n = u32(kw) * u32(kh);
+  return !normalize ? kSum : detail::RecipOddU8::applies(n) ? kOdd : kExact;
 }
 
 }  // namespace pixflow::cuda::box_stream

@@ -80,15 +80,7 @@ PIXFLOW_HD u32 vabsdiff4(u32 a, u32 b) {
 #endif
 }
 
-/// Sum of the four unsigned byte products plus c.
-PIXFLOW_HD u32 dp4a(u32 a, u32 b, u32 c) {
-#if defined(__CUDA_ARCH__)
-  return __dp4a(a, b, c);
-#else
-  for (int i = 0; i < 32; i += 8) c += ((a >> i) & 0xffu) * ((b >> i) & 0xffu);
-  return c;
-#endif
-}
+using px::dp4a;
 
 PIXFLOW_HD u32 mulhi(u32 a, u32 b) {
 #if defined(__CUDA_ARCH__)

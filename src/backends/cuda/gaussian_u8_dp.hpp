@@ -26,6 +26,7 @@
 
 #include <cstdint>
 
+#include "src/backends/cuda/packed_u16x2.hpp"
 #include "src/base/qualifiers.hpp"
 
 namespace pixflow::cuda::gauss_dp {
@@ -37,15 +38,7 @@ constexpr int kMaxHWords = 40;
 /// Vertical tap words ((kh + 1) / 2; 49 taps: 25).
 constexpr int kMaxVWords = 32;
 
-/// Sum of the four unsigned byte products plus c.
-PIXFLOW_HD u32 dp4a(u32 a, u32 b, u32 c) {
-#if defined(__CUDA_ARCH__)
-  return __dp4a(a, b, c);
-#else
-  for (int i = 0; i < 32; i += 8) c += ((a >> i) & 0xffu) * ((b >> i) & 0xffu);
-  return c;
-#endif
-}
+using px::dp4a;
 
 /// a.lo16 * b.byte0 + a.hi16 * b.byte1 + c (unsigned).
 PIXFLOW_HD u32 dp2a_lo(u32 a, u32 b, u32 c) {
@@ -65,16 +58,7 @@ PIXFLOW_HD u32 dp2a_hi(u32 a, u32 b, u32 c) {
 #endif
 }
 
-PIXFLOW_HD u32 byte_perm(u32 a, u32 b, u32 sel) {
-#if defined(__CUDA_ARCH__)
-  return __byte_perm(a, b, sel);
-#else
-  const std::uint64_t x = std::uint64_t(b) << 32 | a;
-  u32 r = 0;
-  for (int n = 0; n < 4; ++n) r |= u32((x >> (8 * ((sel >> (4 * n)) & 7u))) & 0xffu) << (8 * n);
-  return r;
-#endif
-}
+using px::byte_perm;
 
 /// Bytes a window of kw taps spans on cn interleaved channels.
 constexpr int h_span(int kw, int cn) {

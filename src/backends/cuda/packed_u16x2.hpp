@@ -1,4 +1,5 @@
-// Packed min/max on two 16-bit lanes of a 32-bit word, for code that runs both in CUDA
+// Packed min/max on two 16-bit lanes of a 32-bit word (and the byte permute and byte dot
+// product the packed kernels share), for code that runs both in CUDA
 // kernels and on the host (the median's packed networks, median_networks.hpp, are tested on
 // the CPU in CI, where no GPU exists). On the device each call is one Hopper instruction
 // (VIMNMX.U16x2, VIMNMX3.U16x2, PRMT); on the host a plain per-lane emulation with the same
@@ -71,6 +72,16 @@ PIXFLOW_HD u32 byte_perm(u32 x, u32 y, u32 s) {
   u32 r = 0;
   for (int i = 0; i < 4; ++i) r |= u32((v >> (8 * ((s >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
   return r;
+#endif
+}
+
+/// __dp4a: the sum of the four unsigned byte products of a and b, plus c (IDP.4A).
+PIXFLOW_HD u32 dp4a(u32 a, u32 b, u32 c) {
+#if defined(__CUDA_ARCH__)
+  return __dp4a(a, b, c);
+#else
+  for (int i = 0; i < 32; i += 8) c += ((a >> i) & 0xffu) * ((b >> i) & 0xffu);
+  return c;
 #endif
 }
 

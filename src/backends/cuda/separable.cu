@@ -299,18 +299,8 @@ bool try_box_u8_stream(const ConstImageView& s, const ImageView& d, const BoxPar
   const int cn = s.channels();
   bs::Plan pl;
   if (cn < 1 || cn > 4 || !bs::plan(s.width(), s.height(), cn, p.kw, kSmCount, pl)) return false;
-  const std::uint32_t n = std::uint32_t(p.kw) * std::uint32_t(p.kh);
-  const std::uint8_t v = detail::saturate_cast<std::uint8_t>(p.border.value);
-  const bs::Params k{p.kw,
-                     p.kh,
-                     pl.sp,
-                     pl.seg_rows,
-                     int(pl.segs),
-                     detail::RecipOddU8(n).rcp,
-                     detail::RecipU32(n),
-                     p.border.type,
-                     std::uint32_t(v) * 0x01010101u};
-  const int mode = !p.normalize ? bs::kSum : detail::RecipOddU8::applies(n) ? bs::kOdd : bs::kExact;
+  const bs::Params k = bs::params_of(p.kw, p.kh, p.border, pl);
+  const int mode = bs::mode_of(p.kw, p.kh, p.normalize);
   const dim3 grid(unsigned(pl.strips), unsigned(pl.segs < 65535 ? pl.segs : 65535));
   const bool sa = rows_aligned(s, 4), da = rows_aligned(d, 16);
   const bs::Img si = stream_img(s), di = stream_img(ConstImageView(d));
