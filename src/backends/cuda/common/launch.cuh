@@ -70,10 +70,14 @@ constexpr int kPackedStreamBlocks = 5;
 // side, one 8-byte store a row) of kMorphKRows rows, so 256 x 8R outputs a block from a
 // 288-byte x (8R + K - 1)-row tile; the short shape (kMorphKRowsShort rows a thread) below
 // tall_blocks_fill. The windows' rows overlap: a thread's R output rows take R + K - 1 input
-// rows of horizontal work, 1.5x at R = 8 and K = 5, 1.25x at 16. Not measured yet (branch
-// vh-issue); the van Herk kernel it replaces for these windows ran 5x5 at 106 us (8K).
+// rows of horizontal work, 1.5x at R = 8 and K = 5, 1.25x at 16. R = 8 despite the extra
+// horizontal work: measured on the H100 (session 14, one machine, A/B), 8192^2 u8x1 dilate 5x5
+// took 72.2 us at R = 16 and 62.2 at R = 8 (ncu at 16: 0.32 warps issued a scheduler, 40 %
+// achieved occupancy, 68 % of cycles with no eligible warp: latency-bound, and half the rows
+// a block doubles the blocks); 1080p unchanged (short shape). The van Herk kernel it
+// replaces for these windows ran 5x5 at 106 us.
 constexpr int kMorphKTX = 32, kMorphKTY = 8, kMorphKPX = 8;
-constexpr int kMorphKRows = 16, kMorphKRowsShort = 2;
+constexpr int kMorphKRows = 8, kMorphKRowsShort = 2;
 // Resident blocks a SM (__launch_bounds__): 4 = a 64-register bound (32 warps a SM); the
 // tall tile (K = 7: 134 x 288 bytes = 37.7 KB) would allow 5. ptxas: 56 (K = 5) and 64 (K = 7)
 // registers tall, 44 short, no spills.
