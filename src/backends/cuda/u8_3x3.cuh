@@ -117,7 +117,9 @@ constexpr int kCTileWords = (kBW + 32) / 4;  // 40
 constexpr int kCChunks = kCTileWords / 4;    // 10 chunks of 16 bytes a tile row
 constexpr int kCOff = 3;
 
-// Tile word (r, w) = row byte bx0 - 16 + 4 w .. + 3 of row by0 - 1 + r, by the border rule.
+// Tile word (r, w) = row byte bx0 - 16 + 4 w .. + 3 of row by0 - kHalo + r, by the border rule
+// (kHalo rows above and below the block's kBH<R> rows: 1 for the 3x3 ops, 2 for the composites
+// of two 3x3 passes, morphology.cu).
 // Interior tiles of 16-byte aligned sources: every chunk of a thread loaded before the first
 // is stored (one load round trip), its address a 32-bit offset from the tile's first byte (the
 // 64-bit row address of each chunk was ~8 instructions a load; sources whose stride is too
@@ -125,20 +127,20 @@ constexpr int kCOff = 3;
 // the windows read (words kCOff .. kCOff + 33 of each row; the other 6 are never read), word
 // loads inside the image, the border rule per byte on the edges (kBatched: its interior loads
 // in one round trip, the 4-byte aligned sources). Syncs at the end.
-template <int R, int CN, bool kBatched = false>
-__device__ __forceinline__ void load_tile_chunks(unsigned (&tile)[kTileH<R>][kCTileWords],
+template <int R, int CN, bool kBatched = false, int kHalo = 1>
+__device__ __forceinline__ void load_tile_chunks(unsigned (&tile)[kBH<R> + 2 * kHalo][kCTileWords],
                                                  const DevView<std::uint8_t>& src,
                                                  const DevBorder<std::uint8_t>& border,
                                                  long long bx0, long long by0, bool src_aligned,
                                                  bool src_aligned16) {
-  constexpr int kThreads = kTX * kTY;
+  constexpr int kThreads = kTX * kTY, kH = kBH<R> + 2 * kHalo;
   const int tid = tid_again();
-  const long long x0 = bx0 - 16, y0 = by0 - 1;
+  const long long x0 = bx0 - 16, y0 = by0 - kHalo;
   const long long wc = (long long)src.w * CN;
-  constexpr long long kMaxStride = (0x7fffffffLL - 4 * kCTileWords) / kTileH<R>;
-  if (src_aligned16 && x0 >= 0 && x0 + 4 * kCTileWords <= wc && y0 >= 0 &&
-      y0 + kTileH<R> <= src.h && src.stride <= kMaxStride) {
-    constexpr int kTotal = kTileH<R> * kCChunks, kFull = kTotal / kThreads;
+  constexpr long long kMaxStride = (0x7fffffffLL - 4 * kCTileWords) / kH;
+  if (src_aligned16 && x0 >= 0 && x0 + 4 * kCTileWords <= wc && y0 >= 0 && y0 + kH <= src.h &&
+      src.stride <= kMaxStride) {
+    constexpr int kTotal = kH * kCChunks, kFull = kTotal / kThreads;
     constexpr bool kTail = kTotal % kThreads != 0;
     const unsigned char* base = src.data + y0 * src.stride + x0;
     const int stride = int(src.stride);
@@ -159,8 +161,8 @@ __device__ __forceinline__ void load_tile_chunks(unsigned (&tile)[kTileH<R>][kCT
     __syncthreads();  // the block agrees on the test above
     return;
   }
-  load_word_tile_u8<kTileWords, kThreads, CN, kBatched ? kTileH<R> : 0, kCTileWords>(
-      &tile[0][0] + kCOff, kTileH<R>, tid, src, border, bx0 - 4, y0, src_aligned);
+  load_word_tile_u8<kTileWords, kThreads, CN, kBatched ? kH : 0, kCTileWords>(
+      &tile[0][0] + kCOff, kH, tid, src, border, bx0 - 4, y0, src_aligned);
 }
 
 // The rows of a tile as the kernels' bodies read them: rows[r] = the word of tile row r that

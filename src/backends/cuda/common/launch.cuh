@@ -65,6 +65,12 @@ constexpr int kPackedRowsStream = 2;
 // the streaming kernels take 46-48 (ptxas, sm_90, no spills); at 6 (40) morph3 spilled.
 constexpr int kPackedStreamBlocks = 5;
 
+// The packed 3x3 composites on one u8 channel (morphology.cu, morph3_comp_u8_kernel,
+// morph3_grad_u8_kernel) take the packed 3x3 shapes above (tall / short by tall_blocks_fill).
+// Resident tall blocks a SM: 5, a 48-register bound, as the tall dilate (morph3) was measured
+// with; the short shape 6 (40 registers, u8_3x3::kMinBlocks). Not measured yet (branch comp3).
+constexpr int kComp3TallBlocks = 5;
+
 // dilate/erode of small centred windows on one u8 channel (morphology.cu, morphk_u8_kernel:
 // 5x5, 7x7): 32 x 8 threads, each 8 adjacent outputs (two 4-byte tile words plus one on each
 // side, one 8-byte store a row) of kMorphKRows rows, so 256 x 8R outputs a block from a
