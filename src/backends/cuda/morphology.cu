@@ -639,13 +639,11 @@ void launch_morph(const ConstImageView& s, const ImageView& d, const SepWindow& 
   // u8x3 took the byte-tile kernel: 26.1 us at 1920x1080 against NPP's 12.4).
   if (std::is_same_v<T, std::uint8_t> && w.kw == 3 && w.kh == 3 && w.ax == 1 && w.ay == 1 &&
       (u8_3x3::launch_3x3(u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsTall>,
-                          u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort>,
-                          u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsStream, 1, true>, s, d,
-                          border, "morphology", st) ||
+                          u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort>, s, d, border,
+                          "morphology", st) ||
        u8_3x3::launch_3x3_cn<3>(u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsTall, 3>,
-                                u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort, 3>,
-                                u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsStream, 3, true>, s, d,
-                                border, "morphology", st)))
+                                u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort, 3>, s, d, border,
+                                "morphology", st)))
     return;
   // 3x3 centred on one f32 channel: f32_3x3.cuh (keys in the tile, 4 x 8 outputs a thread).
   if (std::is_same_v<T, float> && w.kw == 3 && w.kh == 3 && w.ax == 1 && w.ay == 1 &&
@@ -892,10 +890,10 @@ __global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kTY, u8_3x3::kMinBlocks<R
   comp3_u8::Adder ad;
   ad.one = blockDim.x / kTX;
   ad.neg = 0u - ad.one;
-  for_each_tile<R, 1, false, false>(
+  for_each_tile<R, 1, false>(
       src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
         const int tx = threadIdx.x, ty = threadIdx.y;
-        store_rows4<R, kEvict<false>>(dst, bx0 + tx * kPX, by0 + ty * R, [&](auto&& put) {
+        store_rows4<R, kPackedEvictFirst>(dst, bx0 + tx * kPX, by0 + ty * R, [&](auto&& put) {
           comp3_u8::gradient_rows<R>([&](int k) { return tile[ty * R + k] + tx; }, ad, put);
         });
       });
@@ -907,7 +905,7 @@ bool try_comp3_packed(const ConstImageView& s, const ImageView& d, const detail:
                       cudaStream_t st) {
   using namespace u8_3x3;
   auto run = [&](auto tall, auto short_) {
-    return launch_3x3(tall, short_, short_, s, d, m.border, "morphology", st);
+    return launch_3x3(tall, short_, s, d, m.border, "morphology", st);
   };
   switch (m.op) {
     case MorphOp::open:
