@@ -102,8 +102,8 @@ TEST(Median, EveryBackendMatchesRefAllBordersRectWindows) {
 // (launch.cuh, tall_blocks_fill: >= 1056 blocks; 4100x4200 = 33 x 33, the last column 4 bytes
 // wide: the byte-store path, the last row 104 rows high: threads with 0..8 rows inside), else
 // the narrow tall one (128 x 64) where that fills it (4100x2200 = 33 x 35; 33 x 18 wide), else
-// the short one (128 x 16 outputs a block: 517x70, 600x150, 300x97, 4100x1100; the streaming
-// shape when kPackedStream is on, more in tests/packed3x3_stream_test.cpp); blocks on every edge
+// the short one (128 x 16 outputs a block: 517x70, 600x150, 300x97, 4100x1100; more in
+// tests/packed3x3_test.cpp); blocks on every edge
 // (partial in x and y), every border including constants out of range; other depths and
 // channel counts take the generic kernel.
 TEST(Median, EveryBackendMatchesRefOnManyTiles) {

@@ -517,6 +517,77 @@ TEST(Morphology, CompositesMatchRefOnManyTiles3x3) {
                                    {4100, 1100}, rng));
 }
 
+// The CUDA backend's packed 3x3 composites on one u8 channel (morph3_comp_u8_kernel,
+// morph3_grad_u8_kernel in src/backends/cuda/morphology.cu; the thread body host-tested in
+// tests/comp3_packed_test.cpp): destination rows 4-byte aligned (tight: the packed kernels)
+// or at byte 1 (the shared-tile fallback); sources at byte offsets 0, 16 (16-byte chunks), 4
+// (words), 1 (bytes). Sizes: tiny (every edge fix in one block), several 128 x 16 blocks of
+// the short shape in x and y with partial last ones (517x70, 600x150, 300x97, 4100x1100), the
+// tall shape (128 x 64 blocks: 4100x2200 = 33 x 35, 8200x4000); every composite, every border
+// (constant 300 and -7 saturate to 255 and 0), random and impulse sources (a ring taken from
+// the source's border instead of the intermediate's differs at the edges).
+TEST(Morphology, PackedCompositesMatchRefAtEveryAlignment3x3) {
+  auto rng = make_rng(0x40ec);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  borders.push_back(Border::constant(77));
+  const MorphOp composites[] = {MorphOp::open, MorphOp::close, MorphOp::gradient, MorphOp::tophat,
+                                MorphOp::blackhat};
+  struct Case {
+    Size s;
+    int src_off, dst_off;
+    bool every_border;  // else two borders in turn (the large images)
+  };
+  const Case cases[] = {
+      {{1, 1}, 0, 0, true},        {{2, 3}, 1, 0, true},         {{5, 7}, 4, 0, true},
+      {{4, 2}, 16, 0, true},       {{129, 33}, 0, 0, true},      {{517, 70}, 16, 0, true},
+      {{517, 70}, 1, 1, true},     {{600, 150}, 4, 0, true},     {{600, 150}, 0, 1, true},
+      {{300, 97}, 1, 0, true},     {{300, 97}, 16, 0, true},     {{4100, 1100}, 16, 0, false},
+      {{4100, 1100}, 4, 0, false}, {{4100, 2200}, 16, 0, false}, {{4100, 2200}, 1, 0, false},
+      {{4100, 2200}, 0, 1, false}, {{8200, 4000}, 16, 0, false}};
+  auto round16 = [](std::int64_t n) { return (n + 15) / 16 * 16; };
+  std::size_t turn = 0;
+  for (const Case& c : cases) {
+    const Size s = c.s;
+    for (MorphOp op : composites) {
+      const std::size_t nb = c.every_border ? borders.size() : 2;
+      for (std::size_t bi = 0; bi < nb; ++bi) {
+        const Border b = borders[(bi + turn++) % borders.size()];
+        // Small images also as impulse images; the source sits at c.src_off in a wider row.
+        for (bool sparse : {false, true}) {
+          if (sparse && s.w * s.h > 100000) continue;
+          // Rows of a multiple of 16 bytes: the offset alone sets the source's alignment.
+          TestImage wide = random_image(round16(s.w + c.src_off), s.h, {Depth::u8, 1}, rng, true);
+          if (sparse) {
+            const TestImage imp = impulse_image(s, {Depth::u8, 1}, op, rng);
+            for (std::int64_t y = 0; y < s.h; ++y)
+              std::memcpy(wide.view.row<std::uint8_t>(y) + c.src_off, imp.view.row<std::uint8_t>(y),
+                          std::size_t(s.w));
+          }
+          const ConstImageView src = ConstImageView(wide.view).roi(c.src_off, 0, s.w, s.h);
+          TestImage want = make_dst(s.w, s.h, {Depth::u8, 1}, rng, true);
+          morphology(src, want.view, op, MorphParams{3, 3, 1, b}, {Backend::ref});
+          for (Backend be : test_backends()) {
+            PIXFLOW_TRACE(testing::Message()
+                          << backend_name(be) << " " << morph_op_name(op) << " u8x1 " << s.w << "x"
+                          << s.h << " " << describe(b) << " source at byte " << c.src_off
+                          << ", destination at byte " << c.dst_off
+                          << (sparse ? " impulses" : " random"));
+            const TestImage in = to_backend(be, wide.view, rng, true);
+            const TestImage out =
+                make_dst_on(be, round16(s.w + c.dst_off), s.h, {Depth::u8, 1}, rng, /*tight=*/true);
+            const ImageView got = out.view.roi(c.dst_off, 0, s.w, s.h);
+            morphology(ConstImageView(in.view).roi(c.src_off, 0, s.w, s.h), got, op,
+                       MorphParams{3, 3, 1, b}, {be});
+            ASSERT_EQ(compare(to_host(got), want.view), "");
+          }
+        }
+      }
+    }
+  }
+}
+
 // The cpu backend splits rows into four bands per thread (src/backends/cpu/thread_pool.cpp),
 // so the images above give bands of at most 12 rows on a 2-core machine and no full block
 // of 16 rows: a tall image gives every block size whole blocks (a last output of a 16-row

@@ -330,9 +330,8 @@ TEST(Sobel, EveryBackendMatchesRefOnManyTiles) {
 // rows): u8x1 at bytes 4, 8, 12 (words), 16 (chunks, with image bytes left of the ROI that the
 // tile must not read: the border rule applies at the ROI's edge), 1 (bytes); u8x3 at 4 and 16
 // pixels (12 and 48 bytes). Destinations tight (8-byte aligned rows: the packed kernel). Both
-// shapes (4100x2200 and 1400x2200 u8x3 tall: the 40-word tile; 600x150 the streaming shape,
-// small3's 34-word tile by word_tile_issue, or the short one when kPackedStream is false),
-// borders in turn, constant 300 among them.
+// shapes (4100x2200 and 1400x2200 u8x3 tall, 600x150 short: the 40-word tile), borders in turn,
+// constant 300 among them.
 TEST(Sobel, PackedKernelMatchesRefAtEverySourceAlignment) {
   auto rng = make_rng(0x50bc);
   std::vector<Border> borders = all_borders();

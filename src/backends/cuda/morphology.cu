@@ -12,6 +12,7 @@
 #include "src/backends/cuda/common/byte_tile.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/separable.cuh"
+#include "src/backends/cuda/comp3_u8_packed.hpp"
 #include "src/backends/cuda/f32_3x3.cuh"
 #include "src/backends/cuda/morph_k_u8_packed.hpp"
 #include "src/backends/cuda/u8_3x3.cuh"
@@ -638,13 +639,11 @@ void launch_morph(const ConstImageView& s, const ImageView& d, const SepWindow& 
   // u8x3 took the byte-tile kernel: 26.1 us at 1920x1080 against NPP's 12.4).
   if (std::is_same_v<T, std::uint8_t> && w.kw == 3 && w.kh == 3 && w.ax == 1 && w.ay == 1 &&
       (u8_3x3::launch_3x3(u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsTall>,
-                          u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort>,
-                          u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsStream, 1, true>, s, d,
-                          border, "morphology", st) ||
+                          u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort>, s, d, border,
+                          "morphology", st) ||
        u8_3x3::launch_3x3_cn<3>(u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsTall, 3>,
-                                u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort, 3>,
-                                u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsStream, 3, true>, s, d,
-                                border, "morphology", st)))
+                                u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort, 3>, s, d, border,
+                                "morphology", st)))
     return;
   // 3x3 centred on one f32 channel: f32_3x3.cuh (keys in the tile, 4 x 8 outputs a thread).
   if (std::is_same_v<T, float> && w.kw == 3 && w.kh == 3 && w.ax == 1 && w.ay == 1 &&
@@ -820,6 +819,114 @@ __global__ void __launch_bounds__(kC3TX* kC3TY)
   }
 }
 
+// ---- 3x3 composites on one u8 channel, the packed kernels (u8_3x3.cuh's machinery) ---------
+// The shapes of the single 3x3 ops (launch_3x3: 32 x 8 threads, 4 adjacent outputs of R rows a
+// thread, the tall R = 8 or short R = 2 by tall_blocks_fill; 16-byte chunk tiles, one edge test
+// a tile, lanes of v * 257, evict-first stores), with the thread body of comp3_u8_packed.hpp
+// (host-tested): open, close, tophat, blackhat from a tile with two halo rows (the first pass
+// for the R + 2 intermediate rows and the 6 intermediate columns the thread's second pass reads,
+// rolled through registers: the intermediate never leaves the thread), gradient from the single
+// ops' tile. Where morph3_composite_u8_kernel moved the intermediate through a second shared
+// tile (two barriers, a ring pass, byte loops at the edges, 4 rows a thread), these take
+// ~13 instructions an output (SASS counts: bench/NOTES.md, branch comp3).
+//
+// Interior tiles (no output of the block reads the intermediate outside the image) run the body
+// without fixes and store without tests; edge tiles run it with the thread's Fix (the
+// intermediate's own border at x = -1, w and y = -1, h) and clipped byte stores.
+template <int K, int R>
+__global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kTY, u8_3x3::kMinBlocks<R, kComp3TallBlocks>)
+    morph3_comp_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                          DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
+  using namespace u8_3x3;
+  __shared__ __align__(16) unsigned tile[kBH<R> + 4][kCTileWords];
+  const int bx0 = int(blockIdx.x) * kBW;  // launch_3x3: row bytes < 2^31
+  const bool aligned16 = src_aligned && rows_aligned16(src);
+  // 1 and 2^32 - 1 that ptxas cannot prove constant (Adder: the subtractions as IMAD).
+  comp3_u8::Adder ad;
+  ad.one = blockDim.x / kTX;
+  ad.neg = 0u - ad.one;
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kBH<R>;
+    load_tile_chunks<R, 1, false, 2>(tile, src, border, bx0, by0, src_aligned, aligned16);
+    const int tx = tid_x_again(), ty = threadIdx.y;
+    const TileRows<kCTileWords, kCOff> rows{&tile[0][0]};
+    auto row = [&](int k) { return rows[ty * R + k] + tx; };
+    const int x0 = bx0 + tx * kPX;
+    const long long y0 = by0 + ty * R;
+    unsigned char* d = dst.data + y0 * dst.stride + x0;
+    // The intermediate pixels the block's outputs read: x0 - 1 .. x0 + kBW, y0 - 1 .. y0 + kBH.
+    if (bx0 >= 1 && bx0 + kBW < src.w && by0 >= 1 && by0 + kBH<R> < src.h) {
+      comp3_u8::comp3_rows<K, R, false>(row, comp3_u8::Fix{}, ad, [&](int, unsigned v) {
+        __stcs(reinterpret_cast<unsigned*>(d), v);
+        d += dst.stride;
+      });
+    } else {
+      const comp3_u8::Fix f =
+          comp3_u8::make_fix(x0, y0, src.w, src.h, border.type, border.value, R);
+      const int rows_in = int(min((long long)R, dst.h - y0));  // <= 0: none
+      const int n = dst.w - x0;                                // bytes of the 4 in the row
+      comp3_u8::comp3_rows<K, R, true>(row, f, ad, [&](int i, unsigned v) {
+        if (i < rows_in) {
+          if (n > 0) d[0] = std::uint8_t(v);
+          if (n > 1) d[1] = std::uint8_t(v >> 8);
+          if (n > 2) d[2] = std::uint8_t(v >> 16);
+          if (n > 3) d[3] = std::uint8_t(v >> 24);
+        }
+        d += dst.stride;
+      });
+    }
+    __syncthreads();  // the next tile overwrites this one
+  }
+}
+
+// gradient = dilate - erode of the source: the single ops' tile and stores (for_each_tile,
+// store_rows4), both passes of a row from the same column words.
+template <int R>
+__global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kTY, u8_3x3::kMinBlocks<R, kComp3TallBlocks>)
+    morph3_grad_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                          DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
+  using namespace u8_3x3;
+  const int bx0 = int(blockIdx.x) * kBW;
+  comp3_u8::Adder ad;
+  ad.one = blockDim.x / kTX;
+  ad.neg = 0u - ad.one;
+  for_each_tile<R, 1, false>(
+      src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
+        const int tx = threadIdx.x, ty = threadIdx.y;
+        store_rows4<R, kPackedEvictFirst>(dst, bx0 + tx * kPX, by0 + ty * R, [&](auto&& put) {
+          comp3_u8::gradient_rows<R>([&](int k) { return tile[ty * R + k] + tx; }, ad, put);
+        });
+      });
+}
+
+// The packed composite for op (u8_3x3::launch_3x3's rule and checks: destination rows 4-byte
+// aligned, row bytes < 2^31), or false.
+bool try_comp3_packed(const ConstImageView& s, const ImageView& d, const detail::MorphPass& m,
+                      cudaStream_t st) {
+  using namespace u8_3x3;
+  auto run = [&](auto tall, auto short_) {
+    return launch_3x3(tall, short_, s, d, m.border, "morphology", st);
+  };
+  switch (m.op) {
+    case MorphOp::open:
+      return run(morph3_comp_u8_kernel<comp3_u8::kOpen, kRowsTall>,
+                 morph3_comp_u8_kernel<comp3_u8::kOpen, kRowsShort>);
+    case MorphOp::close:
+      return run(morph3_comp_u8_kernel<comp3_u8::kClose, kRowsTall>,
+                 morph3_comp_u8_kernel<comp3_u8::kClose, kRowsShort>);
+    case MorphOp::tophat:
+      return run(morph3_comp_u8_kernel<comp3_u8::kTophat, kRowsTall>,
+                 morph3_comp_u8_kernel<comp3_u8::kTophat, kRowsShort>);
+    case MorphOp::blackhat:
+      return run(morph3_comp_u8_kernel<comp3_u8::kBlackhat, kRowsTall>,
+                 morph3_comp_u8_kernel<comp3_u8::kBlackhat, kRowsShort>);
+    case MorphOp::gradient:
+      return run(morph3_grad_u8_kernel<kRowsTall>, morph3_grad_u8_kernel<kRowsShort>);
+    default:
+      return false;
+  }
+}
+
 // The composites morph3_composite_u8_kernel takes: 3x3 centred (one iteration), any border
 // but wrap (core runs the others as passes; the format, u8 x 1, is the registration's).
 bool composite3_covers(const detail::MorphPass& m) {
@@ -835,6 +942,8 @@ void morph_composite(const ConstImageView& s, const ImageView& d, const detail::
                      cudaStream_t st) {
   detail::require(composite3_covers(m), Status::internal, morph_op_name(m.op),
                   "the fused CUDA composite was called for a window or border it does not take");
+  if (try_comp3_packed(s, d, m, st)) return;
+  // Destinations whose rows are not 4-byte aligned: the shared-tile kernel.
   const dim3 grid = grid_2d(d.width(), d.height(), kC3BW, kC3BH);
   auto launch = [&](auto kernel) {
     kernel<<<grid, dim3(kC3TX, kC3TY), 0, st>>>(

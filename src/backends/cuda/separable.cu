@@ -23,13 +23,11 @@ namespace {
 bool try_linear3_u8(const ConstImageView& s, const ImageView& d, const Border& border,
                     const u8_3x3::Linear3& k, cudaStream_t st) {
   return u8_3x3::launch_3x3(u8_3x3::linear3_u8_kernel<u8_3x3::kRowsTall>,
-                            u8_3x3::linear3_u8_kernel<u8_3x3::kRowsShort>,
-                            u8_3x3::linear3_u8_kernel<u8_3x3::kRowsStream, 1, true>, s, d, border,
-                            "linear3", st, k) ||
+                            u8_3x3::linear3_u8_kernel<u8_3x3::kRowsShort>, s, d, border, "linear3",
+                            st, k) ||
          u8_3x3::launch_3x3_cn<3>(u8_3x3::linear3_u8_kernel<u8_3x3::kRowsTall, 3>,
-                                  u8_3x3::linear3_u8_kernel<u8_3x3::kRowsShort, 3>,
-                                  u8_3x3::linear3_u8_kernel<u8_3x3::kRowsStream, 3, true>, s, d,
-                                  border, "linear3", st, k);
+                                  u8_3x3::linear3_u8_kernel<u8_3x3::kRowsShort, 3>, s, d, border,
+                                  "linear3", st, k);
 }
 
 // ---- box -------------------------------------------------------------------------------
@@ -416,9 +414,8 @@ template <int CN, class X, class Y>
 bool try_deriv3_u8(const ConstImageView& s, const ImageView& d, const Border& border,
                    const char* op, cudaStream_t st) {
   return u8_3x3::launch_3x3_cn<CN>(u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsTall, CN, X, Y>,
-                                   u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsShort, CN, X, Y>,
-                                   u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsStream, CN, X, Y, true>, s,
-                                   d, border, op, st, rows_aligned(s, 16));
+                                   u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsShort, CN, X, Y>, s, d,
+                                   border, op, st, rows_aligned(s, 16));
 }
 
 // Which of deriv3_u8_packed.hpp's tap sets `taps` (3 taps) is: 0 (1,2,1), 1 (-1,0,1),

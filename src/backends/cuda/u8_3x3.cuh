@@ -9,22 +9,21 @@
 //
 // Each thread computes 4 adjacent pixels of R consecutive rows (R = 8, or 2 for images too
 // small to fill the GPU with 8: launch_3x3 picks by tall_blocks_fill); the median on large
-// images 8 adjacent bytes of 8 rows instead (median3_wide_u8_kernel, below). Below that rule
-// the grid is one wave of blocks that each walk consecutive 128 x 16 tiles of their column strip,
-// the next tile's loads in flight during the current tile's compute (the streaming shape,
-// for_each_tile; the short shape, one tile a block, stays behind kPackedStream for an A/B
-// run). Pixels travel packed two per 32-bit word in 16-bit lanes, so every min/max is one
-// Hopper VIMNMX(3).U16x2 instruction (__vminu4 is emulated in about 6 on sm_90); dilate/erode
-// and the median hold each byte v as v * 257 in its lane (u8_3x3_dup.hpp: one PRMT a lane
-// pair, host-tested), box/Gaussian and the derivatives v (they multiply). Per lane the 3x3
+// images 8 adjacent bytes of 8 rows instead (median3_wide_u8_kernel, below). (A streaming
+// shape for small images, one wave of blocks each walking consecutive tiles with the next
+// tile's loads in flight, measured slower than the short one in session 13 and was removed:
+// bench/NOTES.md, session 13.) Pixels travel packed two per 32-bit word in 16-bit lanes, so every
+// min/max is one Hopper VIMNMX(3).U16x2 instruction (__vminu4 is emulated in about 6 on sm_90);
+// dilate/erode and the median hold each byte v as v * 257 in its lane (u8_3x3_dup.hpp: one PRMT a
+// lane pair, host-tested), box/Gaussian and the derivatives v (they multiply). Per lane the 3x3
 // median is
 //   med3(max3(column lows), med3(column mids), min3(column highs))
 // of the three window columns sorted vertically. Column sorts are shared: the sorted middle
 // pair of rows serves two output rows, and the packed column words of a thread serve both of
 // its output words. Input comes from a shared tile of 32-bit words: in the tall and short
 // shapes 160 x (8R + 2) bytes for a 128 x 8R output block, ten 16-byte chunks a row
-// (load_tile_chunks; edge tiles and 4-byte aligned sources by words, load_word_tile_u8), in
-// the streaming shape 136 x 18 bytes by words. A thread's outputs go out through
+// (load_tile_chunks; edge tiles and 4-byte aligned sources by words, load_word_tile_u8). A
+// thread's outputs go out through
 // store_rows4 (one inside test a tile, then a store and a pointer step a row).
 #pragma once
 
@@ -50,7 +49,6 @@ constexpr int kTileW = kBW + 8;         // tile bytes per row: 4 left (1 used), 
 constexpr int kTileWords = kTileW / 4;  // 34
 // Rows per thread R: the two compiled shapes (launch.cuh). Output rows per block, tile rows.
 constexpr int kRowsTall = kPackedRows, kRowsShort = kPackedRowsShort;
-constexpr int kRowsStream = kPackedRowsStream;
 template <int R>
 constexpr int kBH = R* kTY;
 template <int R>
@@ -62,11 +60,9 @@ constexpr int kTileH = kBH<R> + 2;
 // morph3/median3/linear3): unbounded, the templated kernels took 56/63/55; with the chunk
 // tiles and store_rows4 (branch morph3-issue) 48/56/47-48 (median3 CN = 3: 64), no spills.
 // The short shape: 40 (38 some CN = 3), no spills.
-// deriv3: kD3TallBlocks. The streaming shape: kPackedStreamBlocks (launch.cuh), 46-48.
-template <int R, int kTallBlocks, bool kStream = false>
-constexpr int kMinBlocks = kStream           ? kPackedStreamBlocks
-                           : R == kRowsShort ? 6
-                                             : kTallBlocks;
+// deriv3: kD3TallBlocks.
+template <int R, int kTallBlocks>
+constexpr int kMinBlocks = R == kRowsShort ? 6 : kTallBlocks;
 
 __device__ __forceinline__ unsigned vmin(unsigned a, unsigned b) {
   return __vminu2(a, b);
@@ -102,9 +98,6 @@ __device__ __forceinline__ int tid_again() {
   return y * kTX + tid_x_again();
 }
 
-template <int R>
-using Tile = unsigned[kTileH<R>][kTileWords];
-
 // The chunk tile of the tall and short shapes (every family): rows of kCTileWords words = input
 // bytes bx0 - 16 .. bx0 + 143 of the block's output bytes bx0 .. bx0 + 127 (12 bytes more on
 // each side than the 3x3 window needs), so that a tile row is ten whole 16-byte chunks of the
@@ -117,7 +110,9 @@ constexpr int kCTileWords = (kBW + 32) / 4;  // 40
 constexpr int kCChunks = kCTileWords / 4;    // 10 chunks of 16 bytes a tile row
 constexpr int kCOff = 3;
 
-// Tile word (r, w) = row byte bx0 - 16 + 4 w .. + 3 of row by0 - 1 + r, by the border rule.
+// Tile word (r, w) = row byte bx0 - 16 + 4 w .. + 3 of row by0 - kHalo + r, by the border rule
+// (kHalo rows above and below the block's kBH<R> rows: 1 for the 3x3 ops, 2 for the composites
+// of two 3x3 passes, morphology.cu).
 // Interior tiles of 16-byte aligned sources: every chunk of a thread loaded before the first
 // is stored (one load round trip), its address a 32-bit offset from the tile's first byte (the
 // 64-bit row address of each chunk was ~8 instructions a load; sources whose stride is too
@@ -125,20 +120,20 @@ constexpr int kCOff = 3;
 // the windows read (words kCOff .. kCOff + 33 of each row; the other 6 are never read), word
 // loads inside the image, the border rule per byte on the edges (kBatched: its interior loads
 // in one round trip, the 4-byte aligned sources). Syncs at the end.
-template <int R, int CN, bool kBatched = false>
-__device__ __forceinline__ void load_tile_chunks(unsigned (&tile)[kTileH<R>][kCTileWords],
+template <int R, int CN, bool kBatched = false, int kHalo = 1>
+__device__ __forceinline__ void load_tile_chunks(unsigned (&tile)[kBH<R> + 2 * kHalo][kCTileWords],
                                                  const DevView<std::uint8_t>& src,
                                                  const DevBorder<std::uint8_t>& border,
                                                  long long bx0, long long by0, bool src_aligned,
                                                  bool src_aligned16) {
-  constexpr int kThreads = kTX * kTY;
+  constexpr int kThreads = kTX * kTY, kH = kBH<R> + 2 * kHalo;
   const int tid = tid_again();
-  const long long x0 = bx0 - 16, y0 = by0 - 1;
+  const long long x0 = bx0 - 16, y0 = by0 - kHalo;
   const long long wc = (long long)src.w * CN;
-  constexpr long long kMaxStride = (0x7fffffffLL - 4 * kCTileWords) / kTileH<R>;
-  if (src_aligned16 && x0 >= 0 && x0 + 4 * kCTileWords <= wc && y0 >= 0 &&
-      y0 + kTileH<R> <= src.h && src.stride <= kMaxStride) {
-    constexpr int kTotal = kTileH<R> * kCChunks, kFull = kTotal / kThreads;
+  constexpr long long kMaxStride = (0x7fffffffLL - 4 * kCTileWords) / kH;
+  if (src_aligned16 && x0 >= 0 && x0 + 4 * kCTileWords <= wc && y0 >= 0 && y0 + kH <= src.h &&
+      src.stride <= kMaxStride) {
+    constexpr int kTotal = kH * kCChunks, kFull = kTotal / kThreads;
     constexpr bool kTail = kTotal % kThreads != 0;
     const unsigned char* base = src.data + y0 * src.stride + x0;
     const int stride = int(src.stride);
@@ -159,8 +154,8 @@ __device__ __forceinline__ void load_tile_chunks(unsigned (&tile)[kTileH<R>][kCT
     __syncthreads();  // the block agrees on the test above
     return;
   }
-  load_word_tile_u8<kTileWords, kThreads, CN, kBatched ? kTileH<R> : 0, kCTileWords>(
-      &tile[0][0] + kCOff, kTileH<R>, tid, src, border, bx0 - 4, y0, src_aligned);
+  load_word_tile_u8<kTileWords, kThreads, CN, kBatched ? kH : 0, kCTileWords>(
+      &tile[0][0] + kCOff, kH, tid, src, border, bx0 - 4, y0, src_aligned);
 }
 
 // The rows of a tile as the kernels' bodies read them: rows[r] = the word of tile row r that
@@ -181,59 +176,21 @@ __device__ __forceinline__ bool rows_aligned16(const DevView<std::uint8_t>& v) {
 
 // The block's tiles, each loaded into shared memory and handed to body(tile, by0) (by0: the
 // tile's first output row), for every kernel below; body stores its outputs, the barriers are
-// here. Grid shapes (launch_3x3_cn):
-// - !kStream (tall, short): block (x, y) takes tile rows y, y + gridDim.y, ... (grid_2d), each
-//   loaded (16-byte chunks, load_tile_chunks; kBatched: the word loader's interior words all
-//   in flight at once, for sources 4-byte but not 16-byte aligned), then computed.
-// - kStream: one wave of blocks; block y takes the consecutive tile rows [y * per, min((y + 1)
-//   * per, rows_of_blocks)), per = ceil(rows_of_blocks / gridDim.y), two shared tiles in turn:
-//   tile t + 1's loads are issued (word_tile_issue: into registers when the tile is interior)
-//   before tile t is computed and stored to the other tile after it, so a block waits for DRAM
-//   once, not once a tile. Tile t + 1's buffer was last read as tile t - 1, before the barrier
-//   that ends t - 1's step; the barrier that ends t's step publishes it.
-template <int R, int CN, bool kBatched, bool kStream, class Body>
+// here. Block (x, y) takes tile rows y, y + gridDim.y, ... (grid_2d), each loaded (16-byte
+// chunks, load_tile_chunks; kBatched: the word loader's interior words all in flight at once,
+// for sources 4-byte but not 16-byte aligned), then computed.
+template <int R, int CN, bool kBatched, class Body>
 __device__ __forceinline__ void for_each_tile(const DevView<std::uint8_t>& src,
                                               const DevBorder<std::uint8_t>& border,
                                               bool src_aligned, int rows_of_blocks, Body&& body) {
   const long long bx0 = (long long)blockIdx.x * kBW;
-  if constexpr (!kStream) {
-    __shared__ __align__(16) unsigned tile[kTileH<R>][kCTileWords];
-    const bool aligned16 = src_aligned && rows_aligned16(src);
-    for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
-      const long long by0 = (long long)by * kBH<R>;
-      load_tile_chunks<R, CN, kBatched>(tile, src, border, bx0, by0, src_aligned, aligned16);
-      body(TileRows<kCTileWords, kCOff>{&tile[0][0]}, by0);
-      __syncthreads();
-    }
-  } else {
-    __shared__ Tile<R> tiles[2];
-    const int per = int((rows_of_blocks + gridDim.y - 1) / gridDim.y);
-    const int t0 = int(blockIdx.y) * per;
-    const int t1 = min(t0 + per, rows_of_blocks);
-    if (t0 >= t1) return;  // the whole block: no barrier is left waiting
-    const int tid = int(threadIdx.y) * kTX + int(threadIdx.x);
-    {
-      // The first tile: its loads in one round trip too (edges included).
-      WordTileAhead<kTileWords, kTX * kTY, kTileH<R>> first;
-      word_tile_issue<kTileWords, kTX * kTY, CN, kTileH<R>>(
-          first, &tiles[0][0][0], tid, src, border, bx0 - 4, (long long)t0 * kBH<R> - 1,
-          src_aligned);
-      word_tile_commit(first, &tiles[0][0][0], tid);
-      __syncthreads();
-    }
-#pragma unroll 1
-    for (int t = t0; t < t1; ++t) {
-      Tile<R>& cur = tiles[(t - t0) & 1];
-      unsigned* next = &tiles[(t - t0 + 1) & 1][0][0];
-      WordTileAhead<kTileWords, kTX * kTY, kTileH<R>> ahead;
-      ahead.pending = false;
-      if (t + 1 < t1)
-        word_tile_issue<kTileWords, kTX * kTY, CN, kTileH<R>>(
-            ahead, next, tid, src, border, bx0 - 4, (long long)(t + 1) * kBH<R> - 1, src_aligned);
-      body(TileRows<kTileWords, 0>{&cur[0][0]}, (long long)t * kBH<R>);
-      word_tile_commit(ahead, next, tid);
-      __syncthreads();
-    }
+  __shared__ __align__(16) unsigned tile[kTileH<R>][kCTileWords];
+  const bool aligned16 = src_aligned && rows_aligned16(src);
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kBH<R>;
+    load_tile_chunks<R, CN, kBatched>(tile, src, border, bx0, by0, src_aligned, aligned16);
+    body(TileRows<kCTileWords, kCOff>{&tile[0][0]}, by0);
+    __syncthreads();
   }
 }
 
@@ -263,10 +220,6 @@ __device__ __forceinline__ Cols3 columns3_dup(const unsigned* row, int tx) {
 // source rows the next block row's tiles read again. false restores plain stores for an A/B
 // run.
 constexpr bool kPackedEvictFirst = true;
-// The streaming shape keeps plain stores, as small3 wrote them (small images: source and
-// outputs fit L2 together).
-template <bool kStream>
-constexpr bool kEvict = kPackedEvictFirst && !kStream;
 
 // The stores of a thread's R output rows of 4 bytes (row bytes x0 .. x0 + 3 of rows y0 ..
 // y0 + R - 1), clipped to the image. body(put) computes the rows and calls put(i, v) for rows
@@ -351,8 +304,8 @@ __device__ __forceinline__ void store_rows8(const DevView<std::uint8_t>& dst, in
 // dilate (kMax) / erode 3x3: the column max (min) of three rows, then of three columns.
 // CN = 3: the rows' Cols3 words held three rows at a time (R + 2 rows of six words would be 60
 // registers), the vertical op on each word, then the horizontal op of (l, c, r).
-template <bool kMax, int R, int CN = 1, bool kStream = false>
-__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
+template <bool kMax, int R, int CN = 1>
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
     morph3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                      DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -363,9 +316,9 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
   // The tall shape's batched word loads (9 words a thread in flight; the sources 4-byte but
   // not 16-byte aligned) for CN = 3; CN = 1 spilled 12 bytes with them at its 48-register bound
   // (5 blocks a SM).
-  for_each_tile<R, CN, R == kRowsTall && CN == 3, kStream>(
+  for_each_tile<R, CN, R == kRowsTall && CN == 3>(
       src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
-        store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
+        store_rows4<R, kPackedEvictFirst>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
           if constexpr (CN == 1) {
             unsigned p0[R + 2], p1[R + 2], p2[R + 2];
 #pragma unroll
@@ -449,8 +402,8 @@ __device__ __forceinline__ void linear3_rows(const Rows& tile, const Linear3& k,
 }
 
 // CN = 3: the same with the row sums of columns3's words (bytes 3 apart, one channel each).
-template <int R, int CN = 1, bool kStream = false>
-__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
+template <int R, int CN = 1>
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
     linear3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                       DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks,
                       Linear3 k) {
@@ -458,9 +411,9 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kStream>)
   const long long bx0 = (long long)blockIdx.x * kBW;
   // The tall shape keeps the unbatched word loads (sources 4-byte but not 16-byte aligned):
   // batched, both CN spilled 12 bytes at the 48-register bound (5 blocks a SM).
-  for_each_tile<R, CN, false, kStream>(
+  for_each_tile<R, CN, false>(
       src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
-        store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
+        store_rows4<R, kPackedEvictFirst>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
           if (k.kind == 2)
             linear3_rows<R, CN, 2>(tile, k, put);
           else if (k.kind == 1)
@@ -538,37 +491,23 @@ __device__ __forceinline__ void deriv3_tile_out(const Rows& tile, const DevView<
 // the kernel spent ~25 IMAD and ~10 compares an output on them and was issue-bound (116.7 us at 8K
 // for a 68 us copy). Outputs: 4 s16 of a row per 8-byte store (whole 32-byte sectors: a warp writes
 // 256 contiguous bytes of a row). src_aligned16: source rows 16-byte aligned (load_tile_chunks).
-//
-// Two tile layouts: the tall and short shapes load deriv-fast's 40-word tile (load_tile_chunks:
-// 16-byte chunks from bx0 - 16, kD3TallBlocks), the streaming shape (kStream, small images)
-// small3's 34-word tile from bx0 - 4 through for_each_tile (its double buffer and loads ahead
-// are word loads; src_aligned16 unused there). Both compute through deriv3_tile_out, so the
-// row sums (with kRowBias<Y>) and the column sums (kColumnBias<Y>) are the same code, the one
-// deriv3_u8_packed.hpp's host test checks.
-template <int R, int CN, class X, class Y, bool kStream = false>
-__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, kD3TallBlocks, kStream>)
+// The tall and short shapes load deriv-fast's 40-word tile (load_tile_chunks: 16-byte chunks from
+// bx0 - 16, kD3TallBlocks) and compute through deriv3_tile_out (the row sums with kRowBias<Y>,
+// the column sums with kColumnBias<Y>: the code deriv3_u8_packed.hpp's host test checks).
+template <int R, int CN, class X, class Y>
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, kD3TallBlocks>)
     deriv3_u8_kernel(DevView<std::uint8_t> src, DevView<std::int16_t> dst,
                      DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks,
                      bool src_aligned16) {
   // Row samples in int (launch_3x3_cn: wc < 2^31): fewer registers than 64-bit positions.
   const int bx0 = int(blockIdx.x) * kBW;
-  if constexpr (!kStream) {
-    __shared__ __align__(16) unsigned tile[kTileH<R>][kCTileWords];
-    for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
-      const long long by0 = (long long)by * kBH<R>;
-      load_tile_chunks<R, CN>(tile, src, border, bx0, by0, src_aligned, src_aligned16);
-      deriv3_tile_out<R, CN, X, Y, kD3StreamStores>(TileRows<kCTileWords, kCOff>{&tile[0][0]}, dst,
-                                                    bx0, by0);
-      __syncthreads();
-    }
-  } else {
-    (void)src_aligned16;
-    // Plain stores as small3 wrote them (not measured with evict-first: at the small sizes
-    // this shape runs, source and outputs fit L2 together).
-    for_each_tile<R, CN, false, true>(src, border, src_aligned, rows_of_blocks,
-                                      [&](const auto& tile, long long by0) {
-                                        deriv3_tile_out<R, CN, X, Y, false>(tile, dst, bx0, by0);
-                                      });
+  __shared__ __align__(16) unsigned tile[kTileH<R>][kCTileWords];
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kBH<R>;
+    load_tile_chunks<R, CN>(tile, src, border, bx0, by0, src_aligned, src_aligned16);
+    deriv3_tile_out<R, CN, X, Y, kD3StreamStores>(TileRows<kCTileWords, kCOff>{&tile[0][0]}, dst,
+                                                  bx0, by0);
+    __syncthreads();
   }
 }
 
@@ -576,17 +515,17 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, kD3TallBlocks, kStream
 // pair of rows sorted once for two output rows, the per-lane arithmetic in u8_3x3_cn.hpp
 // (median3_row, host-tested); rows roll through four Cols3 (24 registers) instead of CN = 1's
 // arrays of all R + 2 rows (6 (R + 2) = 60 words in the tall shape, at a 64-register bound).
-template <int R, int CN = 1, bool kStream = false>
-__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4, kStream>)
+template <int R, int CN = 1>
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 4>)
     median3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                       DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
   // The tall shape's batched word loads (sources 4-byte but not 16-byte aligned): 56 (CN = 1)
   // and 64 (CN = 3) registers of 64, no spills.
-  for_each_tile<R, CN, R == kRowsTall, kStream>(
+  for_each_tile<R, CN, R == kRowsTall>(
       src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
-        store_rows4<R, kEvict<kStream>>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
+        store_rows4<R, kPackedEvictFirst>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
           if constexpr (CN == 1) {
             // Packed column words of tile rows ty*R .. ty*R+R+1 for this thread's columns.
             unsigned p0[R + 2], p1[R + 2], p2[R + 2];
@@ -695,11 +634,11 @@ __global__ void __launch_bounds__(kTX* kTY, kMedWideBlocks<CN>)
   const long long bx0 = (long long)blockIdx.x * kBW;
   const bool aligned8 =
       ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 7) == 0;
-  for_each_tile<R, CN, false, false>(
+  for_each_tile<R, CN, false>(
       src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
         // Thread (lx, ly) of the 16 x 16: the warp's two halves are two rows of threads.
         const int lx = tx & 15, ly = 2 * ty + (tx >> 4);
-        store_rows8<kMedWideRows, kEvict<false>>(
+        store_rows8<kMedWideRows, kPackedEvictFirst>(
             dst, int(bx0) + 8 * lx, by0 + kMedWideRows * ly, aligned8,
             [&](auto&& put) { median3_wide_rows<CN>(tile, lx, kMedWideRows * ly, put); });
       });
@@ -721,8 +660,8 @@ using Kernel = void (*)(DevView<std::uint8_t>, DevView<Out>, DevBorder<std::uint
 // bytes.
 template <int CN, int kTallR = kRowsTall, class Out, class... Extra>
 bool launch_3x3_cn(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_,
-                   Kernel<Out, Extra...> stream, const ConstImageView& s, const ImageView& d,
-                   const Border& border, const char* op, cudaStream_t st, Extra... extra) {
+                   const ConstImageView& s, const ImageView& d, const Border& border,
+                   const char* op, cudaStream_t st, Extra... extra) {
   static_assert(CN == 1 || CN == 3);
   const long long wc = d.width() * CN;
   if (s.depth() != Depth::u8 || s.channels() != CN || !rows_aligned(d, 4 * sizeof(Out)) ||
@@ -733,20 +672,10 @@ bool launch_3x3_cn(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_,
   DevView<Out> dv = dev_view<Out>(d);
   dv.w = int(wc);
   dv.cn = 1;
-  if (use_tall || !kPackedStream) {
-    const int bh = use_tall ? kBH<kTallR> : kBH<kRowsShort>;
-    (use_tall ? tall : short_)<<<grid_2d(wc, d.height(), kBW, bh), dim3(kTX, kTY), 0, st>>>(
-        dev_view<std::uint8_t>(s), dv, dev_border<std::uint8_t>(border), rows_aligned(s, 4),
-        blocks_y(d.height(), bh), extra...);
-  } else {
-    // Below the tall rule: bx < kTallGridBlocks and fewer than 64 kTallGridBlocks rows, so
-    // the tile count and the grid fit an int.
-    const int tiles = blocks_y(d.height(), kBH<kRowsStream>);
-    const dim3 grid(unsigned(bx), unsigned(packed_stream_blocks_y(bx, tiles)));
-    stream<<<grid, dim3(kTX, kTY), 0, st>>>(dev_view<std::uint8_t>(s), dv,
-                                            dev_border<std::uint8_t>(border), rows_aligned(s, 4),
-                                            tiles, extra...);
-  }
+  const int bh = use_tall ? kBH<kTallR> : kBH<kRowsShort>;
+  (use_tall ? tall : short_)<<<grid_2d(wc, d.height(), kBW, bh), dim3(kTX, kTY), 0, st>>>(
+      dev_view<std::uint8_t>(s), dv, dev_border<std::uint8_t>(border), rows_aligned(s, 4),
+      blocks_y(d.height(), bh), extra...);
   PIXFLOW_CUDA_CHECK_LAUNCH(op);
   (void)op;
   return true;
@@ -754,10 +683,10 @@ bool launch_3x3_cn(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_,
 
 // The one-channel form (every kernel above).
 template <int kTallR = kRowsTall, class Out, class... Extra>
-bool launch_3x3(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_,
-                Kernel<Out, Extra...> stream, const ConstImageView& s, const ImageView& d,
-                const Border& border, const char* op, cudaStream_t st, Extra... extra) {
-  return launch_3x3_cn<1, kTallR>(tall, short_, stream, s, d, border, op, st, extra...);
+bool launch_3x3(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_, const ConstImageView& s,
+                const ImageView& d, const Border& border, const char* op, cudaStream_t st,
+                Extra... extra) {
+  return launch_3x3_cn<1, kTallR>(tall, short_, s, d, border, op, st, extra...);
 }
 
 }  // namespace

@@ -147,8 +147,7 @@ __device__ __forceinline__ void load_byte_tile(unsigned char* tile, const ByteTi
 }
 
 /// Row byte e of source row sy (sy < 0: the constant border's row) by the border rule applied
-/// to the byte's pixel (its channel stays): the edge words of load_word_tile_u8 and
-/// word_tile_issue.
+/// to the byte's pixel (its channel stays): the edge words of load_word_tile_u8.
 template <int CN>
 __device__ __forceinline__ unsigned char border_row_byte(const DevView<std::uint8_t>& v,
                                                          const DevBorder<std::uint8_t>& b,
@@ -241,14 +240,6 @@ __device__ __forceinline__ void load_word_tile_u8(unsigned* tile, int rows, int 
   __syncthreads();
 }
 
-/// 4 bytes global -> shared without a register (sm_80+ cp.async; .ca: the only form for 4
-/// bytes), completed by cp_async_wait_all.
-__device__ __forceinline__ void cp_async4(unsigned* shared_dst, const void* global_src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(
-                   unsigned(__cvta_generic_to_shared(shared_dst))),
-               "l"(global_src)
-               : "memory");
-}
 /// 16 bytes global -> shared without registers (.cg: through L2 only; both addresses 16-byte
 /// aligned), completed by cp_async_wait_all: a whole tile's loads in flight at once.
 __device__ __forceinline__ void cp_async16(void* shared_dst, const void* global_src) {
@@ -259,81 +250,6 @@ __device__ __forceinline__ void cp_async16(void* shared_dst, const void* global_
 }
 __device__ __forceinline__ void cp_async_wait_all() {
   asm volatile("cp.async.wait_all;\n" ::: "memory");
-}
-
-/// A word tile loaded ahead (the streaming 3x3 shape, u8_3x3.cuh): one thread's words of a
-/// kRows x kWords tile (the same layout and rule as load_word_tile_u8), issued before the
-/// current tile's compute and stored to shared memory after it, so the loads are in flight
-/// while the block computes. Only interior tiles are held in registers (kN words); an edge
-/// tile's words go to shared memory by cp.async.
-template <int kWords, int kThreads, int kRows>
-struct WordTileAhead {
-  static constexpr int kTotal = kRows * kWords, kFull = kTotal / kThreads;
-  static constexpr bool kTail = kTotal % kThreads != 0;
-  static constexpr int kN = kFull + int(kTail);
-  unsigned w[kN];
-  bool pending;  // w holds the thread's words, for word_tile_commit
-};
-
-/// Issues the loads of the tile at (x0, y0) (see load_word_tile_u8) by thread `tid`. Interior
-/// tiles: kN word loads into `a`, stored by word_tile_commit. Edge tiles: into `tile`, the
-/// words inside the row by cp.async (all of a thread's in flight together, where the edge
-/// loop of load_word_tile_u8 waits for each: 3 round trips in a row for this shape), waited
-/// for by word_tile_commit. No sync: the caller's barrier after the commit publishes the
-/// tile.
-template <int kWords, int kThreads, int CN, int kRows>
-__device__ __forceinline__ void word_tile_issue(WordTileAhead<kWords, kThreads, kRows>& a,
-                                                unsigned* tile, int tid,
-                                                const DevView<std::uint8_t>& v,
-                                                const DevBorder<std::uint8_t>& b, long long x0,
-                                                long long y0, bool aligned) {
-  using A = WordTileAhead<kWords, kThreads, kRows>;
-  const long long wc = (long long)v.w * CN;
-  a.pending = aligned && x0 >= 0 && x0 + 4 * kWords <= wc && y0 >= 0 && y0 + kRows <= v.h;
-  if (a.pending) {
-    const unsigned char* base = v.data + y0 * v.stride + x0;
-#pragma unroll
-    for (int k = 0; k < A::kN; ++k) {
-      const int i = tid + k * kThreads, r = i / kWords, wd = i - r * kWords;
-      if (k < A::kFull || i < A::kTotal)
-        a.w[k] = reinterpret_cast<const unsigned*>(base + (long long)r * v.stride)[wd];
-    }
-    return;
-  }
-  // Edge tiles, one word an iteration as in load_word_tile_u8 (one copy of the border rule:
-  // unrolled, the three words' rules took 128 registers and spilled), but a word inside the
-  // row goes to shared memory by cp.async (word_tile_commit waits for it): the loop never
-  // waits for it, only for the 4 byte loads of a word that straddles or leaves the row (the
-  // edge column's tiles: about one such word a thread).
-#pragma unroll 1
-  for (int i = tid; i < A::kTotal; i += kThreads) {
-    const int r = i / kWords, wd = i - r * kWords;
-    const long long sy = near_border_index(y0 + r, v.h, b.type);
-    const long long x = x0 + 4 * wd;
-    if (sy >= 0 && aligned && x >= 0 && x + 4 <= wc) {
-      cp_async4(tile + i, v.row(sy) + x);
-    } else {
-      unsigned char by[4];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) by[j] = border_row_byte<CN>(v, b, sy, x + j);
-      tile[i] =
-          unsigned(by[0]) | unsigned(by[1]) << 8 | unsigned(by[2]) << 16 | unsigned(by[3]) << 24;
-    }
-  }
-}
-
-/// Stores the words word_tile_issue held in registers (interior tiles).
-template <int kWords, int kThreads, int kRows>
-__device__ __forceinline__ void word_tile_commit(const WordTileAhead<kWords, kThreads, kRows>& a,
-                                                 unsigned* tile, int tid) {
-  using A = WordTileAhead<kWords, kThreads, kRows>;
-  if (!a.pending) {
-    cp_async_wait_all();  // an edge tile's word copies (none outstanding otherwise)
-    return;
-  }
-#pragma unroll
-  for (int k = 0; k < A::kN; ++k)
-    if (k < A::kFull || tid + k * kThreads < A::kTotal) tile[tid + k * kThreads] = a.w[k];
 }
 
 /// Output staging: a block's output rows are written to shared memory (rows of kStageWords

@@ -45,25 +45,17 @@ constexpr int kPixelBX = 32, kPixelBY = 4;
 // 13.8-17.5 us for 2 us of copy), the short one gives 15 x 68 = 1020 (7.7 a SM).
 constexpr int kPackedTX = 32, kPackedTY = 8;
 constexpr int kPackedPX = 4, kPackedRows = 8, kPackedRowsShort = 2;
-// The streaming shape of the packed 3x3 kernels, which replaces the short one below
-// tall_blocks_fill (kPackedStream; false restores the short shape for an A/B run): the short
-// shape's tile (kPackedRowsStream rows a thread: 128 x 16 outputs, 18 x 34 words) but one wave
-// of blocks (packed_stream_blocks_y), each block walking consecutive tiles of its column strip
-// with the next tile's loads (3 words a thread) issued before the current tile's compute.
-// 1920x1080 u8x1: 15 x 68 tiles; the short grid ran them as 1020 blocks (1.3 waves at 6 a
-// SM), each waiting out a DRAM round trip before its compute, the edge blocks three in a row
-// (6.5-7.8 us for a 2.0 us copy); the streaming grid is 15 x 34 blocks of 2 tiles, u8x3 45 x
-// 14 of 3-5 (short: 3060 blocks, 3.9 waves). Measured on the H100 (session 13) it is slower
-// than the short shape, so it is off: 1080p u8x1 median/dilate/sobel 3x3 8.0/8.8/8.6 us
-// against 6.5/7.0/6.5, u8x3 dilate 23.2 against 13.7, u8x3 open 47.5 against 27.6; ncu (median
-// 3x3 u8x1 1080p, 15 x 34 blocks): 35 % achieved occupancy, 0.51 issued a scheduler, DRAM 6 %
-// (each block's two tiles in a row wait out the latency the short grid hides across blocks).
-constexpr bool kPackedStream = false;
-constexpr int kPackedRowsStream = 2;
-// 5 resident blocks a SM (a 48-register bound): the short shape's kernels took 38-40
-// registers; with a tile's 3 words held across the compute and the edge path's border rule
-// the streaming kernels take 46-48 (ptxas, sm_90, no spills); at 6 (40) morph3 spilled.
-constexpr int kPackedStreamBlocks = 5;
+// (A streaming shape for small images — one wave of blocks, each walking consecutive 128 x 16
+// tiles with the next tile's loads in flight — measured slower than the short shape on the
+// H100 in session 13: 1080p u8x1 median/dilate/sobel 3x3 8.0/8.8/8.6 us against 6.5/7.0/6.5,
+// u8x3 dilate 23.2 against 13.7; ncu: 35 % achieved occupancy, each block's tiles in a row
+// waiting out the latency the short grid hides across blocks. Removed: bench/NOTES.md.)
+
+// The packed 3x3 composites on one u8 channel (morphology.cu, morph3_comp_u8_kernel,
+// morph3_grad_u8_kernel) take the packed 3x3 shapes above (tall / short by tall_blocks_fill).
+// Resident tall blocks a SM: 5, a 48-register bound, as the tall dilate (morph3) was measured
+// with; the short shape 6 (40 registers, u8_3x3::kMinBlocks). Not measured yet (branch comp3).
+constexpr int kComp3TallBlocks = 5;
 
 // dilate/erode of small centred windows on one u8 channel (morphology.cu, morphk_u8_kernel:
 // 5x5, 7x7): 32 x 8 threads, each 8 adjacent outputs (two 4-byte tile words plus one on each
@@ -190,20 +182,6 @@ inline long long remap_stream_blocks_y(long long blocks_x, long long h) {
   if (cap < 1) cap = 1;
   const long long rows_each = (thread_rows + cap - 1) / cap;
   const long long gy = (thread_rows + rows_each - 1) / rows_each;
-  return gy < 65535 ? gy : 65535;
-}
-
-/// Blocks in y of the streaming packed 3x3 grid (u8_3x3.cuh), blocks_x wide, for `tiles`
-/// tiles a column strip: at most one wave of kPackedStreamBlocks blocks a SM, and the fewest
-/// blocks for the fewest tiles a block (1920x1080 u8x1: at most 44 block rows -> 2 tiles a
-/// block -> 34 block rows; the last block of a column may have fewer). The kernel gives block
-/// y the tiles [y * per, min((y + 1) * per, tiles)), per = ceil(tiles / gridDim.y); no block is
-/// left without a tile (tests/packed3x3_stream_test.cpp checks both over many grids).
-inline long long packed_stream_blocks_y(long long blocks_x, long long tiles) {
-  long long cap = kSmCount * kPackedStreamBlocks / blocks_x;
-  if (cap < 1) cap = 1;
-  const long long each = (tiles + cap - 1) / cap;
-  const long long gy = (tiles + each - 1) / each;
   return gy < 65535 ? gy : 65535;
 }
 

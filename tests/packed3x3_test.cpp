@@ -1,27 +1,15 @@
-// The streaming shape of the CUDA packed u8 3x3 kernels (src/backends/cuda/u8_3x3.cuh:
-// for_each_tile with kStream; launch.cuh: kPackedStream, packed_stream_blocks_y), which every
-// image below tall_blocks_fill takes: one wave of blocks, each walking the 16-row tiles
-// [y * per, min((y + 1) * per, tiles)) of its 128-byte column strip, the next tile's loads in
-// flight (registers for an interior tile, cp.async for an edge tile's words inside the row,
-// byte loads through the border rule for the rest) while the current one is computed.
-// The other ManyTiles tests' 517x70, 600x150 and 300x97 give every block one tile; these
-// sizes give blocks several, in unequal numbers, so the walk, both shared tiles in turn and
-// the loop's last (partial) tile run. Shapes, as a host program including launch.cuh printed
-// them (tall_blocks_fill, packed_stream_blocks_y; 132 SMs, 5 blocks a SM):
-//   u8x1 1920x1080: 15 x 34 blocks, 68 tiles a block column, 2 a block, last tile 8 rows
-//   u8x1 2000x1500: 16 x 32 blocks, 94 tiles, 1..3 a block (the last block 1)
-//   u8x1  700x3000:  6 x 94 blocks, 188 tiles, 2 a block; the last block column 60 bytes wide
-//   u8x1 4100x1100: 33 x 18 blocks, 69 tiles, 1..4 a block (the other ManyTiles tests)
-//   u8x3 1920x1080: 45 x 14 blocks, 68 tiles, 3..5 a block
-//   u8x3 2100x1100: 50 x 12 blocks, 69 tiles, 3..6 a block
-//   u8x3  700x3000: 17 x 38 blocks, 188 tiles, 3..5 a block
-//   u8x3 1500x900:  36 x 15 blocks, 57 tiles, 1..4 a block, last tile 4 rows
-// (The tall shape: 4100x2200 u8x1, 4100x1100 u8x3, in the other ManyTiles tests.)
-// Destinations are tight (4-byte aligned rows: the packed path runs; it falls back to the
-// generic kernels otherwise); sources tight (word loads, interior tiles in registers) and
-// padded at random offsets and strides (mostly unaligned rows: every tile through the edge
-// path, word by word with byte loads). Every op the packed
-// kernels serve, every border in turn for every size (constants 300 and -7 outside u8).
+// The CUDA packed u8 3x3 kernels (src/backends/cuda/u8_3x3.cuh) on grids of many blocks and at
+// every source alignment. Images below tall_blocks_fill (launch.cuh) take the short shape: 128 x
+// 16 outputs a block, one tile each (the streaming shape these sizes were chosen for, one wave
+// of blocks walking consecutive tiles, was removed after session 13 measured it slower). The
+// sizes give block columns with partial last tiles and widths (u8x1 1920x1080: 15 x 68 blocks,
+// the last tile 8 rows; 700x3000: the last block column 60 bytes wide; u8x3 1500x900: the last
+// tile 4 rows); the tall shape (4100x2200 u8x1, 4100x1100 u8x3) runs in the other ManyTiles
+// tests. Destinations are tight (4-byte aligned rows: the packed path runs; it falls back to the
+// generic kernels otherwise); sources tight (word loads) and padded at random offsets and
+// strides (mostly unaligned rows: every tile through the edge path, word by word with byte
+// loads). Every op the packed kernels serve, every border in turn for every size (constants
+// 300 and -7 outside u8).
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -29,10 +17,6 @@
 
 #include "pixflow/ops.hpp"
 #include "tests/common.hpp"
-
-#if PIXFLOW_HAVE_CUDA
-#include "src/backends/cuda/common/launch.cuh"
-#endif
 
 namespace pixflow::test {
 namespace {
@@ -94,7 +78,7 @@ std::vector<Op3> packed_ops() {
   };
 }
 
-TEST(Packed3x3Stream, EveryBackendMatchesRefOnManyTiles) {
+TEST(Packed3x3, EveryBackendMatchesRefOnManyShortTiles) {
   auto rng = make_rng(0x5713);
   std::vector<Border> borders = all_borders();
   borders.push_back(Border::constant(300));
@@ -103,7 +87,7 @@ TEST(Packed3x3Stream, EveryBackendMatchesRefOnManyTiles) {
     Size size;
     int cn;
   };
-  // 4100x1100 u8x1 (1..4 tiles a block) runs in the other ManyTiles tests.
+  // 4100x1100 u8x1 runs in the other ManyTiles tests.
   const Image3 images[] = {{{1920, 1080}, 1}, {{2000, 1500}, 1}, {{700, 3000}, 1},
                            {{1920, 1080}, 3}, {{2100, 1100}, 3}, {{700, 3000}, 3},
                            {{1500, 900}, 3}};
@@ -139,8 +123,8 @@ TEST(Packed3x3Stream, EveryBackendMatchesRefOnManyTiles) {
 // clipped stores). The sources are ROIs starting `off` samples into a wider image (64-byte
 // aligned rows): u8x1 at bytes 0 and 16 (chunks; at 16 with image bytes left of the ROI that
 // the tile must not read: the border rule applies at the ROI's edge), 4 (words), 1 (bytes);
-// u8x3 at 16 pixels (48 bytes: chunks) and 4 (12 bytes: words). 600x150 takes the short shape
-// (kPackedStream false) or the streaming one; 4100x2200 u8x1 and 1400x2200 u8x3 the tall one
+// u8x3 at 16 pixels (48 bytes: chunks) and 4 (12 bytes: words). 600x150 takes the short shape;
+// 4100x2200 u8x1 and 1400x2200 u8x3 the tall one
 // (33 x 35 blocks of 128 x 64 bytes: partial last block row and column). Destinations tight
 // (4-byte aligned rows: the packed path). Borders in turn, constants 300 and -7 among them.
 TEST(Packed3x3, EveryOpMatchesRefAtEverySourceAlignment) {
@@ -178,48 +162,6 @@ TEST(Packed3x3, EveryOpMatchesRefAtEverySourceAlignment) {
     }
   }
 }
-
-#if PIXFLOW_HAVE_CUDA
-// The streaming grid on the host (launch.cuh, as u8_3x3.cuh's launch_3x3_cn uses it): every
-// tile of a block column in exactly one block's range [y * per, min((y + 1) * per, tiles)),
-// no block without a tile (such a block would return before its first barrier: correct, but
-// idle), and one wave (at most kPackedStreamBlocks a SM) wherever the tall rule does not
-// apply; then the shapes the comment above lists.
-TEST(Packed3x3Stream, GridCoversEveryTileOnceInOneWave) {
-  namespace cu = pixflow::cuda;
-  for (long long bx = 1; bx <= 1100; ++bx)
-    for (long long h = 1; h <= 70000; h += (h < 2000 ? 1 : 97)) {
-      if (cu::tall_blocks_fill(bx, h, cu::kPackedRows * cu::kPackedTY)) break;
-      const long long tiles = (h + 15) / 16;
-      const long long gy = cu::packed_stream_blocks_y(bx, tiles);
-      const long long per = (tiles + gy - 1) / gy;
-      ASSERT_GE(gy * per, tiles) << bx << " x " << h;
-      ASSERT_LT((gy - 1) * per, tiles) << bx << " x " << h;
-      ASSERT_TRUE(gy == 1 || bx * gy <= cu::kSmCount * cu::kPackedStreamBlocks) << bx << " x " << h;
-    }
-  struct Shape {
-    long long w, h;
-    int cn;
-    long long gx, gy, per;  // per: tiles of the first block (the last may have fewer)
-  };
-  const Shape shapes[] = {{1920, 1080, 1, 15, 34, 2}, {2000, 1500, 1, 16, 32, 3},
-                          {700, 3000, 1, 6, 94, 2},   {4100, 1100, 1, 33, 18, 4},
-                          {1920, 1080, 3, 45, 14, 5}, {2100, 1100, 3, 50, 12, 6},
-                          {700, 3000, 3, 17, 38, 5},  {1500, 900, 3, 36, 15, 4}};
-  for (const Shape& s : shapes) {
-    const long long bx = (s.w * s.cn + 127) / 128, tiles = (s.h + 15) / 16;
-    ASSERT_FALSE(cu::tall_blocks_fill(bx, s.h, cu::kPackedRows * cu::kPackedTY))
-        << s.w << "x" << s.h;
-    const long long gy = cu::packed_stream_blocks_y(bx, tiles);
-    EXPECT_EQ(bx, s.gx) << s.w << "x" << s.h;
-    EXPECT_EQ(gy, s.gy) << s.w << "x" << s.h;
-    EXPECT_EQ((tiles + gy - 1) / gy, s.per) << s.w << "x" << s.h;
-  }
-  // The tall shape's sizes of the other ManyTiles tests.
-  EXPECT_TRUE(cu::tall_blocks_fill((4100 + 127) / 128, 2200, cu::kPackedRows * cu::kPackedTY));
-  EXPECT_TRUE(cu::tall_blocks_fill((4100 * 3 + 127) / 128, 1100, cu::kPackedRows * cu::kPackedTY));
-}
-#endif
 
 }  // namespace
 }  // namespace pixflow::test
