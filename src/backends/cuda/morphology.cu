@@ -452,6 +452,12 @@ inline std::size_t vh2_smem(int bh) {
   return vh2_tile_bytes<K>(bh) + std::size_t(bh / 2) * Vh2Geom<K>::kPitch * 4;
 }
 
+// Both heights: whole 16-row segments, and the pairs x 16 horizontal items of a block fill its
+// threads once or twice (per_thread below).
+static_assert((kVh2BH == 32 || kVh2BH == 64) && (kVh2BHShort == 32 || kVh2BHShort == 64) &&
+                  kVh2Threads == 256,
+              "vh2_u8c1_kernel: block heights 32 or 64 rows, 256 threads");
+
 template <bool kMax, int K>
 __global__ void __launch_bounds__(kVh2Threads, kVh2MinBlocks)
     vh2_u8c1_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
@@ -463,8 +469,9 @@ __global__ void __launch_bounds__(kVh2Threads, kVh2MinBlocks)
   extern __shared__ __align__(16) unsigned char smem_raw[];
   unsigned char* const tile = smem_raw;
   u32* const vt = reinterpret_cast<u32*>(smem_raw + vh2_tile_bytes<K>(bh));
-  // bh: kVh2BH or kVh2BHShort, so bh / 2 row pairs = 1 << pair_bits and bh / kN segments.
-  const int pair_bits = bh == kVh2BH ? 5 : 4, segs = bh / kN;
+  // bh: kVh2BH or kVh2BHShort (32 or 64), so bh / 2 row pairs = 1 << pair_bits and bh / kN
+  // segments.
+  const int pair_bits = 31 - __clz(bh / 2), segs = bh / kN;
   const int per_thread = (bh / 2) * (kByteTileBW / kN) / kVh2Threads;  // horizontal items: 2, 1
   const long long e0 = (long long)blockIdx.x * kByteTileBW;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
