@@ -352,7 +352,8 @@ TEST(Morphology, EveryBackendMatchesRefOnManyTiles) {
 // morphk_u8_kernel: 5x5 and 7x7, blocks of 256 x 16 outputs in its short shape and 256 x 128 in
 // its tall one, the arithmetic of morph_k_u8_packed.hpp, host-tested in
 // tests/morph_k_packed_test.cpp; k=3 iterations=2 is one centred 5x5 pass) and the windows
-// beside it that go elsewhere (kw=4 kh=6 off centre, 9x9, 15x15, 5x3: the van Herk kernel). Impulse
+// beside it that go elsewhere (kw=4 kh=6 off centre, 9x9, 5x3: the van Herk kernel;
+// 15x15: vh2_u8c1_kernel, see EveryBackendMatchesRefVanHerk15x15). Impulse
 // images of several blocks in x and y with partial last blocks (517x70, 600x150, 300x97, 4100x1100:
 // short shape; 8200x4000 = 33 x 32 blocks of 128 rows >= 1056: tall shape), every border in turn
 // with constants 300 and -7. Part 1 through backends_match_ref (padded, odd-offset views: the
