@@ -11,8 +11,9 @@
 #include <random>
 #include <vector>
 
+#include "src/backends/cuda/bilateral_f32_lookup.hpp"
 #include "src/backends/cuda/bilateral_u8_packed.hpp"
-#include "src/backends/cuda/bilateral_weight.hpp"
+#include "src/base/bilateral_f32.hpp"
 #include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 #include "tests/common.hpp"
@@ -245,45 +246,55 @@ TEST(BilateralPacked, U8BodyMatchesRefOnRampsAndExtremes) {
   }
 }
 
-// The f32 colour weight's polynomial path (bilateral_weight.hpp) against float(std::exp(x)) bit
-// for bit: x uniform over the polynomial's range (every one must be accepted: the margin
-// rejects about 2^-25 of them), the range's edges and special values (NaN, infinities,
-// zeros), and x = log(m) for m the midpoint of two adjacent floats near 1, where exp(x) is
-// within ~1 double ulp of a rounding boundary: each must be rejected (and then equal
-// through std::exp), else the margin does not work.
-TEST(BilateralPacked, F32ColourWeightIsFloatOfStdExp) {
-  namespace bf = pixflow::cuda::bilateral_f32;
-  auto rng = make_rng(0xb1a9);
-  auto same = [](double x) {
-    const float got = bf::colour_weight(x), want = float(std::exp(x));
-    return std::memcmp(&got, &want, 4) == 0;
-  };
-  std::uniform_real_distribution<double> small(-bf::kSmallX, bf::kSmallX);
-  int rejected = 0;
-  for (int i = 0; i < 2000000; ++i) {
-    const double x = small(rng);
-    bool ok;
-    bf::small_exp(x, ok);
-    rejected += !ok;
-    ASSERT_TRUE(same(x)) << std::hexfloat << x;
-  }
-  EXPECT_LT(rejected, 10);
-  for (double x :
-       {0.0, -0.0, bf::kSmallX, -bf::kSmallX, std::nextafter(-bf::kSmallX, 0.0),
-        std::nextafter(bf::kSmallX, 0.0), -1.0, -104.0, -1e300,
-        -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(),
-        -std::numeric_limits<double>::min(), -std::numeric_limits<double>::denorm_min()})
-    ASSERT_TRUE(same(x)) << std::hexfloat << x;
-  std::uniform_int_distribution<int> steps(1, 15000);
-  for (int i = 0; i < 100000; ++i) {
-    const float f =
-        i % 2 ? 1.0f - float(steps(rng)) * 0x1p-24f : 1.0f + float(steps(rng)) * 0x1p-23f;
-    const double m = (double(f) + double(std::nextafter(f, 2.0f))) / 2;  // exact in double
-    const double x = std::log(m);
-    bool ok;
-    bf::small_exp(x, ok);
-    ASSERT_FALSE(ok) << std::hexfloat << x;
-    ASSERT_TRUE(same(x)) << std::hexfloat << x;
+// The f32 kernels' colour weight (bilateral_f32_lookup.hpp: fminf clamp, the 2^23 + floor
+// by a round-toward-zero add, the index from the float's bits, the pair table built as
+// bilateral.cu's bilateral_f32_table does) against the rule (detail::bilateral_f32::weight), bit
+// for bit: random deltas over 1.5 spans, every bin edge i / scale and its float neighbours
+// (alpha an integer or an ulp either side), the span's end, 0, NaN, +inf, FLT_MAX, and the
+// extreme scales (FLT_MAX, 0, NaN).
+TEST(BilateralPacked, F32LookupMatchesTheRule) {
+  namespace bf = pixflow::detail::bilateral_f32;
+  auto rng = make_rng(0xb1aa);
+  for (int cn : {1, 3}) {
+    const int n = bf::bins(cn);
+    const std::vector<float>& t = bf::table(cn);
+    // As bilateral.cu's bilateral_f32_table builds it: T[i] = table_entry(i), then D[i] =
+    // T[i + 1] - T[i] (T[N + 1] = 0).
+    const double per_bin2 = bf::exponent_per_bin2(cn);
+    std::vector<float> pairs(std::size_t(2 * (n + 1)));
+    for (int i = 0; i <= n; ++i) pairs[std::size_t(2 * i)] = bf::table_entry(i, per_bin2);
+    for (int i = 0; i <= n; ++i)
+      pairs[std::size_t(2 * i + 1)] =
+          (i < n ? pairs[std::size_t(2 * i + 2)] : 0.0f) - pairs[std::size_t(2 * i)];
+    ASSERT_EQ(pairs, t);
+    for (double sigma : {0.01, 1.0, 75.0, 1e-200, 1e200, std::nan("")}) {
+      PIXFLOW_TRACE(testing::Message() << "cn=" << cn << " sigma_color=" << sigma);
+      const float scale = bf::scale(sigma, cn);
+      const double span = sigma * bf::kSqrt208;
+      std::vector<float> deltas = {0.0f,
+                                   std::numeric_limits<float>::quiet_NaN(),
+                                   std::numeric_limits<float>::infinity(),
+                                   std::numeric_limits<float>::max(),
+                                   std::numeric_limits<float>::denorm_min(),
+                                   float(span),
+                                   std::nextafter(float(span), 0.0f)};
+      if (std::isfinite(span)) {
+        std::uniform_real_distribution<double> any(0.0, 1.5 * span);
+        for (int i = 0; i < 100000; ++i) deltas.push_back(float(any(rng)));
+      }
+      for (int i = 0; i <= n + 1; ++i) {
+        const float edge = float(double(i) / double(scale));
+        deltas.push_back(edge);
+        deltas.push_back(std::nextafter(edge, 0.0f));
+        deltas.push_back(std::nextafter(edge, 2 * edge + 1));
+      }
+      for (float d : deltas) {
+        const float want = bf::weight(t.data(), n, scale, d);
+        const float got = cuda::bilateral_f32::lookup(pairs.data(), float(n), scale, d);
+        ASSERT_EQ(std::memcmp(&got, &want, 4), 0)
+            << std::hexfloat << "delta=" << d << " got " << got << " want " << want;
+      }
+    }
   }
 }
 

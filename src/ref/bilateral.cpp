@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "src/base/bilateral_f32.hpp"
 #include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 
@@ -14,6 +15,7 @@ struct Window {
   std::vector<int> dx, dy;   // offsets of the circular window, row-major
   std::vector<float> space;  // exp(-(i^2 + j^2) / (2 sigma_s^2)) as float
   double color_coeff = 0;    // -1 / (2 sigma_c^2)
+  double sigma_color = 1;    // after "<= 0 means 1"
 };
 
 // Window as OpenCV builds it: radius = d > 0 ? d/2 : cvRound(1.5 sigma_s), at least 1;
@@ -24,6 +26,7 @@ Window make_window(const BilateralParams& p) {
   const double sc = p.sigma_color <= 0 ? 1.0 : p.sigma_color;
   const double ss = p.sigma_space <= 0 ? 1.0 : p.sigma_space;
   w.color_coeff = -0.5 / (sc * sc);
+  w.sigma_color = sc;
   const double space_coeff = -0.5 / (ss * ss);
   w.radius = p.d > 0 ? p.d / 2 : int(detail::round_half_even(ss * 1.5));
   if (w.radius < 1) w.radius = 1;
@@ -39,16 +42,26 @@ Window make_window(const BilateralParams& p) {
 }
 
 // Per pixel: for each window offset k in order, delta = sum over channels of |v_c - c_c|
-// (L1; u8 in integers, f32 in float), colour weight float(exp(delta^2 * color_coeff)) (the
-// u8 table's value for that integer delta), w = space[k] * colour (float); sum_c += v_c * w,
-// wsum += w (float, no FMA); result sum_c / wsum (u8: rounded half to even, saturated).
+// (L1; u8 in integers, f32 in float), colour weight: u8 the table's float(exp(delta^2 *
+// color_coeff)) for the integer delta; f32 the interpolated table of src/base/bilateral_f32.hpp
+// (0 for a NaN or infinite delta); w = space[k] * colour (float); sum_c += v_c * w, wsum += w
+// (float, no FMA); result sum_c / wsum (u8: rounded half to even, saturated). f32, with
+// finite space weights: wsum is finite, and 0 only when the centre tap's own weight is (its
+// delta is 0 unless a centre sample is NaN or infinite; or sigma_color is NaN): then every
+// channel of the output is NaN (0/0 or NaN/0).
 template <class T>
 void run(const ConstImageView& src, const ImageView& dst, const BilateralParams& p, Rows rows) {
   const Window w = make_window(p);
   const int ch = src.channels();
   const T cval = detail::saturate_cast<T>(p.border.value);
   std::vector<float> color_lut;
-  if constexpr (!std::is_same_v<T, float>) {
+  const float* table = nullptr;  // f32
+  const int bins = detail::bilateral_f32::bins(ch);
+  float scale = 0;
+  if constexpr (std::is_same_v<T, float>) {
+    table = detail::bilateral_f32::table(ch).data();
+    scale = detail::bilateral_f32::scale(w.sigma_color, ch);
+  } else {
     color_lut.resize(std::size_t(256 * ch));
     for (int i = 0; i < 256 * ch; ++i)
       color_lut[std::size_t(i)] = float(std::exp(double(i) * i * w.color_coeff));
@@ -68,7 +81,7 @@ void run(const ConstImageView& src, const ImageView& dst, const BilateralParams&
         if constexpr (std::is_same_v<T, float>) {
           float delta = 0;
           for (int c = 0; c < ch; ++c) delta += std::fabs(v[c] - centre[c]);
-          cw = float(std::exp(double(delta) * double(delta) * w.color_coeff));
+          cw = detail::bilateral_f32::weight(table, bins, scale, delta);
         } else {
           int delta = 0;
           for (int c = 0; c < ch; ++c) delta += std::abs(int(v[c]) - int(centre[c]));

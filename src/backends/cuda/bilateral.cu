@@ -8,18 +8,21 @@
 // - u8 x 3, radius 1..4: bilateral_u8c3_kernel, a tile of pixel words, kRows3 outputs per
 //   thread, one VABSDIFF4 per delta, the per-lane colour table (same header).
 // - f32 x 1, radius 1..4: bilateral_f32c1_kernel, a tile of floats, kF32Rows outputs per
-//   thread; the per-tap exp in double stays (it is the reference's rule and the cost).
-// - everything else: bilateral_kernel, one thread per pixel through the border rule.
+//   thread, the colour weight interpolated from the table of src/base/bilateral_f32.hpp,
+//   built by each block in shared memory (bilateral_f32_table).
+// - f32, every other window or channel count: bilateral_f32_kernel, one thread per pixel
+//   through the border rule, the same table; u8 likewise: bilateral_kernel.
 #include <cmath>
 #include <cstdint>
 
+#include "src/backends/cuda/bilateral_f32_lookup.hpp"
 #include "src/backends/cuda/bilateral_u8_packed.hpp"
-#include "src/backends/cuda/bilateral_weight.hpp"
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/base/backend.hpp"
+#include "src/base/bilateral_f32.hpp"
 #include "src/base/visit_depth.hpp"
 
 namespace pixflow::cuda {
@@ -33,57 +36,113 @@ struct BilateralTables {  // ~28 KB: within the 32 KB kernel-parameter limit of 
   signed char dx[kMaxTaps], dy[kMaxTaps];
   float color[256 * 4];  // u8: exp(i^2 * coeff) for i < 256 * channels
   int n;
-  double color_coeff;
+  float scale;  // f32: the colour table's scale (src/base/bilateral_f32.hpp)
 };
 
-template <class T>
-__global__ void bilateral_kernel(DevView<T> src, DevView<T> dst, DevBorder<T> b,
+// u8, windows and channel counts without a tile kernel: one thread per pixel.
+__global__ void bilateral_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                                 DevBorder<std::uint8_t> b,
                                  const __grid_constant__ BilateralTables tab) {
   // The colour table is read at data-dependent indices: from the kernel-parameter
   // (constant) bank a warp's different indices serialise, from shared memory they do not.
   __shared__ float lut[256 * 4];
   const int cn = src.cn;
-  if constexpr (!std::is_same_v<T, float>) {
-    for (int i = threadIdx.y * blockDim.x + threadIdx.x; i < 256 * cn; i += blockDim.x * blockDim.y)
-      lut[i] = tab.color[i];
-    __syncthreads();
-  }
+  for (int i = threadIdx.y * blockDim.x + threadIdx.x; i < 256 * cn; i += blockDim.x * blockDim.y)
+    lut[i] = tab.color[i];
+  __syncthreads();
   const long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < dst.h;
        y += (long long)gridDim.y * blockDim.y) {
     if (x >= dst.w) continue;
-    const T* centre = src.row(y) + x * cn;
-    T cv[4];
+    const std::uint8_t* centre = src.row(y) + x * cn;
+    std::uint8_t cv[4];
     for (int c = 0; c < cn; ++c) cv[c] = centre[c];
     float sum[4] = {0.f, 0.f, 0.f, 0.f};
     float wsum = 0.f;
     for (int k = 0; k < tab.n; ++k) {
-      T v[4];
-      for (int c = 0; c < cn; ++c) v[c] = fetch(src, x + tab.dx[k], y + tab.dy[k], c, b);
-      float cw;
-      if constexpr (std::is_same_v<T, float>) {
-        float delta = 0.f;
-        for (int c = 0; c < cn; ++c) delta = __fadd_rn(delta, fabsf(__fsub_rn(v[c], cv[c])));
-        cw = bilateral_f32::colour_weight(
-            __dmul_rn(__dmul_rn(double(delta), double(delta)), tab.color_coeff));
-      } else {
-        int delta = 0;
-        for (int c = 0; c < cn; ++c) delta += abs(int(v[c]) - int(cv[c]));
-        cw = lut[delta];
+      std::uint8_t v[4];
+      int delta = 0;
+      for (int c = 0; c < cn; ++c) {
+        v[c] = fetch(src, x + tab.dx[k], y + tab.dy[k], c, b);
+        delta += abs(int(v[c]) - int(cv[c]));
       }
-      const float wk = __fmul_rn(tab.space[k], cw);
+      const float wk = __fmul_rn(tab.space[k], lut[delta]);
       for (int c = 0; c < cn; ++c) sum[c] = __fadd_rn(sum[c], __fmul_rn(float(v[c]), wk));
       wsum = __fadd_rn(wsum, wk);
     }
-    T* out = dst.row(y) + x * cn;
-    for (int c = 0; c < cn; ++c) {
-      const float r = __fdiv_rn(sum[c], wsum);
-      if constexpr (std::is_same_v<T, float>) {
-        out[c] = r;
-      } else {
-        out[c] = detail::saturate_cast<T>(double(r));
+    std::uint8_t* out = dst.row(y) + x * cn;
+    for (int c = 0; c < cn; ++c)
+      out[c] = detail::saturate_cast<std::uint8_t>(double(__fdiv_rn(sum[c], wsum)));
+  }
+}
+
+// ---- f32: the interpolated colour table (src/base/bilateral_f32.hpp) ----------------------
+// The table in shared memory as pairs {T[i], D[i] = T[i + 1] - T[i]}, i = 0..N (N = 4096 cn;
+// T[N] = D[N] = 0): one 8-byte load a tap, and the difference made once, not per tap (the same
+// float). Built by every block from the shared rule (exp_nonpositive in double, each operation
+// rounded once: the host's floats), so no device memory, copy or workspace is needed and the
+// op stays capturable. Why not the host's table as a kernel parameter: 4097 floats fit the
+// 32 KB parameter space for cn = 1 only, and a warp's 32 different parameter addresses
+// serialise (4097 constant loads a block, slower than building it: ~4097 x 34 double
+// operations / 64 lanes = ~2.2k cycles of the FP64 pipe a block, overlapped with the other
+// resident blocks' taps); blocks of large grids walk several block rows so that it is built
+// once for several tiles (kF32BlockRows).
+constexpr int kF32TableEntriesC1 = detail::bilateral_f32::kBinsPerChannel + 1;
+
+/// Fills tab[0..N] for cn channels with the block's `threads` threads (thread `tid`); ends
+/// with a barrier.
+__device__ void bilateral_f32_table(float2* tab, int cn, int tid, int threads) {
+  namespace bf = detail::bilateral_f32;
+  const int n = bf::bins(cn);
+  const double per_bin2 = bf::exponent_per_bin2(cn);
+  for (int i = tid; i <= n; i += threads) tab[i].x = bf::table_entry(i, per_bin2);
+  __syncthreads();
+  for (int i = tid; i <= n; i += threads)
+    tab[i].y = __fsub_rn(i < n ? tab[i + 1].x : 0.0f, tab[i].x);
+  __syncthreads();
+}
+
+/// The colour weight of detail::bilateral_f32::weight from the pair table
+/// (bilateral_f32_lookup.hpp).
+__device__ __forceinline__ float bilateral_f32_weight(const float2* tab, float nbins, float scale,
+                                                      float delta) {
+  return bilateral_f32::lookup(reinterpret_cast<const float*>(tab), nbins, scale, delta);
+}
+
+// f32, any window (radius <= 31) and 1..4 channels: one thread per pixel through the border
+// rule, the table of cn channels in dynamic shared memory ((4096 cn + 1) x 8 bytes); the
+// grid is capped (kF32PixelBlocks a SM) and each block walks its column strip, so the table is
+// built once for many pixels.
+__global__ void bilateral_f32_kernel(DevView<float> src, DevView<float> dst, DevBorder<float> b,
+                                     const __grid_constant__ BilateralTables tab) {
+  extern __shared__ float2 f32_table[];
+  const int cn = src.cn;
+  bilateral_f32_table(f32_table, cn, threadIdx.y * blockDim.x + threadIdx.x,
+                      blockDim.x * blockDim.y);
+  const float nbins = float(detail::bilateral_f32::bins(cn));
+  const long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < dst.h;
+       y += (long long)gridDim.y * blockDim.y) {
+    if (x >= dst.w) continue;
+    const float* centre = src.row(y) + x * cn;
+    float cv[4];
+    for (int c = 0; c < cn; ++c) cv[c] = centre[c];
+    float sum[4] = {0.f, 0.f, 0.f, 0.f};
+    float wsum = 0.f;
+    for (int k = 0; k < tab.n; ++k) {
+      float v[4];
+      float delta = 0.f;
+      for (int c = 0; c < cn; ++c) {
+        v[c] = fetch(src, x + tab.dx[k], y + tab.dy[k], c, b);
+        delta = __fadd_rn(delta, fabsf(__fsub_rn(v[c], cv[c])));
       }
+      const float wk =
+          __fmul_rn(tab.space[k], bilateral_f32_weight(f32_table, nbins, tab.scale, delta));
+      for (int c = 0; c < cn; ++c) sum[c] = __fadd_rn(sum[c], __fmul_rn(v[c], wk));
+      wsum = __fadd_rn(wsum, wk);
     }
+    float* out = dst.row(y) + x * cn;
+    for (int c = 0; c < cn; ++c) out[c] = __fdiv_rn(sum[c], wsum);
   }
 }
 
@@ -238,23 +297,30 @@ __global__ void __launch_bounds__(bilateral_u8::kTX* bilateral_u8::kTY3, 2)
   }
 }
 
-// f32 x 1, radius R <= 4: the colour weight is the reference's float(exp(double)) per tap:
-// exp() costs ~18 double-precision instructions, the polynomial of bilateral_weight.hpp 5
-// where |x| < 2^-10; the FP64 pipe (64 lanes per SM and clock) and the two float <-> double
-// conversions per tap (16 lanes) bound this kernel. The data movement: a tile of floats with
-// the halo (32 x 64 outputs per block, 40 x (64 + 2R) floats), one pixel of kF32Rows rows
-// per thread, each source row's 2R + 1 samples read once from shared memory for every output
-// row whose window holds them.
+// f32 x 1, radius R <= 4: a tile of floats with the halo (32 x 64 outputs per block, 40 x
+// (64 + 2R) floats), one pixel of kF32Rows rows per thread, each source row's 2R + 1 samples
+// read once from shared memory for every output row whose window holds them; the colour
+// weight from the block's pair table (bilateral_f32_weight). Per tap: FSUB, FMUL (|d| *
+// scale), FMNMX, 3 FADD (the index and fraction), one LDS.64 and an address, FMUL + FADD (the
+// interpolation), FMUL (space), FMUL + 2 FADD (sum, wsum): 12 FP32 instructions, 1 integer,
+// 1 shared load (bench/NOTES.md, "bilateral f32 table": the prediction). Blocks of grids with
+// at least kTallGridBlocks tiles walk kF32BlockRows block rows (the table built once for them).
 constexpr int kF32TY = 8, kF32Rows = 8;
 constexpr int kF32BW = 32, kF32BH = kF32TY * kF32Rows;
+constexpr int kF32BlockRows = 8;
+// Resident blocks a SM the per-pixel f32 kernel's grid is sized for (its table: 32.8 KB for
+// cn = 1, 98.3 KB for cn = 3).
+constexpr int kF32PixelBlocks = 4;
 constexpr int kF32TileW = kF32BW + 2 * bilateral_u8::kMaxRadius;
 
 template <int R>
-__device__ __forceinline__ void bilateral_f32c1_rows(const float* tile, const BilateralTables& tab,
-                                                     int tx, int row0, float (&out)[kF32Rows]) {
+__device__ __forceinline__ void bilateral_f32c1_rows(const float* tile, const float2* table,
+                                                     const BilateralTables& tab, int tx, int row0,
+                                                     float (&out)[kF32Rows]) {
   using bilateral_u8::static_for;
   using bilateral_u8::tap_index;
   constexpr int M = bilateral_u8::kMaxRadius;
+  const float nbins = float(detail::bilateral_f32::kBinsPerChannel);
   float centre[kF32Rows], sum[kF32Rows], wsum[kF32Rows];
   static_for<0, kF32Rows>([&](auto r) {
     centre[r] = tile[(row0 + R + r) * kF32TileW + M + tx];
@@ -269,10 +335,9 @@ __device__ __forceinline__ void bilateral_f32c1_rows(const float* tile, const Bi
       if constexpr (dy >= -R && dy <= R) {
         static_for<-R, R + 1>([&](auto dx) {
           if constexpr (dx * dx + dy * dy <= R * R) {
-            // The reference: delta = 0 + |v - c| (= |v - c|), exp in double, then float.
+            // The reference: delta = 0 + |v - c| (= |v - c|), then the table.
             const float delta = fabsf(__fsub_rn(v[dx + R], centre[r]));
-            const float cw = bilateral_f32::colour_weight(
-                __dmul_rn(__dmul_rn(double(delta), double(delta)), tab.color_coeff));
+            const float cw = bilateral_f32_weight(table, nbins, tab.scale, delta);
             const float w = __fmul_rn(tab.space[tap_index(R, dy, dx)], cw);
             sum[r] = __fadd_rn(sum[r], __fmul_rn(v[dx + R], w));
             wsum[r] = __fadd_rn(wsum[r], w);
@@ -280,6 +345,10 @@ __device__ __forceinline__ void bilateral_f32c1_rows(const float* tile, const Bi
         });
       }
     });
+    // One source row at a time: without this the scheduler of the fully unrolled body
+    // hoists table loads of later rows (no exp call splits the body any more) until it
+    // spills (R = 4: 128 registers and 2.7 KB of spills, R = 3: 255 registers).
+    asm volatile("" ::: "memory");
   });
   static_for<0, kF32Rows>([&](auto r) { out[r] = __fdiv_rn(sum[r], wsum[r]); });
 }
@@ -290,7 +359,9 @@ __global__ void __launch_bounds__(kF32BW* kF32TY)
                            int rows_of_blocks, const __grid_constant__ BilateralTables tab) {
   constexpr int M = bilateral_u8::kMaxRadius, TH = kF32BH + 2 * R;
   __shared__ float tile[TH * kF32TileW];
+  __shared__ float2 table[kF32TableEntriesC1];
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kF32BW + tx;
+  bilateral_f32_table(table, 1, tid, kF32BW * kF32TY);
   const long long bx0 = (long long)blockIdx.x * kF32BW;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kF32BH;
@@ -303,7 +374,7 @@ __global__ void __launch_bounds__(kF32BW* kF32TY)
     }
     __syncthreads();
     float out[kF32Rows];
-    bilateral_f32c1_rows<R>(tile, tab, tx, ty * kF32Rows, out);
+    bilateral_f32c1_rows<R>(tile, table, tab, tx, ty * kF32Rows, out);
     const long long x = bx0 + tx;
     if (x < dst.w) {
 #pragma unroll
@@ -322,7 +393,8 @@ BilateralTables make_tables(const BilateralParams& p, int cn) {
   BilateralTables t{};
   const double sc = p.sigma_color <= 0 ? 1.0 : p.sigma_color;
   const double ss = p.sigma_space <= 0 ? 1.0 : p.sigma_space;
-  t.color_coeff = -0.5 / (sc * sc);
+  const double color_coeff = -0.5 / (sc * sc);
+  t.scale = detail::bilateral_f32::scale(sc, cn);
   const double space_coeff = -0.5 / (ss * ss);
   int radius = p.d > 0 ? p.d / 2 : int(detail::round_half_even(ss * 1.5));
   if (radius < 1) radius = 1;
@@ -337,7 +409,7 @@ BilateralTables make_tables(const BilateralParams& p, int cn) {
       t.space[t.n] = float(std::exp(r * r * space_coeff));
       ++t.n;
     }
-  for (int i = 0; i < 256 * cn; ++i) t.color[i] = float(std::exp(double(i) * i * t.color_coeff));
+  for (int i = 0; i < 256 * cn; ++i) t.color[i] = float(std::exp(double(i) * i * color_coeff));
   return t;
 }
 
@@ -426,7 +498,10 @@ bool launch_bilateral_u8c3(const ConstImageView& s, const ImageView& d, const Bi
 bool launch_bilateral_f32c1(const ConstImageView& s, const ImageView& d, const BilateralParams& p,
                             const BilateralTables& tab, cudaStream_t st) {
   const int rows = blocks_y(d.height(), kF32BH);
-  const dim3 grid = grid_2d(d.width(), d.height(), kF32BW, kF32BH), block(kF32BW, kF32TY);
+  const long long blocks_x = (d.width() + kF32BW - 1) / kF32BW;
+  const int walk = blocks_x * rows >= kTallGridBlocks ? kF32BlockRows : 1;
+  const dim3 grid = grid_2d(d.width(), (long long)(rows + walk - 1) / walk, kF32BW, 1),
+             block(kF32BW, kF32TY);
   auto launch = [&](auto kernel) {
     kernel<<<grid, block, 0, st>>>(dev_view<float>(s), dev_view<float>(d),
                                    dev_border<float>(p.border), rows, tab);
@@ -450,6 +525,23 @@ bool launch_bilateral_f32c1(const ConstImageView& s, const ImageView& d, const B
   }
 }
 
+// The per-pixel f32 kernel: (N + 1) table pairs of dynamic shared memory, a grid of at most
+// kF32PixelBlocks blocks a SM (at least one block row), each block walking its column strip.
+void launch_bilateral_f32(const ConstImageView& s, const ImageView& d, const BilateralParams& p,
+                          const BilateralTables& tab, cudaStream_t st) {
+  const int smem = int(sizeof(float2)) * (detail::bilateral_f32::bins(s.channels()) + 1);
+  PIXFLOW_CUDA_CHECK(cudaFuncSetAttribute(bilateral_f32_kernel,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  const long long blocks_x = (d.width() + kPixelBX - 1) / kPixelBX;
+  long long cap = kSmCount * kF32PixelBlocks / blocks_x;
+  if (cap < 1) cap = 1;
+  const long long blocks_y = (d.height() + kPixelBY - 1) / kPixelBY;
+  const long long gy = blocks_y < cap ? blocks_y : cap;
+  bilateral_f32_kernel<<<grid_2d(d.width(), gy, kPixelBX, 1), dim3(kPixelBX, kPixelBY), smem, st>>>(
+      dev_view<float>(s), dev_view<float>(d), dev_border<float>(p.border), tab);
+  PIXFLOW_CUDA_CHECK_LAUNCH("bilateral");
+}
+
 template <class T>
 void launch_bilateral(const ConstImageView& s, const ImageView& d, const BilateralParams& p,
                       cudaStream_t st) {
@@ -457,13 +549,14 @@ void launch_bilateral(const ConstImageView& s, const ImageView& d, const Bilater
   if constexpr (std::is_same_v<T, std::uint8_t>) {
     if (s.channels() == 1 && launch_bilateral_u8c1(s, d, p, tab, st)) return;
     if (s.channels() == 3 && launch_bilateral_u8c3(s, d, p, tab, st)) return;
+    bilateral_kernel<<<grid_2d(d.width(), d.height(), kPixelBX, kPixelBY), dim3(kPixelBX, kPixelBY),
+                       0, st>>>(dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d),
+                                dev_border<std::uint8_t>(p.border), tab);
+    PIXFLOW_CUDA_CHECK_LAUNCH("bilateral");
   } else {
     if (s.channels() == 1 && launch_bilateral_f32c1(s, d, p, tab, st)) return;
+    launch_bilateral_f32(s, d, p, tab, st);
   }
-  bilateral_kernel<T>
-      <<<grid_2d(d.width(), d.height(), kPixelBX, kPixelBY), dim3(kPixelBX, kPixelBY), 0, st>>>(
-          dev_view<T>(s), dev_view<T>(d), dev_border<T>(p.border), tab);
-  PIXFLOW_CUDA_CHECK_LAUNCH("bilateral");
 }
 
 }  // namespace

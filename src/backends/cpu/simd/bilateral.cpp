@@ -11,49 +11,31 @@
 // table of space * colour, or for u8x1 on AVX-512 with VBMI by byte permutes of the colour
 // table's four byte planes, then the product space * colour (weights_vbmi).
 //
-// f32: the reference's colour weight is float(std::exp(x)), x = double(delta)^2 * color_coeff
-// (glibc's double exp, then rounded to float), per sample. Here x is computed exactly as the
-// reference does (float delta in the same channel order, widened; two double products), and
-// exp in double lanes (ExpNonPositive: Cody-Waite reduction by ln2 with a 33-bit ln2_hi, so
-// k*ln2_hi and x - k*ln2_hi are exact; Taylor polynomial of degree 13 on |r| <= ln2/2, whose
-// truncation is < 2^-56 relative; ~30 roundings of 2^-53 in the reduction and Horner; 2^k
-// exact): relative error well below 2^-48. Why its float is the reference's float: let e =
-// exp(x) (true), g = glibc's double (error < 1 ulp, relative < 2^-52), y = ours. Then e and g
-// both lie in [y(1 - 2^-40), y(1 + 2^-40)] (the bounds' own rounding, 2^-53, is inside the
-// margin); rounding to float is monotone, so if both bounds round to the same float, so
-// does g: that float is float(g), bit for bit. Otherwise (a float rounding boundary within
-// 2^-40 of y: about 2^-15 of the samples) the lane takes float(std::exp(x)) itself. The
-// argument is about double values and holds where the float is denormal too (its spacing is
-// only coarser). Cutoff: for x < -104, e < exp(-104) < 0.973 * 2^-150 and g <= e(1 + 2^-52)
-// < 2^-150, which rounds to +0 (half the least denormal ties to even, 0): those lanes are +0
-// without an exp (x = -inf included; the test checks the range around the cutoff).
+// f32: the colour weight is the interpolated table of src/base/bilateral_f32.hpp (the
+// reference's table, shared): alpha = delta * scale, a gather of the pairs {T[i], D[i] = T[i +
+// 1] - T[i]} and T[i] + f * D[i], 0 where !(alpha < bins) (see run_f32).
 // NaN: which NaN an operation on two NaNs returns depends on the operand order the compiler
 // picked (x86 returns the first source), so NaN payloads are only reproducible by running the
-// reference's own compiled code. A row in which some pixel has a NaN x (a NaN or inf sample,
-// or a zero or infinite color_coeff) is recomputed by ref::bilateral itself. In a row without
-// one, every centre is finite and x is never NaN, so wsum is never NaN and the only NaN the
-// sums can make is the default NaN of inf * 0 or inf - inf (a single bit pattern): the bits
-// do not depend on operand order. (Images with many NaN or inf samples run at the
-// reference's speed.)
+// reference's own compiled code. A row in which some pixel has a NaN delta (a NaN sample in
+// its window, or an infinite centre: inf - inf) is recomputed by ref::bilateral itself. In a
+// row without one, every centre is finite and no sample is NaN, so the only NaN the sums can
+// make is the default NaN of inf * 0 (an infinite sample has weight 0), inf - inf (sums that
+// overflow) or 0 / 0 (a NaN sigma_color: every weight 0), a single bit pattern: the bits do
+// not depend on operand order. (Images with many NaN samples run at the reference's speed.)
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "src/backends/cpu/simd/bilateral.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
 #include "src/backends/cpu/bands.hpp"
-#include "src/backends/cpu/simd/bilateral.hpp"
 #include "src/backends/cpu/simd/rows.hpp"
+#include "src/base/bilateral_f32.hpp"
 #include "src/ref/ref.hpp"
-
-namespace pixflow::cpu {
-void add_bilateral_exp_fallbacks(std::uint64_t n) noexcept;  // defined once, below
-}  // namespace pixflow::cpu
 
 HWY_BEFORE_NAMESPACE();
 namespace pixflow::cpu::HWY_NAMESPACE {
@@ -67,7 +49,7 @@ struct Window {
   std::vector<int> dx, dy;
   std::vector<float> space;
   std::vector<float> lut;  // u8 only
-  double color_coeff = 0;
+  double sigma_color = 1;  // after "<= 0 means 1" (f32: the table's scale)
 };
 
 Window make_window(const BilateralParams& p, int ch, bool lut) {
@@ -75,7 +57,7 @@ Window make_window(const BilateralParams& p, int ch, bool lut) {
   const double sc = p.sigma_color <= 0 ? 1.0 : p.sigma_color;
   const double ss = p.sigma_space <= 0 ? 1.0 : p.sigma_space;
   const double color_coeff = -0.5 / (sc * sc);
-  w.color_coeff = color_coeff;
+  w.sigma_color = sc;
   const double space_coeff = -0.5 / (ss * ss);
   w.radius = p.d > 0 ? p.d / 2 : int(detail::round_half_even(ss * 1.5));
   if (w.radius < 1) w.radius = 1;
@@ -469,85 +451,13 @@ void run_sym(const ConstImageView& src, const ImageView& dst, const BilateralPar
 }
 
 // ---- f32 -------------------------------------------------------------------------------
-// exp(x) in double lanes for x in [-110, 0] (see the file comment): x = k ln2 + r, k =
-// round(x / ln2), r = (x - k ln2_hi) - k ln2_lo (ln2_hi has 33 significant bits: k ln2_hi and
-// x - k ln2_hi are exact), exp(r) by its Taylor polynomial of degree 13 (Horner, mul then add),
-// times 2^k built in the exponent bits (k >= -159: a normal double).
-template <class DD>
-HWY_INLINE hn::Vec<DD> ExpNonPositive(DD dd, hn::Vec<DD> x) {
-  const hn::RebindToUnsigned<DD> du;
-  constexpr double kInvLn2 = 1.4426950408889634;    // 1/ln2 (only picks k)
-  constexpr double kLn2Hi = 0x1.62e42fefp-1;        // ln2 to 33 bits
-  constexpr double kLn2Lo = 0x1.473de6af278edp-34;  // ln2 - kLn2Hi, rounded
-  const auto kd = hn::Round(hn::Mul(x, hn::Set(dd, kInvLn2)));
-  const auto rh = hn::Sub(x, hn::Mul(kd, hn::Set(dd, kLn2Hi)));
-  const auto r = hn::Sub(rh, hn::Mul(kd, hn::Set(dd, kLn2Lo)));
-  // 1/n! rounded once (n! is exact in double up to 22!).
-  constexpr double kFact[14] = {1.0,       1.0,        2.0,         6.0,         24.0,
-                                120.0,     720.0,      5040.0,      40320.0,     362880.0,
-                                3628800.0, 39916800.0, 479001600.0, 6227020800.0};
-  auto poly = hn::Set(dd, 1.0 / kFact[13]);
-  for (int n = 12; n >= 0; --n) poly = hn::Add(hn::Mul(poly, r), hn::Set(dd, 1.0 / kFact[n]));
-  // 2^52 + 1023 + k holds 1023 + k in its low mantissa bits; shifted up by 52, the bits of 2^k.
-  const auto biased = hn::BitCast(du, hn::Add(kd, hn::Set(dd, 0x1p52 + 1023.0)));
-  const auto scale = hn::BitCast(dd, hn::ShiftLeft<52>(biased));
-  return hn::Mul(poly, scale);
-}
-
-// The reference's colour weight float(std::exp(x)) of every lane, x = the two halves (lower
-// lanes first) of a float vector's worth of delta^2 * color_coeff. Lanes whose float the
-// vector exp cannot decide get the scalar std::exp (counted in *fallbacks). NaN lanes (x
-// NaN) come out 0 and are set in *nan: the caller recomputes those pixels by the scalar
-// rule (file comment).
-template <class DF, class DD>
-HWY_INLINE hn::Vec<DF> ColourWeight(DF df, DD dd, hn::Vec<DD> xlo, hn::Vec<DD> xhi,
-                                    hn::Mask<DF>* nan, std::uint64_t* fallbacks) {
-  const hn::Half<DF> dh;
-  // Lanes below -110 are float 0 (cutoff below); clamped so that k stays a normal exponent.
-  const auto lowest = hn::Set(dd, -110.0);
-  const auto ylo = ExpNonPositive(dd, hn::Max(xlo, lowest));
-  const auto yhi = ExpNonPositive(dd, hn::Max(xhi, lowest));
-  const auto below = hn::Set(dd, 1.0 - 0x1p-40), above = hn::Set(dd, 1.0 + 0x1p-40);
-  const auto lo =
-      hn::Combine(df, hn::DemoteTo(dh, hn::Mul(yhi, below)), hn::DemoteTo(dh, hn::Mul(ylo, below)));
-  const auto hi =
-      hn::Combine(df, hn::DemoteTo(dh, hn::Mul(yhi, above)), hn::DemoteTo(dh, hn::Mul(ylo, above)));
-  const auto xf = hn::Combine(df, hn::DemoteTo(dh, xhi), hn::DemoteTo(dh, xlo));
-  // float(x) >= -104 keeps every x >= -104 (and a few just below, which the exp handles);
-  // float(x) < -104 means x < -104, whose weight is +0 (file comment). NaN: neither.
-  const auto in_range = hn::Ge(xf, hn::Set(df, -104.0f));
-  *nan = hn::IsNaN(xf);
-  auto cw = hn::IfThenElseZero(in_range, lo);
-  const auto undecided = hn::And(in_range, hn::Ne(lo, hi));
-  if (HWY_UNLIKELY(!hn::AllFalse(df, undecided))) {
-    constexpr std::size_t kMax = HWY_MAX_BYTES / sizeof(float);
-    HWY_ALIGN float w[kMax];
-    HWY_ALIGN float m[kMax];
-    HWY_ALIGN double xs[kMax];
-    const std::size_t nd = hn::Lanes(dd);
-    hn::Store(cw, df, w);
-    hn::Store(hn::VecFromMask(df, undecided), df, m);
-    hn::Store(xlo, dd, xs);
-    hn::Store(xhi, dd, xs + nd);
-    for (std::size_t i = 0; i < hn::Lanes(df); ++i) {
-      std::uint32_t bits;
-      std::memcpy(&bits, &m[i], 4);
-      if (bits != 0) {
-        w[i] = float(std::exp(xs[i]));
-        ++*fallbacks;
-      }
-    }
-    cw = hn::Load(df, w);
-  }
-  return cw;
-}
-
 // One output pixel of the f32 rule exactly as src/ref/bilateral.cpp writes it (the row
 // tail): rp = the ring's rows of the window, planes `plane` floats apart, padded by r.
-// Returns false, leaving the pixel to the caller, when an exponent is NaN (file comment).
+// Returns false, leaving the pixel to the caller, when a delta is NaN (file comment).
 template <int CH>
 bool pixel_f32(const float* const* rp, int r, std::int64_t plane, const int* ky, const int* kx,
-               const Window& win, std::int64_t x, float* out) {
+               const Window& win, const float* table, int bins, float scale, std::int64_t x,
+               float* out) {
   float centre[CH];
   for (int c = 0; c < CH; ++c) centre[c] = rp[r][c * plane + r + x];
   float sum[CH] = {}, wsum = 0;
@@ -556,9 +466,8 @@ bool pixel_f32(const float* const* rp, int r, std::int64_t plane, const int* ky,
     for (int c = 0; c < CH; ++c) v[c] = rp[ky[k]][c * plane + kx[k] + x];
     float delta = 0;
     for (int c = 0; c < CH; ++c) delta += std::fabs(v[c] - centre[c]);
-    const double e = double(delta) * double(delta) * win.color_coeff;
-    if (std::isnan(e)) return false;
-    const float cw = float(std::exp(e));
+    if (std::isnan(delta)) return false;
+    const float cw = detail::bilateral_f32::weight(table, bins, scale, delta);
     const float wk = win.space[k] * cw;
     for (int c = 0; c < CH; ++c) sum[c] += float(v[c]) * wk;
     wsum += wk;
@@ -571,13 +480,20 @@ bool pixel_f32(const float* const* rp, int r, std::int64_t plane, const int* ky,
 }
 
 // f32, 1 or 3 channels: N outputs per pass over the window, in the reference's order per
-// output; rows padded by the border rule into a ring of 2r+1 rows of CH float planes.
+// output; rows padded by the border rule into a ring of 2r+1 rows of CH float planes. The
+// colour weight (src/base/bilateral_f32.hpp): alpha = delta * scale; lanes with !(alpha < bins)
+// (NaN included) are 0, the others look up the pair {T[i], D[i] = T[i + 1] - T[i]} (8-byte
+// gathers, i = the truncation of alpha) and take T[i] + f * D[i], f = alpha - i: the
+// reference's operations in its order (T[i + 1] - T[i] is the same float whether made per tap
+// or in the table).
 template <int CH>
 void run_f32(const ConstImageView& src, const ImageView& dst, const BilateralParams& p, Rows rows,
              const Window& win) {
   const hn::ScalableTag<float> df;
-  const hn::Half<decltype(df)> dh;
-  const hn::Rebind<double, decltype(dh)> dd;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::Half<decltype(di)> dih;
+  const hn::Rebind<std::int64_t, decltype(dih)> di64;  // a full vector of 64-bit lanes
+  const hn::RebindToUnsigned<decltype(di64)> d64;
   const std::int64_t N = std::int64_t(hn::Lanes(df));
   const int r = win.radius, side = 2 * r + 1;
   const std::int64_t w = src.width(), h = src.height();
@@ -585,7 +501,12 @@ void run_f32(const ConstImageView& src, const ImageView& dst, const BilateralPar
   const std::int64_t plane = (pw + 15) / 16 * 16;  // floats per channel plane
   const float cval = detail::saturate_cast<float>(p.border.value);
   const std::size_t K = win.space.size();
-  const auto coeff = hn::Set(dd, win.color_coeff);
+  const int bins = detail::bilateral_f32::bins(CH);
+  const float scale = detail::bilateral_f32::scale(win.sigma_color, CH);
+  const float* table = detail::bilateral_f32::table(CH).data();
+  const auto* pairs = reinterpret_cast<const std::uint64_t*>(table);  // {T[i], D[i]}, 8-aligned
+  const auto vscale = hn::Set(df, scale);
+  const auto vbins = hn::Set(df, float(bins));
 
   Scratch<float> ring(std::size_t(plane * CH * side));
   Scratch<float> raw(CH == 1 ? 0 : std::size_t(pw * CH));
@@ -595,7 +516,6 @@ void run_f32(const ConstImageView& src, const ImageView& dst, const BilateralPar
   std::int64_t next = rows.begin - r;
   std::vector<int> ky(K), kx(K);
   for (std::size_t k = 0; k < K; ++k) ky[k] = win.dy[k] + r, kx[k] = win.dx[k] + r;
-  std::uint64_t fallbacks = 0;
 
   const float* rp[64];
   for (std::int64_t y = rows.begin; y < rows.end; ++y) {
@@ -629,13 +549,21 @@ void run_f32(const ConstImageView& src, const ImageView& dst, const BilateralPar
           v[c] = hn::LoadU(df, base + c * plane);
           delta = hn::Add(delta, hn::Abs(hn::Sub(v[c], cen[c])));
         }
-        const auto dlo = hn::PromoteTo(dd, hn::LowerHalf(dh, delta));
-        const auto dhi = hn::PromoteTo(dd, hn::UpperHalf(dh, delta));
-        const auto xlo = hn::Mul(hn::Mul(dlo, dlo), coeff);
-        const auto xhi = hn::Mul(hn::Mul(dhi, dhi), coeff);
-        hn::Mask<decltype(df)> nan;
-        const auto cw = ColourWeight(df, dd, xlo, xhi, &nan, &fallbacks);
-        redo = hn::Or(redo, nan);
+        redo = hn::Or(redo, hn::IsNaN(delta));
+        const auto alpha = hn::Mul(delta, vscale);
+        const auto in = hn::Lt(alpha, vbins);
+        const auto a = hn::IfThenElseZero(in, alpha);  // a safe index where the weight is 0
+        const auto i = hn::ConvertTo(di, a);           // truncation: floor of a >= 0
+        const auto f = hn::Sub(a, hn::ConvertTo(df, i));
+        // One 8-byte gather a lane ({T[i], D[i]}: half the gathered elements of two 4-byte
+        // gathers), split into T (even floats) and D (odd).
+        const auto plo = hn::BitCast(
+            df, hn::GatherIndex(d64, pairs, hn::PromoteTo(di64, hn::LowerHalf(dih, i))));
+        const auto phi = hn::BitCast(
+            df, hn::GatherIndex(d64, pairs, hn::PromoteTo(di64, hn::UpperHalf(dih, i))));
+        const auto lerp =
+            hn::Add(hn::ConcatEven(df, phi, plo), hn::Mul(f, hn::ConcatOdd(df, phi, plo)));
+        const auto cw = hn::IfThenElseZero(in, lerp);
         const auto wk = hn::Mul(hn::Set(df, win.space[k]), cw);
         for (int c = 0; c < CH; ++c) sum[c] = hn::Add(sum[c], hn::Mul(v[c], wk));
         wsum = hn::Add(wsum, wk);
@@ -648,43 +576,15 @@ void run_f32(const ConstImageView& src, const ImageView& dst, const BilateralPar
       }
       if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) break;
     }
-    bool nan_row = x + N <= w;  // left the loop at a NaN exponent
+    bool nan_row = x + N <= w;  // left the loop at a NaN delta
     for (; !nan_row && x < w; ++x)
-      nan_row = !pixel_f32<CH>(rp, r, plane, ky.data(), kx.data(), win, x, out);
+      nan_row = !pixel_f32<CH>(rp, r, plane, ky.data(), kx.data(), win, table, bins, scale, x, out);
     // NaN payloads depend on which operand of each float operation the compiled code
     // puts first: the row is the reference's own code's.
     if (HWY_UNLIKELY(nan_row)) ref::bilateral(src, dst, p, Rows{y, y + 1});
   }
-  if (fallbacks != 0) add_bilateral_exp_fallbacks(fallbacks);
 }
 #endif
-
-// Test hook (bilateral.hpp): ColourWeight over an array. NaN lanes, whose pixels the kernel
-// hands to the reference, get the scalar exp here.
-std::size_t colour_weights(const double* x, float* out, std::size_t n) {
-#if HWY_TARGET == HWY_SCALAR
-  for (std::size_t i = 0; i < n; ++i) out[i] = float(std::exp(x[i]));
-  return 0;
-#else
-  const hn::ScalableTag<float> df;
-  const hn::Half<decltype(df)> dh;
-  const hn::Rebind<double, decltype(dh)> dd;
-  const std::size_t N = hn::Lanes(df), nd = hn::Lanes(dd);
-  std::uint64_t fallbacks = 0;
-  HWY_ALIGN double xs[HWY_MAX_BYTES / sizeof(float)];
-  for (std::size_t i = 0; i < n; i += N) {
-    const std::size_t m = n - i < N ? n - i : N;
-    for (std::size_t j = 0; j < N; ++j) xs[j] = j < m ? x[i + j] : 0.0;
-    hn::Mask<decltype(df)> nan;
-    const auto cw = ColourWeight(df, dd, hn::Load(dd, xs), hn::Load(dd, xs + nd), &nan, &fallbacks);
-    HWY_ALIGN float o[HWY_MAX_BYTES / sizeof(float)];
-    hn::Store(cw, df, o);
-    for (std::size_t j = 0; j < m; ++j)
-      out[i + j] = std::isnan(xs[j]) ? float(std::exp(xs[j])) : o[j];
-  }
-  return std::size_t(fallbacks);
-#endif
-}
 
 void bilateral_rows(const ConstImageView& src, const ImageView& dst, const BilateralParams& p,
                     Rows rows) {
@@ -712,23 +612,6 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace pixflow::cpu {
 HWY_EXPORT(bilateral_rows);
-HWY_EXPORT(colour_weights);
-
-namespace {
-std::atomic<std::uint64_t> g_exp_fallbacks{0};
-}  // namespace
-
-void add_bilateral_exp_fallbacks(std::uint64_t n) noexcept {
-  g_exp_fallbacks.fetch_add(n, std::memory_order_relaxed);
-}
-
-std::uint64_t bilateral_exp_fallbacks() noexcept {
-  return g_exp_fallbacks.load(std::memory_order_relaxed);
-}
-
-std::size_t bilateral_colour_weights(const double* x, float* out, std::size_t n) {
-  return HWY_DYNAMIC_DISPATCH(colour_weights)(x, out, n);
-}
 
 void bilateral(const ConstImageView& src, const ImageView& dst, const BilateralParams& p,
                Rows rows) {
