@@ -70,9 +70,9 @@ constexpr int kComp3TallBlocks = 5;
 // replaces for these windows ran 5x5 at 106 us.
 constexpr int kMorphKTX = 32, kMorphKTY = 8, kMorphKPX = 8;
 constexpr int kMorphKRows = 8, kMorphKRowsShort = 2;
-// Resident blocks a SM (__launch_bounds__): 4 = a 64-register bound (32 warps a SM); the
-// tall tile (K = 7: 134 x 288 bytes = 37.7 KB) would allow 5. ptxas: 56 (K = 5) and 64 (K = 7)
-// registers tall, 44 short, no spills.
+// Resident blocks a SM (__launch_bounds__): 4 = a 64-register bound (32 warps a SM). ptxas
+// (sm_90) at R = 8: 56 (K = 5) and 60 (K = 7) registers tall with 20.2 / 19.6 KB of tile, 44
+// short, no spills (at R = 16: 56 and 64).
 constexpr int kMorphKMinBlocks = 4;
 
 // dilate/erode of large centred windows on one u8 channel (morphology.cu, vh2_u8c1_kernel,
