@@ -2,6 +2,7 @@
 
 #include "src/backends/cpu/simd/box_div.hpp"
 #include "src/backends/cuda/box_stream_u8.hpp"
+#include "src/backends/cuda/box_warp_u8.hpp"
 #include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 #if PIXFLOW_HAVE_OPENCV
@@ -437,6 +438,145 @@ TEST(Box, EveryBackendMatchesRefOnManyStrips) {
   ASSERT_NO_FATAL_FAILURE(sweep_u8(images, wins, borders, rng));
   ASSERT_TRUE(
       backends_match_ref("box", "kw=255 kh=5 border=reflect", {Depth::u8, 4}, {700, 40}, rng));
+}
+
+// The CUDA u8 x 1 warp-strip kernel (separable.cu box_warp_u8_kernel; its lane arithmetic is
+// src/backends/cuda/box_warp_u8.hpp) run on the CPU: every warp (strip) and segment of the
+// launch plan, its 32 lanes in lockstep a row at a time (seed of kh rows, the kAhead ring of
+// loads, the 16-bit column sums, the scan of the lanes' totals, the window lookups in the other
+// lanes' prefixes, the finish, the clipped stores), compared with the reference on every sample.
+// Strips and segments (the GPU's plan and a one-SM plan: long segments), every odd width the
+// kernel takes, kh from 1 to kMaxKh (the 16-bit column sums at their limit with 255s), mean and
+// sum, every border (constant 300 and -7 too), widths around whole strips, 1x1.
+namespace bw = pixflow::cuda::box_warp;
+
+template <int KW>
+void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const BoxParams& bp,
+                      const bw::Plan& pl) {
+  const bw::Params p = bw::params_of(bp.kw, bp.kh, bp.border, pl);
+  const bw::Img si{const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(src.data())),
+                   src.stride(), int(src.width()), int(src.height())};
+  const bw::Img di{reinterpret_cast<unsigned char*>(dst.data()), dst.stride(), int(dst.width()),
+                   int(dst.height())};
+  const int ay = p.kh / 2;
+  struct Lane {
+    long long xb;
+    bool direct, out;
+    int sources[bw::kLaneCols];
+    bw::Cols c;
+    bw::Row8 qi[bw::kAhead], qo[bw::kAhead];
+    bw::u32 v[bw::kLaneCols], t;
+  };
+  std::vector<Lane> ln(bw::kLanes);
+  for (long long strip = 0; strip < p.strips; ++strip)
+    for (long long sg = 0; sg < p.segs; ++sg) {
+      const long long ys = sg * p.seg_rows, ye = std::min<long long>(di.h, ys + p.seg_rows);
+      for (int l = 0; l < bw::kLanes; ++l) {
+        Lane& a = ln[std::size_t(l)];
+        a.xb = bw::lane_col(strip, l, KW);
+        a.direct = bw::lane_direct(a.xb, si.w);
+        std::fill(std::begin(a.sources), std::end(a.sources), 1 << 30);  // poison
+        if (!a.direct) bw::lane_sources(a.xb, si.w, p.border, a.sources);
+        a.out = l >= bw::first_out_lane(KW) && l < bw::end_out_lane(KW) && a.xb < di.w;
+      }
+      auto fetch = [&](const Lane& a, long long y) {
+        return bw::fetch8(bw::row_ptr(si, y, p.border), a.xb, a.direct, a.sources, p.value);
+      };
+      for (Lane& a : ln) {
+        a.c = bw::Cols{0, 0, 0, 0};
+        for (int i = 0; i < p.kh; ++i) bw::enter(a.c, fetch(a, ys - ay - 1 + i));
+        for (int k = 0; k < bw::kAhead; ++k)
+          if (ys + k < ye) {
+            a.qi[k] = fetch(a, ys + k - ay + p.kh - 1);
+            a.qo[k] = fetch(a, ys + k - ay - 1);
+          }
+      }
+      for (long long y = ys; y < ye; ++y) {
+        const int k = int((y - ys) % bw::kAhead);
+        for (Lane& a : ln) {
+          bw::step(a.c, a.qi[k], a.qo[k]);
+          if (y + bw::kAhead < ye) {
+            a.qi[k] = fetch(a, y + bw::kAhead - ay + p.kh - 1);
+            a.qo[k] = fetch(a, y + bw::kAhead - ay - 1);
+          }
+          a.t = bw::columns(a.c, a.v);
+        }
+        bw::u32 base = 0;  // the exclusive scan of the totals
+        for (Lane& a : ln) {
+          const bw::u32 t = a.t;
+          bw::prefix(base, a.v);
+          base += t;
+        }
+        std::vector<bw::Row8> res(bw::kLanes);
+        for (int l = 0; l < bw::kLanes; ++l) {
+          bw::u32 s[bw::kLaneCols];
+          bw::window_sums<KW>(
+              [&](int dl, int k2) -> bw::u32 {
+                const int from = l + dl;
+                // The shuffles return the lane's own value off the warp's ends.
+                return ln[std::size_t(from < 0 || from >= bw::kLanes ? l : from)].v[k2];
+              },
+              s);
+          res[std::size_t(l)] = bp.normalize ? bw::finish<false>(s, p.rcp) : bw::finish<true>(s, p.rcp);
+        }
+        for (int l = 0; l < bw::kLanes; ++l)
+          if (ln[std::size_t(l)].out)
+            bw::store8(di.data + y * di.stride, ln[std::size_t(l)].xb, di.w, res[std::size_t(l)]);
+      }
+    }
+}
+
+template <int KW = bw::kMinKw>
+void emulate_box_warp_kw(const ConstImageView& src, const ImageView& dst, const BoxParams& bp,
+                         const bw::Plan& pl) {
+  if constexpr (KW <= bw::kMaxKw) {
+    if (bp.kw != KW) return emulate_box_warp_kw<KW + 2>(src, dst, bp, pl);
+    emulate_box_warp<KW>(src, dst, bp, pl);
+  }
+}
+
+TEST(Box, WarpKernelEmulationMatchesRef) {
+  auto rng = make_rng(0xb0cd);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  const std::vector<Size> sizes = {{1, 1}, {2, 3}, {517, 70}, {240, 37}, {241, 19}, {700, 45}};
+  const Win wins[] = {{9, 9},  {31, 31}, {5, 5},  {9, 31}, {31, 9}, {7, 1},
+                      {5, 40}, {17, 3},  {25, 7}, {11, 13}, {29, 257}};
+  std::size_t turn = 0;
+  for (Size sz : sizes)
+    for (Win k : wins)
+      for (bool norm : {true, false}) {
+        if (!bw::takes(k.kw, k.kh, norm)) continue;
+        const Border b = borders[turn++ % borders.size()];
+        // The GPU's segment rule (132 SMs) and one SM (one segment a strip, or few).
+        for (long long sms : {132LL, 1LL}) {
+          const bw::Plan pl = bw::plan(sz.w, sz.h, k.kw, sms);
+          PIXFLOW_TRACE(case_name(Depth::u8, 1, sz, k, norm, b) + " sms=" + std::to_string(sms));
+          // (The host body is alignment-agnostic: tight and padded views.)
+          auto src = random_image(sz.w, sz.h, {Depth::u8, 1}, rng, turn % 2 == 0);
+          if (turn % 5 == 0) fill_constant(src, 255);  // the largest column sums
+          auto want = make_dst(sz.w, sz.h, {Depth::u8, 1}, rng);
+          auto got = make_dst(sz.w, sz.h, {Depth::u8, 1}, rng, true);
+          const BoxParams bp{k.kw, k.kh, norm, b};
+          box(src, want, bp, {Backend::ref});
+          emulate_box_warp_kw(src, got, bp, pl);
+          ASSERT_EQ(compare(got, want), "");
+        }
+      }
+  // The plan at 8192^2: 31 wide = 37 strips of 224 outputs x 114 segments of 72 rows (4218
+  // warps, 32 a SM); 9 wide = 35 strips of 240.
+  EXPECT_EQ(bw::outs_of(31), 224);
+  EXPECT_EQ(bw::outs_of(9), 240);
+  const bw::Plan p31 = bw::plan(8192, 8192, 31, 132);
+  EXPECT_EQ(p31.strips, 37);
+  EXPECT_EQ(p31.seg_rows, 72);
+  EXPECT_EQ(p31.segs, 114);
+  EXPECT_FALSE(bw::takes(3, 3, true));
+  EXPECT_FALSE(bw::takes(9, 8, true));
+  EXPECT_TRUE(bw::takes(9, 8, false));
+  EXPECT_FALSE(bw::takes(33, 3, false));
+  EXPECT_FALSE(bw::takes(9, 259, false));
 }
 
 // The CUDA f32 x 1 3x3 kernel (src/backends/cuda/f32_3x3.cuh: the reference's double sums in

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "src/backends/cuda/box_stream_u8.hpp"
+#include "src/backends/cuda/box_warp_u8.hpp"
 #include "src/backends/cuda/common/byte_tile.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/separable.cuh"
@@ -331,6 +332,120 @@ bool try_box_u8_stream(const ConstImageView& s, const ImageView& d, const BoxPar
   return true;
 }
 
+// ---- box u8 x 1: warp strips (box_warp_u8.hpp) ----------------------------------------------
+// Odd windows 5..31 wide (kh <= 257, odd when normalised), rows 8-byte aligned: a warp a strip of
+// 256 columns and a segment of rows, the column sums in registers, the horizontal window by a
+// warp scan and shuffles: no shared memory on the interior path and no block barrier (the one
+// __syncthreads below is before the row loop). The byte-tile kernel stays the fallback.
+namespace bw = box_warp;
+
+template <int KW, bool kSum>
+__global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
+    box_warp_u8_kernel(bw::Img src, bw::Img dst, bw::Params p) {
+  // Source columns of the lanes that gather (border columns); only those lanes read theirs.
+  __shared__ int sources[bw::kThreads][bw::kLaneCols];
+  const int lane = int(threadIdx.x) % bw::kLanes;
+  const long long strip = (long long)blockIdx.x * bw::kWarps + threadIdx.x / bw::kLanes;
+  const long long xb = bw::lane_col(strip, lane, KW);
+  const bool direct = bw::lane_direct(xb, src.w);
+  int* my = sources[threadIdx.x];
+  if (!direct) bw::lane_sources(xb, src.w, p.border, my);
+  __syncthreads();
+  if (strip >= p.strips) return;  // the whole warp: strips are warp-uniform
+  const bool out_lane =
+      lane >= bw::first_out_lane(KW) && lane < bw::end_out_lane(KW) && xb < dst.w;
+  const int ay = p.kh / 2;
+  auto fetch = [&](long long y) {
+    return bw::fetch8(bw::row_ptr(src, y, p.border), xb, direct, my, p.value);
+  };
+  for (long long sg = blockIdx.y; sg < p.segs; sg += gridDim.y) {
+    const long long ys = sg * p.seg_rows, ye = min((long long)dst.h, ys + p.seg_rows);
+    // Rows ys - ay - 1 .. ys - ay + kh - 2 (row ys's window and the row before it, which the
+    // first step takes off), kAhead loads in flight.
+    bw::Cols c{0, 0, 0, 0};
+    const long long y0 = ys - ay - 1;
+    int i = 0;
+    for (; i + bw::kAhead <= p.kh; i += bw::kAhead) {
+      bw::Row8 r[bw::kAhead];
+#pragma unroll
+      for (int k = 0; k < bw::kAhead; ++k) r[k] = fetch(y0 + i + k);
+#pragma unroll
+      for (int k = 0; k < bw::kAhead; ++k) bw::enter(c, r[k]);
+    }
+    for (; i < p.kh; ++i) bw::enter(c, fetch(y0 + i));
+    // Output row y: row y - ay + kh - 1 enters, row y - ay - 1 leaves. qi/qo[k] hold rows
+    // y + k's (a ring of kAhead, indices constant after unrolling).
+    bw::Row8 qi[bw::kAhead] = {}, qo[bw::kAhead] = {};
+#pragma unroll
+    for (int k = 0; k < bw::kAhead; ++k)
+      if (ys + k < ye) {
+        qi[k] = fetch(ys + k - ay + p.kh - 1);
+        qo[k] = fetch(ys + k - ay - 1);
+      }
+    for (long long yb = ys; yb < ye; yb += bw::kAhead) {
+#pragma unroll
+      for (int k = 0; k < bw::kAhead; ++k) {
+        const long long y = yb + k;
+        if (y >= ye) break;
+        bw::step(c, qi[k], qo[k]);
+        if (y + bw::kAhead < ye) {
+          qi[k] = fetch(y + bw::kAhead - ay + p.kh - 1);
+          qo[k] = fetch(y + bw::kAhead - ay - 1);
+        }
+        unsigned v[bw::kLaneCols];
+        const unsigned t = bw::columns(c, v);
+        unsigned inc = t;  // inclusive scan of the lanes' totals
+#pragma unroll
+        for (int d = 1; d < bw::kLanes; d *= 2) {
+          const unsigned u = __shfl_up_sync(0xffffffffu, inc, d);
+          if (lane >= d) inc += u;
+        }
+        bw::prefix(inc - t, v);
+        unsigned s[bw::kLaneCols];
+        bw::window_sums<KW>(
+            [&](int dl, int k2) -> unsigned {
+              const unsigned x = v[k2];
+              if (dl == 0) return x;
+              return dl > 0 ? __shfl_down_sync(0xffffffffu, x, dl)
+                            : __shfl_up_sync(0xffffffffu, x, -dl);
+            },
+            s);
+        if (out_lane) bw::store8(dst.data + y * dst.stride, xb, dst.w, bw::finish<kSum>(s, p.rcp));
+      }
+    }
+  }
+}
+
+template <int KW>
+void launch_box_warp(int kw, const dim3& grid, const bw::Img& si, const bw::Img& di,
+                     const bw::Params& k, bool sum, cudaStream_t st) {
+  if constexpr (KW <= bw::kMaxKw) {
+    if (kw != KW) return launch_box_warp<KW + 2>(kw, grid, si, di, k, sum, st);
+    if (sum)
+      box_warp_u8_kernel<KW, true><<<grid, bw::kThreads, 0, st>>>(si, di, k);
+    else
+      box_warp_u8_kernel<KW, false><<<grid, bw::kThreads, 0, st>>>(si, di, k);
+  }
+}
+
+bool try_box_u8_warp(const ConstImageView& s, const ImageView& d, const BoxParams& p,
+                     cudaStream_t st) {
+  if (s.channels() != 1 || !bw::takes(p.kw, p.kh, p.normalize) || !rows_aligned(s, 8) ||
+      !rows_aligned(d, 8))
+    return false;
+  const bw::Plan pl = bw::plan(s.width(), s.height(), p.kw, kSmCount);
+  const bw::Params k = bw::params_of(p.kw, p.kh, p.border, pl);
+  const dim3 grid(unsigned((pl.strips + bw::kWarps - 1) / bw::kWarps),
+                  unsigned(pl.segs < 65535 ? pl.segs : 65535));
+  const bw::Img si{const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(s.data())),
+                   s.stride(), int(s.width()), int(s.height())};
+  const bw::Img di{reinterpret_cast<unsigned char*>(d.data()), d.stride(), int(d.width()),
+                   int(d.height())};
+  launch_box_warp<bw::kMinKw>(p.kw, grid, si, di, k, !p.normalize, st);
+  PIXFLOW_CUDA_CHECK_LAUNCH("box");
+  return true;
+}
+
 // The stream kernel is off (kBoxStream): predicted 55-70 us at 8192^2 u8x1 for every window,
 // it measured 165.8 / 176.1 / 204.8 us (3x3 / 9x9 / 31x31) on the H100 against the packed
 // and byte-tile kernels' 99.5 / 130.7 / 162.5, u8x3 541 / 579 / 714 against 277 / 336 / 517
@@ -345,6 +460,7 @@ void launch_box(const ConstImageView& s, const ImageView& d, const BoxParams& p,
   if (kBoxStream && std::is_same_v<T, std::uint8_t> &&
       (kBoxStreamTakes3x3 || p.kw != 3 || p.kh != 3) && try_box_u8_stream(s, d, p, st))
     return;
+  if (std::is_same_v<T, std::uint8_t> && try_box_u8_warp(s, d, p, st)) return;
   if (std::is_same_v<T, std::uint8_t> && p.kw == 3 && p.kh == 3 &&
       try_linear3_u8(s, d, p.border, u8_3x3::Linear3{1, 1, 1, 1, p.normalize ? 0 : 1}, st))
     return;
