@@ -1,3 +1,5 @@
+#include <array>
+
 #include "tests/common.hpp"
 
 #include "src/backends/cpu/simd/box_div.hpp"
@@ -431,10 +433,11 @@ TEST(Box, EveryBackendMatchesRefOnManyStrips) {
   std::vector<Border> borders = all_borders();
   borders.push_back(Border::constant(300));
   borders.push_back(Border::constant(-7));
-  const std::vector<std::pair<Size, int>> images = {{{517, 70}, 1},    {{600, 150}, 3},
-                                                    {{300, 97}, 4},    {{2100, 300}, 2},
-                                                    {{4100, 1100}, 1}, {{4100, 200}, 3}};
-  const Win wins[] = {{3, 3}, {9, 9}, {31, 31}, {4, 16}, {31, 7}, {2, 2}, {17, 100}};
+  const std::vector<std::pair<Size, int>> images = {
+      {{517, 70}, 1},    {{600, 150}, 3},  {{300, 97}, 4},   {{2100, 300}, 2},
+      {{4100, 1100}, 1}, {{4100, 200}, 3}, {{8200, 300}, 1}, {{1003, 1501}, 1}};
+  const Win wins[] = {{3, 3}, {9, 9},    {31, 31}, {4, 16}, {31, 7},
+                      {2, 2}, {17, 100}, {9, 31},  {1, 31}};
   ASSERT_NO_FATAL_FAILURE(sweep_u8(images, wins, borders, rng));
   ASSERT_TRUE(
       backends_match_ref("box", "kw=255 kh=5 border=reflect", {Depth::u8, 4}, {700, 40}, rng));
@@ -446,8 +449,8 @@ TEST(Box, EveryBackendMatchesRefOnManyStrips) {
 // loads, the 16-bit column sums, the scan of the lanes' totals, the window lookups in the other
 // lanes' prefixes, the finish, the clipped stores), compared with the reference on every sample.
 // Strips and segments (the GPU's plan and a one-SM plan: long segments), every odd width the
-// kernel takes, kh from 1 to kMaxKh (the 16-bit column sums at their limit with 255s), mean and
-// sum, every border (constant 300 and -7 too), widths around whole strips, 1x1.
+// kernel takes, kh from 1 to kMaxKh = 255 (the 16-bit column sums at their limit with 255s), mean
+// and sum, every border (constant 300 and -7 too), widths around whole strips, 1x1.
 namespace bw = pixflow::cuda::box_warp;
 
 template <int KW>
@@ -517,7 +520,8 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
                 return ln[std::size_t(from < 0 || from >= bw::kLanes ? l : from)].v[k2];
               },
               s);
-          res[std::size_t(l)] = bp.normalize ? bw::finish<false>(s, p.rcp) : bw::finish<true>(s, p.rcp);
+          res[std::size_t(l)] =
+              bp.normalize ? bw::finish<false>(s, p.rcp) : bw::finish<true>(s, p.rcp);
         }
         for (int l = 0; l < bw::kLanes; ++l)
           if (ln[std::size_t(l)].out)
@@ -541,8 +545,8 @@ TEST(Box, WarpKernelEmulationMatchesRef) {
   borders.push_back(Border::constant(300));
   borders.push_back(Border::constant(-7));
   const std::vector<Size> sizes = {{1, 1}, {2, 3}, {517, 70}, {240, 37}, {241, 19}, {700, 45}};
-  const Win wins[] = {{9, 9},  {31, 31}, {5, 5},  {9, 31}, {31, 9}, {7, 1},
-                      {5, 40}, {17, 3},  {25, 7}, {11, 13}, {29, 257}};
+  const Win wins[] = {{9, 9},  {31, 31}, {5, 5},  {9, 31},  {31, 9},  {7, 1},
+                      {5, 40}, {17, 3},  {25, 7}, {11, 13}, {29, 255}};
   std::size_t turn = 0;
   for (Size sz : sizes)
     for (Win k : wins)
@@ -576,7 +580,57 @@ TEST(Box, WarpKernelEmulationMatchesRef) {
   EXPECT_FALSE(bw::takes(9, 8, true));
   EXPECT_TRUE(bw::takes(9, 8, false));
   EXPECT_FALSE(bw::takes(33, 3, false));
-  EXPECT_FALSE(bw::takes(9, 259, false));
+  EXPECT_FALSE(bw::takes(9, 257, false));
+}
+
+// The warp-strip kernel on the GPU (host emulation above): sources at byte offsets 0, 16 (the
+// kernel: 8-byte aligned rows), 4 and 1 (the byte-tile fallback) of 64-byte aligned rows,
+// destinations at 0 and 8 (kernel) or 3 (fallback); widths of 1 to 37 strips (31 wide: 224
+// outputs a strip) and heights of one to many segments (8200 x 300: 37 strips x 16-row
+// segments; 700 x 2000: 4 strips x long segments), odd sizes, every border (constant 300 and
+// -7 too), mean and sum, kw != kh, windows at the kernel's limits (5, 31, kh 255) and past them
+// (33, 3, even n normalised: the fallback).
+TEST(Box, EveryBackendMatchesRefOnManyWarpStrips) {
+  auto rng = make_rng(0xb0ce);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  const std::vector<Size> sizes = {{1, 1},     {7, 5},      {241, 19},   {517, 70},
+                                   {1000, 33}, {8200, 300}, {700, 2000}, {2003, 517}};
+  const Win wins[] = {{9, 9}, {31, 31},  {9, 31}, {31, 9}, {5, 5}, {1, 31},
+                      {7, 1}, {17, 255}, {25, 4}, {33, 3}, {3, 3}, {11, 13}};
+  std::size_t turn = 0;
+  for (Backend be : test_backends())
+    for (Size s : sizes)
+      for (Win k : wins) {
+        const bool big = s.w * s.h > 500000;
+        for (bool norm : {true, false}) {
+          if (big && turn % 3 != 0) {  // a third of the big cases: the sweep stays short
+            ++turn;
+            continue;
+          }
+          const Border b = borders[turn % borders.size()];
+          const std::int64_t so = std::array<std::int64_t, 4>{0, 16, 4, 1}[turn % 4];
+          const std::int64_t dof = std::array<std::int64_t, 3>{0, 8, 3}[turn % 3];
+          ++turn;
+          PIXFLOW_TRACE(testing::Message()
+                        << backend_name(be) << " " << case_name(Depth::u8, 1, s, k, norm, b)
+                        << " src offset " << so << " dst offset " << dof);
+          const BoxParams bp{k.kw, k.kh, norm, b};
+          auto src = random_image(s.w, s.h, {Depth::u8, 1}, rng, true);
+          if (turn % 7 == 0) fill_constant(src, 255);  // the largest sums
+          auto want = make_dst(s.w, s.h, {Depth::u8, 1}, rng);
+          box(src, want, bp, {Backend::ref});
+          const Location loc = backend_location(be);
+          Image in_backing(s.w + 16 + 8, s.h, {Depth::u8, 1}, loc);
+          ImageView in = in_backing.view().roi(so, 0, s.w, s.h);
+          copy(src, in);
+          Image out_backing(s.w + 16, s.h, {Depth::u8, 1}, loc);
+          ImageView out = out_backing.view().roi(dof, 0, s.w, s.h);
+          box(in, out, bp, {be});
+          ASSERT_EQ(compare(to_host(out), want), "");
+        }
+      }
 }
 
 // The CUDA f32 x 1 3x3 kernel (src/backends/cuda/f32_3x3.cuh: the reference's double sums in

@@ -64,8 +64,8 @@ constexpr int kMinSegRows = 16;
 constexpr int kAhead = 4;
 
 // Windows the kernel takes: KW odd in [kMinKw, kMaxKw] (one instance each); kh up to kMaxKh
-// (the 16-bit column sums).
-constexpr int kMinKw = 5, kMaxKw = 31, kMaxKh = 257;
+// (the schema's limit; 255 * 255 < 2^16 for the 16-bit column sums).
+constexpr int kMinKw = 5, kMaxKw = 31, kMaxKh = 255;
 
 /// Left halo of a strip in columns: the lowest output lane's window reaches back ax + 1
 /// columns (P(c - ax - 1)), rounded up to whole lanes.

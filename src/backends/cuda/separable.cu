@@ -352,8 +352,7 @@ __global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
   if (!direct) bw::lane_sources(xb, src.w, p.border, my);
   __syncthreads();
   if (strip >= p.strips) return;  // the whole warp: strips are warp-uniform
-  const bool out_lane =
-      lane >= bw::first_out_lane(KW) && lane < bw::end_out_lane(KW) && xb < dst.w;
+  const bool out_lane = lane >= bw::first_out_lane(KW) && lane < bw::end_out_lane(KW) && xb < dst.w;
   const int ay = p.kh / 2;
   auto fetch = [&](long long y) {
     return bw::fetch8(bw::row_ptr(src, y, p.border), xb, direct, my, p.value);
