@@ -482,7 +482,12 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
         if (!a.direct) bw::lane_sources(a.xb, si.w, p.border, a.sources);
         a.out = l >= bw::first_out_lane(KW) && l < bw::end_out_lane(KW) && a.xb < di.w;
       }
+      const bool inside = bw::segment_inside(ys, int(ye - ys), p.kh, si.h);
       auto fetch = [&](const Lane& a, long long y) {
+        if (inside) {  // the kernel's path for such segments; every row must be inside
+          EXPECT_TRUE(y >= 0 && y < si.h) << y;
+          return bw::load8(si.data + y * si.stride, a.xb, a.direct, a.sources, p.value);
+        }
         return bw::fetch8(bw::row_ptr(si, y, p.border), a.xb, a.direct, a.sources, p.value);
       };
       for (Lane& a : ln) {

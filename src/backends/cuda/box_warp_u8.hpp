@@ -127,9 +127,9 @@ PIXFLOW_HD const unsigned char* row_ptr(const Img& v, long long y, BorderType t)
 struct Row8 {
   u32 lo, hi;
 };
-PIXFLOW_HD Row8 fetch8(const unsigned char* row, long long xb, bool direct, const int* src,
-                       u32 value) {
-  if (row == nullptr) return {value * 0x01010101u, value * 0x01010101u};
+/// A row inside the image (no constant row).
+PIXFLOW_HD Row8 load8(const unsigned char* row, long long xb, bool direct, const int* src,
+                      u32 value) {
   if (direct) {
 #if defined(__CUDA_ARCH__)
     const uint2 v = *reinterpret_cast<const uint2*>(row + xb);
@@ -145,6 +145,18 @@ PIXFLOW_HD Row8 fetch8(const unsigned char* row, long long xb, bool direct, cons
   PIXFLOW_UNROLL
   for (int j = 0; j < kLaneCols; ++j) b[j] = src[j] < 0 ? value : u32(row[src[j]]);
   return {b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24, b[4] | b[5] << 8 | b[6] << 16 | b[7] << 24};
+}
+/// Any row: `row` from row_ptr (nullptr: the constant).
+PIXFLOW_HD Row8 fetch8(const unsigned char* row, long long xb, bool direct, const int* src,
+                       u32 value) {
+  if (row == nullptr) return {value * 0x01010101u, value * 0x01010101u};
+  return load8(row, xb, direct, src, value);
+}
+/// True when every row segment [ys, ys + n) reads (ys - ay - 1 .. ys + n - 1 - ay + kh - 1)
+/// lies inside the image: the kernel then loads rows by load8, without the border rule.
+PIXFLOW_HD bool segment_inside(long long ys, int n, int kh, int h) {
+  const int ay = kh / 2;
+  return ys - ay - 1 >= 0 && ys + n - 1 - ay + kh - 1 < h;
 }
 
 /// The lane's 8 column sums, two a word (16-bit lanes).

@@ -354,13 +354,11 @@ __global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
   if (strip >= p.strips) return;  // the whole warp: strips are warp-uniform
   const bool out_lane = lane >= bw::first_out_lane(KW) && lane < bw::end_out_lane(KW) && xb < dst.w;
   const int ay = p.kh / 2;
-  auto fetch = [&](long long y) {
-    return bw::fetch8(bw::row_ptr(src, y, p.border), xb, direct, my, p.value);
-  };
-  for (long long sg = blockIdx.y; sg < p.segs; sg += gridDim.y) {
-    const long long ys = sg * p.seg_rows, ye = min((long long)dst.h, ys + p.seg_rows);
-    // Rows ys - ay - 1 .. ys - ay + kh - 2 (row ys's window and the row before it, which the
-    // first step takes off), kAhead loads in flight.
+  // A segment's rows: ys - ay - 1 (the first step takes it off) to ye - 1 - ay + kh - 1.
+  // fetch(y) gives the lane's 8 bytes of row y.
+  auto segment = [&](long long ys, int n, auto&& fetch) {
+    // Rows ys - ay - 1 .. ys - ay + kh - 2 (row ys's window and the row before it), kAhead
+    // loads in flight.
     bw::Cols c{0, 0, 0, 0};
     const long long y0 = ys - ay - 1;
     int i = 0;
@@ -372,24 +370,25 @@ __global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
       for (int k = 0; k < bw::kAhead; ++k) bw::enter(c, r[k]);
     }
     for (; i < p.kh; ++i) bw::enter(c, fetch(y0 + i));
-    // Output row y: row y - ay + kh - 1 enters, row y - ay - 1 leaves. qi/qo[k] hold rows
-    // y + k's (a ring of kAhead, indices constant after unrolling).
+    // Output row ys + r: row ys + r - ay + kh - 1 enters, ys + r - ay - 1 leaves. qi/qo[k]
+    // hold those of rows r with r % kAhead = k (a ring, indices constant after unrolling).
+    const long long yi = ys - ay + p.kh - 1, yo = ys - ay - 1;
     bw::Row8 qi[bw::kAhead] = {}, qo[bw::kAhead] = {};
 #pragma unroll
     for (int k = 0; k < bw::kAhead; ++k)
-      if (ys + k < ye) {
-        qi[k] = fetch(ys + k - ay + p.kh - 1);
-        qo[k] = fetch(ys + k - ay - 1);
+      if (k < n) {
+        qi[k] = fetch(yi + k);
+        qo[k] = fetch(yo + k);
       }
-    for (long long yb = ys; yb < ye; yb += bw::kAhead) {
+    for (int rb = 0; rb < n; rb += bw::kAhead) {
 #pragma unroll
       for (int k = 0; k < bw::kAhead; ++k) {
-        const long long y = yb + k;
-        if (y >= ye) break;
+        const int r = rb + k;
+        if (r >= n) break;
         bw::step(c, qi[k], qo[k]);
-        if (y + bw::kAhead < ye) {
-          qi[k] = fetch(y + bw::kAhead - ay + p.kh - 1);
-          qo[k] = fetch(y + bw::kAhead - ay - 1);
+        if (r + bw::kAhead < n) {
+          qi[k] = fetch(yi + r + bw::kAhead);
+          qo[k] = fetch(yo + r + bw::kAhead);
         }
         unsigned v[bw::kLaneCols];
         const unsigned t = bw::columns(c, v);
@@ -409,9 +408,24 @@ __global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
                             : __shfl_up_sync(0xffffffffu, x, -dl);
             },
             s);
-        if (out_lane) bw::store8(dst.data + y * dst.stride, xb, dst.w, bw::finish<kSum>(s, p.rcp));
+        if (out_lane)
+          bw::store8(dst.data + (ys + r) * dst.stride, xb, dst.w, bw::finish<kSum>(s, p.rcp));
       }
     }
+  };
+  for (long long sg = blockIdx.y; sg < p.segs; sg += gridDim.y) {
+    const long long ys = sg * p.seg_rows;
+    const int n = int(min((long long)dst.h - ys, (long long)p.seg_rows));
+    // Segments whose rows all lie inside the image (all but the first and last one or two)
+    // skip the border rule's tests and the constant's row.
+    if (bw::segment_inside(ys, n, p.kh, src.h))
+      segment(ys, n, [&](long long y) {
+        return bw::load8(src.data + y * src.stride, xb, direct, my, p.value);
+      });
+    else
+      segment(ys, n, [&](long long y) {
+        return bw::fetch8(bw::row_ptr(src, y, p.border), xb, direct, my, p.value);
+      });
   }
 }
 
