@@ -463,7 +463,7 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
                    int(dst.height())};
   const int ay = p.kh / 2;
   struct Lane {
-    long long xb;
+    int xb;
     bool direct, out;
     int sources[bw::kLaneCols];
     bw::Cols c;
@@ -476,7 +476,7 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
       const long long ys = sg * p.seg_rows, ye = std::min<long long>(di.h, ys + p.seg_rows);
       for (int l = 0; l < bw::kLanes; ++l) {
         Lane& a = ln[std::size_t(l)];
-        a.xb = bw::lane_col(strip, l, KW);
+        a.xb = bw::lane_col(int(strip), l, KW);
         a.direct = bw::lane_direct(a.xb, si.w);
         std::fill(std::begin(a.sources), std::end(a.sources), 1 << 30);  // poison
         if (!a.direct) bw::lane_sources(a.xb, si.w, p.border, a.sources);
@@ -488,7 +488,7 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
           EXPECT_TRUE(y >= 0 && y < si.h) << y;
           return bw::load8(si.data + y * si.stride, a.xb, a.direct, a.sources, p.value);
         }
-        return bw::fetch8(bw::row_ptr(si, y, p.border), a.xb, a.direct, a.sources, p.value);
+        return bw::fetch8(bw::row_ptr(si, int(y), p.border), a.xb, a.direct, a.sources, p.value);
       };
       for (Lane& a : ln) {
         a.c = bw::Cols{0, 0, 0, 0};

@@ -36,6 +36,7 @@
 
 #include "pixflow/border.hpp"
 #include "src/backends/cuda/packed_u16x2.hpp"
+#include "src/backends/cuda/remap_border.hpp"
 #include "src/backends/cuda/rounded_f32.hpp"
 #include "src/base/numeric.hpp"
 #include "src/base/qualifiers.hpp"
@@ -101,26 +102,43 @@ struct Params {
   u32 value;  // the constant, saturated to u8
 };
 
-/// First input column of lane `lane` of strip `strip` (a multiple of 8; may be negative).
-PIXFLOW_HD long long lane_col(long long strip, int lane, int kw) {
-  return strip * outs_of(kw) - pad_of(kw) + (long long)kLaneCols * lane;
+/// First input column of lane `lane` of strip `strip` (a multiple of 8; may be negative; the
+/// dispatch keeps widths under 2^30, so it fits an int).
+PIXFLOW_HD int lane_col(int strip, int lane, int kw) {
+  return strip * outs_of(kw) - pad_of(kw) + kLaneCols * lane;
 }
 /// The lane's 8 columns lie inside the row (one aligned 8-byte load).
-PIXFLOW_HD bool lane_direct(long long xb, int w) {
+PIXFLOW_HD bool lane_direct(int xb, int w) {
   return xb >= 0 && xb + kLaneCols <= w;
 }
 /// Source columns of a gathering lane's 8 columns by the border rule (-1: the constant).
-PIXFLOW_HD void lane_sources(long long xb, int w, BorderType t, int* src) {
+PIXFLOW_HD void lane_sources(int xb, int w, BorderType t, int* src) {
   for (int j = 0; j < kLaneCols; ++j) src[j] = int(detail::border_index(xb + j, w, t));
 }
 
-/// Row y by the border rule; nullptr for the constant.
-PIXFLOW_HD const unsigned char* row_ptr(const Img& v, long long y, BorderType t) {
-  if (y < 0 || y >= v.h) {
-    y = detail::border_index(y, v.h, t);
-    if (y < 0) return nullptr;
+/// Row y by the border rule; nullptr for the constant. In 32 bits (remap_border.hpp's
+/// border_index32, the reference's rule): detail::border_index's 64-bit remainder is a call
+/// whose registers made the kernel spill at its 64-register bound.
+PIXFLOW_HD const unsigned char* row_ptr(const Img& v, int y, BorderType t) {
+  if (unsigned(y) >= unsigned(v.h)) {
+    switch (t) {
+      case BorderType::replicate:
+        y = border_index32<BorderType::replicate>(y, v.h);
+        break;
+      case BorderType::reflect:
+        y = border_index32<BorderType::reflect>(y, v.h);
+        break;
+      case BorderType::reflect101:
+        y = border_index32<BorderType::reflect101>(y, v.h);
+        break;
+      case BorderType::wrap:
+        y = border_index32<BorderType::wrap>(y, v.h);
+        break;
+      case BorderType::constant:
+        return nullptr;
+    }
   }
-  return v.data + y * v.stride;
+  return v.data + (long long)y * v.stride;
 }
 
 /// 8 bytes of a row: columns xb .. xb + 7, byte j in byte j % 4 of word j / 4.
@@ -128,8 +146,7 @@ struct Row8 {
   u32 lo, hi;
 };
 /// A row inside the image (no constant row).
-PIXFLOW_HD Row8 load8(const unsigned char* row, long long xb, bool direct, const int* src,
-                      u32 value) {
+PIXFLOW_HD Row8 load8(const unsigned char* row, int xb, bool direct, const int* src, u32 value) {
   if (direct) {
 #if defined(__CUDA_ARCH__)
     const uint2 v = *reinterpret_cast<const uint2*>(row + xb);
@@ -147,8 +164,7 @@ PIXFLOW_HD Row8 load8(const unsigned char* row, long long xb, bool direct, const
   return {b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24, b[4] | b[5] << 8 | b[6] << 16 | b[7] << 24};
 }
 /// Any row: `row` from row_ptr (nullptr: the constant).
-PIXFLOW_HD Row8 fetch8(const unsigned char* row, long long xb, bool direct, const int* src,
-                       u32 value) {
+PIXFLOW_HD Row8 fetch8(const unsigned char* row, int xb, bool direct, const int* src, u32 value) {
   if (row == nullptr) return {value * 0x01010101u, value * 0x01010101u};
   return load8(row, xb, direct, src, value);
 }
@@ -236,7 +252,7 @@ PIXFLOW_HD Row8 finish(const u32 (&s)[kLaneCols], float rcp) {
 }
 
 /// Stores an output lane's 8 bytes at columns xb .. (clipped to the row).
-PIXFLOW_HD void store8(unsigned char* row, long long xb, int w, Row8 r) {
+PIXFLOW_HD void store8(unsigned char* row, int xb, int w, Row8 r) {
   if (xb + kLaneCols <= w) {
 #if defined(__CUDA_ARCH__)
     *reinterpret_cast<uint2*>(row + xb) = make_uint2(r.lo, r.hi);

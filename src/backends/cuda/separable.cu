@@ -345,8 +345,8 @@ __global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
   // Source columns of the lanes that gather (border columns); only those lanes read theirs.
   __shared__ int sources[bw::kThreads][bw::kLaneCols];
   const int lane = int(threadIdx.x) % bw::kLanes;
-  const long long strip = (long long)blockIdx.x * bw::kWarps + threadIdx.x / bw::kLanes;
-  const long long xb = bw::lane_col(strip, lane, KW);
+  const int strip = int(blockIdx.x) * bw::kWarps + int(threadIdx.x) / bw::kLanes;
+  const int xb = bw::lane_col(strip, lane, KW);
   const bool direct = bw::lane_direct(xb, src.w);
   int* my = sources[threadIdx.x];
   if (!direct) bw::lane_sources(xb, src.w, p.border, my);
@@ -424,7 +424,7 @@ __global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
       });
     else
       segment(ys, n, [&](long long y) {
-        return bw::fetch8(bw::row_ptr(src, y, p.border), xb, direct, my, p.value);
+        return bw::fetch8(bw::row_ptr(src, int(y), p.border), xb, direct, my, p.value);
       });
   }
 }
@@ -443,8 +443,9 @@ void launch_box_warp(int kw, const dim3& grid, const bw::Img& si, const bw::Img&
 
 bool try_box_u8_warp(const ConstImageView& s, const ImageView& d, const BoxParams& p,
                      cudaStream_t st) {
+  // Widths under 2^30 (int columns), heights under 2^23 (border_index32's range).
   if (s.channels() != 1 || !bw::takes(p.kw, p.kh, p.normalize) || !rows_aligned(s, 8) ||
-      !rows_aligned(d, 8))
+      !rows_aligned(d, 8) || s.width() >= (1 << 30) || s.height() >= (1 << 23))
     return false;
   const bw::Plan pl = bw::plan(s.width(), s.height(), p.kw, kSmCount);
   const bw::Params k = bw::params_of(p.kw, p.kh, p.border, pl);
