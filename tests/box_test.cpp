@@ -486,7 +486,7 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
       auto fetch = [&](const Lane& a, long long y) {
         if (inside) {  // the kernel's path for such segments; every row must be inside
           EXPECT_TRUE(y >= 0 && y < si.h) << y;
-          return bw::load8(si.data + y * si.stride, a.xb, a.direct, a.sources, p.value);
+          return bw::load8(si.data + y * si.stride + a.xb, a.direct, a.sources, p.value);
         }
         return bw::fetch8(bw::row_ptr(si, int(y), p.border), a.xb, a.direct, a.sources, p.value);
       };
@@ -530,7 +530,8 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
         }
         for (int l = 0; l < bw::kLanes; ++l)
           if (ln[std::size_t(l)].out)
-            bw::store8(di.data + y * di.stride, ln[std::size_t(l)].xb, di.w, res[std::size_t(l)]);
+            bw::store8(di.data + y * di.stride + ln[std::size_t(l)].xb, ln[std::size_t(l)].xb, di.w,
+                       res[std::size_t(l)]);
       }
     }
 }

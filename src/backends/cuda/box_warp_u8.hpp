@@ -26,8 +26,9 @@
 //    detail::RecipOddU8's FMA onto the 2^23 grid (odd n) leaves the mean in the low byte; or
 //    min(s, 255) for the plain sum. Three PRMT pack 4 bytes, one 8-byte store a lane.
 // Border columns: a lane whose 8 columns are not all inside the row gathers bytes through a
-// table of source columns (lane_sources, made once; -1: the constant); border rows through
-// row_ptr (the reference's border rule, nullptr for the constant).
+// table of source columns (lane_sources, made once; kConstCol: the constant; offsets relative to
+// xb, so a gathering lane indexes from the same row pointer + xb as a loading one); border rows
+// through row_ptr (the reference's border rule, nullptr for the constant).
 #pragma once
 
 #include <cmath>
@@ -111,9 +112,15 @@ PIXFLOW_HD int lane_col(int strip, int lane, int kw) {
 PIXFLOW_HD bool lane_direct(int xb, int w) {
   return xb >= 0 && xb + kLaneCols <= w;
 }
-/// Source columns of a gathering lane's 8 columns by the border rule (-1: the constant).
+/// Marks a column of the constant in lane_sources' table.
+constexpr int kConstCol = -2147483647 - 1;
+/// Source columns of a gathering lane's 8 columns by the border rule, relative to xb
+/// (kConstCol: the constant).
 PIXFLOW_HD void lane_sources(int xb, int w, BorderType t, int* src) {
-  for (int j = 0; j < kLaneCols; ++j) src[j] = int(detail::border_index(xb + j, w, t));
+  for (int j = 0; j < kLaneCols; ++j) {
+    const long long sx = detail::border_index(xb + j, w, t);
+    src[j] = sx < 0 ? kConstCol : int(sx - xb);
+  }
 }
 
 /// Row y by the border rule; nullptr for the constant. In 32 bits (remap_border.hpp's
@@ -145,28 +152,28 @@ PIXFLOW_HD const unsigned char* row_ptr(const Img& v, int y, BorderType t) {
 struct Row8 {
   u32 lo, hi;
 };
-/// A row inside the image (no constant row).
-PIXFLOW_HD Row8 load8(const unsigned char* row, int xb, bool direct, const int* src, u32 value) {
+/// A row inside the image (no constant row); `rowx` points at the lane's column xb.
+PIXFLOW_HD Row8 load8(const unsigned char* rowx, bool direct, const int* src, u32 value) {
   if (direct) {
 #if defined(__CUDA_ARCH__)
-    const uint2 v = *reinterpret_cast<const uint2*>(row + xb);
+    const uint2 v = *reinterpret_cast<const uint2*>(rowx);
     return {v.x, v.y};
 #else
     Row8 r;
-    std::memcpy(&r.lo, row + xb, 4);
-    std::memcpy(&r.hi, row + xb + 4, 4);
+    std::memcpy(&r.lo, rowx, 4);
+    std::memcpy(&r.hi, rowx + 4, 4);
     return r;
 #endif
   }
   u32 b[kLaneCols];
   PIXFLOW_UNROLL
-  for (int j = 0; j < kLaneCols; ++j) b[j] = src[j] < 0 ? value : u32(row[src[j]]);
+  for (int j = 0; j < kLaneCols; ++j) b[j] = src[j] == kConstCol ? value : u32(rowx[src[j]]);
   return {b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24, b[4] | b[5] << 8 | b[6] << 16 | b[7] << 24};
 }
 /// Any row: `row` from row_ptr (nullptr: the constant).
 PIXFLOW_HD Row8 fetch8(const unsigned char* row, int xb, bool direct, const int* src, u32 value) {
   if (row == nullptr) return {value * 0x01010101u, value * 0x01010101u};
-  return load8(row, xb, direct, src, value);
+  return load8(row + xb, direct, src, value);
 }
 /// True when every row segment [ys, ys + n) reads (ys - ay - 1 .. ys + n - 1 - ay + kh - 1)
 /// lies inside the image: the kernel then loads rows by load8, without the border rule.
@@ -251,19 +258,20 @@ PIXFLOW_HD Row8 finish(const u32 (&s)[kLaneCols], float rcp) {
   return {pack4(q[0], q[1], q[2], q[3]), pack4(q[4], q[5], q[6], q[7])};
 }
 
-/// Stores an output lane's 8 bytes at columns xb .. (clipped to the row).
-PIXFLOW_HD void store8(unsigned char* row, int xb, int w, Row8 r) {
+/// Stores an output lane's 8 bytes at columns xb .. (clipped to the row); `rowx` points at
+/// column xb.
+PIXFLOW_HD void store8(unsigned char* rowx, int xb, int w, Row8 r) {
   if (xb + kLaneCols <= w) {
 #if defined(__CUDA_ARCH__)
-    *reinterpret_cast<uint2*>(row + xb) = make_uint2(r.lo, r.hi);
+    *reinterpret_cast<uint2*>(rowx) = make_uint2(r.lo, r.hi);
 #else
-    std::memcpy(row + xb, &r.lo, 4);
-    std::memcpy(row + xb + 4, &r.hi, 4);
+    std::memcpy(rowx, &r.lo, 4);
+    std::memcpy(rowx + 4, &r.hi, 4);
 #endif
     return;
   }
   for (int j = 0; j < kLaneCols && xb + j < w; ++j)
-    row[xb + j] = static_cast<unsigned char>((j < 4 ? r.lo : r.hi) >> (8 * (j % 4)));
+    rowx[j] = static_cast<unsigned char>((j < 4 ? r.lo : r.hi) >> (8 * (j % 4)));
 }
 
 /// The launch plan (host): strips, rows a segment, segments.

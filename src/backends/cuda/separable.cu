@@ -380,6 +380,7 @@ __global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
         qi[k] = fetch(yi + k);
         qo[k] = fetch(yo + k);
       }
+    unsigned char* out = dst.data + ys * dst.stride + xb;  // row ys + r's column xb
     for (int rb = 0; rb < n; rb += bw::kAhead) {
 #pragma unroll
       for (int k = 0; k < bw::kAhead; ++k) {
@@ -408,8 +409,8 @@ __global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
                             : __shfl_up_sync(0xffffffffu, x, -dl);
             },
             s);
-        if (out_lane)
-          bw::store8(dst.data + (ys + r) * dst.stride, xb, dst.w, bw::finish<kSum>(s, p.rcp));
+        if (out_lane) bw::store8(out, xb, dst.w, bw::finish<kSum>(s, p.rcp));
+        out += dst.stride;
       }
     }
   };
@@ -418,14 +419,18 @@ __global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
     const int n = int(min((long long)dst.h - ys, (long long)p.seg_rows));
     // Segments whose rows all lie inside the image (all but the first and last one or two)
     // skip the border rule's tests and the constant's row.
-    if (bw::segment_inside(ys, n, p.kh, src.h))
+    if (bw::segment_inside(ys, n, p.kh, src.h)) {
+      // Offsets from the segment's first row (int rows: one wide multiply a load).
+      const long long y0 = ys - ay - 1;
+      const unsigned char* first = src.data + y0 * src.stride + xb;
       segment(ys, n, [&](long long y) {
-        return bw::load8(src.data + y * src.stride, xb, direct, my, p.value);
+        return bw::load8(first + int(y - y0) * src.stride, direct, my, p.value);
       });
-    else
+    } else {
       segment(ys, n, [&](long long y) {
         return bw::fetch8(bw::row_ptr(src, int(y), p.border), xb, direct, my, p.value);
       });
+    }
   }
 }
 
