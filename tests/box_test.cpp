@@ -482,33 +482,8 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
         if (!a.direct) bw::lane_sources(a.xb, si.w, p.border, a.sources);
         a.out = l >= bw::first_out_lane(KW) && l < bw::end_out_lane(KW) && a.xb < di.w;
       }
-      const bool inside = bw::segment_inside(ys, int(ye - ys), p.kh, si.h);
-      auto fetch = [&](const Lane& a, long long y) {
-        if (inside) {  // the kernel's path for such segments; every row must be inside
-          EXPECT_TRUE(y >= 0 && y < si.h) << y;
-          return bw::load8(si.data + y * si.stride + a.xb, a.direct, a.sources, p.value);
-        }
-        return bw::fetch8(bw::row_ptr(si, int(y), p.border), a.xb, a.direct, a.sources, p.value);
-      };
-      for (Lane& a : ln) {
-        a.c = bw::Cols{0, 0, 0, 0};
-        for (int i = 0; i < p.kh; ++i) bw::enter(a.c, fetch(a, ys - ay - 1 + i));
-        for (int k = 0; k < bw::kAhead; ++k)
-          if (ys + k < ye) {
-            a.qi[k] = fetch(a, ys + k - ay + p.kh - 1);
-            a.qo[k] = fetch(a, ys + k - ay - 1);
-          }
-      }
-      for (long long y = ys; y < ye; ++y) {
-        const int k = int((y - ys) % bw::kAhead);
-        for (Lane& a : ln) {
-          bw::step(a.c, a.qi[k], a.qo[k]);
-          if (y + bw::kAhead < ye) {
-            a.qi[k] = fetch(a, y + bw::kAhead - ay + p.kh - 1);
-            a.qo[k] = fetch(a, y + bw::kAhead - ay - 1);
-          }
-          a.t = bw::columns(a.c, a.v);
-        }
+      // The horizontal part of output row y, once every lane has its column sums.
+      auto row_out = [&](long long y) {
         bw::u32 base = 0;  // the exclusive scan of the totals
         for (Lane& a : ln) {
           const bw::u32 t = a.t;
@@ -532,7 +507,54 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
           if (ln[std::size_t(l)].out)
             bw::store8(di.data + y * di.stride + ln[std::size_t(l)].xb, ln[std::size_t(l)].xb, di.w,
                        res[std::size_t(l)]);
-      }
+      };
+      // The kernel's row cursors: seed and entering rows (`in`), leaving rows (`rows`).
+      const long long y0 = ys - ay - 1;
+      const bool inside = bw::segment_inside(ys, int(ye - ys), p.kh, si.h);
+      auto run = [&](auto make) {
+        using Cursor = decltype(make(ln[0]));
+        std::vector<Cursor> in, rows;
+        auto load = [&](const Lane& a, Cursor& cur) {
+          if constexpr (std::is_same_v<Cursor, bw::InsideRows>) {  // rows inside, as promised
+            const long long row = (cur.p - a.xb - si.data) / si.stride;
+            EXPECT_TRUE(row >= 0 && row < si.h) << row;
+            if (row < 0 || row >= si.h) return bw::Row8{0, 0};
+          }
+          const bw::Row8 x = cur.load(a.xb, a.direct, a.sources, p.value);
+          cur.next();
+          return x;
+        };
+        for (Lane& a : ln) {
+          rows.push_back(make(a));
+          in.push_back(rows.back());
+          a.c = bw::Cols{0, 0, 0, 0};
+          for (int i = 0; i < p.kh; ++i) bw::enter(a.c, load(a, in.back()));
+          for (int k = 0; k < bw::kAhead; ++k)
+            if (ys + k < ye) {
+              a.qi[k] = load(a, in.back());
+              a.qo[k] = load(a, rows.back());
+            }
+        }
+        for (long long y = ys; y < ye; ++y) {
+          const int k = int((y - ys) % bw::kAhead);
+          for (std::size_t l = 0; l < ln.size(); ++l) {
+            Lane& a = ln[l];
+            bw::step(a.c, a.qi[k], a.qo[k]);
+            if (y + bw::kAhead < ye) {
+              a.qi[k] = load(a, in[l]);
+              a.qo[k] = load(a, rows[l]);
+            }
+            a.t = bw::columns(a.c, a.v);
+          }
+          row_out(y);
+        }
+      };
+      if (inside)
+        run([&](const Lane& a) {
+          return bw::InsideRows{si.data + y0 * si.stride + a.xb, si.stride};
+        });
+      else
+        run([&](const Lane&) { return bw::BorderRows{&si, y0, p.border}; });
     }
 }
 

@@ -175,6 +175,27 @@ PIXFLOW_HD Row8 fetch8(const unsigned char* row, int xb, bool direct, const int*
   if (row == nullptr) return {value * 0x01010101u, value * 0x01010101u};
   return load8(row + xb, direct, src, value);
 }
+/// Row cursors (the kernel reads a segment's rows in order from three of them: the seed's,
+/// the entering and the leaving rows'). Inside: a pointer at the lane's column xb, one add a
+/// row. Border: the row index through row_ptr.
+struct InsideRows {
+  const unsigned char* p;
+  long long stride;
+  PIXFLOW_HD Row8 load(int, bool direct, const int* src, u32 value) const {
+    return load8(p, direct, src, value);
+  }
+  PIXFLOW_HD void next() { p += stride; }
+};
+struct BorderRows {
+  const Img* v;
+  long long y;
+  BorderType t;
+  PIXFLOW_HD Row8 load(int xb, bool direct, const int* src, u32 value) const {
+    return fetch8(row_ptr(*v, int(y), t), xb, direct, src, value);
+  }
+  PIXFLOW_HD void next() { ++y; }
+};
+
 /// True when every row segment [ys, ys + n) reads (ys - ay - 1 .. ys + n - 1 - ay + kh - 1)
 /// lies inside the image: the kernel then loads rows by load8, without the border rule.
 PIXFLOW_HD bool segment_inside(long long ys, int n, int kh, int h) {

@@ -356,29 +356,41 @@ __global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
   const int ay = p.kh / 2;
   // A segment's rows: ys - ay - 1 (the first step takes it off) to ye - 1 - ay + kh - 1.
   // fetch(y) gives the lane's 8 bytes of row y.
-  auto segment = [&](long long ys, int n, auto&& fetch) {
+  // rows: a cursor (box_warp_u8.hpp) at row ys - ay - 1, the first the segment reads.
+  auto segment = [&](long long ys, int n, auto rows) {
     // Rows ys - ay - 1 .. ys - ay + kh - 2 (row ys's window and the row before it), kAhead
     // loads in flight.
     bw::Cols c{0, 0, 0, 0};
-    const long long y0 = ys - ay - 1;
+    auto in = rows;
     int i = 0;
     for (; i + bw::kAhead <= p.kh; i += bw::kAhead) {
       bw::Row8 r[bw::kAhead];
 #pragma unroll
-      for (int k = 0; k < bw::kAhead; ++k) r[k] = fetch(y0 + i + k);
+      for (int k = 0; k < bw::kAhead; ++k) {
+        r[k] = in.load(xb, direct, my, p.value);
+        in.next();
+      }
 #pragma unroll
       for (int k = 0; k < bw::kAhead; ++k) bw::enter(c, r[k]);
     }
-    for (; i < p.kh; ++i) bw::enter(c, fetch(y0 + i));
-    // Output row ys + r: row ys + r - ay + kh - 1 enters, ys + r - ay - 1 leaves. qi/qo[k]
-    // hold those of rows r with r % kAhead = k (a ring, indices constant after unrolling).
-    const long long yi = ys - ay + p.kh - 1, yo = ys - ay - 1;
+    for (; i < p.kh; ++i) {
+      bw::enter(c, in.load(xb, direct, my, p.value));
+      in.next();
+    }
+    // Output row ys + r: row ys + r - ay + kh - 1 enters (`in` is there for r = 0), row ys +
+    // r - ay - 1 leaves (`rows`). qi/qo[k] hold those of rows r with r % kAhead = k (a ring,
+    // indices constant after unrolling).
+    auto load = [&](auto& cur) {
+      const bw::Row8 x = cur.load(xb, direct, my, p.value);
+      cur.next();
+      return x;
+    };
     bw::Row8 qi[bw::kAhead] = {}, qo[bw::kAhead] = {};
 #pragma unroll
     for (int k = 0; k < bw::kAhead; ++k)
       if (k < n) {
-        qi[k] = fetch(yi + k);
-        qo[k] = fetch(yo + k);
+        qi[k] = load(in);
+        qo[k] = load(rows);
       }
     unsigned char* out = dst.data + ys * dst.stride + xb;  // row ys + r's column xb
     for (int rb = 0; rb < n; rb += bw::kAhead) {
@@ -388,8 +400,8 @@ __global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
         if (r >= n) break;
         bw::step(c, qi[k], qo[k]);
         if (r + bw::kAhead < n) {
-          qi[k] = fetch(yi + r + bw::kAhead);
-          qo[k] = fetch(yo + r + bw::kAhead);
+          qi[k] = load(in);
+          qo[k] = load(rows);
         }
         unsigned v[bw::kLaneCols];
         const unsigned t = bw::columns(c, v);
@@ -417,20 +429,13 @@ __global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
   for (long long sg = blockIdx.y; sg < p.segs; sg += gridDim.y) {
     const long long ys = sg * p.seg_rows;
     const int n = int(min((long long)dst.h - ys, (long long)p.seg_rows));
+    const long long y0 = ys - ay - 1;  // the first row the segment reads
     // Segments whose rows all lie inside the image (all but the first and last one or two)
     // skip the border rule's tests and the constant's row.
-    if (bw::segment_inside(ys, n, p.kh, src.h)) {
-      // Offsets from the segment's first row (int rows: one wide multiply a load).
-      const long long y0 = ys - ay - 1;
-      const unsigned char* first = src.data + y0 * src.stride + xb;
-      segment(ys, n, [&](long long y) {
-        return bw::load8(first + int(y - y0) * src.stride, direct, my, p.value);
-      });
-    } else {
-      segment(ys, n, [&](long long y) {
-        return bw::fetch8(bw::row_ptr(src, int(y), p.border), xb, direct, my, p.value);
-      });
-    }
+    if (bw::segment_inside(ys, n, p.kh, src.h))
+      segment(ys, n, bw::InsideRows{src.data + y0 * src.stride + xb, src.stride});
+    else
+      segment(ys, n, bw::BorderRows{&src, y0, p.border});
   }
 }
 
