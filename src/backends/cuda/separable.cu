@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "src/backends/cuda/box_stream_u8.hpp"
 #include "src/backends/cuda/box_warp_u8.hpp"
 #include "src/backends/cuda/common/byte_tile.cuh"
 #include "src/backends/cuda/common/register.cuh"
@@ -237,101 +236,6 @@ bool try_box_u8_tiles(const ConstImageView& s, const ImageView& d, const BoxPara
   return true;
 }
 
-// ---- box u8: column-strip streaming (box_stream_u8.hpp) ------------------------------------
-// Any window whose strip stays >= box_stream::kMinStrip pixels wide, 1-4 channels: per block a
-// strip of <= 1024 input bytes and a segment of rows walked in batches of kRows, running sums
-// in both directions (cost independent of kw and kh), each input row read once a segment (and
-// once more, from L1/L2, as it leaves the window). The byte-tile kernel above stays the
-// fallback for wider windows.
-namespace bs = box_stream;
-
-template <int CN, int M>
-__global__ void __launch_bounds__(bs::kThreads,
-                                  M == bs::kExact ? bs::kMinBlocksExact : bs::kMinBlocks)
-    box_stream_u8_kernel(bs::Img src, bs::Img dst, bs::Params p, bool src_aligned,
-                         bool dst_aligned) {
-  __shared__ __align__(16) bs::u32 planes[bs::plane_words(CN)];
-  __shared__ __align__(16) bs::u32 stage[bs::kRows * bs::kStagePitch];
-  const int w = int(threadIdx.x);
-  const bs::Strip s = bs::strip_of(blockIdx.x, p.sp, p.kw, CN);
-  const bool active = w < s.nwords;
-  const bs::WordSrc ws = bs::word_src(s, w, src, p.border, src_aligned);
-  int slot[4];
-  bs::word_slots(s, w, CN, slot);
-  const int ay = p.kh / 2;
-  const int items = bs::kRows * CN * (p.sp / bs::kRun);
-  const int chunks = bs::kRows * (p.sp * CN / 16);
-  for (int by = blockIdx.y; by < p.segs; by += gridDim.y) {
-    const long long ys = (long long)by * p.seg_rows;
-    const long long ye = min((long long)src.h, ys + p.seg_rows);
-    bs::u32 ev = 0, od = 0, in[bs::kRows], out[bs::kRows];
-    if (active) {
-      bs::seed_columns(src, ws, p, ys - ay, ev, od);
-      bs::load_batch(src, ws, p, ys - ay + p.kh - 1, ys - ay, in, out);
-    }
-    for (long long yb = ys; yb < ye; yb += bs::kRows) {
-      if (active) {
-        bs::vertical_batch<CN>(ev, od, in, out, slot, planes);
-        // The next batch's loads fly during this batch's horizontal pass and stores.
-        if (yb + bs::kRows < ye)
-          bs::load_batch(src, ws, p, yb + bs::kRows - ay + p.kh - 1, yb + bs::kRows - ay, in, out);
-      }
-      __syncthreads();
-      const int rows = int(min((long long)bs::kRows, ye - yb));
-      for (int it = w; it < items; it += bs::kThreads)
-        bs::horizontal_item<CN, M>(it, planes, stage, s, p, rows, dst.w);
-      __syncthreads();
-      for (int it = w; it < chunks; it += bs::kThreads)
-        bs::store_chunk(it, stage, dst, s, p, yb, rows, dst_aligned);
-      // The next batch writes the planes (read before the barrier above) and then, after the
-      // next barrier, the stage (every thread's stores of this batch come before it).
-    }
-    __syncthreads();
-  }
-}
-
-bs::Img stream_img(const ConstImageView& v) {
-  return {const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(v.data())), v.stride(),
-          int(v.width()), int(v.height()), v.channels()};
-}
-
-bool try_box_u8_stream(const ConstImageView& s, const ImageView& d, const BoxParams& p,
-                       cudaStream_t st) {
-  const int cn = s.channels();
-  bs::Plan pl;
-  if (cn < 1 || cn > 4 || !bs::plan(s.width(), s.height(), cn, p.kw, kSmCount, pl)) return false;
-  const bs::Params k = bs::params_of(p.kw, p.kh, p.border, pl);
-  const int mode = bs::mode_of(p.kw, p.kh, p.normalize);
-  const dim3 grid(unsigned(pl.strips), unsigned(pl.segs < 65535 ? pl.segs : 65535));
-  const bool sa = rows_aligned(s, 4), da = rows_aligned(d, 16);
-  const bs::Img si = stream_img(s), di = stream_img(ConstImageView(d));
-  auto launch = [&](auto cn_c) {
-    constexpr int CN = decltype(cn_c)::value;
-    if (mode == bs::kOdd)
-      box_stream_u8_kernel<CN, bs::kOdd><<<grid, bs::kThreads, 0, st>>>(si, di, k, sa, da);
-    else if (mode == bs::kSum)
-      box_stream_u8_kernel<CN, bs::kSum><<<grid, bs::kThreads, 0, st>>>(si, di, k, sa, da);
-    else
-      box_stream_u8_kernel<CN, bs::kExact><<<grid, bs::kThreads, 0, st>>>(si, di, k, sa, da);
-  };
-  switch (cn) {
-    case 1:
-      launch(std::integral_constant<int, 1>{});
-      break;
-    case 2:
-      launch(std::integral_constant<int, 2>{});
-      break;
-    case 3:
-      launch(std::integral_constant<int, 3>{});
-      break;
-    default:
-      launch(std::integral_constant<int, 4>{});
-      break;
-  }
-  PIXFLOW_CUDA_CHECK_LAUNCH("box");
-  return true;
-}
-
 // ---- box u8 x 1: warp strips (box_warp_u8.hpp) ----------------------------------------------
 // Odd windows 5..31 wide (kh <= 257, odd when normalised), rows 8-byte aligned: a warp a strip of
 // 256 columns and a segment of rows, the column sums in registers, the horizontal window by a
@@ -470,20 +374,8 @@ bool try_box_u8_warp(const ConstImageView& s, const ImageView& d, const BoxParam
   return true;
 }
 
-// The stream kernel is off (kBoxStream): predicted 55-70 us at 8192^2 u8x1 for every window,
-// it measured 165.8 / 176.1 / 204.8 us (3x3 / 9x9 / 31x31) on the H100 against the packed
-// and byte-tile kernels' 99.5 / 130.7 / 162.5, u8x3 541 / 579 / 714 against 277 / 336 / 517
-// (bench/NOTES.md "Box u8 column-strip streaming": ncu shows it issue- and barrier-bound, 0.57
-// issued a scheduler, 38 % occupancy, DRAM 21 %). It stays, tested by its host emulation, for
-// the redesign the note describes. kBoxStreamTakes3x3 also hands it box 3x3 when it is on.
-constexpr bool kBoxStreamTakes3x3 = true;
-constexpr bool kBoxStream = false;
-
 template <class T>
 void launch_box(const ConstImageView& s, const ImageView& d, const BoxParams& p, cudaStream_t st) {
-  if (kBoxStream && std::is_same_v<T, std::uint8_t> &&
-      (kBoxStreamTakes3x3 || p.kw != 3 || p.kh != 3) && try_box_u8_stream(s, d, p, st))
-    return;
   if (std::is_same_v<T, std::uint8_t> && try_box_u8_warp(s, d, p, st)) return;
   if (std::is_same_v<T, std::uint8_t> && p.kw == 3 && p.kh == 3 &&
       try_linear3_u8(s, d, p.border, u8_3x3::Linear3{1, 1, 1, 1, p.normalize ? 0 : 1}, st))
