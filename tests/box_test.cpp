@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <array>
 
 #include "tests/common.hpp"
@@ -389,7 +390,7 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
         using Cursor = decltype(make(ln[0]));
         std::vector<Cursor> in, rows;
         auto load = [&](const Lane& a, Cursor& cur) {
-          if constexpr (std::is_same_v<Cursor, bw::InsideRows>) {  // rows inside, as promised
+          if constexpr (!std::is_same_v<Cursor, bw::BorderRows>) {  // rows inside, as promised
             const long long row = (cur.p - a.xb - si.data) / si.stride;
             EXPECT_TRUE(row >= 0 && row < si.h) << row;
             if (row < 0 || row >= si.h) return bw::Row8{0, 0};
@@ -423,9 +424,15 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
           row_out(y);
         }
       };
-      if (inside)
+      const bool all_direct =
+          std::all_of(ln.begin(), ln.end(), [](const Lane& a) { return a.direct; });
+      if (inside && all_direct)
         run([&](const Lane& a) {
-          return bw::InsideRows{si.data + y0 * si.stride + a.xb, si.stride};
+          return bw::InsideRows<true>{si.data + y0 * si.stride + a.xb, si.stride};
+        });
+      else if (inside)
+        run([&](const Lane& a) {
+          return bw::InsideRows<false>{si.data + y0 * si.stride + a.xb, si.stride};
         });
       else
         run([&](const Lane&) { return bw::BorderRows{&si, y0, p.border}; });

@@ -181,11 +181,14 @@ PIXFLOW_HD Row8 fetch8(const unsigned char* row, int xb, bool direct, const int*
 /// Row cursors (the kernel reads a segment's rows in order from three of them: the seed's,
 /// the entering and the leaving rows'). Inside: a pointer at the lane's column xb, one add a
 /// row. Border: the row index through row_ptr.
+/// kDirect: every lane of the warp loads directly (interior strips), so no lane branches to
+/// the gather path (its branch and reconvergence cost ~5 instructions a load in SASS).
+template <bool kDirect>
 struct InsideRows {
   const unsigned char* p;
   long long stride;
   PIXFLOW_HD Row8 load(int, bool direct, const int* src, u32 value) const {
-    return load8(p, direct, src, value);
+    return load8(p, kDirect || direct, src, value);
   }
   PIXFLOW_HD void next() { p += stride; }
 };

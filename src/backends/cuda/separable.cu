@@ -256,6 +256,7 @@ __global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
   if (!direct) bw::lane_sources(xb, src.w, p.border, my);
   __syncthreads();
   if (strip >= p.strips) return;  // the whole warp: strips are warp-uniform
+  const bool all_direct = __all_sync(0xffffffffu, direct);
   const bool out_lane = lane >= bw::first_out_lane(KW) && lane < bw::end_out_lane(KW) && xb < dst.w;
   const int ay = p.kh / 2;
   // A segment's rows: ys - ay - 1 (the first step takes it off) to ye - 1 - ay + kh - 1.
@@ -336,8 +337,11 @@ __global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
     const long long y0 = ys - ay - 1;  // the first row the segment reads
     // Segments whose rows all lie inside the image (all but the first and last one or two)
     // skip the border rule's tests and the constant's row.
-    if (bw::segment_inside(ys, n, p.kh, src.h))
-      segment(ys, n, bw::InsideRows{src.data + y0 * src.stride + xb, src.stride});
+    const unsigned char* first = src.data + y0 * src.stride + xb;
+    if (bw::segment_inside(ys, n, p.kh, src.h) && all_direct)
+      segment(ys, n, bw::InsideRows<true>{first, src.stride});
+    else if (bw::segment_inside(ys, n, p.kh, src.h))
+      segment(ys, n, bw::InsideRows<false>{first, src.stride});
     else
       segment(ys, n, bw::BorderRows{&src, y0, p.border});
   }
