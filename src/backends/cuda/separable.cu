@@ -237,16 +237,17 @@ bool try_box_u8_tiles(const ConstImageView& s, const ImageView& d, const BoxPara
 }
 
 // ---- box u8 x 1: warp strips (box_warp_u8.hpp) ----------------------------------------------
-// Odd windows 5..31 wide (kh <= 257, odd when normalised), rows 8-byte aligned: a warp a strip of
+// Odd windows 5..31 wide (kh <= 255, odd when normalised), rows 8-byte aligned: a warp a strip of
 // 256 columns and a segment of rows, the column sums in registers, the horizontal window by a
-// warp scan and shuffles: no shared memory on the interior path and no block barrier (the one
-// __syncthreads below is before the row loop). The byte-tile kernel stays the fallback.
+// warp scan and shuffles: no shared memory on the interior path and no block barrier (warps
+// are independent). The byte-tile kernel stays the fallback.
 namespace bw = box_warp;
 
 template <int KW, bool kSum>
 __global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
     box_warp_u8_kernel(bw::Img src, bw::Img dst, bw::Params p) {
-  // Source columns of the lanes that gather (border columns); only those lanes read theirs.
+  // Source columns of the lanes that gather (border columns): each thread writes and reads
+  // only its own 8 (no barrier); shared memory rather than 8 registers a thread.
   __shared__ int sources[bw::kThreads][bw::kLaneCols];
   const int lane = int(threadIdx.x) % bw::kLanes;
   const int strip = int(blockIdx.x) * bw::kWarps + int(threadIdx.x) / bw::kLanes;
@@ -254,13 +255,11 @@ __global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
   const bool direct = bw::lane_direct(xb, src.w);
   int* my = sources[threadIdx.x];
   if (!direct) bw::lane_sources(xb, src.w, p.border, my);
-  __syncthreads();
   if (strip >= p.strips) return;  // the whole warp: strips are warp-uniform
   const bool all_direct = __all_sync(0xffffffffu, direct);
   const bool out_lane = lane >= bw::first_out_lane(KW) && lane < bw::end_out_lane(KW) && xb < dst.w;
   const int ay = p.kh / 2;
   // A segment's rows: ys - ay - 1 (the first step takes it off) to ye - 1 - ay + kh - 1.
-  // fetch(y) gives the lane's 8 bytes of row y.
   // rows: a cursor (box_warp_u8.hpp) at row ys - ay - 1, the first the segment reads.
   auto segment = [&](long long ys, int n, auto rows) {
     // Rows ys - ay - 1 .. ys - ay + kh - 2 (row ys's window and the row before it), kAhead
