@@ -1,7 +1,10 @@
+#include <algorithm>
+#include <array>
+
 #include "tests/common.hpp"
 
 #include "src/backends/cpu/simd/box_div.hpp"
-#include "src/backends/cuda/box_stream_u8.hpp"
+#include "src/backends/cuda/box_warp_u8.hpp"
 #include "src/base/numeric.hpp"
 #include "src/ref/ref.hpp"
 #if PIXFLOW_HAVE_OPENCV
@@ -292,151 +295,251 @@ TEST(Box, EveryBackendMatchesRefOnManyTiles) {
       ASSERT_TRUE(backends_match_ref("box", params, {Depth::u8, 1}, s, rng));
 }
 
-// The CUDA u8 streaming kernel (separable.cu box_stream_u8_kernel; its body is
-// src/backends/cuda/box_stream_u8.hpp) run on the CPU: every block of the launch plan, every
-// thread's word column (seed, batches, the next batch's loads), every horizontal item and
-// store chunk, in the kernel's order with its barriers as phase boundaries; the shared buffers
-// start poisoned. Compared with the reference on every sample: strips and segments (segment
-// boundaries inside the window: 16-row segments with kh up to 100), the entering column's
-// skew jump at every kw % 32, the three finishing rules (odd n: one FMA; saturated sum; even
-// n: RecipU32), every border (constant 300 and -7 too), 1-4 channels, aligned and unaligned
-// rows, odd widths.
-namespace bs = pixflow::cuda::box_stream;
-
-template <int CN, int M>
-void emulate_box_stream(const ConstImageView& src, const ImageView& dst, const BoxParams& bp,
-                        const bs::Plan& pl) {
-  const bs::Params k = bs::params_of(bp.kw, bp.kh, bp.border, pl);
-  auto img = [](const ConstImageView& x) {
-    return bs::Img{const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(x.data())),
-                   x.stride(), int(x.width()), int(x.height()), x.channels()};
-  };
-  auto aligned = [](const ConstImageView& x, std::uintptr_t a) {
-    return reinterpret_cast<std::uintptr_t>(x.data()) % a == 0 &&
-           std::uintptr_t(x.stride()) % a == 0;
-  };
-  const bs::Img si = img(src), di = img(ConstImageView(dst));
-  const bool sa = aligned(src, 4), da = aligned(ConstImageView(dst), 16);
-  std::vector<bs::u32> planes(bs::plane_words(CN)), stage(bs::kRows * bs::kStagePitch);
-  struct Thread {
-    bs::WordSrc ws;
-    int slot[4];
-    bs::u32 ev, od, in[bs::kRows], out[bs::kRows];
-  };
-  std::vector<Thread> th(bs::kThreads);
-  const int ay = bp.kh / 2;
-  const int items = bs::kRows * CN * (k.sp / bs::kRun), chunks = bs::kRows * (k.sp * CN / 16);
-  for (long long bx = 0; bx < pl.strips; ++bx)
-    for (long long by = 0; by < pl.segs; ++by) {
-      std::fill(planes.begin(), planes.end(), 0x7fc00000u);  // poison: a NaN pattern
-      std::fill(stage.begin(), stage.end(), 0xa5a5a5a5u);
-      const bs::Strip s = bs::strip_of(bx, k.sp, k.kw, CN);
-      const long long ys = by * k.seg_rows, ye = std::min<long long>(si.h, ys + k.seg_rows);
-      for (int w = 0; w < s.nwords; ++w) {
-        Thread& t = th[std::size_t(w)];
-        t.ws = bs::word_src(s, w, si, k.border, sa);
-        bs::word_slots(s, w, CN, t.slot);
-        bs::seed_columns(si, t.ws, k, ys - ay, t.ev, t.od);
-        bs::load_batch(si, t.ws, k, ys - ay + k.kh - 1, ys - ay, t.in, t.out);
-      }
-      for (long long yb = ys; yb < ye; yb += bs::kRows) {
-        for (int w = 0; w < s.nwords; ++w) {
-          Thread& t = th[std::size_t(w)];
-          bs::vertical_batch<CN>(t.ev, t.od, t.in, t.out, t.slot, planes.data());
-          if (yb + bs::kRows < ye)
-            bs::load_batch(si, t.ws, k, yb + bs::kRows - ay + k.kh - 1, yb + bs::kRows - ay, t.in,
-                           t.out);
-        }
-        const int rows = int(std::min<long long>(bs::kRows, ye - yb));
-        for (int it = 0; it < items; ++it)
-          bs::horizontal_item<CN, M>(it, planes.data(), stage.data(), s, k, rows, di.w);
-        for (int it = 0; it < chunks; ++it)
-          bs::store_chunk(it, stage.data(), di, s, k, yb, rows, da);
-      }
-    }
-}
-
-template <int CN>
-void emulate_box_stream_cn(const ConstImageView& src, const ImageView& dst, const BoxParams& bp,
-                           const bs::Plan& pl) {
-  const bs::Mode m = bs::mode_of(bp.kw, bp.kh, bp.normalize);
-  if (m == bs::kSum)
-    emulate_box_stream<CN, bs::kSum>(src, dst, bp, pl);
-  else if (m == bs::kOdd)
-    emulate_box_stream<CN, bs::kOdd>(src, dst, bp, pl);
-  else
-    emulate_box_stream<CN, bs::kExact>(src, dst, bp, pl);
-}
-
-TEST(Box, StreamKernelEmulationMatchesRef) {
-  auto rng = make_rng(0xb0cb);
-  std::vector<Border> borders = all_borders();
-  borders.push_back(Border::constant(300));
-  borders.push_back(Border::constant(-7));
-  const std::vector<Size> sizes = {{1, 1}, {2, 3}, {517, 70}, {300, 97}, {2100, 41}, {37, 130}};
-  const Win wins[] = {{9, 9},   {31, 31}, {3, 3},   {4, 16}, {31, 7},  {1, 1},  {33, 5},
-                      {7, 100}, {64, 3},  {255, 3}, {2, 2},  {17, 31}, {5, 40}, {95, 1}};
-  std::size_t turn = 0;
-  for (int ch = 1; ch <= 4; ++ch)
-    for (Size sz : sizes)
-      for (Win k : wins)
-        for (bool norm : {true, false}) {
-          const Border b = borders[turn % borders.size()];
-          const bool tight = turn++ % 3 == 0;
-          // The GPU's segment rule (132 SMs), and a small one (many strips a segment).
-          for (long long sms : {132LL, 1LL}) {
-            bs::Plan pl;
-            if (!bs::plan(sz.w, sz.h, ch, k.kw, sms, pl)) continue;
-            PIXFLOW_TRACE(case_name(Depth::u8, ch, sz, k, norm, b) + " sms=" + std::to_string(sms) +
-                          (tight ? " tight" : " padded"));
-            auto src = random_image(sz.w, sz.h, {Depth::u8, ch}, rng, tight);
-            auto want = make_dst(sz.w, sz.h, {Depth::u8, ch}, rng);
-            auto got = make_dst(sz.w, sz.h, {Depth::u8, ch}, rng, tight);
-            const BoxParams bp{k.kw, k.kh, norm, b};
-            box(src, want, bp, {Backend::ref});
-            switch (ch) {
-              case 1:
-                emulate_box_stream_cn<1>(src, got, bp, pl);
-                break;
-              case 2:
-                emulate_box_stream_cn<2>(src, got, bp, pl);
-                break;
-              case 3:
-                emulate_box_stream_cn<3>(src, got, bp, pl);
-                break;
-              default:
-                emulate_box_stream_cn<4>(src, got, bp, pl);
-                break;
-            }
-            ASSERT_EQ(compare(got, want), "");
-          }
-        }
-  // The plan: 8192^2 u8x1 31x31 = 9 strips of 928 pixels, 57 segments of 144 rows.
-  bs::Plan pl;
-  ASSERT_TRUE(bs::plan(8192, 8192, 1, 31, 132, pl));
-  EXPECT_EQ(pl.sp, 928);
-  EXPECT_EQ(pl.strips, 9);
-  EXPECT_EQ(pl.seg_rows, 144);
-  EXPECT_EQ(pl.segs, 57);
-  EXPECT_FALSE(bs::plan(100, 100, 4, 255, 132, pl));  // the byte-tile kernel's
-}
-
-// The streaming kernel on the GPU (host emulation above): images of several strips and
-// segments (4100 x 1100: 5 strips x 16-row segments at 3x3 and 9x9, 2100 x 300 and u8x3 4100
-// wide), every border in turn, 1-4 channels, mean and sum, odd, even and one-sided windows,
-// windows that leave it (u8x4 255 wide: the byte-tile fallback).
+// Images of many strips and segments for every u8 kernel (the warp-strip kernel on u8 x 1 with
+// 8-byte aligned rows, the byte-tile kernel on the rest, the packed 3x3): 4100 x 1100 and
+// 8200 x 300 (19 / 37 warp strips of 16-row segments), 1003 x 1501 (5 strips, segments of 16+
+// rows, odd sizes), u8x2..4 and u8x3 4100 wide; every border in turn, mean and sum, odd, even,
+// one-sided and kw != kh windows (9x31, 1x31), windows past the warp kernel (17x100: kh > 31
+// is fine, 255 wide u8x4: the byte-tile fallback). The random ROI offsets of
+// backends_match_ref send about one case in nine through the warp kernel;
+// EveryBackendMatchesRefOnManyWarpStrips picks the offsets.
 TEST(Box, EveryBackendMatchesRefOnManyStrips) {
   auto rng = make_rng(0xb0cc);
   std::vector<Border> borders = all_borders();
   borders.push_back(Border::constant(300));
   borders.push_back(Border::constant(-7));
-  const std::vector<std::pair<Size, int>> images = {{{517, 70}, 1},    {{600, 150}, 3},
-                                                    {{300, 97}, 4},    {{2100, 300}, 2},
-                                                    {{4100, 1100}, 1}, {{4100, 200}, 3}};
-  const Win wins[] = {{3, 3}, {9, 9}, {31, 31}, {4, 16}, {31, 7}, {2, 2}, {17, 100}};
+  const std::vector<std::pair<Size, int>> images = {
+      {{517, 70}, 1},    {{600, 150}, 3},  {{300, 97}, 4},   {{2100, 300}, 2},
+      {{4100, 1100}, 1}, {{4100, 200}, 3}, {{8200, 300}, 1}, {{1003, 1501}, 1}};
+  const Win wins[] = {{3, 3}, {9, 9},    {31, 31}, {4, 16}, {31, 7},
+                      {2, 2}, {17, 100}, {9, 31},  {1, 31}};
   ASSERT_NO_FATAL_FAILURE(sweep_u8(images, wins, borders, rng));
   ASSERT_TRUE(
       backends_match_ref("box", "kw=255 kh=5 border=reflect", {Depth::u8, 4}, {700, 40}, rng));
+}
+
+// The CUDA u8 x 1 warp-strip kernel (separable.cu box_warp_u8_kernel; its lane arithmetic is
+// src/backends/cuda/box_warp_u8.hpp) run on the CPU: every warp (strip) and segment of the
+// launch plan, its 32 lanes in lockstep a row at a time (seed of kh rows, the kAhead ring of
+// loads, the 16-bit column sums, the scan of the lanes' totals, the window lookups in the other
+// lanes' prefixes, the finish, the clipped stores), compared with the reference on every sample.
+// Strips and segments (the GPU's plan and a one-SM plan: long segments), every odd width the
+// kernel takes, kh from 1 to kMaxKh = 255 (the 16-bit column sums at their limit with 255s), mean
+// and sum, every border (constant 300 and -7 too), widths around whole strips, 1x1.
+namespace bw = pixflow::cuda::box_warp;
+
+template <int KW>
+void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const BoxParams& bp,
+                      const bw::Plan& pl) {
+  const bw::Params p = bw::params_of(bp.kw, bp.kh, bp.border, pl);
+  const bw::Img si{const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(src.data())),
+                   src.stride(), int(src.width()), int(src.height())};
+  const bw::Img di{reinterpret_cast<unsigned char*>(dst.data()), dst.stride(), int(dst.width()),
+                   int(dst.height())};
+  const int ay = p.kh / 2;
+  struct Lane {
+    int xb;
+    bool direct, out;
+    int sources[bw::kLaneCols];
+    bw::Cols c;
+    bw::Row8 qi[bw::kAhead], qo[bw::kAhead];
+    bw::u32 v[bw::kLaneCols], t;
+  };
+  std::vector<Lane> ln(bw::kLanes);
+  for (long long strip = 0; strip < p.strips; ++strip)
+    for (long long sg = 0; sg < p.segs; ++sg) {
+      const long long ys = sg * p.seg_rows, ye = std::min<long long>(di.h, ys + p.seg_rows);
+      for (int l = 0; l < bw::kLanes; ++l) {
+        Lane& a = ln[std::size_t(l)];
+        a.xb = bw::lane_col(int(strip), l, KW);
+        a.direct = bw::lane_direct(a.xb, si.w);
+        std::fill(std::begin(a.sources), std::end(a.sources), 1 << 30);  // poison
+        if (!a.direct) bw::lane_sources(a.xb, si.w, p.border, a.sources);
+        a.out = l >= bw::first_out_lane(KW) && l < bw::end_out_lane(KW) && a.xb < di.w;
+      }
+      // The horizontal part of output row y, once every lane has its column sums.
+      auto row_out = [&](long long y) {
+        bw::u32 base = 0;  // the exclusive scan of the totals
+        for (Lane& a : ln) {
+          const bw::u32 t = a.t;
+          bw::prefix(base, a.v);
+          base += t;
+        }
+        std::vector<bw::Row8> res(bw::kLanes);
+        for (int l = 0; l < bw::kLanes; ++l) {
+          bw::u32 s[bw::kLaneCols];
+          bw::window_sums<KW>(
+              [&](int dl, int k2) -> bw::u32 {
+                const int from = l + dl;
+                // The shuffles return the lane's own value off the warp's ends.
+                return ln[std::size_t(from < 0 || from >= bw::kLanes ? l : from)].v[k2];
+              },
+              s);
+          res[std::size_t(l)] =
+              bp.normalize ? bw::finish<false>(s, p.rcp) : bw::finish<true>(s, p.rcp);
+        }
+        for (int l = 0; l < bw::kLanes; ++l)
+          if (ln[std::size_t(l)].out)
+            bw::store8(di.data + y * di.stride + ln[std::size_t(l)].xb, ln[std::size_t(l)].xb, di.w,
+                       res[std::size_t(l)]);
+      };
+      // The kernel's row cursors: seed and entering rows (`in`), leaving rows (`rows`).
+      const long long y0 = ys - ay - 1;
+      const bool inside = bw::segment_inside(ys, int(ye - ys), p.kh, si.h);
+      auto run = [&](auto make) {
+        using Cursor = decltype(make(ln[0]));
+        std::vector<Cursor> in, rows;
+        auto load = [&](const Lane& a, Cursor& cur) {
+          if constexpr (!std::is_same_v<Cursor, bw::BorderRows>) {  // rows inside, as promised
+            const long long row = (cur.p - a.xb - si.data) / si.stride;
+            EXPECT_TRUE(row >= 0 && row < si.h) << row;
+            if (row < 0 || row >= si.h) return bw::Row8{0, 0};
+          }
+          const bw::Row8 x = cur.load(a.xb, a.direct, a.sources, p.value);
+          cur.next();
+          return x;
+        };
+        for (Lane& a : ln) {
+          rows.push_back(make(a));
+          in.push_back(rows.back());
+          a.c = bw::Cols{0, 0, 0, 0};
+          for (int i = 0; i < p.kh; ++i) bw::enter(a.c, load(a, in.back()));
+          for (int k = 0; k < bw::kAhead; ++k)
+            if (ys + k < ye) {
+              a.qi[k] = load(a, in.back());
+              a.qo[k] = load(a, rows.back());
+            }
+        }
+        for (long long y = ys; y < ye; ++y) {
+          const int k = int((y - ys) % bw::kAhead);
+          for (std::size_t l = 0; l < ln.size(); ++l) {
+            Lane& a = ln[l];
+            bw::step(a.c, a.qi[k], a.qo[k]);
+            if (y + bw::kAhead < ye) {
+              a.qi[k] = load(a, in[l]);
+              a.qo[k] = load(a, rows[l]);
+            }
+            a.t = bw::columns(a.c, a.v);
+          }
+          row_out(y);
+        }
+      };
+      const bool all_direct =
+          std::all_of(ln.begin(), ln.end(), [](const Lane& a) { return a.direct; });
+      if (inside && all_direct)
+        run([&](const Lane& a) {
+          return bw::InsideRows<true>{si.data + y0 * si.stride + a.xb, si.stride};
+        });
+      else if (inside)
+        run([&](const Lane& a) {
+          return bw::InsideRows<false>{si.data + y0 * si.stride + a.xb, si.stride};
+        });
+      else
+        run([&](const Lane&) { return bw::BorderRows{&si, y0, p.border}; });
+    }
+}
+
+template <int KW = bw::kMinKw>
+void emulate_box_warp_kw(const ConstImageView& src, const ImageView& dst, const BoxParams& bp,
+                         const bw::Plan& pl) {
+  if constexpr (KW <= bw::kMaxKw) {
+    if (bp.kw != KW) return emulate_box_warp_kw<KW + 2>(src, dst, bp, pl);
+    emulate_box_warp<KW>(src, dst, bp, pl);
+  }
+}
+
+TEST(Box, WarpKernelEmulationMatchesRef) {
+  auto rng = make_rng(0xb0cd);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  const std::vector<Size> sizes = {{1, 1}, {2, 3}, {517, 70}, {240, 37}, {241, 19}, {700, 45}};
+  const Win wins[] = {{9, 9},  {31, 31}, {5, 5},  {9, 31},  {31, 9},  {7, 1},
+                      {5, 40}, {17, 3},  {25, 7}, {11, 13}, {29, 255}};
+  std::size_t turn = 0;
+  for (Size sz : sizes)
+    for (Win k : wins)
+      for (bool norm : {true, false}) {
+        if (!bw::takes(k.kw, k.kh, norm)) continue;
+        const Border b = borders[turn++ % borders.size()];
+        // The GPU's segment rule (132 SMs) and one SM (one segment a strip, or few).
+        for (long long sms : {132LL, 1LL}) {
+          const bw::Plan pl = bw::plan(sz.w, sz.h, k.kw, sms);
+          PIXFLOW_TRACE(case_name(Depth::u8, 1, sz, k, norm, b) + " sms=" + std::to_string(sms));
+          // (The host body is alignment-agnostic: tight and padded views.)
+          auto src = random_image(sz.w, sz.h, {Depth::u8, 1}, rng, turn % 2 == 0);
+          if (turn % 5 == 0) fill_constant(src, 255);  // the largest column sums
+          auto want = make_dst(sz.w, sz.h, {Depth::u8, 1}, rng);
+          auto got = make_dst(sz.w, sz.h, {Depth::u8, 1}, rng, true);
+          const BoxParams bp{k.kw, k.kh, norm, b};
+          box(src, want, bp, {Backend::ref});
+          emulate_box_warp_kw(src, got, bp, pl);
+          ASSERT_EQ(compare(got, want), "");
+        }
+      }
+  // The plan at 8192^2: 31 wide = 37 strips of 224 outputs x 114 segments of 72 rows (4218
+  // warps, 32 a SM); 9 wide = 35 strips of 240.
+  EXPECT_EQ(bw::outs_of(31), 224);
+  EXPECT_EQ(bw::outs_of(9), 240);
+  const bw::Plan p31 = bw::plan(8192, 8192, 31, 132);
+  EXPECT_EQ(p31.strips, 37);
+  EXPECT_EQ(p31.seg_rows, 72);
+  EXPECT_EQ(p31.segs, 114);
+  EXPECT_FALSE(bw::takes(3, 3, true));
+  EXPECT_FALSE(bw::takes(9, 8, true));
+  EXPECT_TRUE(bw::takes(9, 8, false));
+  EXPECT_FALSE(bw::takes(33, 3, false));
+  EXPECT_FALSE(bw::takes(9, 257, false));
+}
+
+// The warp-strip kernel on the GPU (host emulation above): sources at byte offsets 0, 16 (the
+// kernel: 8-byte aligned rows), 4 and 1 (the byte-tile fallback) of 64-byte aligned rows,
+// destinations at 0 and 8 (kernel) or 3 (fallback); widths of 1 to 37 strips (31 wide: 224
+// outputs a strip) and heights of one to many segments (8200 x 300: 37 strips x 16-row
+// segments; 700 x 2000: 4 strips x long segments), odd sizes, every border (constant 300 and
+// -7 too), mean and sum, kw != kh, windows at the kernel's limits (5, 31, kh 255) and past them
+// (33, 3, even n normalised: the fallback).
+TEST(Box, EveryBackendMatchesRefOnManyWarpStrips) {
+  auto rng = make_rng(0xb0ce);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  const std::vector<Size> sizes = {{1, 1},     {7, 5},      {241, 19},   {517, 70},
+                                   {1000, 33}, {8200, 300}, {700, 2000}, {2003, 517}};
+  const Win wins[] = {{9, 9}, {31, 31},  {9, 31}, {31, 9}, {5, 5}, {1, 31},
+                      {7, 1}, {17, 255}, {25, 4}, {33, 3}, {3, 3}, {11, 13}};
+  std::size_t turn = 0;
+  for (Backend be : test_backends())
+    for (Size s : sizes)
+      for (Win k : wins) {
+        const bool big = s.w * s.h > 500000;
+        for (bool norm : {true, false}) {
+          if (big && turn % 3 != 0) {  // a third of the big cases: the sweep stays short
+            ++turn;
+            continue;
+          }
+          const Border b = borders[turn % borders.size()];
+          const std::int64_t so = std::array<std::int64_t, 4>{0, 16, 4, 1}[turn % 4];
+          const std::int64_t dof = std::array<std::int64_t, 3>{0, 8, 3}[turn % 3];
+          ++turn;
+          PIXFLOW_TRACE(testing::Message()
+                        << backend_name(be) << " " << case_name(Depth::u8, 1, s, k, norm, b)
+                        << " src offset " << so << " dst offset " << dof);
+          const BoxParams bp{k.kw, k.kh, norm, b};
+          auto src = random_image(s.w, s.h, {Depth::u8, 1}, rng, true);
+          if (turn % 7 == 0) fill_constant(src, 255);  // the largest sums
+          auto want = make_dst(s.w, s.h, {Depth::u8, 1}, rng);
+          box(src, want, bp, {Backend::ref});
+          const Location loc = backend_location(be);
+          Image in_backing(s.w + 16 + 8, s.h, {Depth::u8, 1}, loc);
+          ImageView in = in_backing.view().roi(so, 0, s.w, s.h);
+          copy(src, in);
+          Image out_backing(s.w + 16, s.h, {Depth::u8, 1}, loc);
+          ImageView out = out_backing.view().roi(dof, 0, s.w, s.h);
+          box(in, out, bp, {be});
+          ASSERT_EQ(compare(to_host(out), want), "");
+        }
+      }
 }
 
 // The CUDA f32 x 1 3x3 kernel (src/backends/cuda/f32_3x3.cuh: the reference's double sums in

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "src/backends/cuda/box_stream_u8.hpp"
+#include "src/backends/cuda/box_warp_u8.hpp"
 #include "src/backends/cuda/common/byte_tile.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/separable.cuh"
@@ -234,115 +234,150 @@ bool try_box_u8_tiles(const ConstImageView& s, const ImageView& d, const BoxPara
   return true;
 }
 
-// ---- box u8: column-strip streaming (box_stream_u8.hpp) ------------------------------------
-// Any window whose strip stays >= box_stream::kMinStrip pixels wide, 1-4 channels: per block a
-// strip of <= 1024 input bytes and a segment of rows walked in batches of kRows, running sums
-// in both directions (cost independent of kw and kh), each input row read once a segment (and
-// once more, from L1/L2, as it leaves the window). The byte-tile kernel above stays the
-// fallback for wider windows.
-namespace bs = box_stream;
+// ---- box u8 x 1: warp strips (box_warp_u8.hpp) ----------------------------------------------
+// Odd windows 5..31 wide (kh <= 255, odd when normalised), rows 8-byte aligned: a warp a strip of
+// 256 columns and a segment of rows, the column sums in registers, the horizontal window by a
+// warp scan and shuffles: no shared memory on the interior path and no block barrier (warps
+// are independent). The byte-tile kernel stays the fallback.
+namespace bw = box_warp;
 
-template <int CN, int M>
-__global__ void __launch_bounds__(bs::kThreads,
-                                  M == bs::kExact ? bs::kMinBlocksExact : bs::kMinBlocks)
-    box_stream_u8_kernel(bs::Img src, bs::Img dst, bs::Params p, bool src_aligned,
-                         bool dst_aligned) {
-  __shared__ __align__(16) bs::u32 planes[bs::plane_words(CN)];
-  __shared__ __align__(16) bs::u32 stage[bs::kRows * bs::kStagePitch];
-  const int w = int(threadIdx.x);
-  const bs::Strip s = bs::strip_of(blockIdx.x, p.sp, p.kw, CN);
-  const bool active = w < s.nwords;
-  const bs::WordSrc ws = bs::word_src(s, w, src, p.border, src_aligned);
-  int slot[4];
-  bs::word_slots(s, w, CN, slot);
+template <int KW, bool kSum>
+__global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
+    box_warp_u8_kernel(bw::Img src, bw::Img dst, bw::Params p) {
+  // Source columns of the lanes that gather (border columns): each thread writes and reads
+  // only its own 8 (no barrier); shared memory rather than 8 registers a thread.
+  __shared__ int sources[bw::kThreads][bw::kLaneCols];
+  const int lane = int(threadIdx.x) % bw::kLanes;
+  const int strip = int(blockIdx.x) * bw::kWarps + int(threadIdx.x) / bw::kLanes;
+  const int xb = bw::lane_col(strip, lane, KW);
+  const bool direct = bw::lane_direct(xb, src.w);
+  int* my = sources[threadIdx.x];
+  if (!direct) bw::lane_sources(xb, src.w, p.border, my);
+  if (strip >= p.strips) return;  // the whole warp: strips are warp-uniform
+  const bool all_direct = __all_sync(0xffffffffu, direct);
+  const bool out_lane = lane >= bw::first_out_lane(KW) && lane < bw::end_out_lane(KW) && xb < dst.w;
   const int ay = p.kh / 2;
-  const int items = bs::kRows * CN * (p.sp / bs::kRun);
-  const int chunks = bs::kRows * (p.sp * CN / 16);
-  for (int by = blockIdx.y; by < p.segs; by += gridDim.y) {
-    const long long ys = (long long)by * p.seg_rows;
-    const long long ye = min((long long)src.h, ys + p.seg_rows);
-    bs::u32 ev = 0, od = 0, in[bs::kRows], out[bs::kRows];
-    if (active) {
-      bs::seed_columns(src, ws, p, ys - ay, ev, od);
-      bs::load_batch(src, ws, p, ys - ay + p.kh - 1, ys - ay, in, out);
-    }
-    for (long long yb = ys; yb < ye; yb += bs::kRows) {
-      if (active) {
-        bs::vertical_batch<CN>(ev, od, in, out, slot, planes);
-        // The next batch's loads fly during this batch's horizontal pass and stores.
-        if (yb + bs::kRows < ye)
-          bs::load_batch(src, ws, p, yb + bs::kRows - ay + p.kh - 1, yb + bs::kRows - ay, in, out);
+  // A segment's rows: ys - ay - 1 (the first step takes it off) to ye - 1 - ay + kh - 1.
+  // rows: a cursor (box_warp_u8.hpp) at row ys - ay - 1, the first the segment reads.
+  auto segment = [&](long long ys, int n, auto rows) {
+    // Rows ys - ay - 1 .. ys - ay + kh - 2 (row ys's window and the row before it), kAhead
+    // loads in flight.
+    bw::Cols c{0, 0, 0, 0};
+    auto in = rows;
+    int i = 0;
+    for (; i + bw::kAhead <= p.kh; i += bw::kAhead) {
+      bw::Row8 r[bw::kAhead];
+#pragma unroll
+      for (int k = 0; k < bw::kAhead; ++k) {
+        r[k] = in.load(xb, direct, my, p.value);
+        in.next();
       }
-      __syncthreads();
-      const int rows = int(min((long long)bs::kRows, ye - yb));
-      for (int it = w; it < items; it += bs::kThreads)
-        bs::horizontal_item<CN, M>(it, planes, stage, s, p, rows, dst.w);
-      __syncthreads();
-      for (int it = w; it < chunks; it += bs::kThreads)
-        bs::store_chunk(it, stage, dst, s, p, yb, rows, dst_aligned);
-      // The next batch writes the planes (read before the barrier above) and then, after the
-      // next barrier, the stage (every thread's stores of this batch come before it).
+#pragma unroll
+      for (int k = 0; k < bw::kAhead; ++k) bw::enter(c, r[k]);
     }
-    __syncthreads();
-  }
-}
-
-bs::Img stream_img(const ConstImageView& v) {
-  return {const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(v.data())), v.stride(),
-          int(v.width()), int(v.height()), v.channels()};
-}
-
-bool try_box_u8_stream(const ConstImageView& s, const ImageView& d, const BoxParams& p,
-                       cudaStream_t st) {
-  const int cn = s.channels();
-  bs::Plan pl;
-  if (cn < 1 || cn > 4 || !bs::plan(s.width(), s.height(), cn, p.kw, kSmCount, pl)) return false;
-  const bs::Params k = bs::params_of(p.kw, p.kh, p.border, pl);
-  const int mode = bs::mode_of(p.kw, p.kh, p.normalize);
-  const dim3 grid(unsigned(pl.strips), unsigned(pl.segs < 65535 ? pl.segs : 65535));
-  const bool sa = rows_aligned(s, 4), da = rows_aligned(d, 16);
-  const bs::Img si = stream_img(s), di = stream_img(ConstImageView(d));
-  auto launch = [&](auto cn_c) {
-    constexpr int CN = decltype(cn_c)::value;
-    if (mode == bs::kOdd)
-      box_stream_u8_kernel<CN, bs::kOdd><<<grid, bs::kThreads, 0, st>>>(si, di, k, sa, da);
-    else if (mode == bs::kSum)
-      box_stream_u8_kernel<CN, bs::kSum><<<grid, bs::kThreads, 0, st>>>(si, di, k, sa, da);
-    else
-      box_stream_u8_kernel<CN, bs::kExact><<<grid, bs::kThreads, 0, st>>>(si, di, k, sa, da);
+    for (; i < p.kh; ++i) {
+      bw::enter(c, in.load(xb, direct, my, p.value));
+      in.next();
+    }
+    // Output row ys + r: row ys + r - ay + kh - 1 enters (`in` is there for r = 0), row ys +
+    // r - ay - 1 leaves (`rows`). qi/qo[k] hold those of rows r with r % kAhead = k (a ring,
+    // indices constant after unrolling).
+    auto load = [&](auto& cur) {
+      const bw::Row8 x = cur.load(xb, direct, my, p.value);
+      cur.next();
+      return x;
+    };
+    bw::Row8 qi[bw::kAhead] = {}, qo[bw::kAhead] = {};
+#pragma unroll
+    for (int k = 0; k < bw::kAhead; ++k)
+      if (k < n) {
+        qi[k] = load(in);
+        qo[k] = load(rows);
+      }
+    unsigned char* out = dst.data + ys * dst.stride + xb;  // row ys + r's column xb
+    for (int rb = 0; rb < n; rb += bw::kAhead) {
+#pragma unroll
+      for (int k = 0; k < bw::kAhead; ++k) {
+        const int r = rb + k;
+        if (r >= n) break;
+        bw::step(c, qi[k], qo[k]);
+        if (r + bw::kAhead < n) {
+          qi[k] = load(in);
+          qo[k] = load(rows);
+        }
+        unsigned v[bw::kLaneCols];
+        const unsigned t = bw::columns(c, v);
+        unsigned inc = t;  // inclusive scan of the lanes' totals
+#pragma unroll
+        for (int d = 1; d < bw::kLanes; d *= 2) {
+          const unsigned u = __shfl_up_sync(0xffffffffu, inc, d);
+          if (lane >= d) inc += u;
+        }
+        bw::prefix(inc - t, v);
+        unsigned s[bw::kLaneCols];
+        bw::window_sums<KW>(
+            [&](int dl, int k2) -> unsigned {
+              const unsigned x = v[k2];
+              if (dl == 0) return x;
+              return dl > 0 ? __shfl_down_sync(0xffffffffu, x, dl)
+                            : __shfl_up_sync(0xffffffffu, x, -dl);
+            },
+            s);
+        if (out_lane) bw::store8(out, xb, dst.w, bw::finish<kSum>(s, p.rcp));
+        out += dst.stride;
+      }
+    }
   };
-  switch (cn) {
-    case 1:
-      launch(std::integral_constant<int, 1>{});
-      break;
-    case 2:
-      launch(std::integral_constant<int, 2>{});
-      break;
-    case 3:
-      launch(std::integral_constant<int, 3>{});
-      break;
-    default:
-      launch(std::integral_constant<int, 4>{});
-      break;
+  for (long long sg = blockIdx.y; sg < p.segs; sg += gridDim.y) {
+    const long long ys = sg * p.seg_rows;
+    const int n = int(min((long long)dst.h - ys, (long long)p.seg_rows));
+    const long long y0 = ys - ay - 1;  // the first row the segment reads
+    // Segments whose rows all lie inside the image (all but the first and last one or two)
+    // skip the border rule's tests and the constant's row.
+    const unsigned char* first = src.data + y0 * src.stride + xb;
+    if (bw::segment_inside(ys, n, p.kh, src.h) && all_direct)
+      segment(ys, n, bw::InsideRows<true>{first, src.stride});
+    else if (bw::segment_inside(ys, n, p.kh, src.h))
+      segment(ys, n, bw::InsideRows<false>{first, src.stride});
+    else
+      segment(ys, n, bw::BorderRows{&src, y0, p.border});
   }
+}
+
+template <int KW>
+void launch_box_warp(int kw, const dim3& grid, const bw::Img& si, const bw::Img& di,
+                     const bw::Params& k, bool sum, cudaStream_t st) {
+  if constexpr (KW <= bw::kMaxKw) {
+    if (kw != KW) return launch_box_warp<KW + 2>(kw, grid, si, di, k, sum, st);
+    if (sum)
+      box_warp_u8_kernel<KW, true><<<grid, bw::kThreads, 0, st>>>(si, di, k);
+    else
+      box_warp_u8_kernel<KW, false><<<grid, bw::kThreads, 0, st>>>(si, di, k);
+  }
+}
+
+bool try_box_u8_warp(const ConstImageView& s, const ImageView& d, const BoxParams& p,
+                     cudaStream_t st) {
+  // Widths under 2^30 (int columns), heights under 2^23 (border_index32's range).
+  if (s.channels() != 1 || !bw::takes(p.kw, p.kh, p.normalize) || !rows_aligned(s, 8) ||
+      !rows_aligned(d, 8) || s.width() >= (1 << 30) || s.height() >= (1 << 23))
+    return false;
+  const bw::Plan pl = bw::plan(s.width(), s.height(), p.kw, kSmCount);
+  const bw::Params k = bw::params_of(p.kw, p.kh, p.border, pl);
+  const dim3 grid(unsigned((pl.strips + bw::kWarps - 1) / bw::kWarps),
+                  unsigned(pl.segs < 65535 ? pl.segs : 65535));
+  const bw::Img si{const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(s.data())),
+                   s.stride(), int(s.width()), int(s.height())};
+  const bw::Img di{reinterpret_cast<unsigned char*>(d.data()), d.stride(), int(d.width()),
+                   int(d.height())};
+  launch_box_warp<bw::kMinKw>(p.kw, grid, si, di, k, !p.normalize, st);
   PIXFLOW_CUDA_CHECK_LAUNCH("box");
   return true;
 }
 
-// The stream kernel is off (kBoxStream): predicted 55-70 us at 8192^2 u8x1 for every window,
-// it measured 165.8 / 176.1 / 204.8 us (3x3 / 9x9 / 31x31) on the H100 against the packed
-// and byte-tile kernels' 99.5 / 130.7 / 162.5, u8x3 541 / 579 / 714 against 277 / 336 / 517
-// (bench/NOTES.md "Box u8 column-strip streaming": ncu shows it issue- and barrier-bound, 0.57
-// issued a scheduler, 38 % occupancy, DRAM 21 %). It stays, tested by its host emulation, for
-// the redesign the note describes. kBoxStreamTakes3x3 also hands it box 3x3 when it is on.
-constexpr bool kBoxStreamTakes3x3 = true;
-constexpr bool kBoxStream = false;
-
 template <class T>
 void launch_box(const ConstImageView& s, const ImageView& d, const BoxParams& p, cudaStream_t st) {
-  if (kBoxStream && std::is_same_v<T, std::uint8_t> &&
-      (kBoxStreamTakes3x3 || p.kw != 3 || p.kh != 3) && try_box_u8_stream(s, d, p, st))
-    return;
+  if (std::is_same_v<T, std::uint8_t> && try_box_u8_warp(s, d, p, st)) return;
   if (std::is_same_v<T, std::uint8_t> && p.kw == 3 && p.kh == 3 &&
       try_linear3_u8(s, d, p.border, u8_3x3::Linear3{1, 1, 1, 1, p.normalize ? 0 : 1}, st))
     return;

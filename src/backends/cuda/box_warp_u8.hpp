@@ -1,0 +1,339 @@
+// The per-lane arithmetic of the CUDA box filter's warp-strip kernel for u8 x 1 (separable.cu,
+// box_warp_u8_kernel), written as host + device code so that the CPU test
+// (tests/box_test.cpp, Box.WarpKernelEmulationMatchesRef) runs exactly this code, lane by lane,
+// with the warp's shuffles and scan replaced by reads of the other lanes' values.
+//
+// Why this shape: the previous streaming kernel (shared planes, two barriers a batch of 8 rows)
+// was latency-bound at its barriers (bench/NOTES.md, "Box column-strip stream"). Here every warp
+// is independent: no shared memory on the interior path and no block barrier in the row loop.
+//
+// Shape: a warp owns a strip of kWarpCols = 256 input columns (lane L: columns xb = xs + 8L ..
+// xb + 7, one 8-byte load a row) and a segment of output rows. It outputs the outs_of(KW)
+// columns whose whole window lies in the strip (240 at 9 wide, 224 at 31: the other 16 / 32
+// columns are the horizontal halo, loaded and summed by both neighbouring warps); lane L writes
+// the outputs of its own 8 columns. Per output row:
+// 1. vertical: the lane keeps the kh-row sums of its 8 columns in 4 words of 16-bit lanes (ev0:
+//    columns 0, 2; od0: 1, 3; ev1: 4, 6; od1: 5, 7; a sum is <= kMaxKh * 255 < 2^16); one
+//    IADD3 a word adds the entering row and takes off the leaving one (exact mod 2^32: each
+//    lane's true value ends in [0, 2^16), so no lane borrows in the result);
+// 2. horizontal: P(c) = the sum of the column sums of strip columns 0 .. c (the lane's 8
+//    inclusive prefixes on top of the exclusive warp scan of the lanes' totals: 5 shuffles);
+//    the window sum of output column c is P(c + ra) - P(c - ax - 1) (ax = KW / 2, ra = KW - 1 -
+//    ax): two lookups of 8 values at compile-time lane offsets (KW is a template parameter),
+//    at most 16 shuffles, none for the values in the lane's own 8;
+// 3. the finish: s = P(c + ra) - P(c - ax - 1) < 2^23, so 0x4B000000 + s (one IADD3 with the
+//    subtraction) are the bits of the float 2^23 + s; minus 2^23 is s exactly, then
+//    detail::RecipOddU8's FMA onto the 2^23 grid (odd n) leaves the mean in the low byte; or
+//    min(s, 255) for the plain sum. Three PRMT pack 4 bytes, one 8-byte store a lane.
+// Border columns: a lane whose 8 columns are not all inside the row gathers bytes through a
+// table of source columns (lane_sources, made once; kConstCol: the constant; offsets relative to
+// xb, so a gathering lane indexes from the same row pointer + xb as a loading one); border rows
+// through row_ptr (the reference's border rule, nullptr for the constant).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "pixflow/border.hpp"
+#include "src/backends/cuda/packed_u16x2.hpp"
+#include "src/backends/cuda/remap_border.hpp"
+#include "src/backends/cuda/rounded_f32.hpp"
+#include "src/base/numeric.hpp"
+#include "src/base/qualifiers.hpp"
+
+namespace pixflow::cuda::box_warp {
+
+using u32 = std::uint32_t;
+
+constexpr int kLanes = 32, kLaneCols = 8, kWarpCols = kLanes * kLaneCols;
+
+// Launch shape (the kernel's; launch.cuh points here). kWarps warps a block, on kWarps adjacent
+// strips of the same segment (their halo columns are the same sectors, so one warp's load is
+// the other's L1 hit). kMinBlocks blocks a SM: a 64-register bound, 32 warps a SM.
+constexpr int kWarps = 4;
+constexpr int kThreads = kWarps * kLanes;
+constexpr int kMinBlocks = 8;
+// Segments: the fewest rows that still give kWarpsPerSm warps a SM in one wave (8192^2 at 31
+// wide: 37 strips x 114 segments of 72 rows, 4218 warps for 4224 slots), at least kMinSegRows
+// (a segment first sums kh rows: at 16 rows and kh = 31 that is 2x the rows loaded, but only
+// where the image is too small to fill the GPU otherwise).
+// kWarpsPerSm is the plan's target, not a bound: 16 halves the seed rows (31 wide at 8192^2:
+// 57 segments of 144 rows, 21 % extra rows read instead of 43 %) for half the warps to hide
+// latency with (an A/B for the first GPU run).
+constexpr int kWarpsPerSm = kMinBlocks * kWarps;
+constexpr int kMinSegRows = 16;
+// Rows whose loads are in flight ahead of the row being summed: a warp's row costs ~100
+// instructions, ~850 clocks with 32 warps sharing a SM's 4 schedulers, while a DRAM load under
+// full load takes ~1500-2000 clocks; 4 rows ahead cover it (16 registers).
+constexpr int kAhead = 4;
+
+// Windows the kernel takes: KW odd in [kMinKw, kMaxKw] (one instance each); kh up to kMaxKh
+// (the schema's limit; 255 * 255 < 2^16 for the 16-bit column sums).
+constexpr int kMinKw = 5, kMaxKw = 31, kMaxKh = 255;
+
+/// Left halo of a strip in columns: the lowest output lane's window reaches back ax + 1
+/// columns (P(c - ax - 1)), rounded up to whole lanes.
+PIXFLOW_HD constexpr int pad_of(int kw) {
+  return (kw / 2 + 1 + kLaneCols - 1) / kLaneCols * kLaneCols;
+}
+/// Outputs a strip: whole lanes whose windows end inside the strip.
+PIXFLOW_HD constexpr int outs_of(int kw) {
+  return (kWarpCols - pad_of(kw) - (kw - 1 - kw / 2)) / kLaneCols * kLaneCols;
+}
+PIXFLOW_HD constexpr int first_out_lane(int kw) {
+  return pad_of(kw) / kLaneCols;
+}
+PIXFLOW_HD constexpr int end_out_lane(int kw) {
+  return (pad_of(kw) + outs_of(kw)) / kLaneCols;
+}
+
+/// The image as the body sees it (host and device); on the GPU rows are 8-byte aligned (the
+/// dispatch's condition).
+struct Img {
+  unsigned char* data;
+  long long stride;
+  int w, h;
+};
+
+struct Params {
+  int kh;
+  int seg_rows;    // output rows a segment
+  long long segs;  // segments
+  long long strips;
+  float rcp;  // detail::RecipOddU8(kw * kh).rcp (normalised, odd n)
+  BorderType border;
+  u32 value;  // the constant, saturated to u8
+};
+
+/// First input column of lane `lane` of strip `strip` (a multiple of 8; may be negative; the
+/// dispatch keeps widths under 2^30, so it fits an int).
+PIXFLOW_HD int lane_col(int strip, int lane, int kw) {
+  return strip * outs_of(kw) - pad_of(kw) + kLaneCols * lane;
+}
+/// The lane's 8 columns lie inside the row (one aligned 8-byte load).
+PIXFLOW_HD bool lane_direct(int xb, int w) {
+  return xb >= 0 && xb + kLaneCols <= w;
+}
+/// Marks a column of the constant in lane_sources' table.
+constexpr int kConstCol = -2147483647 - 1;
+/// Source columns of a gathering lane's 8 columns by the border rule, relative to xb
+/// (kConstCol: the constant).
+PIXFLOW_HD void lane_sources(int xb, int w, BorderType t, int* src) {
+  for (int j = 0; j < kLaneCols; ++j) {
+    const long long sx = detail::border_index(xb + j, w, t);
+    src[j] = sx < 0 ? kConstCol : int(sx - xb);
+  }
+}
+
+/// Row y by the border rule; nullptr for the constant. In 32 bits (remap_border.hpp's
+/// border_index32, the reference's rule): detail::border_index's 64-bit remainder is a call
+/// whose registers made the kernel spill at its 64-register bound.
+PIXFLOW_HD const unsigned char* row_ptr(const Img& v, int y, BorderType t) {
+  if (unsigned(y) >= unsigned(v.h)) {
+    switch (t) {
+      case BorderType::replicate:
+        y = border_index32<BorderType::replicate>(y, v.h);
+        break;
+      case BorderType::reflect:
+        y = border_index32<BorderType::reflect>(y, v.h);
+        break;
+      case BorderType::reflect101:
+        y = border_index32<BorderType::reflect101>(y, v.h);
+        break;
+      case BorderType::wrap:
+        y = border_index32<BorderType::wrap>(y, v.h);
+        break;
+      case BorderType::constant:
+        return nullptr;
+    }
+  }
+  return v.data + (long long)y * v.stride;
+}
+
+/// 8 bytes of a row: columns xb .. xb + 7, byte j in byte j % 4 of word j / 4.
+struct Row8 {
+  u32 lo, hi;
+};
+/// A row inside the image (no constant row); `rowx` points at the lane's column xb.
+PIXFLOW_HD Row8 load8(const unsigned char* rowx, bool direct, const int* src, u32 value) {
+  if (direct) {
+#if defined(__CUDA_ARCH__)
+    const uint2 v = *reinterpret_cast<const uint2*>(rowx);
+    return {v.x, v.y};
+#else
+    Row8 r;
+    std::memcpy(&r.lo, rowx, 4);
+    std::memcpy(&r.hi, rowx + 4, 4);
+    return r;
+#endif
+  }
+  u32 b[kLaneCols];
+  PIXFLOW_UNROLL
+  for (int j = 0; j < kLaneCols; ++j) b[j] = src[j] == kConstCol ? value : u32(rowx[src[j]]);
+  return {b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24, b[4] | b[5] << 8 | b[6] << 16 | b[7] << 24};
+}
+/// Any row: `row` from row_ptr (nullptr: the constant).
+PIXFLOW_HD Row8 fetch8(const unsigned char* row, int xb, bool direct, const int* src, u32 value) {
+  if (row == nullptr) return {value * 0x01010101u, value * 0x01010101u};
+  return load8(row + xb, direct, src, value);
+}
+/// Row cursors (the kernel reads a segment's rows in order from three of them: the seed's,
+/// the entering and the leaving rows'). Inside: a pointer at the lane's column xb, one add a
+/// row. Border: the row index through row_ptr.
+/// kDirect: every lane of the warp loads directly (interior strips), so no lane branches to
+/// the gather path (its branch and reconvergence cost ~5 instructions a load in SASS).
+template <bool kDirect>
+struct InsideRows {
+  const unsigned char* p;
+  long long stride;
+  PIXFLOW_HD Row8 load(int, bool direct, const int* src, u32 value) const {
+    return load8(p, kDirect || direct, src, value);
+  }
+  PIXFLOW_HD void next() { p += stride; }
+};
+struct BorderRows {
+  const Img* v;
+  long long y;
+  BorderType t;
+  PIXFLOW_HD Row8 load(int xb, bool direct, const int* src, u32 value) const {
+    return fetch8(row_ptr(*v, int(y), t), xb, direct, src, value);
+  }
+  PIXFLOW_HD void next() { ++y; }
+};
+
+/// True when every row segment [ys, ys + n) reads (ys - ay - 1 .. ys + n - 1 - ay + kh - 1)
+/// lies inside the image: the kernel then loads rows by load8, without the border rule.
+PIXFLOW_HD bool segment_inside(long long ys, int n, int kh, int h) {
+  const int ay = kh / 2;
+  return ys - ay - 1 >= 0 && ys + n - 1 - ay + kh - 1 < h;
+}
+
+/// The lane's 8 column sums, two a word (16-bit lanes).
+struct Cols {
+  u32 ev0, od0, ev1, od1;
+};
+PIXFLOW_HD void enter(Cols& c, Row8 r) {
+  c.ev0 += px::byte_perm(r.lo, 0, 0x4240);
+  c.od0 += px::byte_perm(r.lo, 0, 0x4341);
+  c.ev1 += px::byte_perm(r.hi, 0, 0x4240);
+  c.od1 += px::byte_perm(r.hi, 0, 0x4341);
+}
+/// Next row: `in` enters, `out` leaves (one IADD3 a word).
+PIXFLOW_HD void step(Cols& c, Row8 in, Row8 out) {
+  c.ev0 = c.ev0 + px::byte_perm(in.lo, 0, 0x4240) - px::byte_perm(out.lo, 0, 0x4240);
+  c.od0 = c.od0 + px::byte_perm(in.lo, 0, 0x4341) - px::byte_perm(out.lo, 0, 0x4341);
+  c.ev1 = c.ev1 + px::byte_perm(in.hi, 0, 0x4240) - px::byte_perm(out.hi, 0, 0x4240);
+  c.od1 = c.od1 + px::byte_perm(in.hi, 0, 0x4341) - px::byte_perm(out.hi, 0, 0x4341);
+}
+
+/// The 8 column sums as integers (column order); returns their total.
+PIXFLOW_HD u32 columns(const Cols& c, u32 (&p)[kLaneCols]) {
+  p[0] = c.ev0 & 0xffffu;
+  p[1] = c.od0 & 0xffffu;
+  p[2] = c.ev0 >> 16;
+  p[3] = c.od0 >> 16;
+  p[4] = c.ev1 & 0xffffu;
+  p[5] = c.od1 & 0xffffu;
+  p[6] = c.ev1 >> 16;
+  p[7] = c.od1 >> 16;
+  return (p[0] + p[1] + p[2]) + (p[3] + p[4] + p[5]) + (p[6] + p[7]);
+}
+/// In place: column sums -> P of the lane's columns, on top of `base` (the strip's columns
+/// left of the lane). P <= 256 * kMaxKh * 255 < 2^24.
+PIXFLOW_HD void prefix(u32 base, u32 (&p)[kLaneCols]) {
+  p[0] += base;
+  PIXFLOW_UNROLL
+  for (int j = 1; j < kLaneCols; ++j) p[j] += p[j - 1];
+}
+
+/// Window sums of the lane's 8 columns: get(dl, k) is P(8 (lane + dl) + k), the value k of lane
+/// lane + dl (dl = 0: the lane's own). Only output lanes' results are meaningful (their sources
+/// lie inside the warp: pad_of / outs_of).
+template <int KW, class Get>
+PIXFLOW_HD void window_sums(Get&& get, u32 (&s)[kLaneCols]) {
+  constexpr int ax = KW / 2, ra = KW - 1 - ax;
+  PIXFLOW_UNROLL
+  for (int j = 0; j < kLaneCols; ++j) {
+    const int a = j + ra, b = j - ax - 1 + 8 * kLaneCols;  // b: kept non-negative
+    s[j] = get(a / kLaneCols, a % kLaneCols) - get(b / kLaneCols - 8, b % kLaneCols);
+  }
+}
+
+/// The mean of an odd count n of a window sum s < 2^23 (RecipOddU8's rule, whose FMA result's
+/// low byte it returns): 0x4B000000 + s are the bits of 2^23 + s.
+PIXFLOW_HD u32 mean_odd(u32 s, float rcp) {
+  const float f = sub_rn(bits_float(s + 0x4B000000u), 8388608.0f);
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(__fmaf_rn(f, rcp, 8388608.0f));
+#else
+  return float_bits(std::fma(f, rcp, 8388608.0f));
+#endif
+}
+PIXFLOW_HD u32 saturated(u32 s) {
+  return s < 255u ? s : 255u;
+}
+/// Low bytes of q0..q3 in one word.
+PIXFLOW_HD u32 pack4(u32 q0, u32 q1, u32 q2, u32 q3) {
+  return px::byte_perm(px::byte_perm(q0, q1, 0x0040), px::byte_perm(q2, q3, 0x0040), 0x5410);
+}
+template <bool kSum>
+PIXFLOW_HD Row8 finish(const u32 (&s)[kLaneCols], float rcp) {
+  u32 q[kLaneCols];
+  PIXFLOW_UNROLL
+  for (int j = 0; j < kLaneCols; ++j) q[j] = kSum ? saturated(s[j]) : mean_odd(s[j], rcp);
+  return {pack4(q[0], q[1], q[2], q[3]), pack4(q[4], q[5], q[6], q[7])};
+}
+
+/// Stores an output lane's 8 bytes at columns xb .. (clipped to the row); `rowx` points at
+/// column xb.
+PIXFLOW_HD void store8(unsigned char* rowx, int xb, int w, Row8 r) {
+  if (xb + kLaneCols <= w) {
+#if defined(__CUDA_ARCH__)
+    *reinterpret_cast<uint2*>(rowx) = make_uint2(r.lo, r.hi);
+#else
+    std::memcpy(rowx, &r.lo, 4);
+    std::memcpy(rowx + 4, &r.hi, 4);
+#endif
+    return;
+  }
+  for (int j = 0; j < kLaneCols && xb + j < w; ++j)
+    rowx[j] = static_cast<unsigned char>((j < 4 ? r.lo : r.hi) >> (8 * (j % 4)));
+}
+
+/// The launch plan (host): strips, rows a segment, segments.
+struct Plan {
+  long long strips, segs;
+  int seg_rows;
+};
+inline Plan plan(long long w, long long h, int kw, long long sm_count) {
+  Plan pl;
+  pl.strips = (w + outs_of(kw) - 1) / outs_of(kw);
+  long long target = sm_count * kWarpsPerSm / pl.strips;
+  if (target < 1) target = 1;
+  long long rows = (h + target - 1) / target;
+  if (rows < kMinSegRows) rows = kMinSegRows;
+  pl.seg_rows = int(rows < h ? rows : h);
+  pl.segs = (h + pl.seg_rows - 1) / pl.seg_rows;
+  return pl;
+}
+
+/// True when the kernel takes the window (rows 8-byte aligned are the dispatch's other
+/// condition; any size): KW odd in range, the column sums in 16 bits, and the mean by
+/// RecipOddU8 (n odd: kh odd) or the saturated sum.
+inline bool takes(int kw, int kh, bool normalize) {
+  return kw >= kMinKw && kw <= kMaxKw && (kw & 1) && kh >= 1 && kh <= kMaxKh &&
+         (!normalize || (kh & 1));
+}
+
+inline Params params_of(int kw, int kh, const Border& b, const Plan& pl) {
+  return Params{kh,
+                pl.seg_rows,
+                pl.segs,
+                pl.strips,
+                detail::RecipOddU8(std::uint32_t(kw) * std::uint32_t(kh)).rcp,
+                b.type,
+                detail::saturate_cast<std::uint8_t>(b.value)};
+}
+
+}  // namespace pixflow::cuda::box_warp
