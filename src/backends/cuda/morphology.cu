@@ -1,12 +1,11 @@
 // "morph_pass" (one dilate or erode) on CUDA. u8: 3x3 centred on one channel through the
 // packed kernel (u8_3x3.cuh); 5x5 and 7x7 centred on one channel in registers (morphk_u8_kernel,
-// morph_k_u8_packed.hpp); 15x15 centred on one channel by van Herk in registers
-// (vh2_u8c1_kernel, morph_vh2_u8_packed.hpp); other windows on one channel by van Herk over
-// 16-bit lanes (morph_u8c1_kernel), on 2-4 channels by doubling levels over byte tiles
-// (morph_u8_kernel); f32 3x3 centred on one channel through f32_3x3.cuh; u16, other f32 (and
-// windows whose tile does not fit): the fused separable kernel with max / min (any size and
-// anchor). Iterations and the composites (open, close, ...) are built by core from this pass and
-// "sub", except "morph_composite": 3x3 on one u8 channel in one kernel.
+// morph_k_u8_packed.hpp); other windows on one channel by van Herk over 16-bit lanes
+// (morph_u8c1_kernel), on 2-4 channels by doubling levels over byte tiles (morph_u8_kernel);
+// f32 3x3 centred on one channel through f32_3x3.cuh; u16, other f32 (and windows whose tile
+// does not fit): the fused separable kernel with max / min
+// (any size and anchor). Iterations and the composites (open, close, ...) are built by core
+// from this pass and "sub", except "morph_composite": 3x3 on one u8 channel in one kernel.
 #include <cstdint>
 #include <type_traits>
 
@@ -16,7 +15,6 @@
 #include "src/backends/cuda/comp3_u8_packed.hpp"
 #include "src/backends/cuda/f32_3x3.cuh"
 #include "src/backends/cuda/morph_k_u8_packed.hpp"
-#include "src/backends/cuda/morph_vh2_u8_packed.hpp"
 #include "src/backends/cuda/u8_3x3.cuh"
 #include "src/base/backend.hpp"
 #include "src/base/numeric.hpp"
@@ -188,10 +186,9 @@ __global__ void __launch_bounds__(kByteTileThreads)
   }
 }
 
-// u8, one channel (the windows the kernels below do not take): van Herk / Gil-Werman on blocks of
-// kVhR outputs, in registers, over 16-bit lanes (two samples per word: one VIMNMX(3).U16x2 per
-// pair, where a byte-lane min/max of four is emulated in many instructions). A block: 256 columns x
-// 64 rows.
+// u8, one channel: van Herk / Gil-Werman on blocks of kVhR outputs, in registers, over
+// 16-bit lanes (two samples per word: one VIMNMX(3).U16x2 per pair, where a byte-lane
+// min/max of four is emulated in many instructions). A block: 256 columns x 64 rows.
 // - Vertical: a thread takes two neighbouring columns (one u16x2 word per row) and kVhR
 //   output rows; `sliding` gives the kVhR windows from kVhR + kh - 1 rows: for kh >= kVhR,
 //   op(suffixes of the first kVhR - 1 rows, the kh - kVhR + 1 rows every window shares,
@@ -420,156 +417,13 @@ bool try_morph_u8c1(const ConstImageView& s, const ImageView& d, const SepWindow
         dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
         MorphU8{w.kw, w.kh, w.ax, w.ay}, bh, rows, rows_aligned(s, 16), rows_aligned(d, 16));
   };
-  // Every window at run time: the benchmarked ones take morphk_u8_kernel (5x5, 7x7 centred)
-  // and vh2_u8c1_kernel (15x15 centred), so compiled instances here were dead code.
-  launch(morph_u8c1_kernel<kMax, 0, 0>);
-  PIXFLOW_CUDA_CHECK_LAUNCH("morphology");
-  return true;
-}
-
-// ---- Large centred windows on one u8 channel: van Herk in registers (vh2_u8c1_kernel) -------
-// 15x15 (the benchmarked window; others take morph_u8c1_kernel above). Where morph_u8c1_kernel
-// spends ~19 instructions an output (SASS: sliding windows of 8 outputs that load 22 samples
-// each, LDS.U16 + PRMT a sample pair, a transposed buffer of 4-byte stores, a stage and a store
-// pass, four barriers a tile; ncu at 8K: issue-bound, 0.76 warps a scheduler a cycle), this one
-// runs both passes as van Herk over items of 16 outputs in registers (morph_vh2_u8_packed.hpp,
-// host-tested): the vertical pass reads a tile word (4 columns) a row, LDS.32 + 2 PRMT, and
-// writes row-pair words with 16-byte stores; the horizontal pass reads those with 16-byte loads
-// and stores 16 output bytes a row straight to the image. Two barriers a tile (the tile load's
-// and the one between the passes): the next tile's load waits for no one, since no thread reads
-// the tile after the first barrier of the tile and the passes after the next load's barrier.
-// Counted from the SASS: bench/NOTES.md, "Branch `vh2`".
-template <int K>
-using Vh2Geom = morph_vh2::Geom<K>;
-static_assert(morph_vh2::kBW == kByteTileBW, "morph_vh2: the byte tiles' block width");
-
-template <int K>
-__host__ __device__ inline std::size_t vh2_tile_bytes(int bh) {
-  return (std::size_t(Vh2Geom<K>::kTW) * (bh + K - 1) + 15) / 16 * 16;
-}
-template <int K>
-inline std::size_t vh2_smem(int bh) {
-  return vh2_tile_bytes<K>(bh) + std::size_t(bh / 2) * Vh2Geom<K>::kPitch * 4;
-}
-
-// Both heights: whole 16-row segments, and the pairs x 16 horizontal items of a block fill its
-// threads once or twice (per_thread below).
-static_assert((kVh2BH == 32 || kVh2BH == 64) && (kVh2BHShort == 32 || kVh2BHShort == 64) &&
-                  kVh2Threads == 256,
-              "vh2_u8c1_kernel: block heights 32 or 64 rows, 256 threads");
-
-template <bool kMax, int K>
-__global__ void __launch_bounds__(kVh2Threads, kVh2MinBlocks)
-    vh2_u8c1_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
-                    DevBorder<std::uint8_t> border, int bh, int rows_of_blocks, bool src_aligned,
-                    bool dst_aligned) {
-  using G = Vh2Geom<K>;
-  using morph_vh2::kN;
-  using u32 = std::uint32_t;
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  unsigned char* const tile = smem_raw;
-  u32* const vt = reinterpret_cast<u32*>(smem_raw + vh2_tile_bytes<K>(bh));
-  // bh: kVh2BH or kVh2BHShort (32 or 64), so bh / 2 row pairs = 1 << pair_bits and bh / kN
-  // segments.
-  const int pair_bits = 31 - __clz(bh / 2), segs = bh / kN;
-  const int per_thread = (bh / 2) * (kByteTileBW / kN) / kVh2Threads;  // horizontal items: 2, 1
-  const long long e0 = (long long)blockIdx.x * kByteTileBW;
-  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
-    const long long y0 = (long long)by * bh;
-    const ByteTile t = byte_tile(e0, y0, K, K, G::kA, G::kA, 1, bh);  // t.off == G::kOff
-    if (!vh_load_interior(tile, t, G::kA, src, src_aligned))
-      load_byte_tile(tile, t, G::kA, src, border, src_aligned);
-
-    // Vertical: column quad c (tile columns 4 (kQ0 + c) ..), output rows kN s .. kN s + kN - 1
-    // from tile rows kN s .. kN s + kN + K - 2; row-pair words to vt[pair][4c ..].
-    for (int it = threadIdx.x; it < segs * G::kQuads; it += kVh2Threads) {
-      const int s = it / G::kQuads, c = it - s * G::kQuads;
-      const u32* col = reinterpret_cast<const u32*>(tile) + s * kN * G::kTWords + G::kQ0 + c;
-      u32 tw[kN + K - 1];
-#pragma unroll
-      for (int r = 0; r < kN + K - 1; ++r) tw[r] = col[r * G::kTWords];
-      u32 lo[kN], hi[kN];
-      morph_vh2::vcol<kMax, K>(tw, lo, hi);
-      uint4* v = reinterpret_cast<uint4*>(vt + s * (kN / 2) * G::kPitch + 4 * c);
-#pragma unroll
-      for (int i = 0; i < kN / 2; ++i) {
-        u32 w[4];
-        morph_vh2::vpair(lo[2 * i], hi[2 * i], lo[2 * i + 1], hi[2 * i + 1], w);
-        v[i * (G::kPitch / 4)] = make_uint4(w[0], w[1], w[2], w[3]);
-      }
-    }
-    __syncthreads();
-
-    // Horizontal: row pair p (a warp's lanes: consecutive pairs), outputs e0 + kN q .. + kN - 1
-    // for per_thread adjacent q (32 bytes of each row a thread in the tall shape).
-    const int p = threadIdx.x & ((1 << pair_bits) - 1);
-    const int q0 = (threadIdx.x >> pair_bits) * per_thread;
-    const long long ya = y0 + 2 * p;
-    unsigned char* d = dst.data + ya * dst.stride + e0;
-    // All kN x 2 outputs of the thread's items inside the image, 16-byte aligned rows.
-    const bool inside = dst_aligned && ya + 1 < dst.h && e0 + kN * (q0 + per_thread) <= dst.w;
-    for (int k = 0; k < per_thread; ++k) {
-      const int q = q0 + k;
-      const uint4* v = reinterpret_cast<const uint4*>(vt + p * G::kPitch + kN * q);
-      u32 l[4 * G::kLoads];
-#pragma unroll
-      for (int m = 0; m < G::kLoads; ++m) {
-        const uint4 x = v[m];
-        l[4 * m] = x.x;
-        l[4 * m + 1] = x.y;
-        l[4 * m + 2] = x.z;
-        l[4 * m + 3] = x.w;
-      }
-      u32 in[kN + K - 1];
-#pragma unroll
-      for (int j = 0; j < kN + K - 1; ++j) in[j] = l[G::kShift + j];
-      u32 o[kN], r0[kN / 4], r1[kN / 4];
-      morph_vh2::window<kMax, K, kN>(in, o);
-#pragma unroll
-      for (int j = 0; j < kN / 4; ++j)
-        morph_vh2::hpack(o[4 * j], o[4 * j + 1], o[4 * j + 2], o[4 * j + 3], r0[j], r1[j]);
-      unsigned char* dq = d + kN * q;
-      if (inside) {
-        const uint4 a = make_uint4(r0[0], r0[1], r0[2], r0[3]);
-        const uint4 b = make_uint4(r1[0], r1[1], r1[2], r1[3]);
-        if constexpr (u8_3x3::kPackedEvictFirst) {
-          __stcs(reinterpret_cast<uint4*>(dq), a);
-          __stcs(reinterpret_cast<uint4*>(dq + dst.stride), b);
-        } else {
-          *reinterpret_cast<uint4*>(dq) = a;
-          *reinterpret_cast<uint4*>(dq + dst.stride) = b;
-        }
-      } else {
-        const long long n = dst.w - (e0 + kN * q);  // bytes of the kN inside the row
-#pragma unroll
-        for (int e = 0; e < kN; ++e) {
-          if (e < n && ya < dst.h) dq[e] = std::uint8_t(r0[e / 4] >> (8 * (e % 4)));
-          if (e < n && ya + 1 < dst.h)
-            dq[dst.stride + e] = std::uint8_t(r1[e / 4] >> (8 * (e % 4)));
-        }
-      }
-    }
-  }
-}
-
-// The windows vh2_u8c1_kernel takes: u8 x 1, centred 15x15 (compiled for the benchmarked
-// window only; other large windows take morph_u8c1_kernel).
-template <bool kMax>
-bool try_vh2_u8c1(const ConstImageView& s, const ImageView& d, const SepWindow& w,
-                  const Border& border, cudaStream_t st) {
-  constexpr int K = 15;
-  if (s.channels() != 1 || w.kw != K || w.kh != K || w.ax != K / 2 || w.ay != K / 2) return false;
-  const long long bx = (d.width() + kByteTileBW - 1) / kByteTileBW;
-  const int bh = tall_blocks_fill(bx, d.height(), kVh2BH) ? kVh2BH : kVh2BHShort;
-  const std::size_t smem = vh2_smem<K>(bh);
-  if (smem > kMaxSmem) return false;
-  auto kernel = vh2_u8c1_kernel<kMax, K>;
-  if (smem > 48 * 1024)
-    PIXFLOW_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  kernel<<<grid_2d(d.width(), d.height(), kByteTileBW, bh), kVh2Threads, smem, st>>>(
-      dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border), bh,
-      blocks_y(d.height(), bh), rows_aligned(s, 16), rows_aligned(d, 16));
+  // The benchmarked square window with every loop unrolled; the rest at run time (5x5 and 7x7
+  // centred, the other benchmarked ones, take morphk_u8_kernel: its compiled instances here
+  // were dead code).
+  if (w.kw == 15 && w.kh == 15)
+    launch(morph_u8c1_kernel<kMax, 15, 15>);
+  else
+    launch(morph_u8c1_kernel<kMax, 0, 0>);
   PIXFLOW_CUDA_CHECK_LAUNCH("morphology");
   return true;
 }
@@ -796,8 +650,8 @@ void launch_morph(const ConstImageView& s, const ImageView& d, const SepWindow& 
       f32_3x3::launch_f32_3x3(f32_3x3::Morph3<kMax>{}, s, d, border, "morphology", st))
     return;
   if constexpr (std::is_same_v<T, std::uint8_t>)
-    if (try_morphk_u8c1<kMax>(s, d, w, border, st) || try_vh2_u8c1<kMax>(s, d, w, border, st) ||
-        try_morph_u8c1<kMax>(s, d, w, border, st) || try_morph_u8_tiles<kMax>(s, d, w, border, st))
+    if (try_morphk_u8c1<kMax>(s, d, w, border, st) || try_morph_u8c1<kMax>(s, d, w, border, st) ||
+        try_morph_u8_tiles<kMax>(s, d, w, border, st))
       return;
   launch_separable(dev_view<T>(s), dev_view<T>(d), dev_border<T>(border), w, MorphPolicy<T, kMax>{},
                    st);

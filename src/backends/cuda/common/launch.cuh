@@ -77,18 +77,6 @@ constexpr int kMorphKRows = 8, kMorphKRowsShort = 2;
 // short, no spills (at R = 16: 56 and 64).
 constexpr int kMorphKMinBlocks = 4;
 
-// dilate/erode of large centred windows on one u8 channel (morphology.cu, vh2_u8c1_kernel,
-// 15x15; morph_vh2_u8_packed.hpp): 256 threads, a block 256 output columns x kVh2BH rows (the
-// short kVh2BHShort below tall_blocks_fill). Both passes are van Herk in registers over items
-// of 16 outputs (morph_vh2::kN: with K = 15 one suffix block and one prefix block, ~2.7 ops an
-// output word): the vertical pass a column quad (4 columns) x 16 rows an item (68 quads x 4
-// row segments = 272 items tall, 136 short), the horizontal pass a row pair x 16 columns (32
-// pairs x 16 = 512 items tall: 2 adjacent ones a thread, a 32-byte row piece; 256 short). The
-// shared memory (tile 78 x 288 bytes + row-pair words 32 x 276 x 4 = 57.8 KB tall) allows 3
-// blocks a SM: kVh2MinBlocks bounds the registers accordingly (85). Not measured yet (branch
-// vh2); the kernel it replaces for 15x15 (morph_u8c1_kernel) ran 116.6 us at 8192^2.
-constexpr int kVh2Threads = 256, kVh2BH = 64, kVh2BHShort = 32, kVh2MinBlocks = 3;
-
 // f32 x 1 3x3 kernels (f32_3x3.cuh: dilate/erode, median, box, Gaussian, sobel/scharr): the
 // packed u8 shape in f32 — 32 x 8 threads, each 4 adjacent outputs (one 16-byte load of the
 // tile and one 16-byte store a row) of 8 rows: 128 x 64 outputs a block, a 136 x 66 word tile
