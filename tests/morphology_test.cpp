@@ -352,7 +352,8 @@ TEST(Morphology, EveryBackendMatchesRefOnManyTiles) {
 // morphk_u8_kernel: 5x5 and 7x7, blocks of 256 x 16 outputs in its short shape and 256 x 128 in
 // its tall one, the arithmetic of morph_k_u8_packed.hpp, host-tested in
 // tests/morph_k_packed_test.cpp; k=3 iterations=2 is one centred 5x5 pass) and the windows
-// beside it that go elsewhere (kw=4 kh=6 off centre, 9x9, 15x15, 5x3: the van Herk kernel). Impulse
+// beside it that go elsewhere (kw=4 kh=6 off centre, 9x9, 5x3 and 15x15: the van Herk kernel;
+// 15x15 at more shapes in EveryBackendMatchesRefVanHerk15x15). Impulse
 // images of several blocks in x and y with partial last blocks (517x70, 600x150, 300x97, 4100x1100:
 // short shape; 8200x4000 = 33 x 32 blocks of 128 rows >= 1056: tall shape), every border in turn
 // with constants 300 and -7. Part 1 through backends_match_ref (padded, odd-offset views: the
@@ -420,6 +421,74 @@ TEST(Morphology, EveryBackendMatchesRefOnManyTilesSmallWindows) {
           ASSERT_EQ(compare(to_host(got.view), want.view), "");
         }
       }
+  }
+}
+
+// The CUDA u8 x 1 van Herk kernel (src/backends/cuda/morphology.cu, morph_u8c1_kernel) at its
+// compiled 15x15 centred instance and 16x15 beside it (off centre: the run-time window). Written
+// for session 14's vh2 kernel (measured slower, not merged) and kept: the shapes it walks (sizes
+// around the block edges, tall grids, cp.async sources at every alignment) cover this kernel too.
+// Part 1: every border (constants 300 and -7 too) on sizes from 1x1 to several blocks in x and y
+// with partial last blocks, images narrower and shorter than the window, one block row, one
+// block column; random and impulse images through backends_match_ref (padded, odd-offset views:
+// the byte tile path and the clipped byte stores). Part 2: the tall shape (2100x8200 = 9 x 129
+// blocks, partial last block column; 8200x4000) and a short one
+// (1000x300) with sources at samples 0, 16 (cp.async chunks; the bytes left of the ROI must not
+// be read), 4 and 1 of 16-byte aligned rows and destinations both tight (16-byte stores) and
+// padded, every border in turn.
+TEST(Morphology, EveryBackendMatchesRefVanHerk15x15) {
+  auto rng = make_rng(0x40ed);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  const Size sizes[] = {{1, 1},    {1, 40},     {40, 1},    {15, 15},  {16, 17},
+                        {7, 300},  {255, 31},   {257, 33},  {256, 64}, {513, 65},
+                        {300, 97}, {1000, 129}, {31, 1000}, {600, 150}};
+  std::size_t turn = 0;
+  for (Size s : sizes)
+    for (const Border& b : borders)
+      for (MorphOp op : {MorphOp::dilate, MorphOp::erode}) {
+        const bool impulse = turn++ % 2 == 0;
+        const TestImage img = impulse ? impulse_image(s, {Depth::u8, 1}, op, rng)
+                                      : random_image(s.w, s.h, {Depth::u8, 1}, rng, true);
+        for (const char* k : {"k=15", "kw=16 kh=15"})
+          ASSERT_TRUE(backends_match_ref(morph_op_name(op), std::string(k) + " " + border_params(b),
+                                         img.view, rng))
+              << s.w << "x" << s.h;
+      }
+  struct Case {
+    int off;
+    Size s;
+  };
+  const Case cases[] = {{0, {2100, 8200}}, {16, {2100, 8200}}, {4, {2100, 8200}}, {1, {2100, 8200}},
+                        {0, {8200, 4000}}, {0, {1000, 300}},   {16, {1000, 300}}, {1, {1000, 300}}};
+  for (const Case& c : cases) {
+    TestImage wide = random_image(c.s.w + c.off, c.s.h, {Depth::u8, 1}, rng, true);
+    const ConstImageView src = ConstImageView(wide.view).roi(c.off, 0, c.s.w, c.s.h);
+    std::vector<TestImage> on_backend;
+    for (Backend be : test_backends()) on_backend.push_back(to_backend(be, wide.view, rng, true));
+    for (MorphOp op : {MorphOp::dilate, MorphOp::erode}) {
+      const Border b = borders[turn++ % borders.size()];
+      const MorphParams p{15, 15, 1, b};
+      TestImage want = make_dst(c.s.w, c.s.h, {Depth::u8, 1}, rng, true);
+      Context on_ref;
+      on_ref.backend = Backend::ref;
+      morphology(src, want.view, op, p, on_ref);
+      std::size_t bi = 0;
+      for (Backend be : test_backends()) {
+        PIXFLOW_TRACE(testing::Message()
+                      << backend_name(be) << " " << morph_op_name(op) << " 15x15 " << c.s.w << "x"
+                      << c.s.h << " " << describe(b) << " source at sample " << c.off);
+        const ConstImageView in = ConstImageView(on_backend[bi++].view).roi(c.off, 0, c.s.w, c.s.h);
+        for (bool tight : {true, false}) {
+          TestImage got = make_dst_on(be, c.s.w, c.s.h, {Depth::u8, 1}, rng, tight);
+          Context ctx;
+          ctx.backend = be;
+          morphology(in, got.view, op, p, ctx);
+          ASSERT_EQ(compare(to_host(got.view), want.view), "") << "tight " << tight;
+        }
+      }
+    }
   }
 }
 
