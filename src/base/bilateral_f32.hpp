@@ -34,6 +34,7 @@
 #include <cstring>
 
 #include "src/base/qualifiers.hpp"
+#include "src/base/rounded.hpp"
 
 #if !PIXFLOW_OPENCL
 #include <cfloat>
@@ -41,6 +42,9 @@
 #endif
 
 namespace pixflow::detail::bilateral_f32 {
+
+using rounded::dadd_rn;
+using rounded::dmul_rn;
 
 /// Bins per channel: OpenCV's kExpNumBinsPerChannel (1 << 12).
 constexpr int kBinsPerChannel = 1 << 12;
@@ -52,22 +56,6 @@ constexpr double kSqrt208 = 0x1.cd82b446159f3p+3;
 /// N: the table's bins for cn channels (its entries are T[0..N]).
 PIXFLOW_HD int bins(int cn) {
   return kBinsPerChannel * cn;
-}
-
-PIXFLOW_HD double dmul(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-
-PIXFLOW_HD double dadd(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
 }
 
 /// exp(x) for x in [-110, 0], in double: x = k ln2 + r with k = nearest(x / ln2) (by the
@@ -89,11 +77,11 @@ PIXFLOW_HD double exp_nonpositive(double x) {
       0x1.5555555555555p-5,  0x1.1111111111111p-7,  0x1.6c16c16c16c17p-10, 0x1.a01a01a01a01ap-13,
       0x1.a01a01a01a01ap-16, 0x1.71de3a556c734p-19, 0x1.27e4fb7789f5cp-22, 0x1.ae64567f544e4p-26,
       0x1.1eed8eff8d898p-29, 0x1.6124613a86d09p-33};
-  const double kd = dadd(dadd(dmul(x, kInvLn2), kRound), -kRound);
-  const double r = dadd(dadd(x, -dmul(kd, kLn2Hi)), -dmul(kd, kLn2Lo));
+  const double kd = dadd_rn(dadd_rn(dmul_rn(x, kInvLn2), kRound), -kRound);
+  const double r = dadd_rn(dadd_rn(x, -dmul_rn(kd, kLn2Hi)), -dmul_rn(kd, kLn2Lo));
   double p = kInvFact[13];
   PIXFLOW_UNROLL
-  for (int n = 12; n >= 0; --n) p = dadd(dmul(p, r), kInvFact[n]);
+  for (int n = 12; n >= 0; --n) p = dadd_rn(dmul_rn(p, r), kInvFact[n]);
   const std::uint64_t bits = std::uint64_t(1023 + int(kd)) << 52;
 #if defined(__CUDA_ARCH__)
   const double two_k = __longlong_as_double((long long)bits);
@@ -101,14 +89,14 @@ PIXFLOW_HD double exp_nonpositive(double x) {
   double two_k;
   std::memcpy(&two_k, &bits, sizeof two_k);
 #endif
-  return dmul(p, two_k);
+  return dmul_rn(p, two_k);
 }
 
 /// -104 / N^2 (double, rounded once): the exponent per squared bin.
 PIXFLOW_HD double exponent_per_bin2(int cn) {
   const double n = double(bins(cn));
 #if defined(__CUDA_ARCH__)
-  return __ddiv_rn(kEndX, dmul(n, n));
+  return __ddiv_rn(kEndX, dmul_rn(n, n));
 #else
   return kEndX / (n * n);
 #endif
@@ -116,7 +104,7 @@ PIXFLOW_HD double exponent_per_bin2(int cn) {
 
 /// T[i] = float(E(i^2 * exponent_per_bin2(cn))), i in [0, N] (i^2 exact in double).
 PIXFLOW_HD float table_entry(int i, double per_bin2) {
-  return float(exp_nonpositive(dmul(double(std::int64_t(i) * i), per_bin2)));
+  return float(exp_nonpositive(dmul_rn(double(std::int64_t(i) * i), per_bin2)));
 }
 
 #if !PIXFLOW_OPENCL

@@ -46,22 +46,8 @@ constexpr int kBW = kTX * kPX;           // 128 output columns per block
 constexpr int kTileW = kBW + 8;          // 136 words
 constexpr int kTileChunks = kTileW / 4;  // 34 16-byte chunks
 
-// ---- rounded arithmetic (the device's explicitly rounded intrinsics; the host's IEEE ops,
-// the tests compile with -ffp-contract=off) ------------------------------------------------
-PIXFLOW_HD double dadd(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-PIXFLOW_HD double ddiv(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __ddiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
+// ---- rounded arithmetic: dadd_rn / ddiv_rn from rounded_f32.hpp, and the double -> float
+// rounding (the device's explicitly rounded intrinsic; the host's IEEE conversion) ----------
 PIXFLOW_HD float to_float(double a) {
 #if defined(__CUDA_ARCH__)
   return __double2float_rn(a);
@@ -276,11 +262,11 @@ struct Box3 {
   PIXFLOW_HD void out(const Row& a, const Row& b, const Row& c, u32 (&o)[4]) const {
     double col[6];
     PIXFLOW_UNROLL
-    for (int j = 0; j < 6; ++j) col[j] = dadd(dadd(a.d[j], b.d[j]), c.d[j]);
+    for (int j = 0; j < 6; ++j) col[j] = dadd_rn(dadd_rn(a.d[j], b.d[j]), c.d[j]);
     PIXFLOW_UNROLL
     for (int j = 0; j < 4; ++j) {
-      const double s = dadd(dadd(dadd(0.0, col[j]), col[j + 1]), col[j + 2]);
-      o[j] = float_bits(normalize ? to_float(ddiv(s, 9.0)) : to_float(s));
+      const double s = dadd_rn(dadd_rn(dadd_rn(0.0, col[j]), col[j + 1]), col[j + 2]);
+      o[j] = float_bits(normalize ? to_float(ddiv_rn(s, 9.0)) : to_float(s));
     }
   }
   PIXFLOW_HD void pair(const Row& a, const Row& b, const Row& c, const Row& d, u32 (&o0)[4],
