@@ -341,14 +341,15 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
     int xb;
     bool direct, out;
     int sources[bw::kLaneCols];
-    bw::Cols c;
+    bw::Cols c, c0;
     bw::Row8 qi[bw::kAhead], qo[bw::kAhead];
-    bw::u32 v[bw::kLaneCols], t;
+    bw::u32 q[bw::kLaneCols];
   };
   std::vector<Lane> ln(bw::kLanes);
   for (long long strip = 0; strip < p.strips; ++strip)
     for (long long sg = 0; sg < p.segs; ++sg) {
       const long long ys = sg * p.seg_rows, ye = std::min<long long>(di.h, ys + p.seg_rows);
+      const int n = int(ye - ys);
       for (int l = 0; l < bw::kLanes; ++l) {
         Lane& a = ln[std::size_t(l)];
         a.xb = bw::lane_col(int(strip), l, KW);
@@ -357,14 +358,10 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
         if (!a.direct) bw::lane_sources(a.xb, si.w, p.border, a.sources);
         a.out = l >= bw::first_out_lane(KW) && l < bw::end_out_lane(KW) && a.xb < di.w;
       }
-      // The horizontal part of output row y, once every lane has its column sums.
-      auto row_out = [&](long long y) {
-        bw::u32 base = 0;  // the exclusive scan of the totals
-        for (Lane& a : ln) {
-          const bw::u32 t = a.t;
-          bw::prefix(base, a.v);
-          base += t;
-        }
+      // The horizontal chain of output row y from every lane's column sums (Lane::*cs): the
+      // lane-local prefixes, the other lanes' values as the shuffles read them, the finish.
+      auto horizontal = [&](long long y, bw::Cols Lane::*cs) {
+        for (Lane& a : ln) bw::local_prefix(a.*cs, a.q);
         std::vector<bw::Row8> res(bw::kLanes);
         for (int l = 0; l < bw::kLanes; ++l) {
           bw::u32 s[bw::kLaneCols];
@@ -372,7 +369,7 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
               [&](int dl, int k2) -> bw::u32 {
                 const int from = l + dl;
                 // The shuffles return the lane's own value off the warp's ends.
-                return ln[std::size_t(from < 0 || from >= bw::kLanes ? l : from)].v[k2];
+                return ln[std::size_t(from < 0 || from >= bw::kLanes ? l : from)].q[k2];
               },
               s);
           res[std::size_t(l)] =
@@ -385,44 +382,66 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
       };
       // The kernel's row cursors: seed and entering rows (`in`), leaving rows (`rows`).
       const long long y0 = ys - ay - 1;
-      const bool inside = bw::segment_inside(ys, int(ye - ys), p.kh, si.h);
+      const bool inside = bw::segment_inside(ys, n, p.kh, si.h);
       auto run = [&](auto make) {
         using Cursor = decltype(make(ln[0]));
         std::vector<Cursor> in, rows;
-        auto load = [&](const Lane& a, Cursor& cur) {
+        auto load = [&](const Lane& a, const Cursor& cur) {
           if constexpr (!std::is_same_v<Cursor, bw::BorderRows>) {  // rows inside, as promised
             const long long row = (cur.p - a.xb - si.data) / si.stride;
             EXPECT_TRUE(row >= 0 && row < si.h) << row;
             if (row < 0 || row >= si.h) return bw::Row8{0, 0};
           }
-          const bw::Row8 x = cur.load(a.xb, a.direct, a.sources, p.value);
+          return cur.load(a.xb, a.direct, a.sources, p.value);
+        };
+        // The kernel's refill: a load only of rows the segment reads; the cursor moves on.
+        auto refill = [&](const Lane& a, bw::Row8& q, Cursor& cur, bool want) {
+          if (want) q = load(a, cur);
           cur.next();
-          return x;
         };
         for (Lane& a : ln) {
           rows.push_back(make(a));
           in.push_back(rows.back());
           a.c = bw::Cols{0, 0, 0, 0};
-          for (int i = 0; i < p.kh; ++i) bw::enter(a.c, load(a, in.back()));
-          for (int k = 0; k < bw::kAhead; ++k)
-            if (ys + k < ye) {
-              a.qi[k] = load(a, in.back());
-              a.qo[k] = load(a, rows.back());
-            }
+          for (int i = 0; i < p.kh; ++i) {
+            bw::enter(a.c, load(a, in.back()));
+            in.back().next();
+          }
+          for (int k = 0; k < bw::kAhead; ++k) {
+            refill(a, a.qi[k], in.back(), k < n);
+            refill(a, a.qo[k], rows.back(), k < n);
+          }
         }
-        for (long long y = ys; y < ye; ++y) {
-          const int k = int((y - ys) % bw::kAhead);
+        long long y = ys;
+        // Rows rb + k, rb + k + 1 (ring slots k, k + 1), as the kernel's pair.
+        auto pair = [&](int rb, int k) {
           for (std::size_t l = 0; l < ln.size(); ++l) {
             Lane& a = ln[l];
-            bw::step(a.c, a.qi[k], a.qo[k]);
-            if (y + bw::kAhead < ye) {
-              a.qi[k] = load(a, in[l]);
-              a.qo[k] = load(a, rows[l]);
-            }
-            a.t = bw::columns(a.c, a.v);
+            a.c0 = a.c;
+            bw::step(a.c0, a.qi[k], a.qo[k]);
+            a.c = a.c0;
+            bw::step(a.c, a.qi[k + 1], a.qo[k + 1]);
+            refill(a, a.qi[k], in[l], rb + k + bw::kAhead < n);
+            refill(a, a.qo[k], rows[l], rb + k + bw::kAhead < n);
+            refill(a, a.qi[k + 1], in[l], rb + k + 1 + bw::kAhead < n);
+            refill(a, a.qo[k + 1], rows[l], rb + k + 1 + bw::kAhead < n);
           }
-          row_out(y);
+          horizontal(y, &Lane::c0);
+          horizontal(y + 1, &Lane::c);
+          y += 2;
+        };
+        auto single = [&](int k) {
+          for (Lane& a : ln) bw::step(a.c, a.qi[k], a.qo[k]);
+          horizontal(y, &Lane::c);
+        };
+        int rb = 0;
+        for (; rb + bw::kAhead <= n; rb += bw::kAhead) {
+          pair(rb, 0);
+          pair(rb, 2);
         }
+        if (rb + 2 <= n) pair(rb, 0);
+        if (n - rb == 1) single(0);
+        if (n - rb == 3) single(2);
       };
       const bool all_direct =
           std::all_of(ln.begin(), ln.end(), [](const Lane& a) { return a.direct; });
@@ -453,7 +472,10 @@ TEST(Box, WarpKernelEmulationMatchesRef) {
   std::vector<Border> borders = all_borders();
   borders.push_back(Border::constant(300));
   borders.push_back(Border::constant(-7));
-  const std::vector<Size> sizes = {{1, 1}, {2, 3}, {517, 70}, {240, 37}, {241, 19}, {700, 45}};
+  // Heights for every remainder of the pair loop (segment rows % 4 = 0..3 in one-segment and
+  // 16-row plans: 70, 37, 19, 45, 3, 2, 22 = 16 + 6, 1) and 2-row segments.
+  const std::vector<Size> sizes = {{1, 1},    {2, 3},    {517, 70}, {240, 37},
+                                   {241, 19}, {700, 45}, {300, 2},  {260, 22}};
   const Win wins[] = {{9, 9},  {31, 31}, {5, 5},  {9, 31},  {31, 9},  {7, 1},
                       {5, 40}, {17, 3},  {25, 7}, {11, 13}, {29, 255}};
   std::size_t turn = 0;
@@ -477,14 +499,28 @@ TEST(Box, WarpKernelEmulationMatchesRef) {
           ASSERT_EQ(compare(got, want), "");
         }
       }
-  // The plan at 8192^2: 31 wide = 37 strips of 224 outputs x 114 segments of 72 rows (4218
-  // warps, 32 a SM); 9 wide = 35 strips of 240.
+  // The plan at 8192^2: 31 wide = 37 strips of 224 outputs (10 blocks) x 92 segments of 90 rows
+  // (920 blocks, 7 a SM); 9 wide = 35 strips of 240 (9 blocks) x 102 of 81 (918). Every plan
+  // fits one wave of whole blocks (session 14's counted warps and launched a second wave).
   EXPECT_EQ(bw::outs_of(31), 224);
   EXPECT_EQ(bw::outs_of(9), 240);
   const bw::Plan p31 = bw::plan(8192, 8192, 31, 132);
   EXPECT_EQ(p31.strips, 37);
-  EXPECT_EQ(p31.seg_rows, 72);
-  EXPECT_EQ(p31.segs, 114);
+  EXPECT_EQ(p31.seg_rows, 90);
+  EXPECT_EQ(p31.segs, 92);
+  const bw::Plan p9 = bw::plan(8192, 8192, 9, 132);
+  EXPECT_EQ(p9.strips, 35);
+  EXPECT_EQ(p9.seg_rows, 81);
+  EXPECT_EQ(p9.segs, 102);
+  for (Size sz : std::vector<Size>{{8192, 8192}, {1920, 1080}, {4096, 4096}, {8200, 300}})
+    for (int kw = bw::kMinKw; kw <= bw::kMaxKw; kw += 2) {
+      const bw::Plan pl = bw::plan(sz.w, sz.h, kw, 132);
+      const long long blocks = (pl.strips + bw::kWarps - 1) / bw::kWarps * pl.segs;
+      if (pl.seg_rows > bw::kMinSegRows) {
+        EXPECT_LE(blocks, 132 * bw::kMinBlocks) << sz.w << " " << kw;
+      }
+      EXPECT_GE(pl.segs * pl.seg_rows, sz.h);
+    }
   EXPECT_FALSE(bw::takes(3, 3, true));
   EXPECT_FALSE(bw::takes(9, 8, true));
   EXPECT_TRUE(bw::takes(9, 8, false));

@@ -276,6 +276,40 @@ TEST(MedianPacked, NetworksKeepLanesApart) {
   lanes_apart<7>(rng);
 }
 
+// 5x5 u8 x 1's runs (median5_rows_shared): the shared 4-sort and the insertion of each word's
+// fifth column sort every input, checked on all 0-1 inputs (the 0-1 principle: a network that
+// sorts them sorts everything) and, beyond the principle, on every input of values 0..3 in
+// either lane; the key words select (x, x+2) in the high bytes of the lanes.
+TEST(MedianPacked, SharedRunsSortEveryInput) {
+  for (int values : {2, 4}) {
+    int n = 1;
+    for (int i = 0; i < 5; ++i) n *= values;
+    for (int code = 0; code < n; ++code) {
+      u32 x[5];
+      for (int i = 0, c = code; i < 5; ++i, c /= values)
+        x[i] = u32(c % values) | u32(values - 1 - c % values) << 16;  // lane 1: the mirror
+      u32 core[4] = {x[1], x[2], x[3], x[4]}, r[5];
+      mu::sort4(core);
+      mu::insert_run(x[0], core, r);
+      for (int l = 0; l < 2; ++l) {
+        int want[5];
+        for (int i = 0; i < 5; ++i) want[i] = int((x[i] >> (16 * l)) & 0xffffu);
+        std::sort(want, want + 5);
+        for (int i = 0; i < 5; ++i)
+          ASSERT_EQ(int((r[i] >> (16 * l)) & 0xffffu), want[i])
+              << "values " << values << " code " << code << " lane " << l << " rank " << i;
+      }
+    }
+  }
+  u32 row[4] = {0x03020100u, 0x07060504u, 0x0b0a0908u, 0x0f0e0d0cu};  // byte i = i
+  u32 k[6];
+  mu::key_words5(row, 0, k);  // x0 = byte 4
+  for (int e = -2; e <= 3; ++e) {
+    ASSERT_EQ(int((k[e + 2] >> 8) & 0xffu), 4 + e) << "e " << e;
+    ASSERT_EQ(int(k[e + 2] >> 24), 6 + e) << "e " << e;
+  }
+}
+
 // The kernel itself (where a GPU is present; the cpu backend elsewhere): images of many
 // blocks (interior tiles with word loads, edge tiles through the border rule), every border;
 // the large image (the interior, 32 x 17 blocks of 7x7) under two borders only, which keeps

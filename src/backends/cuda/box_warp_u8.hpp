@@ -16,15 +16,19 @@
 //    columns 0, 2; od0: 1, 3; ev1: 4, 6; od1: 5, 7; a sum is <= kMaxKh * 255 < 2^16); one
 //    IADD3 a word adds the entering row and takes off the leaving one (exact mod 2^32: each
 //    lane's true value ends in [0, 2^16), so no lane borrows in the result);
-// 2. horizontal: P(c) = the sum of the column sums of strip columns 0 .. c (the lane's 8
-//    inclusive prefixes on top of the exclusive warp scan of the lanes' totals: 5 shuffles);
-//    the window sum of output column c is P(c + ra) - P(c - ax - 1) (ax = KW / 2, ra = KW - 1 -
-//    ax): two lookups of 8 values at compile-time lane offsets (KW is a template parameter),
-//    at most 16 shuffles, none for the values in the lane's own 8;
+// 2. horizontal: P(c) = the sum of the column sums of strip columns 0 .. c; the window sum
+//    of output column c is P(c + ra) - P(c - ax - 1) (ax = KW / 2, ra = KW - 1 - ax). No warp
+//    scan: the lane's 8 local prefixes (its own columns only) and the totals of the lanes
+//    between a window's two ends give the same difference (window_sums), read from lanes at
+//    compile-time offsets (KW is a template parameter): 17 shuffles at 31 wide, 9 at 9 wide,
+//    all independent (one shuffle deep, where the scan was 5 dependent shuffles deep + 1);
 // 3. the finish: s = P(c + ra) - P(c - ax - 1) < 2^23, so 0x4B000000 + s (one IADD3 with the
 //    subtraction) are the bits of the float 2^23 + s; minus 2^23 is s exactly, then
 //    detail::RecipOddU8's FMA onto the 2^23 grid (odd n) leaves the mean in the low byte; or
 //    min(s, 255) for the plain sum. Three PRMT pack 4 bytes, one 8-byte store a lane.
+// Rows go in pairs (the kernel's row loop): both rows' vertical steps, then both horizontal
+// chains in one basic block, then both stores, so that each scheduler has two independent
+// chains from every warp (session 14's single-row loop issued 0.48 a scheduler a clock).
 // Border columns: a lane whose 8 columns are not all inside the row gathers bytes through a
 // table of source columns (lane_sources, made once; kConstCol: the constant; offsets relative to
 // xb, so a gathering lane indexes from the same row pointer + xb as a loading one); border rows
@@ -50,22 +54,24 @@ constexpr int kLanes = 32, kLaneCols = 8, kWarpCols = kLanes * kLaneCols;
 
 // Launch shape (the kernel's; launch.cuh points here). kWarps warps a block, on kWarps adjacent
 // strips of the same segment (their halo columns are the same sectors, so one warp's load is
-// the other's L1 hit). kMinBlocks blocks a SM: a 64-register bound, 32 warps a SM.
+// the other's L1 hit). kMinBlocks blocks a SM: a 72-register bound (65536 / (7 * 128) = 73),
+// 28 warps a SM. Why 7 and not session 14's 8 (64 registers): the row loop holds two rows'
+// horizontal chains at once (two independent chains a warp: 56 a SM, where 8 blocks of the
+// single-row loop had 32), which at 64 registers spilled 8-32 bytes in 21 of the 28 instances
+// beside the 16-register load ring.
 constexpr int kWarps = 4;
 constexpr int kThreads = kWarps * kLanes;
-constexpr int kMinBlocks = 8;
-// Segments: the fewest rows that still give kWarpsPerSm warps a SM in one wave (8192^2 at 31
-// wide: 37 strips x 114 segments of 72 rows, 4218 warps for 4224 slots), at least kMinSegRows
-// (a segment first sums kh rows: at 16 rows and kh = 31 that is 2x the rows loaded, but only
-// where the image is too small to fill the GPU otherwise).
-// kWarpsPerSm is the plan's target, not a bound: 16 halves the seed rows (31 wide at 8192^2:
-// 57 segments of 144 rows, 21 % extra rows read instead of 43 %) for half the warps to hide
-// latency with (an A/B for the first GPU run).
-constexpr int kWarpsPerSm = kMinBlocks * kWarps;
+constexpr int kMinBlocks = 7;
+// Segments: the fewest rows that still fill every SM's kMinBlocks blocks in one wave (plan),
+// at least kMinSegRows (a segment first sums kh rows: at 16 rows and kh = 31 that is 2x the rows
+// loaded, but only where the image is too small to fill the GPU otherwise). Fewer warps with
+// longer segments measured slower (session 14, H100: 16 warps a SM, 9x9 113 -> 171 us).
 constexpr int kMinSegRows = 16;
-// Rows whose loads are in flight ahead of the row being summed: a warp's row costs ~100
-// instructions, ~850 clocks with 32 warps sharing a SM's 4 schedulers, while a DRAM load under
-// full load takes ~1500-2000 clocks; 4 rows ahead cover it (16 registers).
+// Rows whose loads are in flight ahead of the row being summed (a register ring): the row loop
+// takes rows in pairs and a warp's pair costs ~170 instructions, ~1400 clocks with 32 warps
+// sharing a SM's 4 schedulers, while a DRAM load under full load takes ~1500-2000 clocks; 4
+// rows (2 pairs) ahead cover it (16 registers). Measured (session 14, H100, single rows): 2 or
+// 3 ahead with more warps a SM were slower.
 constexpr int kAhead = 4;
 
 // Windows the kernel takes: KW odd in [kMinKw, kMaxKw] (one instance each); kh up to kMaxKh
@@ -227,36 +233,73 @@ PIXFLOW_HD void step(Cols& c, Row8 in, Row8 out) {
   c.od1 = c.od1 + px::byte_perm(in.hi, 0, 0x4341) - px::byte_perm(out.hi, 0, 0x4341);
 }
 
-/// The 8 column sums as integers (column order); returns their total.
-PIXFLOW_HD u32 columns(const Cols& c, u32 (&p)[kLaneCols]) {
-  p[0] = c.ev0 & 0xffffu;
-  p[1] = c.od0 & 0xffffu;
-  p[2] = c.ev0 >> 16;
-  p[3] = c.od0 >> 16;
-  p[4] = c.ev1 & 0xffffu;
-  p[5] = c.od1 & 0xffffu;
-  p[6] = c.ev1 >> 16;
-  p[7] = c.od1 >> 16;
-  return (p[0] + p[1] + p[2]) + (p[3] + p[4] + p[5]) + (p[6] + p[7]);
-}
-/// In place: column sums -> P of the lane's columns, on top of `base` (the strip's columns
-/// left of the lane). P <= 256 * kMaxKh * 255 < 2^24.
-PIXFLOW_HD void prefix(u32 base, u32 (&p)[kLaneCols]) {
-  p[0] += base;
-  PIXFLOW_UNROLL
-  for (int j = 1; j < kLaneCols; ++j) p[j] += p[j - 1];
+/// In place of a warp scan: the lane's 8 column sums unpacked (column order) and summed into
+/// the lane-local inclusive prefixes q[k] = columns 0 .. k of this lane only (q[7]: the lane's
+/// total). Why local: a window's sum needs the prefixes of at most 5 lanes, so the lanes'
+/// totals in between (window_sums) replace the 5-step shuffle scan, whose dependent chain
+/// (~150 clocks a row) the warp waited on (ncu, session 14: 0.48 issued a scheduler a clock).
+/// The sums pair up (q[k] = q[k - 2] + c[k - 1] + c[k]): a chain of 4 adds, not 7.
+/// q <= 8 * kMaxKh * 255 < 2^20.
+PIXFLOW_HD void local_prefix(const Cols& c, u32 (&q)[kLaneCols]) {
+  const u32 c1 = c.od0 & 0xffffu, c2 = c.ev0 >> 16, c3 = c.od0 >> 16;
+  const u32 c4 = c.ev1 & 0xffffu, c5 = c.od1 & 0xffffu, c6 = c.ev1 >> 16, c7 = c.od1 >> 16;
+  q[0] = c.ev0 & 0xffffu;
+  q[1] = q[0] + c1;
+  q[2] = q[0] + c1 + c2;
+  q[3] = q[1] + c2 + c3;
+  q[4] = q[2] + c3 + c4;
+  q[5] = q[3] + c4 + c5;
+  q[6] = q[4] + c5 + c6;
+  q[7] = q[5] + c6 + c7;
 }
 
-/// Window sums of the lane's 8 columns: get(dl, k) is P(8 (lane + dl) + k), the value k of lane
-/// lane + dl (dl = 0: the lane's own). Only output lanes' results are meaningful (their sources
-/// lie inside the warp: pad_of / outs_of).
+/// Lane offsets a window of width KW reaches from the lane's 8 columns: output column j of lane
+/// L sums strip columns (8 L + j - ax) .. (8 L + j + ra), i.e. P(8 L + a) - P(8 L + b) with
+/// a = j + ra, b = j - ax - 1, P the strip's inclusive prefix. floor(a / 8) = da, floor(b / 8) =
+/// db (b may be negative: shifted by 64 to keep the division a floor).
+template <int KW>
+struct Reach {
+  static constexpr int ax = KW / 2, ra = KW - 1 - ax;
+  static constexpr int da(int j) { return (j + ra) / kLaneCols; }
+  static constexpr int ka(int j) { return (j + ra) % kLaneCols; }
+  static constexpr int db(int j) { return (j - ax - 1 + 8 * kLaneCols) / kLaneCols - 8; }
+  static constexpr int kb(int j) { return (j - ax - 1 + 8 * kLaneCols) % kLaneCols; }
+  static constexpr int lo = (-ax - 1 + 8 * kLaneCols) / kLaneCols - 8;  // db(0), the least
+  static constexpr int hi = (kLaneCols - 1 + ra) / kLaneCols;           // da(7), the most
+  /// The value k of lane L + dl is read: a window end, or (k = 7) a lane's total between a
+  /// window's two ends.
+  static constexpr bool needed(int dl, int k) {
+    for (int j = 0; j < kLaneCols; ++j)
+      if ((da(j) == dl && ka(j) == k) || (db(j) == dl && kb(j) == k) ||
+          (k == kLaneCols - 1 && db(j) <= dl && dl < da(j)))
+        return true;
+    return false;
+  }
+};
+
+/// Window sums of the lane's 8 columns from lane-local prefixes: get(dl, k) is q[k] of lane
+/// lane + dl (dl = 0: the lane's own; a shuffle otherwise, called once for each value needed).
+/// With E(L) the sum of the totals of lanes left of L, P(8 L + k) = E(L) + q_L[k], so
+///   s_j = q_{L+da}[ka] - q_{L+db}[kb] + (the totals q_{L+m}[7] of lanes m = db .. da - 1):
+/// exact mod 2^32 (s < 2^23), hence equal to the scan's P(a) - P(b). Only output lanes'
+/// results are meaningful (their sources lie inside the warp: pad_of / outs_of).
 template <int KW, class Get>
 PIXFLOW_HD void window_sums(Get&& get, u32 (&s)[kLaneCols]) {
-  constexpr int ax = KW / 2, ra = KW - 1 - ax;
+  using R = Reach<KW>;
+  constexpr int span = R::hi - R::lo + 1;
+  u32 nb[span][kLaneCols] = {};  // unread entries stay 0 (dead after unrolling)
+  PIXFLOW_UNROLL
+  for (int d = 0; d < span; ++d) {
+    PIXFLOW_UNROLL
+    for (int k = 0; k < kLaneCols; ++k)
+      if (R::needed(d + R::lo, k)) nb[d][k] = get(d + R::lo, k);
+  }
   PIXFLOW_UNROLL
   for (int j = 0; j < kLaneCols; ++j) {
-    const int a = j + ra, b = j - ax - 1 + 8 * kLaneCols;  // b: kept non-negative
-    s[j] = get(a / kLaneCols, a % kLaneCols) - get(b / kLaneCols - 8, b % kLaneCols);
+    u32 between = 0;
+    PIXFLOW_UNROLL
+    for (int m = R::db(j); m < R::da(j); ++m) between += nb[m - R::lo][kLaneCols - 1];
+    s[j] = nb[R::da(j) - R::lo][R::ka(j)] + between - nb[R::db(j) - R::lo][R::kb(j)];
   }
 }
 
@@ -306,10 +349,17 @@ struct Plan {
   long long strips, segs;
   int seg_rows;
 };
+/// One wave of whole blocks: the grid is ceil(strips / kWarps) x segs blocks, kMinBlocks a SM.
+/// Why blocks and not warps: session 14's plan filled 32 warps a SM counting warps (4165 at 9x9)
+/// but launched 9 x 119 = 1071 blocks for 1056 slots (31x31: 10 x 114 = 1140), a second wave
+/// of 15 / 84 blocks that each ran a whole segment alone (ncu: "1 full wave and a partial
+/// wave"; achieved occupancy 27 % of 50 %). Now 8192^2: 9x9 9 x 116 = 1044 blocks of 71-row
+/// segments, 31x31 10 x 104 = 1040 of 79.
 inline Plan plan(long long w, long long h, int kw, long long sm_count) {
   Plan pl;
   pl.strips = (w + outs_of(kw) - 1) / outs_of(kw);
-  long long target = sm_count * kWarpsPerSm / pl.strips;
+  const long long bx = (pl.strips + kWarps - 1) / kWarps;
+  long long target = sm_count * kMinBlocks / bx;
   if (target < 1) target = 1;
   long long rows = (h + target - 1) / target;
   if (rows < kMinSegRows) rows = kMinSegRows;

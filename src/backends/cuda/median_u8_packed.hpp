@@ -47,8 +47,8 @@ using px::u32;
 
 // Block shape: 32 x kTY threads, each 4 pixels of kRows rows (kRows even: pairs of rows).
 // Register budget (__launch_bounds__(threads, kMinBlocks), ptxas -v for sm_90):
-// - 5x5, kRows = 8: 74 registers, three blocks of 8 warps per SM, 68.3 min/max per word (the
-//   first pair's halo, see above). kRows = 16 (95 registers, two blocks, 62.1 per word) was
+// - 5x5, kRows = 8: 80 registers (median5_rows_shared; 74 before it), three blocks of 8 warps
+//   per SM, 60.75 min/max per word in SASS (67.75 before: bench/NOTES.md, branch med5c). kRows = 16 (95 registers, two blocks, 62.1 per word) was
 //   slower: A/B on one H100 (session 13), 8192^2 u8x1 212.3 against 220.0 us (ncu of kRows 16:
 //   25 % occupancy, 0.45 issued a scheduler: latency, not the min/max count, bounds it).
 // - 7x7 (quads), kRows = 8: 168 registers (unbounded 163), 6 blocks of 32 x 2 threads per SM
@@ -223,6 +223,124 @@ PIXFLOW_HD void median_rows_pairs(const u32* tile, int tx, int r0, Emit&& emit) 
   }
 }
 
+// ---- 5x5, u8 x 1: two words that share four of their five window columns ---------------------
+// The thread's 4 outputs x0 .. x0+3 as word 0 = pixels (x0, x0+2) and word 1 = (x0+1, x0+3):
+// horizontally adjacent outputs then sit in the same lane of the two words, and their windows
+// share columns x0-1 .. x0+2 (per lane). Keys, not zero-extended pixels: a lane holds its pixel
+// in the high byte and the byte before it in the low one; a comparator network selects a rank
+// by the 16-bit order, which refines the pixel order, so the rank-12 lane's high byte is the
+// median pixel whatever the low bytes hold. The key word of pixels (x, x+2) is then just the
+// 4 row bytes from x - 1: tile word tx + 1 itself for x = x0 + 1, one PRMT (a funnel of two
+// words) for the five others a row.
+// Per tile row the 4 shared columns are sorted once (sort4, 5 compare-exchanges) and each word
+// inserts its own fifth column (insert_run, 8 min/max): 26 min/max a row for both words where
+// two 5-sorts took 36. The vertical part is median_rows_pairs' (merge_runs, pair_rest,
+// pair_final), on both words in step.
+
+// The key words of tile row `row` for e = -2 .. 3: k[e + 2] holds pixels (x0 + e, x0 + e + 2)
+// in the high bytes of its lanes (the 4 row bytes from x0 + e - 1, x0 = tile byte 4 tx + 4).
+PIXFLOW_HD void key_words5(const u32* row, int tx, u32 (&k)[6]) {
+  const u32 a = row[tx], b = row[tx + 1], c = row[tx + 2];  // bytes x0-4 .., x0 .., x0+4 ..
+  k[0] = px::byte_perm(a, b, 0x4321);                       // bytes x0-3 .. x0
+  k[1] = px::byte_perm(a, b, 0x5432);
+  k[2] = px::byte_perm(a, b, 0x6543);
+  k[3] = b;  // bytes x0 .. x0+3
+  k[4] = px::byte_perm(b, c, 0x4321);
+  k[5] = px::byte_perm(b, c, 0x5432);  // bytes x0+2 .. x0+5
+}
+
+// Sorts c[0..3] per lane (5 compare-exchanges, the optimal 4-sorter).
+PIXFLOW_HD void sort4(u32 (&c)[4]) {
+  auto cx = [](u32& lo, u32& hi) {
+    const u32 a = lo;
+    lo = px::vmin(a, hi);
+    hi = px::vmax(a, hi);
+  };
+  cx(c[0], c[1]);
+  cx(c[2], c[3]);
+  cx(c[0], c[2]);
+  cx(c[1], c[3]);
+  cx(c[1], c[2]);
+}
+
+// r = the sorted run of x and the sorted c[0..3] (per lane): rank i of the five is the median
+// of c[i-1], x, c[i], i.e. max(c[i-1], min(x, c[i])) as c[i-1] <= c[i]; 8 min/max.
+PIXFLOW_HD void insert_run(u32 x, const u32 (&c)[4], u32 (&r)[5]) {
+  r[0] = px::vmin(x, c[0]);
+  r[1] = px::vmax(c[0], px::vmin(x, c[1]));
+  r[2] = px::vmax(c[1], px::vmin(x, c[2]));
+  r[3] = px::vmax(c[2], px::vmin(x, c[3]));
+  r[4] = px::vmax(x, c[3]);
+}
+
+// The sorted runs of tile row `row` for both words: run[0] of pixels x0-2 .. x0+2 (lane 0;
+// lane 1: x0 .. x0+4), run[1] of x0-1 .. x0+3 (lane 1: x0+1 .. x0+5).
+PIXFLOW_HD void runs5_shared(const u32* row, int tx, u32 (&run)[2][5]) {
+  u32 k[6];
+  key_words5(row, tx, k);
+  u32 core[4] = {k[1], k[2], k[3], k[4]};
+  sort4(core);
+  insert_run(k[0], core, run[0]);
+  insert_run(k[5], core, run[1]);
+}
+
+// Outputs of the thread (5x5, u8 x 1), as median_rows_pairs: pairs of rows, level-1 merges
+// carried to the next pair; both words in step (their runs share the sorted core).
+template <int H, class Emit>
+PIXFLOW_HD void median5_rows_shared(const u32* tile, int tx, int r0, Emit&& emit) {
+  using N = median_net::Net<5>;
+  static_assert(H % 2 == 0, "pairs of rows");
+  auto make_runs = [&](int j, u32(&run)[2][5]) {
+    runs5_shared(tile + (r0 + j) * kTileWords, tx, run);
+  };
+  u32 keep[H + 4][2][5];  // every row's runs, until they serve as a lower extra run
+  u32 L[2][2][10];        // [t][word]: level-1 merges of rows (i+1, i+2), (i+3, i+4) of pair i
+  u32 ext[2][5];          // the runs of row i + 5: extra of output i + 1, merged at pair i + 2
+  PIXFLOW_UNROLL
+  for (int t = 0; t < 2; ++t) {
+    make_runs(1 + 2 * t, keep[1 + 2 * t]);
+    make_runs(2 + 2 * t, keep[2 + 2 * t]);
+    PIXFLOW_UNROLL
+    for (int w = 0; w < 2; ++w) N::merge_runs(keep[1 + 2 * t][w], keep[2 + 2 * t][w], L[t][w]);
+  }
+  make_runs(0, keep[0]);
+  PIXFLOW_UNROLL
+  for (int i = 0; i < H; i += 2) {
+    if (i > 0) {
+      PIXFLOW_UNROLL
+      for (int w = 0; w < 2; ++w) {
+        PIXFLOW_UNROLL
+        for (int r = 0; r < 10; ++r) L[0][w][r] = L[1][w][r];
+      }
+      make_runs(i + 4, keep[i + 4]);
+      PIXFLOW_UNROLL
+      for (int w = 0; w < 2; ++w) N::merge_runs(ext[w], keep[i + 4][w], L[1][w]);
+    }
+    make_runs(i + 5, ext);
+    PIXFLOW_UNROLL
+    for (int w = 0; w < 2; ++w) {
+      PIXFLOW_UNROLL
+      for (int r = 0; r < 5; ++r) keep[i + 5][w][r] = ext[w][r];
+    }
+    u32 m0[2], m1[2];
+    PIXFLOW_UNROLL
+    for (int w = 0; w < 2; ++w) {
+      u32 v[20], q[6];
+      PIXFLOW_UNROLL
+      for (int r = 0; r < 10; ++r) {
+        v[r] = L[0][w][r];
+        v[10 + r] = L[1][w][r];
+      }
+      N::pair_rest(v, q);
+      m0[w] = N::pair_final(q, keep[i][w]);
+      m1[w] = N::pair_final(q, ext[w]);
+    }
+    // Medians in bytes 1 and 3 of each word: pixels x0, x0+2 (word 0), x0+1, x0+3 (word 1).
+    emit(i, px::byte_perm(m0[0], m0[1], 0x7351));
+    emit(i + 1, px::byte_perm(m1[0], m1[1], 0x7351));
+  }
+}
+
 // 7x7 by quads of output rows (tile rows: output i uses rows i .. i+6). Outputs i .. i+3 share
 // rows i+3 .. i+6, the level-1 lists C0 = (i+3, i+4) and C1 = (i+5, i+6): merged once per quad
 // (quad_core, pruned to the 22 ranks that can still be the median), then per pair with its own
@@ -292,6 +410,8 @@ PIXFLOW_HD void median_rows(const u32* tile, int tx, int r0, Emit&& emit) {
   if constexpr (K == 7) {
     static_assert(H == kRows<K> && CN == 1, "7x7: one block shape, one channel");
     median_rows_quads<K>(tile, tx, r0, emit);
+  } else if constexpr (CN == 1) {
+    median5_rows_shared<H>(tile, tx, r0, emit);
   } else {
     median_rows_pairs<K, H, CN>(tile, tx, r0, emit);
   }

@@ -281,52 +281,70 @@ __global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
     }
     // Output row ys + r: row ys + r - ay + kh - 1 enters (`in` is there for r = 0), row ys +
     // r - ay - 1 leaves (`rows`). qi/qo[k] hold those of rows r with r % kAhead = k (a ring,
-    // indices constant after unrolling).
-    auto load = [&](auto& cur) {
-      const bw::Row8 x = cur.load(xb, direct, my, p.value);
+    // indices constant after unrolling). The cursors move on every row; only rows the segment
+    // reads are loaded.
+    auto refill = [&](bw::Row8& q, auto& cur, bool want) {
+      if (want) q = cur.load(xb, direct, my, p.value);
       cur.next();
-      return x;
     };
     bw::Row8 qi[bw::kAhead] = {}, qo[bw::kAhead] = {};
 #pragma unroll
-    for (int k = 0; k < bw::kAhead; ++k)
-      if (k < n) {
-        qi[k] = load(in);
-        qo[k] = load(rows);
-      }
-    unsigned char* out = dst.data + ys * dst.stride + xb;  // row ys + r's column xb
-    for (int rb = 0; rb < n; rb += bw::kAhead) {
-#pragma unroll
-      for (int k = 0; k < bw::kAhead; ++k) {
-        const int r = rb + k;
-        if (r >= n) break;
-        bw::step(c, qi[k], qo[k]);
-        if (r + bw::kAhead < n) {
-          qi[k] = load(in);
-          qo[k] = load(rows);
-        }
-        unsigned v[bw::kLaneCols];
-        const unsigned t = bw::columns(c, v);
-        unsigned inc = t;  // inclusive scan of the lanes' totals
-#pragma unroll
-        for (int d = 1; d < bw::kLanes; d *= 2) {
-          const unsigned u = __shfl_up_sync(0xffffffffu, inc, d);
-          if (lane >= d) inc += u;
-        }
-        bw::prefix(inc - t, v);
-        unsigned s[bw::kLaneCols];
-        bw::window_sums<KW>(
-            [&](int dl, int k2) -> unsigned {
-              const unsigned x = v[k2];
-              if (dl == 0) return x;
-              return dl > 0 ? __shfl_down_sync(0xffffffffu, x, dl)
-                            : __shfl_up_sync(0xffffffffu, x, -dl);
-            },
-            s);
-        if (out_lane) bw::store8(out, xb, dst.w, bw::finish<kSum>(s, p.rcp));
-        out += dst.stride;
-      }
+    for (int k = 0; k < bw::kAhead; ++k) {
+      refill(qi[k], in, k < n);
+      refill(qo[k], rows, k < n);
     }
+    // The horizontal chain of one row: local prefixes, the other lanes' values by independent
+    // shuffles (the shuffles return the lane's own value off the warp's ends: only non-output
+    // lanes read those), the window sums, the finish.
+    auto horizontal = [&](const bw::Cols& cs) {
+      unsigned q[bw::kLaneCols];
+      bw::local_prefix(cs, q);
+      unsigned sum[bw::kLaneCols];
+      bw::window_sums<KW>(
+          [&](int dl, int k2) -> unsigned {
+            const unsigned x = q[k2];
+            if (dl == 0) return x;
+            return dl > 0 ? __shfl_down_sync(0xffffffffu, x, dl)
+                          : __shfl_up_sync(0xffffffffu, x, -dl);
+          },
+          sum);
+      return bw::finish<kSum>(sum, p.rcp);
+    };
+    unsigned char* out = dst.data + ys * dst.stride + xb;  // row ys + r's column xb
+    // Rows r = rb + k, rb + k + 1 (ring slots k, k + 1): both vertical steps, the refills of
+    // their slots, both horizontal chains (independent: the scheduler interleaves them), both
+    // stores last so that no store splits the chains' basic block.
+    auto pair = [&](int rb, int k) {
+      bw::Cols c0 = c;
+      bw::step(c0, qi[k], qo[k]);
+      c = c0;
+      bw::step(c, qi[k + 1], qo[k + 1]);
+      refill(qi[k], in, rb + k + bw::kAhead < n);
+      refill(qo[k], rows, rb + k + bw::kAhead < n);
+      refill(qi[k + 1], in, rb + k + 1 + bw::kAhead < n);
+      refill(qo[k + 1], rows, rb + k + 1 + bw::kAhead < n);
+      const bw::Row8 o0 = horizontal(c0), o1 = horizontal(c);
+      if (out_lane) {
+        bw::store8(out, xb, dst.w, o0);
+        bw::store8(out + dst.stride, xb, dst.w, o1);
+      }
+      out += 2 * dst.stride;
+    };
+    static_assert(bw::kAhead == 4, "the row loop takes the ring as two pairs");
+    int rb = 0;
+    for (; rb + bw::kAhead <= n; rb += bw::kAhead) {
+      pair(rb, 0);
+      pair(rb, 2);
+    }
+    // The last n % 4 rows (slots 0, 1, 2; already loaded: nothing more to refill).
+    if (rb + 2 <= n) pair(rb, 0);
+    auto single = [&](int k) {
+      bw::step(c, qi[k], qo[k]);
+      const bw::Row8 o = horizontal(c);
+      if (out_lane) bw::store8(out, xb, dst.w, o);
+    };
+    if (n - rb == 1) single(0);  // ring slots by constants (a runtime index: local memory)
+    if (n - rb == 3) single(2);
   };
   for (long long sg = blockIdx.y; sg < p.segs; sg += gridDim.y) {
     const long long ys = sg * p.seg_rows;

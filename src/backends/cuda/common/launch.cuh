@@ -14,7 +14,7 @@ namespace pixflow::cuda {
 
 // The u8 byte-tile kernels (box, gaussian, dilate/erode of any window) keep their shapes in
 // common/byte_tile.cuh; box u8 x 1's warp-strip kernel (windows 5..31 wide) in
-// box_warp_u8.hpp (kWarps, kMinBlocks, kWarpsPerSm, kMinSegRows, kAhead: the host emulation
+// box_warp_u8.hpp (kWarps, kMinBlocks, kMinSegRows, kAhead: the host emulation
 // test plans with them); the packed u8 median 5x5/7x7 in median_u8_packed.hpp; filter2d's
 // strip tile kernel (3x3/7x7) beside it in filter2d.cu (kF2d*), its 5x5 float-tile kernel in
 // filter2d_ftile.hpp (kFtileTX/TY) and filter2d.cu (kFtile*); bilateral's tile kernels
