@@ -62,6 +62,11 @@ constexpr int kLanes = 32, kLaneCols = 8, kWarpCols = kLanes * kLaneCols;
 constexpr int kWarps = 4;
 constexpr int kThreads = kWarps * kLanes;
 constexpr int kMinBlocks = 7;
+/// Blocks a SM of one instance: kMinBlocks, but 6 (an 80-register bound) for the 5-wide
+/// unnormalised sum, which spilled 8 bytes at 72 (ptxas, session 15; the other 27: none).
+constexpr int min_blocks(int kw, bool sum) {
+  return kw == 5 && sum ? 6 : kMinBlocks;
+}
 // Segments: the fewest rows that still fill every SM's kMinBlocks blocks in one wave (plan),
 // at least kMinSegRows (a segment first sums kh rows: at 16 rows and kh = 31 that is 2x the rows
 // loaded, but only where the image is too small to fill the GPU otherwise). Fewer warps with
@@ -349,17 +354,18 @@ struct Plan {
   long long strips, segs;
   int seg_rows;
 };
-/// One wave of whole blocks: the grid is ceil(strips / kWarps) x segs blocks, kMinBlocks a SM.
+/// One wave of whole blocks: the grid is ceil(strips / kWarps) x segs blocks, per_sm a SM
+/// (min_blocks of the instance).
 /// Why blocks and not warps: session 14's plan filled 32 warps a SM counting warps (4165 at 9x9)
 /// but launched 9 x 119 = 1071 blocks for 1056 slots (31x31: 10 x 114 = 1140), a second wave
 /// of 15 / 84 blocks that each ran a whole segment alone (ncu: "1 full wave and a partial
 /// wave"; achieved occupancy 27 % of 50 %). Now 8192^2: 9x9 9 x 116 = 1044 blocks of 71-row
 /// segments, 31x31 10 x 104 = 1040 of 79.
-inline Plan plan(long long w, long long h, int kw, long long sm_count) {
+inline Plan plan(long long w, long long h, int kw, long long sm_count, int per_sm = kMinBlocks) {
   Plan pl;
   pl.strips = (w + outs_of(kw) - 1) / outs_of(kw);
   const long long bx = (pl.strips + kWarps - 1) / kWarps;
-  long long target = sm_count * kMinBlocks / bx;
+  long long target = sm_count * per_sm / bx;
   if (target < 1) target = 1;
   long long rows = (h + target - 1) / target;
   if (rows < kMinSegRows) rows = kMinSegRows;

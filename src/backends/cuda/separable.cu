@@ -242,7 +242,7 @@ bool try_box_u8_tiles(const ConstImageView& s, const ImageView& d, const BoxPara
 namespace bw = box_warp;
 
 template <int KW, bool kSum>
-__global__ void __launch_bounds__(bw::kThreads, bw::kMinBlocks)
+__global__ void __launch_bounds__(bw::kThreads, bw::min_blocks(KW, kSum))
     box_warp_u8_kernel(bw::Img src, bw::Img dst, bw::Params p) {
   // Source columns of the lanes that gather (border columns): each thread writes and reads
   // only its own 8 (no barrier); shared memory rather than 8 registers a thread.
@@ -380,7 +380,8 @@ bool try_box_u8_warp(const ConstImageView& s, const ImageView& d, const BoxParam
   if (s.channels() != 1 || !bw::takes(p.kw, p.kh, p.normalize) || !rows_aligned(s, 8) ||
       !rows_aligned(d, 8) || s.width() >= (1 << 30) || s.height() >= (1 << 23))
     return false;
-  const bw::Plan pl = bw::plan(s.width(), s.height(), p.kw, kSmCount);
+  const bw::Plan pl =
+      bw::plan(s.width(), s.height(), p.kw, kSmCount, bw::min_blocks(p.kw, !p.normalize));
   const bw::Params k = bw::params_of(p.kw, p.kh, p.border, pl);
   const dim3 grid(unsigned((pl.strips + bw::kWarps - 1) / bw::kWarps),
                   unsigned(pl.segs < 65535 ? pl.segs : 65535));
