@@ -6,6 +6,8 @@
 #   BENCH='REGEX'          runs pixflow-bench --filter REGEX (--json $OUT/bench-dev.json), also
 #                          under the step timeout,
 #   NCU='CASE@KERNEL;...'  profiles (ncu) the first launch of KERNEL in each bench CASE,
+#   NCU_SRC='CASE@KERNEL;...' the same with warp-state sampling per SASS instruction: the
+#                          top stalled instructions to stdout, the whole table to $OUT,
 #   SANITIZE='TOOL@FILTER;...' runs compute-sanitizer over a test filter,
 #   SASS='KERNEL_REGEX'    dumps the SASS of matching kernels (cuobjdump) to $OUT/sass.txt.
 # Output: stdout, plus files under $OUT.
@@ -87,6 +89,36 @@ if [ -n "${NCU:-}" ]; then
       --section MemoryWorkloadAnalysis_Tables "$B" --filter "$c" 2>&1 |
       tee -a "$OUT/ncu.txt" |
       grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Compute \(SM\) Thr|Registers Per|Achieved Occupancy|Theoretical Occupancy|Issued Warp Per|No Eligible|Block Limit (Reg|Shared)|Shared Memory Configuration Size|Static Shared|Dynamic Shared|Warp Cycles Per Issued|L1/TEX Hit|Stall" | head -40
+  done
+fi
+# NCU_SRC='CASE_REGEX@KERNEL_REGEX;...': where the warps wait, per SASS instruction.
+if [ -n "${NCU_SRC:-}" ]; then
+  IFS=';' read -ra cases <<<"$NCU_SRC"
+  n=0
+  for ck in "${cases[@]}"; do
+    c="${ck%@*}" k="${ck#*@}" n=$((n + 1))
+    echo "==== ncu source: $c (kernel /$k/)"
+    rep="$OUT/ncu-src-$n"
+    timeout --kill-after=5 "$STEP_TIMEOUT" ncu --clock-control none -c 1 -k "regex:$k" \
+      --section SourceCounters --section WarpStateStats -f -o "$rep" "$B" --filter "$c" \
+      >"$OUT/ncu-src-$n.log" 2>&1 || { tail -5 "$OUT/ncu-src-$n.log"; continue; }
+    ncu -i "$rep.ncu-rep" --page source --csv --print-source sass >"$rep.csv" 2>&1 || true
+    rm -f "$rep.ncu-rep"
+    python3 - "$rep.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], errors="replace")))
+hdr = next((r for r in rows if any("Sampling" in h for h in r)), None)
+if hdr is None:
+    print("no sampling columns:", rows[:3]); sys.exit()
+i0 = rows.index(hdr)
+col = next(i for i, h in enumerate(hdr) if "Sampling (All" in h)
+src = next((i for i, h in enumerate(hdr) if h.strip() == "Source"), 1)
+body = [r for r in rows[i0 + 1:] if len(r) > col and r[col].replace(".", "").isdigit()]
+tot = sum(float(r[col]) for r in body) or 1
+print("samples %d over %d instructions" % (tot, len(body)))
+for r in sorted(body, key=lambda r: -float(r[col]))[:30]:
+    print("%5.1f%%  %s  %s" % (100 * float(r[col]) / tot, r[0], r[src][:90]))
+PY
   done
 fi
 if [ -n "${SASS:-}" ]; then
