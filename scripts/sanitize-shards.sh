@@ -21,6 +21,12 @@ for ((i = 0; i < shards; i++)); do
   wait "${pids[$i]}" || r=$?
   summary=$(grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$prefix-$i.log" | tail -1)
   tests=$(grep -hE "^\[==========\] [0-9]+ tests? from" "$prefix-$i.log" | tail -1)
+  # A shard that got no test (fewer tests than shards) is not a failure: the sanitizer exits
+  # 255 when the program never touched the GPU.
+  if [ $r -ne 0 ] && grep -qE "^\[==========\] 0 tests from 0 test suites ran" "$prefix-$i.log"; then
+    echo "shard $i/$shards: no test in this shard"
+    continue
+  fi
   echo "shard $i/$shards: rc=$r; ${tests:-no test summary}; ${summary:-no sanitizer summary}"
   [ $r -ne 0 ] && rc=1
 done

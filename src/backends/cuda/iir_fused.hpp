@@ -136,8 +136,7 @@ PIXFLOW_HD int tile_index(const Pass& ps, long long L0, int ll, int q) {
 /// Loads kBatch elements a thread before storing any (why: a loop of load-then-store
 /// waits out one global-load latency an element; 32 a thread a tile made the pass
 /// latency-bound, ncu session 12: 0.34 issued per scheduler). get(i) and put(i, v) for the
-/// flat index i < total, handed out as i = tid + u * kThreads. kBatch: 16 in the column pass,
-/// 8 in the row pass (its 64-bit row addresses: 16 spilled 88 bytes, 8 as many as before).
+/// flat index i < total, handed out as i = tid + u * kThreads (the column pass; 16 loads).
 template <class S, int kBatch, class Get, class Put>
 PIXFLOW_HD void batched_copy(int total, int tid, Get&& get, Put&& put) {
   for (int i0 = tid; i0 < total; i0 += kThreads * kBatch) {
@@ -160,31 +159,30 @@ PIXFLOW_HD void tile_load(const Pass& ps, S* buf, long long L0, long long a0, in
   const bool inside = a0 >= ps.e && a0 + kTile - ps.e <= ps.len;
   const S cv = S(ps.cval);
   if (kRows) {
-    // Flat index i = r * per + k: row r of the group, element k of its tile span.
+    // Element k of every row's tile span (cn a thread a row), 8 rows' loads before their
+    // stores; the border rule and the divisions by cn once a k, not once a load (ncu session
+    // 15: a flat index divided by the runtime span was the row pass's top stall site).
     const int cn = ps.cn, per = kTile * cn, pitch = (kTile + 1) * cn;
     const long long row0 = L0 / cn;
     const int rows = int((Lend - 1) / cn - row0 + 1);
     const unsigned char* in0 = ps.in + row0 * ps.in_stride;
-    auto put = [&](int i, S v) { buf[i / per * pitch + i % per] = v; };
-    if (inside) {
-      const long long off = (a0 - ps.e) * cn;
-      batched_copy<S, 8>(
-          rows * per, tid,
-          [&](int i) {
-            return reinterpret_cast<const S*>(in0 + (i / per) * ps.in_stride)[off + i % per];
-          },
-          put);
-    } else {
-      batched_copy<S, 8>(
-          rows * per, tid,
-          [&](int i) {
-            const int k = i % per;
-            const long long s = detail::border_index(a0 + k / cn - ps.e, ps.len, ps.bt);
-            return s < 0 ? cv
-                         : reinterpret_cast<const S*>(in0 +
-                                                      (i / per) * ps.in_stride)[s * cn + k % cn];
-          },
-          put);
+    constexpr int kBatch = 8;
+    for (int k = tid; k < per; k += kThreads) {
+      long long s = (a0 - ps.e) * cn + k;  // the element of a row to load; < 0: the constant
+      if (!inside) {
+        const long long p = detail::border_index(a0 + k / cn - ps.e, ps.len, ps.bt);
+        s = p < 0 ? -1 : p * cn + k % cn;
+      }
+      for (int r0 = 0; r0 < rows; r0 += kBatch) {
+        S v[kBatch] = {};  // (only the loaded ones are stored)
+        PIXFLOW_UNROLL
+        for (int u = 0; u < kBatch; ++u)
+          if (r0 + u < rows)
+            v[u] = s < 0 ? cv : reinterpret_cast<const S*>(in0 + (r0 + u) * ps.in_stride)[s];
+        PIXFLOW_UNROLL
+        for (int u = 0; u < kBatch; ++u)
+          if (r0 + u < rows) buf[(r0 + u) * pitch + k] = v[u];
+      }
     }
   } else {
     // Flat index k = q * kLines + ll: position q, line L0 + ll (lines past the image: skipped).
