@@ -7,7 +7,10 @@
 # both builds happen in the call that times them.
 #   here:   scripts/gpu-ab.sh prepare [REF]     (REF: main by default; writes ab-base/, ignored)
 #   device: T='GTEST_FILTER' S='SANITIZER_FILTER' F='BENCH_REGEX' scripts/gpu-ab.sh run
-#           (the device tool's carry: ["ab-base"]); ROUNDS (2), JOBS (16) optional.
+#           (the device tool's carry: ["ab-base"]); ROUNDS (2), JOBS (16) optional. An unset
+#           T, S or F skips that step, and the builds are incremental, so a run that does not
+#           fit one call (600 s) splits into a tests call and, on the still-warm machine, a
+#           bench call.
 set -u
 cmd=${1:-}
 if [ "$cmd" = prepare ]; then
@@ -51,6 +54,7 @@ if [ -n "${S:-}" ]; then
     build-gpu/tests/pixflow_tests "$S" || rc=1
 fi
 echo "elapsed $(($(date +%s) - t0)) s"
+[ -n "${F:-}" ] || { echo "total $(($(date +%s) - t0)) s (no F: no bench)"; exit $rc; }
 for ((i = 1; i <= ${ROUNDS:-2}; i++)); do
   build-ab-base/bench/pixflow-bench --filter "$F" --json "$OUT/base-$i.json" >"$OUT/base-$i.log" 2>&1
   build-gpu/bench/pixflow-bench --filter "$F" --json "$OUT/new-$i.json" >"$OUT/new-$i.log" 2>&1 || rc=1
