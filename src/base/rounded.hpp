@@ -1,7 +1,7 @@
 // Separately rounded float and double arithmetic for code that runs both on the device and on
 // the host (the shared rules in src/base, the CPU tests that emulate a kernel body):
-// __fmul_rn / __fsub_rn / __fadd_rn and __dmul_rn / __dadd_rn / __ddiv_rn on the device, which
-// are never contracted into an FMA, the plain operators on the host (built without
+// __fmul_rn / __fsub_rn / __fadd_rn / __fdiv_rn and __dmul_rn / __dadd_rn / __ddiv_rn on the
+// device, which are never contracted into an FMA, the plain operators on the host (built without
 // contraction). The rules that forbid FMA (filter2d, bilateral, the f32 3x3 filters, remap)
 // use these. Also the float <-> bits casts those bodies use (__uint_as_float / __float_as_uint
 // on the device, memcpy on the host).
@@ -35,6 +35,14 @@ PIXFLOW_HD float add_rn(float a, float b) {
   return __fadd_rn(a, b);
 #else
   return a + b;
+#endif
+}
+
+PIXFLOW_HD float div_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fdiv_rn(a, b);
+#else
+  return a / b;
 #endif
 }
 

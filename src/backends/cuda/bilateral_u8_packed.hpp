@@ -37,7 +37,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include "src/backends/cuda/packed_u16x2.hpp"
@@ -72,16 +71,6 @@ constexpr int kProductOffset = kTX * 4;  // bytes from entry (delta, lane) to it
 // block whose first output is (bx0, by0), by the border rule. Thread (tx, ty) computes pixels
 // bx0 + 4 tx .. + 3 of rows by0 + ty * kRows .. + kRows - 1.
 
-PIXFLOW_HD float as_float(u32 u) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(u);
-#else
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-#endif
-}
-
 /// The reference's saturate_cast<u8>(double(q)) for a float quotient: NaN -> 0 (a NaN weight:
 /// a sigma so small that 0 x coefficient is NaN), else rounded half to even and clamped.
 /// Clamping first gives the same byte; fmax / fmin (IEEE maxNum / minNum) map NaN to 0.
@@ -93,17 +82,9 @@ PIXFLOW_HD u32 round_u8(float q) {
 #endif
 }
 
-PIXFLOW_HD float fdiv(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fdiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
-
 /// Byte i of w as a float: the byte in the low mantissa of 2^23 (0x4B0000bb), minus 2^23.
 PIXFLOW_HD float byte_float(u32 w, int i) {
-  return add_rn(as_float(px::byte_perm(w, 0x4B000000u, 0x7440u | u32(i))), -8388608.0f);
+  return add_rn(bits_float(px::byte_perm(w, 0x4B000000u, 0x7440u | u32(i))), -8388608.0f);
 }
 
 /// The sample word of byte i of w: 0x47 00 bb 00, the float 2^15 + b (2^15's ulp is 2^-8, so
@@ -115,7 +96,7 @@ PIXFLOW_HD u32 sample_word(u32 w, int i) {
 
 /// The sample word's byte as a float: (2^15 + b) - 2^15, exact.
 PIXFLOW_HD float sample_float(u32 s) {
-  return add_rn(as_float(s), -32768.0f);
+  return add_rn(bits_float(s), -32768.0f);
 }
 
 /// |a - b| + c in 32 bits (one VABSDIFF.U32 with accumulation on the device).
@@ -256,7 +237,7 @@ PIXFLOW_HD void bilateral_rows(const u32* tile, const float* lut, const float* s
   });
   static_for<0, kRows>([&](auto r) {
     u32 o = 0;
-    static_for<0, 4>([&](auto j) { o |= round_u8(fdiv(sum[r][j], wsum[r][j])) << (8 * j); });
+    static_for<0, 4>([&](auto j) { o |= round_u8(div_rn(sum[r][j], wsum[r][j])) << (8 * j); });
     out[r] = o;
   });
 }
@@ -338,7 +319,7 @@ PIXFLOW_HD void bilateral_rows_c3(const u32* tile, const float* lut, const float
   });
   static_for<0, kRows3>([&](auto r) {
     u32 o = 0;
-    static_for<0, 3>([&](auto c) { o |= round_u8(fdiv(sum[r][c], wsum[r])) << (8 * c); });
+    static_for<0, 3>([&](auto c) { o |= round_u8(div_rn(sum[r][c], wsum[r])) << (8 * c); });
     out[r] = o;
   });
 }

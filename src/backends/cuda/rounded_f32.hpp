@@ -10,6 +10,7 @@ using rounded::add_rn;
 using rounded::bits_float;
 using rounded::dadd_rn;
 using rounded::ddiv_rn;
+using rounded::div_rn;
 using rounded::dmul_rn;
 using rounded::float_bits;
 using rounded::mul_rn;
