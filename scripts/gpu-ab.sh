@@ -7,8 +7,8 @@
 # both builds happen in the call that times them.
 #   here:   scripts/gpu-ab.sh prepare [REF]     (REF: main by default; writes ab-base/, ignored)
 #   device: T='GTEST_FILTER' S='SANITIZER_FILTER' F='BENCH_REGEX' scripts/gpu-ab.sh run
-#           (the device tool's carry: ["ab-base"]); ROUNDS (2), JOBS (16) optional. An unset
-#           T, S or F skips that step, and the builds are incremental, so a run that does not
+#           (the device tool's carry: ["ab-base"]); R='RACECHECK_FILTER', ROUNDS (2), JOBS (16)
+#           optional. An unset T, S, R or F skips that step, and the builds are incremental, so a run that does not
 #           fit one call (600 s) splits into a tests call and, on the still-warm machine, a
 #           bench call.
 set -u
@@ -52,6 +52,11 @@ if [ -n "${S:-}" ]; then
   echo "==== memcheck: $S"
   timeout "${T_SANITIZER:-150}" bash scripts/sanitize-shards.sh memcheck 8 "$OUT/mc" \
     build-gpu/tests/pixflow_tests "$S" || rc=1
+fi
+if [ -n "${R:-}" ]; then
+  echo "==== racecheck: $R"
+  timeout "${T_SANITIZER:-150}" bash scripts/sanitize-shards.sh racecheck 8 "$OUT/rc" \
+    build-gpu/tests/pixflow_tests "$R" || rc=1
 fi
 echo "elapsed $(($(date +%s) - t0)) s"
 [ -n "${F:-}" ] || { echo "total $(($(date +%s) - t0)) s (no F: no bench)"; exit $rc; }
