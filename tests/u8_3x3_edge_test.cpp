@@ -4,9 +4,9 @@
 // cases of tiny images) and large ones near 2^30, coordinates several periods outside;
 // row_byte_index32 against the pixel rule (floor(e / CN), channel kept) for CN = 1, 3, 4; and
 // the loader emulated tile by tile as the kernel runs it (256 threads, <= 3 words a thread,
-// the uniform x-inside branch by word, the others by edge_word's bytes) over images of
-// awkward widths and heights, every word of every short tile checked against the brute-force
-// byte of its position and written exactly once.
+// the uniform x-inside branch by word, the others by edge_byte_offset's bytes, offsets into
+// an image of padded rows) over images of awkward widths and heights, every word of every
+// short tile checked against the brute-force byte of its position and written exactly once.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -82,35 +82,37 @@ struct Img {
 };
 
 // load_edge_tile_short's words for the tile at (x0, y0) (x0 = bx0 - 4, y0 = by0 - kHalo), as
-// the kernel computes them: thread tid's words i = tid + 256 k, k < kN.
+// the kernel computes them: thread tid's words i = tid + 256 k, k < kN; the offsets first
+// (edge_row_offset, edge_byte_offset), then the reads (edge_byte, or a word at the offset
+// with offset 0 read for -1 in the x-inside branch) from the image's bytes `mem` (rows
+// `stride` bytes apart).
 template <int CN>
-std::vector<std::uint32_t> emulate_tile(const Img& im, int x0, int y0, int kH, bool aligned,
+std::vector<std::uint32_t> emulate_tile(const std::vector<std::uint8_t>& mem, int w, int h,
+                                        int stride, int x0, int y0, int kH, bool aligned,
                                         BorderType t, std::uint8_t value,
                                         std::vector<int>& writes) {
   const int total = kH * kTileWords, full = total / kThreads;
   const int n = full + int(total % kThreads != 0);
-  const int wc = im.w * CN;
+  const int wc = w * CN;
   std::vector<std::uint32_t> tile(std::size_t(total), 0);
   writes.assign(std::size_t(total), 0);
+  auto byte = [&](int o) { return mem.at(std::size_t(o)); };
   const bool xin = aligned && x0 >= 0 && x0 + 4 * kTileWords <= wc;
   for (int tid = 0; tid < kThreads; ++tid) {
     for (int k = 0; k < n; ++k) {
       const int i = tid + k * kThreads, r = i / kTileWords, wd = i - r * kTileWords;
-      if (!(k < full || i < total)) continue;
-      const int sy = edge::border_index32(y0 + r, im.h, t);
-      std::uint32_t v;
+      const int ro = edge::edge_row_offset(y0 + r, h, stride, t);
+      std::uint32_t v = 0;
       if (xin) {
-        if (sy < 0) {
-          v = value * 0x01010101u;
-        } else {
-          v = 0;
-          for (int j = 0; j < 4; ++j) v |= std::uint32_t(im.at(x0 + 4 * wd + j, sy)) << (8 * j);
-        }
+        const int off = ro < 0 || !(k < full || i < total) ? -1 : ro + x0 + 4 * wd;
+        for (int j = 0; j < 4; ++j) v |= std::uint32_t(byte((off < 0 ? 0 : off) + j)) << (8 * j);
+        if (off < 0) v = value * 0x01010101u;
       } else {
-        const int row = sy < 0 ? 0 : sy;
-        v = edge::edge_word<CN>([&](int sx) { return im.at(sx, row); }, sy, x0 + 4 * wd, im.w, t,
-                                value);
+        for (int j = 0; j < 4; ++j)
+          v |= edge::edge_byte(byte, edge::edge_byte_offset<CN>(ro, x0 + 4 * wd + j, w, t), value)
+               << (8 * j);
       }
+      if (!(k < full || i < total)) continue;
       tile[std::size_t(r * kTileWords + wd)] = v;
       ++writes[std::size_t(r * kTileWords + wd)];
     }
@@ -128,13 +130,18 @@ void check_tiles(int w, int h, int halo, std::mt19937& rng) {
   for (auto& v : im.b) v = std::uint8_t(rng());
   const std::uint8_t value = std::uint8_t(rng());
   const int wc = w * CN, kH = kBH + 2 * halo;
+  // The image in memory with padded rows (stride > row bytes, as a view of a larger image).
+  const int stride = (wc + 3) / 4 * 4 + 8;
+  std::vector<std::uint8_t> mem(std::size_t(stride) * h + 4, 0xa5);
+  for (int y = 0; y < h; ++y)
+    for (int e = 0; e < wc; ++e) mem[std::size_t(y) * stride + e] = im.at(e, y);
   for (const BorderType t : kBorders) {
     for (const bool aligned : {true, false}) {
       for (int bx0 = 0; bx0 < wc; bx0 += kBW) {
         for (int by0 = 0; by0 < h; by0 += kBH) {
           std::vector<int> writes;
-          const auto tile =
-              emulate_tile<CN>(im, bx0 - 4, by0 - halo, kH, aligned, t, value, writes);
+          const auto tile = emulate_tile<CN>(mem, w, h, stride, bx0 - 4, by0 - halo, kH, aligned, t,
+                                             value, writes);
           for (int r = 0; r < kH; ++r) {
             const long long sy = detail::border_index(by0 - halo + r, h, t);
             for (int wd = 0; wd < kTileWords; ++wd) {

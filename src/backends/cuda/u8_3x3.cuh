@@ -133,40 +133,56 @@ __device__ __forceinline__ void load_edge_tile_short(unsigned* tile, int tid,
                                                      int y0, bool src_aligned) {
   constexpr int kThreads = kTX * kTY, kTotal = kH * kTileWords;
   constexpr int kFull = kTotal / kThreads, kN = kFull + int(kTotal % kThreads != 0);
-  const int w = src.w, wc = w * CN;
+  const int w = src.w, wc = w * CN, stride = int(src.stride);
   const BorderType bt = border.type;
   const unsigned char value = border.value;
-  unsigned v[kN];
+  const unsigned char* data = src.data;
+  // The offsets first (the rule's branches), then every read (none under a branch: reads
+  // under a branch were each consumed at its join, one round trip a byte), then the words.
+  // A word that does not exist (the tail) reads offset 0 and is not stored.
   if (src_aligned && x0 >= 0 && x0 + 4 * kTileWords <= wc) {
+    int off[kN];
 #pragma unroll
     for (int k = 0; k < kN; ++k) {
       const int i = tid + k * kThreads, r = i / kTileWords, wd = i - r * kTileWords;
-      v[k] = 0;
-      if (k < kFull || i < kTotal) {
-        const int sy = u8_3x3_edge::border_index32(y0 + r, src.h, bt);
-        v[k] =
-            sy < 0
-                ? value * 0x01010101u
-                : reinterpret_cast<const unsigned*>(src.data + (long long)sy * src.stride + x0)[wd];
-      }
+      const int ro = u8_3x3_edge::edge_row_offset(y0 + r, src.h, stride, bt);
+      off[k] = ro < 0 || !(k < kFull || i < kTotal) ? -1 : ro + x0 + 4 * wd;
+    }
+    unsigned v[kN];
+#pragma unroll
+    for (int k = 0; k < kN; ++k)
+      v[k] = *reinterpret_cast<const unsigned*>(data + (off[k] < 0 ? 0 : off[k]));
+#pragma unroll
+    for (int k = 0; k < kN; ++k) {
+      const int i = tid + k * kThreads, r = i / kTileWords, wd = i - r * kTileWords;
+      if (k < kFull || i < kTotal)
+        tile[r * kCTileWords + wd] = off[k] < 0 ? value * 0x01010101u : v[k];
     }
   } else {
+    int off[kN][4];
 #pragma unroll
     for (int k = 0; k < kN; ++k) {
       const int i = tid + k * kThreads, r = i / kTileWords, wd = i - r * kTileWords;
-      v[k] = 0;
-      if (k < kFull || i < kTotal) {
-        const int sy = u8_3x3_edge::border_index32(y0 + r, src.h, bt);
-        const unsigned char* row = src.data + (long long)(sy < 0 ? 0 : sy) * src.stride;
-        v[k] = u8_3x3_edge::edge_word<CN>([&](int sx) { return row[sx]; }, sy, x0 + 4 * wd, w, bt,
-                                          value);
-      }
-    }
-  }
+      const int ro = u8_3x3_edge::edge_row_offset(y0 + r, src.h, stride, bt);
 #pragma unroll
-  for (int k = 0; k < kN; ++k) {
-    const int i = tid + k * kThreads, r = i / kTileWords, wd = i - r * kTileWords;
-    if (k < kFull || i < kTotal) tile[r * kCTileWords + wd] = v[k];
+      for (int j = 0; j < 4; ++j)
+        off[k][j] = u8_3x3_edge::edge_byte_offset<CN>(ro, x0 + 4 * wd + j, w, bt);
+    }
+    unsigned v[kN][4];
+#pragma unroll
+    for (int k = 0; k < kN; ++k)
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        v[k][j] = u8_3x3_edge::edge_byte([&](int o) { return data[o]; }, off[k][j], value);
+    // The thread's store positions from %tid again (tid_again): kept across the reads, ptxas
+    // put the first in local memory (4 bytes, linear3 at 32 registers).
+    const int tid2 = tid_again();
+#pragma unroll
+    for (int k = 0; k < kN; ++k) {
+      const int i = tid2 + k * kThreads, r = i / kTileWords, wd = i - r * kTileWords;
+      if (k < kFull || i < kTotal)
+        tile[r * kCTileWords + wd] = v[k][0] | v[k][1] << 8 | v[k][2] << 16 | v[k][3] << 24;
+    }
   }
   __syncthreads();
 }
@@ -748,12 +764,14 @@ bool launch_3x3_cn(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_,
       wc > 0x7fffffffLL)
     return false;
   const long long bx = (wc + kBW - 1) / kBW;
-  // The short shape's edge loader is 32-bit (u8_3x3_edge::kMaxEdgeCoord); the rule takes the
-  // short shape only below 1056 tall blocks (row bytes < 135168, rows < 67584), so the second
-  // test only documents that.
+  // The short shape's edge loader is 32-bit (u8_3x3_edge: coordinates below 2^30, byte
+  // offsets h * stride below 2^31); the rule takes the short shape only below 1056 tall blocks
+  // (row bytes < 135168, rows < 67584), so of the other tests only the last can select the
+  // tall shape for a view whose rows are far apart.
   const bool use_tall = tall_blocks_fill(bx, d.height(), kBH<kTallR>) ||
                         wc >= u8_3x3_edge::kMaxEdgeCoord ||
-                        d.height() >= u8_3x3_edge::kMaxEdgeCoord;
+                        d.height() >= u8_3x3_edge::kMaxEdgeCoord || s.stride() <= 0 ||
+                        s.height() * s.stride() >= 0x7fffffffLL;
   DevView<Out> dv = dev_view<Out>(d);
   dv.w = int(wc);
   dv.cn = 1;

@@ -2,7 +2,8 @@
 // arithmetic, as host + device code so that tests/u8_3x3_edge_test.cpp runs it on the CPU
 // against detail::border_index: the border rule on int coordinates (border_index32), the
 // source byte of a row byte of u8 x CN (row_byte_index32: the byte's pixel through the rule,
-// its channel kept) and a tile word built from four such bytes (edge_word). The 64-bit rule
+// its channel kept) and its offset in the image (edge_row_offset, edge_byte_offset, read by
+// edge_byte). The 64-bit rule
 // of the word loader (near_border_index, border_row_byte) called a 64-bit division in every
 // general case and kept 64-bit positions live: at the short shape's 32-register bound (8
 // blocks a SM) it spilled 8-20 bytes; these are 32-bit (int division inline, no call).
@@ -68,19 +69,31 @@ PIXFLOW_HD int row_byte_index32(int e, int w, BorderType t) {
   }
 }
 
-/// The tile word of row bytes x .. x + 3 of a source row (sy >= 0; -1: the constant border's
-/// row, every byte `value`) through the rule: byte(sx) reads row byte sx of row sy. The four
-/// indices first, then the four reads (independent: the loader puts them in flight together).
-template <int CN, class Byte>
-PIXFLOW_HD std::uint32_t edge_word(Byte&& byte, int sy, int x, int w, BorderType t,
-                                   std::uint8_t value) {
-  std::uint32_t out = 0;
-  for (int j = 0; j < 4; ++j) {
-    const int sx = sy < 0 ? -1 : row_byte_index32<CN>(x + j, w, t);
-    const std::uint32_t b = sx < 0 ? value : std::uint32_t(byte(sx));
-    out |= b << (8 * j);
-  }
-  return out;
+/// The offset from the image's first byte of row byte e of a source row through the rule:
+/// row_off = sy * stride of the row's source row sy (-1: the constant border's row), e any
+/// sign; -1 where the byte is the border value. 32 bits: the image's h * stride < 2^31
+/// (launch_3x3_cn takes the short shape only then).
+template <int CN>
+PIXFLOW_HD int edge_byte_offset(int row_off, int e, int w, BorderType t) {
+  const int sx = row_off < 0 ? -1 : row_byte_index32<CN>(e, w, t);
+  return sx < 0 ? -1 : row_off + sx;
+}
+
+/// The row offset of edge_byte_offset for tile row y (any sign): sy * stride, -1 for the
+/// constant border's rows.
+PIXFLOW_HD int edge_row_offset(int y, int h, int stride, BorderType t) {
+  const int sy = border_index32(y, h, t);
+  return sy < 0 ? -1 : sy * stride;
+}
+
+/// The byte at an offset of edge_byte_offset: the image's byte, or the border value for -1.
+/// byte(o) reads the image's byte at offset o >= 0; it is called at offset 0 for -1 too, so
+/// that the read does not depend on the offset's sign (no branch around it: a tile's reads
+/// stay in flight together).
+template <class Byte>
+PIXFLOW_HD std::uint32_t edge_byte(Byte&& byte, int off, std::uint8_t value) {
+  const std::uint32_t b = byte(off < 0 ? 0 : off);
+  return off < 0 ? value : b;
 }
 
 }  // namespace pixflow::cuda::u8_3x3_edge
