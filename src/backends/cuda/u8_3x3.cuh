@@ -22,7 +22,8 @@
 // pair of rows serves two output rows, and the packed column words of a thread serve both of
 // its output words. Input comes from a shared tile of 32-bit words: in the tall and short
 // shapes 160 x (8R + 2) bytes for a 128 x 8R output block, ten 16-byte chunks a row
-// (load_tile_chunks; edge tiles and 4-byte aligned sources by words, load_word_tile_u8). A
+// (load_tile_chunks; edge tiles and 4-byte aligned sources by words, load_word_tile_u8, in
+// the short shape load_edge_tile_short: one round trip, a 32-bit border rule). A
 // thread's outputs go out through
 // store_rows4 (one inside test a tile, then a store and a pointer step a row).
 #pragma once
@@ -60,7 +61,7 @@ constexpr int kTileH = kBH<R> + 2;
 // shape keeps the occupancy it was measured with at 8K (46/54/44 registers = 5/4/5 blocks for
 // morph3/median3/linear3): unbounded, the templated kernels took 56/63/55; with the chunk
 // tiles and store_rows4 (branch morph3-issue) 48/56/47-48 (median3 CN = 3: 64), no spills.
-// The short shape: 40 (38 some CN = 3), no spills.
+// The short shape: 40 for morph3 and median3, 32 for deriv3 and linear3 (below), no spills.
 // deriv3: kD3TallBlocks.
 // deriv3 and linear3 run their short shape at kPackedShortFillBlocks = 8 blocks a SM (a
 // 32-register bound, launch.cuh): one wave of 1020 blocks at 1920x1080 u8x1 (at 6, 792 a wave:
