@@ -22,7 +22,8 @@
 // pair of rows serves two output rows, and the packed column words of a thread serve both of
 // its output words. Input comes from a shared tile of 32-bit words: in the tall and short
 // shapes 160 x (8R + 2) bytes for a 128 x 8R output block, ten 16-byte chunks a row
-// (load_tile_chunks; edge tiles and 4-byte aligned sources by words, load_word_tile_u8). A
+// (load_tile_chunks; edge tiles and 4-byte aligned sources by words, load_word_tile_u8, in
+// the short shape load_edge_tile_short: one round trip, a 32-bit border rule). A
 // thread's outputs go out through
 // store_rows4 (one inside test a tile, then a store and a pointer step a row).
 #pragma once
@@ -37,6 +38,7 @@
 #include "src/backends/cuda/linear3_u8_packed.hpp"
 #include "src/backends/cuda/u8_3x3_cn.hpp"
 #include "src/backends/cuda/u8_3x3_dup.hpp"
+#include "src/backends/cuda/u8_3x3_edge.hpp"
 
 namespace pixflow::cuda::u8_3x3 {
 // Internal linkage: this header is included by median.cu, morphology.cu and separable.cu.
@@ -59,10 +61,14 @@ constexpr int kTileH = kBH<R> + 2;
 // shape keeps the occupancy it was measured with at 8K (46/54/44 registers = 5/4/5 blocks for
 // morph3/median3/linear3): unbounded, the templated kernels took 56/63/55; with the chunk
 // tiles and store_rows4 (branch morph3-issue) 48/56/47-48 (median3 CN = 3: 64), no spills.
-// The short shape: 40 (38 some CN = 3), no spills.
+// The short shape: 40 for morph3 and median3, 32 for deriv3 and linear3 (below), no spills.
 // deriv3: kD3TallBlocks.
-template <int R, int kTallBlocks>
-constexpr int kMinBlocks = R == kRowsShort ? 6 : kTallBlocks;
+// deriv3 and linear3 run their short shape at kPackedShortFillBlocks = 8 blocks a SM (a
+// 32-register bound, launch.cuh): one wave of 1020 blocks at 1920x1080 u8x1 (at 6, 792 a wave:
+// 1.3 waves), possible once the edge tiles took the 32-bit loader (load_edge_tile_short; with
+// the 64-bit word loader they spilled 8-20 bytes at 32).
+template <int R, int kTallBlocks, int kShortBlocks = 6>
+constexpr int kMinBlocks = R == kRowsShort ? kShortBlocks : kTallBlocks;
 
 __device__ __forceinline__ unsigned vmin(unsigned a, unsigned b) {
   return __vminu2(a, b);
@@ -110,6 +116,78 @@ constexpr int kCTileWords = (kBW + 32) / 4;  // 40
 constexpr int kCChunks = kCTileWords / 4;    // 10 chunks of 16 bytes a tile row
 constexpr int kCOff = 3;
 
+// The short shape's tiles that the chunk path does not take (edge tiles; sources not 16-byte
+// aligned): the kH x 34 words the windows read (rows of kCTileWords words, `tile` at word kCOff
+// of row 0), word (r, w) = row bytes x0 + 4 w .. + 3 of row y0 + r by the border rule, in one
+// load round trip: a thread's <= 3 words (kH = 18: 612 words for 256 threads) all read before
+// the first is stored. Tiles inside the row in x with 4-byte aligned rows (a uniform test; the
+// top and bottom block rows, unaligned interiors): a word load a word, its row through the
+// rule. Others (the left and right block columns): 4 byte loads a word, each byte's pixel
+// through the rule (u8_3x3_edge.hpp, host-tested: 32-bit indices; rows and row bytes below
+// 2^30, launch_3x3_cn). The word loader's edge path (unbatched, 64-bit positions, called
+// 64-bit divisions) took 3 round trips a tile in a row there and spilled at 32 registers.
+// Syncs at the end.
+template <int kH, int CN>
+__device__ __forceinline__ void load_edge_tile_short(unsigned* tile, int tid,
+                                                     const DevView<std::uint8_t>& src,
+                                                     const DevBorder<std::uint8_t>& border, int x0,
+                                                     int y0, bool src_aligned) {
+  constexpr int kThreads = kTX * kTY, kTotal = kH * kTileWords;
+  constexpr int kFull = kTotal / kThreads, kN = kFull + int(kTotal % kThreads != 0);
+  const int w = src.w, wc = w * CN, stride = int(src.stride);
+  const BorderType bt = border.type;
+  const unsigned char value = border.value;
+  const unsigned char* data = src.data;
+  // The offsets first (the rule's branches), then every read (none under a branch: reads
+  // under a branch were each consumed at its join, one round trip a byte), then the words.
+  // A word that does not exist (the tail) reads offset 0 and is not stored.
+  if (src_aligned && x0 >= 0 && x0 + 4 * kTileWords <= wc) {
+    int off[kN];
+#pragma unroll
+    for (int k = 0; k < kN; ++k) {
+      const int i = tid + k * kThreads, r = i / kTileWords, wd = i - r * kTileWords;
+      const int ro = u8_3x3_edge::edge_row_offset(y0 + r, src.h, stride, bt);
+      off[k] = ro < 0 || !(k < kFull || i < kTotal) ? -1 : ro + x0 + 4 * wd;
+    }
+    unsigned v[kN];
+#pragma unroll
+    for (int k = 0; k < kN; ++k)
+      v[k] = *reinterpret_cast<const unsigned*>(data + (off[k] < 0 ? 0 : off[k]));
+#pragma unroll
+    for (int k = 0; k < kN; ++k) {
+      const int i = tid + k * kThreads, r = i / kTileWords, wd = i - r * kTileWords;
+      if (k < kFull || i < kTotal)
+        tile[r * kCTileWords + wd] = off[k] < 0 ? value * 0x01010101u : v[k];
+    }
+  } else {
+    int off[kN][4];
+#pragma unroll
+    for (int k = 0; k < kN; ++k) {
+      const int i = tid + k * kThreads, r = i / kTileWords, wd = i - r * kTileWords;
+      const int ro = u8_3x3_edge::edge_row_offset(y0 + r, src.h, stride, bt);
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        off[k][j] = u8_3x3_edge::edge_byte_offset<CN>(ro, x0 + 4 * wd + j, w, bt);
+    }
+    unsigned v[kN][4];
+#pragma unroll
+    for (int k = 0; k < kN; ++k)
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        v[k][j] = u8_3x3_edge::edge_byte([&](int o) { return data[o]; }, off[k][j], value);
+    // The thread's store positions from %tid again (tid_again): kept across the reads, ptxas
+    // put the first in local memory (4 bytes, linear3 at 32 registers).
+    const int tid2 = tid_again();
+#pragma unroll
+    for (int k = 0; k < kN; ++k) {
+      const int i = tid2 + k * kThreads, r = i / kTileWords, wd = i - r * kTileWords;
+      if (k < kFull || i < kTotal)
+        tile[r * kCTileWords + wd] = v[k][0] | v[k][1] << 8 | v[k][2] << 16 | v[k][3] << 24;
+    }
+  }
+  __syncthreads();
+}
+
 // Tile word (r, w) = row byte bx0 - 16 + 4 w .. + 3 of row by0 - kHalo + r, by the border rule
 // (kHalo rows above and below the block's kBH<R> rows: 1 for the 3x3 ops, 2 for the composites
 // of two 3x3 passes, morphology.cu).
@@ -154,8 +232,14 @@ __device__ __forceinline__ void load_tile_chunks(unsigned (&tile)[kBH<R> + 2 * k
     __syncthreads();  // the block agrees on the test above
     return;
   }
-  load_word_tile_u8<kTileWords, kThreads, CN, kBatched ? kH : 0, kCTileWords>(
-      &tile[0][0] + kCOff, kH, tid, src, border, bx0 - 4, y0, src_aligned);
+  // The composites' 2-row halo (morphology.cu) keeps the word loader: with this one the
+  // short open/close spilled 8 bytes at their 40-register bound.
+  if constexpr (R == kRowsShort && kHalo == 1)
+    load_edge_tile_short<kH, CN>(&tile[0][0] + kCOff, tid, src, border, int(bx0) - 4, int(y0),
+                                 src_aligned);
+  else
+    load_word_tile_u8<kTileWords, kThreads, CN, kBatched ? kH : 0, kCTileWords>(
+        &tile[0][0] + kCOff, kH, tid, src, border, bx0 - 4, y0, src_aligned);
 }
 
 // The rows of a tile as the kernels' bodies read them: rows[r] = the word of tile row r that
@@ -174,6 +258,17 @@ __device__ __forceinline__ bool rows_aligned16(const DevView<std::uint8_t>& v) {
   return ((reinterpret_cast<unsigned long long>(v.data) | (unsigned long long)v.stride) & 15) == 0;
 }
 
+// rows_aligned16, computed where it is used (volatile: not hoisted out of the tile loop, so no
+// register holds it across the loop).
+__device__ __forceinline__ bool rows_aligned16_again(const DevView<std::uint8_t>& v) {
+  unsigned long long a;
+  asm volatile("or.b64 %0, %1, %2;"
+               : "=l"(a)
+               : "l"(reinterpret_cast<unsigned long long>(v.data)),
+                 "l"((unsigned long long)v.stride));
+  return (a & 15) == 0;
+}
+
 // The block's tiles, each loaded into shared memory and handed to body(tile, by0) (by0: the
 // tile's first output row), for every kernel below; body stores its outputs, the barriers are
 // here. Block (x, y) takes tile rows y, y + gridDim.y, ... (grid_2d), each loaded (16-byte
@@ -185,9 +280,13 @@ __device__ __forceinline__ void for_each_tile(const DevView<std::uint8_t>& src,
                                               bool src_aligned, int rows_of_blocks, Body&& body) {
   const long long bx0 = (long long)blockIdx.x * kBW;
   __shared__ __align__(16) unsigned tile[kTileH<R>][kCTileWords];
-  const bool aligned16 = src_aligned && rows_aligned16(src);
+  const bool aligned16_kept = src_aligned && rows_aligned16(src);
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH<R>;
+    // The short shape tests it a tile (rows_aligned16_again): kept across the loop, the
+    // predicate took 4 bytes of local memory in linear3 at its 32-register bound.
+    const bool aligned16 =
+        R == kRowsShort ? src_aligned && rows_aligned16_again(src) : aligned16_kept;
     load_tile_chunks<R, CN, kBatched>(tile, src, border, bx0, by0, src_aligned, aligned16);
     body(TileRows<kCTileWords, kCOff>{&tile[0][0]}, by0);
     __syncthreads();
@@ -403,7 +502,7 @@ __device__ __forceinline__ void linear3_rows(const Rows& tile, const Linear3& k,
 
 // CN = 3: the same with the row sums of columns3's words (bytes 3 apart, one channel each).
 template <int R, int CN = 1>
-__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kPackedShortFillBlocks>)
     linear3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                       DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks,
                       Linear3 k) {
@@ -495,7 +594,7 @@ __device__ __forceinline__ void deriv3_tile_out(const Rows& tile, const DevView<
 // bx0 - 16, kD3TallBlocks) and compute through deriv3_tile_out (the row sums with kRowBias<Y>,
 // the column sums with kColumnBias<Y>: the code deriv3_u8_packed.hpp's host test checks).
 template <int R, int CN, class X, class Y>
-__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, kD3TallBlocks>)
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, kD3TallBlocks, kPackedShortFillBlocks>)
     deriv3_u8_kernel(DevView<std::uint8_t> src, DevView<std::int16_t> dst,
                      DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks,
                      bool src_aligned16) {
@@ -668,7 +767,14 @@ bool launch_3x3_cn(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_,
       wc > 0x7fffffffLL)
     return false;
   const long long bx = (wc + kBW - 1) / kBW;
-  const bool use_tall = tall_blocks_fill(bx, d.height(), kBH<kTallR>);
+  // The short shape's edge loader is 32-bit (u8_3x3_edge: coordinates below 2^30, byte
+  // offsets h * stride below 2^31); the rule takes the short shape only below 1056 tall blocks
+  // (row bytes < 135168, rows < 67584), so of the other tests only the last can select the
+  // tall shape for a view whose rows are far apart.
+  const bool use_tall = tall_blocks_fill(bx, d.height(), kBH<kTallR>) ||
+                        wc >= u8_3x3_edge::kMaxEdgeCoord ||
+                        d.height() >= u8_3x3_edge::kMaxEdgeCoord || s.stride() <= 0 ||
+                        s.height() * s.stride() >= 0x7fffffffLL;
   DevView<Out> dv = dev_view<Out>(d);
   dv.w = int(wc);
   dv.cn = 1;

@@ -47,6 +47,11 @@ constexpr int kPixelBX = 32, kPixelBY = 4;
 // 13.8-17.5 us for 2 us of copy), the short one gives 15 x 68 = 1020 (7.7 a SM).
 constexpr int kPackedTX = 32, kPackedTY = 8;
 constexpr int kPackedPX = 4, kPackedRows = 8, kPackedRowsShort = 2;
+// Resident short blocks a SM of deriv3 and linear3 (u8_3x3.cuh, __launch_bounds__): 8, a
+// 32-register bound, so that 1920x1080 u8x1's 1020 short blocks run in one wave on 132 SMs (6,
+// the other families' 40-register bound: 792 a wave, 1.3 waves). 6 restores the old bound for
+// an A/B run (separates the occupancy from the edge loader, load_edge_tile_short).
+constexpr int kPackedShortFillBlocks = 8;
 // (A streaming shape for small images — one wave of blocks, each walking consecutive 128 x 16
 // tiles with the next tile's loads in flight — measured slower than the short shape on the
 // H100 in session 13: 1080p u8x1 median/dilate/sobel 3x3 8.0/8.8/8.6 us against 6.5/7.0/6.5,

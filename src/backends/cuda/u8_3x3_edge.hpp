@@ -1,0 +1,99 @@
+// The edge tiles of the packed 3x3 short shape (u8_3x3.cuh, load_edge_tile_short) in 32-bit
+// arithmetic, as host + device code so that tests/u8_3x3_edge_test.cpp runs it on the CPU
+// against detail::border_index: the border rule on int coordinates (border_index32), the
+// source byte of a row byte of u8 x CN (row_byte_index32: the byte's pixel through the rule,
+// its channel kept) and its offset in the image (edge_row_offset, edge_byte_offset, read by
+// edge_byte). The 64-bit rule
+// of the word loader (near_border_index, border_row_byte) called a 64-bit division in every
+// general case and kept 64-bit positions live: at the short shape's 32-register bound (8
+// blocks a SM) it spilled 8-20 bytes; these are 32-bit (int division inline, no call).
+// Range: |p| and len below 2^30 (u8_3x3.cuh launches the packed path only for rows of fewer
+// than 2^30 bytes and images of fewer than 2^30 rows, kMaxEdgeCoord).
+#pragma once
+
+#include <cstdint>
+
+#include "pixflow/border.hpp"
+#include "src/base/qualifiers.hpp"
+
+namespace pixflow::cuda::u8_3x3_edge {
+
+/// Coordinates (row bytes, rows) of images the 32-bit rule serves: below this, every tile
+/// coordinate (up to 160 bytes or 18 rows past the image) and 2 len fit an int.
+constexpr long long kMaxEdgeCoord = 1LL << 30;
+
+/// detail::border_index for int p, len (1 <= len < 2^30, |p| < 2^30): one reflection or shift
+/// where p lies less than one length outside, the periodic rule in 32 bits otherwise.
+PIXFLOW_HD int border_index32(int p, int len, BorderType t) {
+  if (p >= 0 && p < len) return p;
+  switch (t) {
+    case BorderType::replicate:
+      return p < 0 ? 0 : len - 1;
+    case BorderType::reflect: {
+      const int period = 2 * len;
+      int q = p % period;
+      if (q < 0) q += period;
+      return q < len ? q : period - 1 - q;
+    }
+    case BorderType::reflect101: {
+      if (len == 1) return 0;
+      const int period = 2 * len - 2;
+      int q = p % period;
+      if (q < 0) q += period;
+      return q < len ? q : period - q;
+    }
+    case BorderType::wrap: {
+      const int q = p % len;
+      return q < 0 ? q + len : q;
+    }
+    case BorderType::constant:
+      return -1;
+  }
+  return -1;
+}
+
+/// The source byte of row byte e (any sign, |e| < 2^30) of a u8 x CN row of w pixels: the
+/// byte's pixel floor(e / CN) mapped by the rule, its channel kept; -1 for the constant
+/// border (the border value). e inside the row is itself.
+template <int CN>
+PIXFLOW_HD int row_byte_index32(int e, int w, BorderType t) {
+  if (e >= 0 && e < w * CN) return e;
+  if constexpr (CN == 1) {
+    return border_index32(e, w, t);
+  } else {
+    const int in = e < 0 ? -1 - e : e;  // e < 0: mirror onto 0.. so the division floors
+    const int q = in / CN, r = in - q * CN;
+    const int px = e < 0 ? -1 - q : q, ch = e < 0 ? CN - 1 - r : r;
+    const int sp = border_index32(px, w, t);
+    return sp < 0 ? -1 : sp * CN + ch;
+  }
+}
+
+/// The offset from the image's first byte of row byte e of a source row through the rule:
+/// row_off = sy * stride of the row's source row sy (-1: the constant border's row), e any
+/// sign; -1 where the byte is the border value. 32 bits: the image's h * stride < 2^31
+/// (launch_3x3_cn takes the short shape only then).
+template <int CN>
+PIXFLOW_HD int edge_byte_offset(int row_off, int e, int w, BorderType t) {
+  const int sx = row_off < 0 ? -1 : row_byte_index32<CN>(e, w, t);
+  return sx < 0 ? -1 : row_off + sx;
+}
+
+/// The row offset of edge_byte_offset for tile row y (any sign): sy * stride, -1 for the
+/// constant border's rows.
+PIXFLOW_HD int edge_row_offset(int y, int h, int stride, BorderType t) {
+  const int sy = border_index32(y, h, t);
+  return sy < 0 ? -1 : sy * stride;
+}
+
+/// The byte at an offset of edge_byte_offset: the image's byte, or the border value for -1.
+/// byte(o) reads the image's byte at offset o >= 0; it is called at offset 0 for -1 too, so
+/// that the read does not depend on the offset's sign (no branch around it: a tile's reads
+/// stay in flight together).
+template <class Byte>
+PIXFLOW_HD std::uint32_t edge_byte(Byte&& byte, int off, std::uint8_t value) {
+  const std::uint32_t b = byte(off < 0 ? 0 : off);
+  return off < 0 ? value : b;
+}
+
+}  // namespace pixflow::cuda::u8_3x3_edge
