@@ -3,8 +3,8 @@
 //
 // - the fast kernels (every source below 2^23 pixels a side and 2^31 bytes, the usual case),
 //   one kernel at every size (remap_ring_kernel): each thread kRemapPx (or kRemapPxWide)
-//   adjacent outputs of up to kRemapMaxRows rows gridDim.y * 8 apart (launch.cuh,
-//   remap_ring_blocks_y: one wave of blocks at 1920x1080, whole waves at 8192^2), the maps
+//   adjacent outputs of up to remap_ring::kMaxRows rows gridDim.y * 8 apart (remap_ring.hpp,
+//   blocks_y: one wave of blocks at 1920x1080, whole waves at 8192^2), the maps
 //   of its next 3 rows always in flight by cp.async into its own slots of a shared ring (no
 //   registers: 56-64 registers, 4 blocks a SM), so that the maps stream continuously and a
 //   thread waits on its taps only. 16-byte copies of both
@@ -40,6 +40,7 @@
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/remap_border.hpp"
+#include "src/backends/cuda/remap_ring.hpp"
 #include "src/backends/cuda/remap_u8x3.hpp"
 #include "src/base/backend.hpp"
 #include "src/base/visit_depth.hpp"
@@ -314,7 +315,7 @@ constexpr int remap_px() {
 }
 
 /// Pixels of a thread whose border-path loads are in flight together: all of them where their
-/// samples take at most kMaxSamples registers, else half (kRemapBorderSamples, 16: under the
+/// samples take at most kMaxSamples registers, else half (remap_ring::kBorderSamples, 16: under the
 /// 64-register bound of 4 blocks a SM; u8x3/u8x4 linear's 48/64 samples spill at once, and
 /// u8x2/u16x2 linear's 32 spilled 76 bytes under the streaming kernel's 80).
 template <class T, int CN, bool kLinear, int kMaxSamples>
@@ -376,7 +377,7 @@ __device__ __forceinline__ void cp_async_wait_group() {
 /// remap_ring_kernel for the order of a slot's reuse).
 template <int P>
 struct MapRing {
-  float v[kRemapRing][2][kRemapBX * kRemapBY * P];
+  float v[remap_ring::kRing][2][kRemapBX * kRemapBY * P];
 };
 
 /// Copies the maps of a thread's P outputs (x .. x + n - 1) of row y into its ring slot
@@ -513,60 +514,39 @@ __device__ __forceinline__ void remap_item(const RemapArgs<T>& a, int x, int n, 
 }
 
 /// The one shape of the fast kernel at every size: each thread kRemapPx (or kRemapPxWide)
-/// adjacent outputs of rows `step` apart (step = gridDim.y * kRemapBY; at most kRemapMaxRows
-/// rows a thread, remap_ring_blocks_y), the maps of its next kRemapRing - 1 rows always in
-/// flight by cp.async into its slots of a shared ring (no registers held for them: 4 blocks a
-/// SM at 64 registers, where the two register sets of the streaming kernel took 80 and 3).
-/// The map reads (8 B of the ~10 B a u8x1 pixel moves) so stream continuously instead of in
-/// bursts between tap phases (the tall kernel: 2 rows' maps, then both rows' taps; ncu 8192^2
-/// u8x1: 35 % occupancy, DRAM 62 %), and after the first row a thread waits on its taps only.
-///
-/// Order of a slot's reuse, without a barrier: row k's copies go into the slot that row k - 1
-/// was read from. Every value read from that slot is used by row k - 1's tap addresses or its
-/// stores (a read whose value is not used is removed by the compiler), all issued before row k's
-/// copy in program order, so the shared reads have completed before the copy can write. Each
-/// thread reads only its own slots; cp.async.wait_group makes its own copies visible to it.
+/// adjacent outputs of rows `step` apart (step = gridDim.y * kRemapBY; at most
+/// remap_ring::kMaxRows rows a thread), the maps of its next kRing - 1 rows always in flight
+/// by cp.async into its slots of a shared ring (remap_ring.hpp: the walk and the order of a
+/// slot's reuse, emulated by tests/remap_ring_test.cpp): no registers are held for them, so
+/// 4 blocks a SM fit the 64-register bound, where the streaming kernel's two register sets of
+/// maps took 80 and 3. The maps (8 B of the ~10 B a u8x1 pixel moves) so stream continuously
+/// instead of in bursts between tap phases (the tall kernel it replaced loaded 2 rows' maps,
+/// then both rows' taps; ncu 8192^2 u8x1: 35 % occupancy, DRAM 62 %), and after its first row
+/// a thread waits on its taps only.
 template <class T, int CN, bool kLinear, bool kWordTaps>
-__global__ void __launch_bounds__(kRemapBX* kRemapBY, kRemapMinBlocks)
+__global__ void __launch_bounds__(kRemapBX* kRemapBY, remap_ring::kMinBlocks)
     remap_ring_kernel(RemapArgs<T> a) {
   constexpr int P = remap_px<T, CN>();
-  constexpr int D = kRemapRing;
-  constexpr int G = remap_border_group<T, CN, kLinear, kRemapBorderSamples>();
+  constexpr int G = remap_border_group<T, CN, kLinear, remap_ring::kBorderSamples>();
   __shared__ __align__(16) MapRing<P> ring;
   const int x = (blockIdx.x * kRemapBX + threadIdx.x) * P;
-  int y = blockIdx.y * kRemapBY + threadIdx.y;
+  const int y = blockIdx.y * kRemapBY + threadIdx.y;
   if (x >= a.dst.w || y >= a.dst.h) return;
   const int n = min(P, a.dst.w - x);  // outputs of this thread (< P only in the row's tail)
   const int t = (threadIdx.y * kRemapBX + threadIdx.x) * P;
-  // 64-bit: h + (D - 1) * step may pass 2^31 for tall images.
-  const long long step = (long long)gridDim.y * kRemapBY;
-  // Rows y, y + step, ..., y + (D - 2) * step into slots 0 .. D - 2 (an empty group where the
-  // row lies past the image, so that group k is always row k's).
+  remap_ring::walk(
+      y, a.dst.h, (long long)gridDim.y * kRemapBY,
+      [&](int s, int yc) { copy_maps<T, P>(a, x, n, yc, &ring.v[s][0][t], &ring.v[s][1][t]); },
+      [] { cp_async_commit(); }, [] { cp_async_wait_group<remap_ring::kRing - 1>(); },
+      [&](int s, int yc) {
+        float mx[P], my[P];
 #pragma unroll
-  for (int s = 0; s < D - 1; ++s) {
-    const long long ys = y + s * step;
-    if (ys < a.dst.h) copy_maps<T, P>(a, x, n, int(ys), &ring.v[s][0][t], &ring.v[s][1][t]);
-    cp_async_commit();
-  }
-  int slot = 0;
-  for (;;) {
-    // Row y + (D - 1) * step into the slot that the previous row was read from.
-    const long long yn = y + (D - 1) * step;
-    const int sn = slot == 0 ? D - 1 : slot - 1;
-    if (yn < a.dst.h) copy_maps<T, P>(a, x, n, int(yn), &ring.v[sn][0][t], &ring.v[sn][1][t]);
-    cp_async_commit();
-    cp_async_wait_group<D - 1>();  // row y's group (D - 1 newer ones may be pending)
-    float mx[P], my[P];
-#pragma unroll
-    for (int i = 0; i < P; ++i) {
-      mx[i] = ring.v[slot][0][t + i];
-      my[i] = ring.v[slot][1][t + i];
-    }
-    remap_item<T, CN, kLinear, kWordTaps, G>(a, x, n, y, mx, my);
-    if (y + step >= a.dst.h) return;  // no copy is pending: rows past h issue none
-    y += int(step);
-    slot = slot == D - 1 ? 0 : slot + 1;
-  }
+        for (int i = 0; i < P; ++i) {
+          mx[i] = ring.v[s][0][t + i];
+          my[i] = ring.v[s][1][t + i];
+        }
+        remap_item<T, CN, kLinear, kWordTaps, G>(a, x, n, yc, mx, my);
+      });
 }
 
 /// The fast kernel applies when every source offset and coordinate bound fits 32 bits and
@@ -582,7 +562,7 @@ template <class T, int CN, bool kLinear, bool kWordTaps = false>
 void launch_fast(const RemapArgs<T>& a, cudaStream_t st) {
   constexpr int P = remap_px<T, CN>();
   const long long bx = ((a.dst.w + P - 1) / P + kRemapBX - 1) / kRemapBX;
-  const dim3 grid(unsigned(bx), unsigned(remap_ring_blocks_y(bx, a.dst.h)));
+  const dim3 grid(unsigned(bx), unsigned(remap_ring::blocks_y(bx, a.dst.h, kRemapBY, kSmCount)));
   remap_ring_kernel<T, CN, kLinear, kWordTaps><<<grid, dim3(kRemapBX, kRemapBY), 0, st>>>(a);
   PIXFLOW_CUDA_CHECK_LAUNCH("remap");
 }

@@ -128,26 +128,8 @@ constexpr int kGrayVecBX = 128;
 // thread through the border rule).
 constexpr int kRemapBX = 32, kRemapBY = 8;
 constexpr int kRemapPx = 4, kRemapPxWide = 2;
-// The fast kernel's one shape (remap_ring_kernel), at every size: each thread walks rows
-// gridDim.y * kRemapBY apart with the maps of its next kRemapRing - 1 rows in flight, copied by
-// cp.async into a per-thread ring in shared memory (kRemapRing x 2 maps x 256 threads x 4P
-// bytes: 32 KB a block at P = 4, 128 KB a SM at 4 blocks). 3 rows ahead: 1024 threads x 96 B
-// = 96 KB of map reads in flight a SM, about 3x what 3 TB/s needs over ~1.5 us of loaded DRAM
-// latency (34 KB), so that the maps stream while the taps wait. Replaced (branch remap4, not
-// measured yet) the tall kernel (2 rows' maps in registers, then their taps; 80 registers, 3
-// blocks a SM; 8192^2 u8x1 323.7 us, ncu: 35 % occupancy, DRAM 62 %) and the streaming kernel
-// below 8 blocks a SM of it (the next row's maps in registers; 1920x1080 u8x1 11.7 us).
-constexpr int kRemapRing = 4;
-// Resident blocks a SM: 4 = a 64-register bound (32 warps): the ring holds no map in registers.
-constexpr int kRemapMinBlocks = 4;
-// Rows a thread at most: below this one wave of blocks (1920x1080: 15 x 34 blocks, 4 rows a
-// thread); above it whole waves' worth of block rows of this many rows (8192^2: 64 x 64
-// blocks, 16 rows), so that a lens map's slower edge columns are spread over many blocks
-// instead of holding one long block per SM (and the ring's first rows are a small part).
-constexpr int kRemapMaxRows = 16;
-// Samples (registers) of the border path's loads in flight at once (remap_border_group): 16
-// keeps every instance within the 64-register bound without spills.
-constexpr int kRemapBorderSamples = 16;
+// The fast kernel's schedule (rows a thread, the map ring, blocks a SM, the grid) is in
+// remap_ring.hpp, with its host emulation test.
 
 // matmul (gemm.cu): 64 x 64 output tile, 16-deep K slices, 256 threads (4 x 4 outputs each).
 constexpr int kGemmTM = 64, kGemmTN = 64, kGemmTK = 16, kGemmThreads = 256;
@@ -175,22 +157,6 @@ constexpr long long kTallGridBlocks = 8 * kSmCount;
 /// GPU by the rule above; engines with several shapes call this and nothing else.
 inline bool tall_blocks_fill(long long blocks_x, long long h, int tall_rows) {
   return blocks_x * ((h + tall_rows - 1) / tall_rows) >= kTallGridBlocks;
-}
-
-/// Blocks in y of the remap grid (remap_ring_kernel), blocks_x wide, for h rows: block rows
-/// in multiples of one wave (kRemapMinBlocks blocks a SM) with at most kRemapMaxRows rows a
-/// thread, then the fewest that give every thread the same number of rows give or take one.
-/// 1920x1080 u8x1/u8x3/f32x1 (15 block columns, 135 thread rows of 8): a wave is 35 block
-/// rows -> 4 rows a thread -> 34 block rows (510 blocks, all resident from the start);
-/// 8192^2 u8x1 (64 columns, 1024 thread rows): 8 a wave -> 8 waves' 64 -> 16 rows a thread.
-inline long long remap_ring_blocks_y(long long blocks_x, long long h) {
-  const long long thread_rows = (h + kRemapBY - 1) / kRemapBY;
-  long long wave = kSmCount * kRemapMinBlocks / blocks_x;
-  if (wave < 1) wave = 1;
-  const long long waves = (thread_rows + wave * kRemapMaxRows - 1) / (wave * kRemapMaxRows);
-  const long long rows_each = (thread_rows + wave * waves - 1) / (wave * waves);
-  const long long gy = (thread_rows + rows_each - 1) / rows_each;
-  return gy < 65535 ? gy : 65535;
 }
 
 /// True when the view's start and every row start are aligned to `bytes`.
