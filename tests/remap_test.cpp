@@ -301,16 +301,13 @@ TEST(Remap, EveryBackendMatchesRefOnManyTiles) {
 // all their loads in flight: the border path of remap.cu), every border, every depth and
 // channel count; u8x3 linear reads words where the source's start and stride are multiples of
 // 4 (tight) and bytes elsewhere. Some rows carry non-finite entries.
-// Both shapes of the fast kernel (launch.cuh: tall_blocks_fill picks the tall one when its
-// grid of 128 x 16 outputs a block, 64 x 16 for pixels over 4 bytes, has >= 1056 blocks):
-// - the streaming kernel (one wave, each thread walking rows gridDim.y * 8 apart with the
-//   next row's maps in flight; remap_stream_blocks_y): 517x70 .. 600x150 one row a thread;
-//   1030x500 two (4-byte pixels: 9 x 32 blocks, 244 of 256 thread rows take a second row)
-//   or three (wider: 17 x 21 blocks, 164 of 168 take a third), so a thread ends after either
-//   half of the kernel's two-row loop; 1500x900 (bench cases) 3 or 4 rows (12 x 29 blocks);
-// - the tall kernel: 2300x1000 (18 x 63 = 1134 blocks of 4-byte pixels, 36 x 63 wider),
-//   every depth, channel count and interpolation, the border varying; ~4100x1100 (a 1080p-like
-//   grid of blocks of the old shape, 33 block columns) the bench's own cases.
+// The fast kernel's one shape (remap_ring_kernel; rows a thread by remap_ring.hpp's
+// blocks_y, each thread's next 3 rows of maps in flight in a 4-slot shared ring) at rows a
+// thread from 1 to 9, so that threads end at every position of the ring and some go round it
+// twice (4-byte pixels / wider): 517x70 .. 600x150 one row; 1030x500 1-2 / 3; 1500x900 (bench
+// cases) 2-3 / 5-6; 2300x1000 4-5 / 8-9 (every depth, channel count and interpolation, the
+// border varying); ~4100x1100 (the bench's cases) 8-9, 33 block columns; 40x70000 (the bench's
+// cases, one block column) 8-9 rows in two waves' worth of block rows (973).
 TEST(Remap, EveryBackendMatchesRefOnLensMaps) {
   auto rng = make_rng(0x7e09);
   std::vector<Border> borders = all_borders();
@@ -326,10 +323,10 @@ TEST(Remap, EveryBackendMatchesRefOnLensMaps) {
     Runs runs;
     bool cuda_only;  // the CUDA kernel's shapes; the CPU backends' cases are the small ones
   };
-  const Case cases[] = {{{517, 70}, Runs::all, false},     {{600, 150}, Runs::all, false},
-                        {{300, 97}, Runs::all, false},     {{1030, 500}, Runs::formats, true},
-                        {{1500, 900}, Runs::bench, true},  {{2300, 1000}, Runs::formats, true},
-                        {{4100, 1100}, Runs::bench, false}};
+  const Case cases[] = {{{517, 70}, Runs::all, false},      {{600, 150}, Runs::all, false},
+                        {{300, 97}, Runs::all, false},      {{1030, 500}, Runs::formats, true},
+                        {{1500, 900}, Runs::bench, true},   {{2300, 1000}, Runs::formats, true},
+                        {{4100, 1100}, Runs::bench, false}, {{40, 70000}, Runs::bench, true}};
   std::size_t turn = 0;  // the border of the next `formats` run
   for (const Case& cs : cases) {
     const std::int64_t w = cs.size.w, h = cs.size.h;

@@ -1,13 +1,13 @@
 // remap on CUDA. The exact float expression of the reference (src/ref/remap.cpp) with
-// explicitly rounded operations (no FMA), in three kernels:
+// explicitly rounded operations (no FMA), in two kernels:
 //
 // - the fast kernels (every source below 2^23 pixels a side and 2^31 bytes, the usual case),
-//   one row body (remap_item) in two shapes chosen by tall_blocks_fill (launch.cuh):
-//   remap_fast_kernel (grids of >= 8 blocks a SM: 8192^2) gives each thread kRemapPx (or
-//   kRemapPxWide) adjacent outputs in each of kRemapRows rows (the maps of all its rows loaded
-//   first); remap_stream_kernel (smaller grids: 1920x1080) launches one wave of blocks whose
-//   threads walk rows, each row's maps loaded before the previous row's taps, so that after
-//   the first row no thread waits on DRAM and no partial last wave is left. 16-byte loads of both
+//   one kernel at every size (remap_ring_kernel): each thread kRemapPx (or kRemapPxWide)
+//   adjacent outputs of up to remap_ring::kMaxRows rows gridDim.y * 8 apart (remap_ring.hpp,
+//   blocks_y: one wave of blocks at 1920x1080, whole waves at 8192^2), the maps
+//   of its next 3 rows always in flight by cp.async into its own slots of a shared ring (no
+//   registers: 56-64 registers, 4 blocks a SM), so that the maps stream continuously and a
+//   thread waits on its taps only. 16-byte copies of both
 //   maps and packed stores where rows are aligned (decided on the host), scalar otherwise and in
 //   the row's tail. A pixel whose taps all lie inside the source (the interior of any warp that is
 //   not a lens's edge) takes the fast formula: no border code, 32-bit offsets, read-only loads, and
@@ -40,6 +40,7 @@
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/remap_border.hpp"
+#include "src/backends/cuda/remap_ring.hpp"
 #include "src/backends/cuda/remap_u8x3.hpp"
 #include "src/base/backend.hpp"
 #include "src/base/visit_depth.hpp"
@@ -314,9 +315,9 @@ constexpr int remap_px() {
 }
 
 /// Pixels of a thread whose border-path loads are in flight together: all of them where their
-/// samples take at most kMaxSamples registers, else half (tall kernel, 32: u8x3/u8x4 linear's
-/// 48/64 samples spill; streaming kernel, 16, as it holds two rows' maps: u8x2/u16x2 linear's
-/// 32 samples spilled 76 bytes).
+/// samples take at most kMaxSamples registers, else half (remap_ring::kBorderSamples, 16: under the
+/// 64-register bound of 4 blocks a SM; u8x3/u8x4 linear's 48/64 samples spill at once, and
+/// u8x2/u16x2 linear's 32 spilled 76 bytes under the streaming kernel's 80).
 template <class T, int CN, bool kLinear, int kMaxSamples>
 constexpr int remap_border_group() {
   constexpr int P = remap_px<T, CN>();
@@ -344,31 +345,61 @@ __device__ __forceinline__ unsigned word_of(const T (&v)[N], int w) {
   }
 }
 
-/// The maps of a thread's P outputs (x .. x + n - 1) of row y: one vector load per map where
-/// rows are aligned and the thread has all P, scalar loads otherwise (0 past the row's end).
+/// cp.async of `kBytes` (4, 8 or 16) from global to shared without registers; `src_bytes` <
+/// kBytes zero-fills the rest (0: no byte is read, the slot gets zeros). 16 bytes go .cg (L2
+/// only: the maps are read once), 4 and 8 .ca (the only sizes .cg lacks).
+template <int kBytes>
+__device__ __forceinline__ void cp_async_maps(float* shared_dst, const float* global_src,
+                                              int src_bytes = kBytes) {
+  const unsigned d = unsigned(__cvta_generic_to_shared(shared_dst));
+  if constexpr (kBytes == 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(global_src),
+                 "r"(src_bytes)
+                 : "memory");
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d), "l"(global_src),
+                 "n"(kBytes), "r"(src_bytes)
+                 : "memory");
+  }
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+/// Waits until at most N of the thread's committed groups are pending.
+template <int N>
+__device__ __forceinline__ void cp_async_wait_group() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+/// The ring of a block's map rows in shared memory: slot s of map m (0: x, 1: y) holds thread
+/// t's P floats at [s][m][t * P] (a warp's 32 x 4P bytes contiguous: no bank conflicts in
+/// either direction). Each thread reads only what it copied itself (no barrier; see
+/// remap_ring_kernel for the order of a slot's reuse).
+template <int P>
+struct MapRing {
+  float v[remap_ring::kRing][2][kRemapBX * kRemapBY * P];
+};
+
+/// Copies the maps of a thread's P outputs (x .. x + n - 1) of row y into its ring slot
+/// (smx, smy): one 4P-byte copy per map where rows are aligned and the thread has all P,
+/// 4-byte copies otherwise (zeros past the row's end, as the register loads gave).
 template <class T, int P>
-__device__ __forceinline__ void load_maps(const RemapArgs<T>& a, int x, int n, int y,
-                                          float (&mx)[P], float (&my)[P]) {
+__device__ __forceinline__ void copy_maps(const RemapArgs<T>& a, int x, int n, int y, float* smx,
+                                          float* smy) {
   const float* mxr = a.mx.row(y) + x;
   const float* myr = a.my.row(y) + x;
   if (n == P && a.vec_maps) {
     // x is a multiple of P, so the P floats sit at a multiple of 4 * P bytes.
-    if constexpr (P == 4) {
-      const float4 u = __ldg(reinterpret_cast<const float4*>(mxr));
-      const float4 v = __ldg(reinterpret_cast<const float4*>(myr));
-      mx[0] = u.x, mx[1] = u.y, mx[2] = u.z, mx[3] = u.w;
-      my[0] = v.x, my[1] = v.y, my[2] = v.z, my[3] = v.w;
-    } else {
-      const float2 u = __ldg(reinterpret_cast<const float2*>(mxr));
-      const float2 v = __ldg(reinterpret_cast<const float2*>(myr));
-      mx[0] = u.x, mx[1] = u.y;
-      my[0] = v.x, my[1] = v.y;
-    }
+    cp_async_maps<4 * P>(smx, mxr);
+    cp_async_maps<4 * P>(smy, myr);
   } else {
 #pragma unroll
     for (int i = 0; i < P; ++i) {
-      mx[i] = i < n ? __ldg(mxr + i) : 0.0f;
-      my[i] = i < n ? __ldg(myr + i) : 0.0f;
+      // Past the row's end: nothing read (the address stays inside the row), zeros written.
+      const int j = i < n ? i : 0;
+      const int bytes = i < n ? 4 : 0;
+      cp_async_maps<4>(smx + i, mxr + j, bytes);
+      cp_async_maps<4>(smy + i, myr + j, bytes);
     }
   }
 }
@@ -482,72 +513,40 @@ __device__ __forceinline__ void remap_item(const RemapArgs<T>& a, int x, int n, 
   }
 }
 
-/// The tall shape (grids of >= kTallGridBlocks blocks, tall_blocks_fill): kRemapRows rows a
-/// thread, kRemapBY apart, the maps of all of them loaded before the first row's taps.
+/// The one shape of the fast kernel at every size: each thread kRemapPx (or kRemapPxWide)
+/// adjacent outputs of rows `step` apart (step = gridDim.y * kRemapBY; at most
+/// remap_ring::kMaxRows rows a thread), the maps of its next kRing - 1 rows always in flight
+/// by cp.async into its slots of a shared ring (remap_ring.hpp: the walk and the order of a
+/// slot's reuse, emulated by tests/remap_ring_test.cpp): no registers are held for them, so
+/// 4 blocks a SM fit the 64-register bound, where the streaming kernel's two register sets of
+/// maps took 80 and 3. The maps (8 B of the ~10 B a u8x1 pixel moves) so stream continuously
+/// instead of in bursts between tap phases (the tall kernel it replaced loaded 2 rows' maps,
+/// then both rows' taps; ncu 8192^2 u8x1: 35 % occupancy, DRAM 62 %), and after its first row
+/// a thread waits on its taps only.
 template <class T, int CN, bool kLinear, bool kWordTaps>
-__global__ void __launch_bounds__(kRemapBX* kRemapBY, kRemapMinBlocks)
-    remap_fast_kernel(RemapArgs<T> a, int rows) {
+__global__ void __launch_bounds__(kRemapBX* kRemapBY, remap_ring::kMinBlocks)
+    remap_ring_kernel(RemapArgs<T> a) {
   constexpr int P = remap_px<T, CN>();
-  constexpr int R = kRemapRows;
+  constexpr int G = remap_border_group<T, CN, kLinear, remap_ring::kBorderSamples>();
+  __shared__ __align__(16) MapRing<P> ring;
   const int x = (blockIdx.x * kRemapBX + threadIdx.x) * P;
-  if (x >= a.dst.w) return;
+  const int y = blockIdx.y * kRemapBY + threadIdx.y;
+  if (x >= a.dst.w || y >= a.dst.h) return;
   const int n = min(P, a.dst.w - x);  // outputs of this thread (< P only in the row's tail)
-  for (int by = blockIdx.y; by < rows; by += gridDim.y) {
-    // Rows y0, y0 + kRemapBY, ...: the maps of all R rows are loaded first, so that a
-    // thread has R rows' map loads (the DRAM traffic) in flight at once.
-    const int y0 = by * (kRemapBY * R) + threadIdx.y;
-    if (y0 >= a.dst.h) return;
-    float mx[R][P], my[R][P];
+  const int t = (threadIdx.y * kRemapBX + threadIdx.x) * P;
+  remap_ring::walk(
+      y, a.dst.h, (long long)gridDim.y * kRemapBY,
+      [&](int s, int yc) { copy_maps<T, P>(a, x, n, yc, &ring.v[s][0][t], &ring.v[s][1][t]); },
+      [] { cp_async_commit(); }, [] { cp_async_wait_group<remap_ring::kRing - 1>(); },
+      [&](int s, int yc) {
+        float mx[P], my[P];
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const int y = y0 + r * kRemapBY;
-      if (y >= a.dst.h) break;
-      load_maps(a, x, n, y, mx[r], my[r]);
-    }
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const int y = y0 + r * kRemapBY;
-      if (y >= a.dst.h) break;
-      remap_item<T, CN, kLinear, kWordTaps, remap_border_group<T, CN, kLinear, 32>()>(a, x, n, y,
-                                                                                      mx[r], my[r]);
-    }
-  }
-}
-
-/// The streaming shape (smaller images, where the tall grid is under kTallGridBlocks blocks:
-/// 1920x1080 gave 15 x 68 blocks of three dependent round trips each, map -> row 0's taps ->
-/// row 1's taps, at 26 % achieved occupancy and 0.26 instructions issued per scheduler, with a
-/// partial last wave). One wave of blocks (the host sizes the grid to fit kRemapStreamMinBlocks
-/// a SM), each thread walking rows `step` apart (step = gridDim.y * kRemapBY), every thread
-/// the same number of rows give or take one. The maps of the next row are loaded before the
-/// current row's taps (two register sets in turn, so no copy waits on a pending load): after
-/// the first row a thread waits for its taps (L2) only, never for the maps (DRAM).
-template <class T, int CN, bool kLinear, bool kWordTaps>
-__global__ void __launch_bounds__(kRemapBX* kRemapBY, kRemapStreamMinBlocks)
-    remap_stream_kernel(RemapArgs<T> a) {
-  constexpr int P = remap_px<T, CN>();
-  const int x = (blockIdx.x * kRemapBX + threadIdx.x) * P;
-  if (x >= a.dst.w) return;
-  const int n = min(P, a.dst.w - x);
-  constexpr int G = remap_border_group<T, CN, kLinear, 16>();
-  const int step = int(gridDim.y) * kRemapBY;
-  int y = blockIdx.y * kRemapBY + threadIdx.y;
-  if (y >= a.dst.h) return;
-  float mx0[P], my0[P], mx1[P], my1[P];
-  load_maps(a, x, n, y, mx0, my0);
-  for (;;) {
-    // h < 2^31 - step: the host launches this shape only for grids under kTallGridBlocks
-    // blocks, so h < 16 * kTallGridBlocks and no sum below overflows.
-    const int y1 = y + step;
-    if (y1 < a.dst.h) load_maps(a, x, n, y1, mx1, my1);
-    remap_item<T, CN, kLinear, kWordTaps, G>(a, x, n, y, mx0, my0);
-    if (y1 >= a.dst.h) return;
-    const int y2 = y1 + step;
-    if (y2 < a.dst.h) load_maps(a, x, n, y2, mx0, my0);
-    remap_item<T, CN, kLinear, kWordTaps, G>(a, x, n, y1, mx1, my1);
-    if (y2 >= a.dst.h) return;
-    y = y2;
-  }
+        for (int i = 0; i < P; ++i) {
+          mx[i] = ring.v[s][0][t + i];
+          my[i] = ring.v[s][1][t + i];
+        }
+        remap_item<T, CN, kLinear, kWordTaps, G>(a, x, n, yc, mx, my);
+      });
 }
 
 /// The fast kernel applies when every source offset and coordinate bound fits 32 bits and
@@ -563,14 +562,8 @@ template <class T, int CN, bool kLinear, bool kWordTaps = false>
 void launch_fast(const RemapArgs<T>& a, cudaStream_t st) {
   constexpr int P = remap_px<T, CN>();
   const long long bx = ((a.dst.w + P - 1) / P + kRemapBX - 1) / kRemapBX;
-  if (tall_blocks_fill(bx, a.dst.h, kRemapBY * kRemapRows)) {
-    const dim3 grid = grid_2d((a.dst.w + P - 1) / P, a.dst.h, kRemapBX, kRemapBY * kRemapRows);
-    remap_fast_kernel<T, CN, kLinear, kWordTaps>
-        <<<grid, dim3(kRemapBX, kRemapBY), 0, st>>>(a, blocks_y(a.dst.h, kRemapBY * kRemapRows));
-  } else {
-    const dim3 grid(unsigned(bx), unsigned(remap_stream_blocks_y(bx, a.dst.h)));
-    remap_stream_kernel<T, CN, kLinear, kWordTaps><<<grid, dim3(kRemapBX, kRemapBY), 0, st>>>(a);
-  }
+  const dim3 grid(unsigned(bx), unsigned(remap_ring::blocks_y(bx, a.dst.h, kRemapBY, kSmCount)));
+  remap_ring_kernel<T, CN, kLinear, kWordTaps><<<grid, dim3(kRemapBX, kRemapBY), 0, st>>>(a);
   PIXFLOW_CUDA_CHECK_LAUNCH("remap");
 }
 

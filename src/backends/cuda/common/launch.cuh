@@ -133,22 +133,8 @@ constexpr int kGrayVecBX = 128;
 // thread through the border rule).
 constexpr int kRemapBX = 32, kRemapBY = 8;
 constexpr int kRemapPx = 4, kRemapPxWide = 2;
-// Rows per thread of the fast kernel (kRemapBY apart): the maps of all of them are loaded
-// before the first row's taps, so each thread has 2 x 32 bytes of map loads in flight, not
-// 32 (one row: ~24 warps/SM x 1.3 KB per ~1.75 us of latency = ~77 % of the 22.7 KB/us an SM
-// needs at 3 TB/s; two rows: above it). 1 undoes it.
-constexpr int kRemapRows = 2;
-// At least 3 blocks of the fast kernel per SM: caps it at 85 registers (without a bound
-// ptxas picked 48-64 and spilled a few bytes in u8x1/f32x1 linear); 3 x 8 warps in flight.
-constexpr int kRemapMinBlocks = 3;
-// The streaming shape of the fast kernel (remap_stream_kernel), for images whose tall grid
-// (kRemapRows rows a thread) is under kTallGridBlocks blocks (tall_blocks_fill; 1920x1080:
-// 15 x 68 = 1020): the same 32 x 8 threads, kRemapPx outputs of one row at a time, but one
-// wave of blocks (kRemapStreamMinBlocks a SM), each thread walking rows with the next row's
-// maps loaded before the current row's taps. 3 a SM (80 registers): a bound of 4 (64
-// registers) spilled 8-300 bytes in every linear kernel but f32x1..4 (two rows' maps are
-// live besides the taps). Not measured yet (branch remap3).
-constexpr int kRemapStreamMinBlocks = 3;
+// The fast kernel's schedule (rows a thread, the map ring, blocks a SM, the grid) is in
+// remap_ring.hpp, with its host emulation test.
 
 // matmul (gemm.cu): 64 x 64 output tile, 16-deep K slices, 256 threads (4 x 4 outputs each).
 constexpr int kGemmTM = 64, kGemmTN = 64, kGemmTK = 16, kGemmThreads = 256;
@@ -176,20 +162,6 @@ constexpr long long kTallGridBlocks = 8 * kSmCount;
 /// GPU by the rule above; engines with several shapes call this and nothing else.
 inline bool tall_blocks_fill(long long blocks_x, long long h, int tall_rows) {
   return blocks_x * ((h + tall_rows - 1) / tall_rows) >= kTallGridBlocks;
-}
-
-/// Blocks in y of the streaming remap grid, blocks_x wide, for h rows: at most one wave of
-/// kRemapStreamMinBlocks blocks a SM, and the fewest blocks that give every thread the same
-/// number of rows (give or take one): 1920x1080 u8x1/u8x3/f32x1 (15 block columns, 135
-/// thread rows of 8): at most 26 block rows -> 6 rows a thread -> 23 block rows (345 blocks,
-/// 2.6 a SM, all resident from the start).
-inline long long remap_stream_blocks_y(long long blocks_x, long long h) {
-  const long long thread_rows = (h + kRemapBY - 1) / kRemapBY;
-  long long cap = kSmCount * kRemapStreamMinBlocks / blocks_x;
-  if (cap < 1) cap = 1;
-  const long long rows_each = (thread_rows + cap - 1) / cap;
-  const long long gy = (thread_rows + rows_each - 1) / rows_each;
-  return gy < 65535 ? gy : 65535;
 }
 
 /// True when the view's start and every row start are aligned to `bytes`.

@@ -1,0 +1,91 @@
+// The schedule of the CUDA remap's fast kernel (remap.cu, remap_ring_kernel), written as host +
+// device code so that the CPU test (tests/remap_ring_test.cpp) runs exactly this walk against a
+// model of cp.async groups, and plans the grids the host launches.
+//
+// Each thread of the kernel owns kRing slots of a ring in shared memory, one row's maps a slot,
+// and walks rows y, y + step, y + 2 step, ... (step = gridDim.y x block rows). The maps of its
+// next kRing - 1 rows are always in flight: cp.async copies (no registers held for them) in
+// one commit group a row, so that `cp.async.wait_group kRing - 1` completes exactly the oldest
+// row's group. Row k's copy goes into the slot that row k - 1 was read from, after row k - 1's
+// use (its tap loads and stores, which need the values read), so no copy overwrites a slot
+// whose values are still to be read; every thread reads only its own slots (no barrier).
+//
+// Tuning (8192^2 and 1920x1080 on the H100; branch remap4, not measured yet): 3 rows ahead
+// (kRing 4) is 3 x 32 B of maps in flight a thread (P = 4 outputs), 96 KB a SM at 1024
+// threads, ~3x what 3 TB/s needs over ~1.5 us of loaded DRAM latency (34 KB a SM). The ring
+// takes 32 KB a block (P = 4: 4 slots x 2 maps x 256 threads x 16 B), 128 KB at 4 blocks a SM.
+#pragma once
+
+#include "src/base/qualifiers.hpp"
+
+namespace pixflow::cuda::remap_ring {
+
+// Slots a thread: the row being read and kRing - 1 rows in flight.
+constexpr int kRing = 4;
+// Resident blocks a SM (__launch_bounds__): 4 = a 64-register bound (ptxas, sm_90: 56 registers
+// u8x1/f32x1 linear, 64 u8x3 linear, no spills; the streaming kernel it replaced held the next
+// row's maps in registers: 80 registers, 3 blocks a SM).
+constexpr int kMinBlocks = 4;
+// Rows a thread at most: below this one wave of blocks (1920x1080: 15 x 34 blocks, 4 rows a
+// thread), above it whole waves' worth of block rows of this many rows (8192^2: 64 x 64
+// blocks of 16 rows a thread), so that a lens map's slower edge columns are spread over many
+// blocks instead of holding one long block a SM, and a thread's first row (the ring's fill,
+// a DRAM round trip before any tap) is a small part of its work.
+constexpr int kMaxRows = 16;
+// Samples (registers) of the border path's loads in flight at once (remap.cu,
+// remap_border_group): 16 keeps every instance under the 64-register bound without spills.
+constexpr int kBorderSamples = 16;
+
+PIXFLOW_HD constexpr int next_slot(int s) {
+  return s == kRing - 1 ? 0 : s + 1;
+}
+PIXFLOW_HD constexpr int prev_slot(int s) {
+  return s == 0 ? kRing - 1 : s - 1;
+}
+
+/// A thread's walk over rows y, y + step, ... < h. copy(slot, row) issues the copies of a row's
+/// maps into a slot, commit() closes the row's group (also when no row is copied: group k is
+/// always row k's), wait() completes all but the newest kRing - 1 groups, use(slot, row) reads
+/// the slot and computes the row. When it returns no copy is pending (rows past h issue none).
+/// 64-bit row sums: y + (kRing - 1) * step may pass 2^31 for tall images.
+template <class Copy, class Commit, class Wait, class Use>
+PIXFLOW_HD void walk(int y, long long h, long long step, Copy&& copy, Commit&& commit, Wait&& wait,
+                     Use&& use) {
+  PIXFLOW_UNROLL
+  for (int s = 0; s < kRing - 1; ++s) {
+    const long long ys = y + s * step;
+    if (ys < h) copy(s, int(ys));
+    commit();
+  }
+  int slot = 0;
+  for (;;) {
+    // The next row ahead goes into the slot the previous row was read from.
+    const long long yn = y + (kRing - 1) * step;
+    if (yn < h) copy(prev_slot(slot), int(yn));
+    commit();
+    wait();
+    use(slot, y);
+    if (y + step >= h) return;
+    y += int(step);
+    slot = next_slot(slot);
+  }
+}
+
+/// Blocks in y of the kernel's grid, blocks_x wide, for h rows of blocks of block_rows thread
+/// rows on sms SMs: block rows in multiples of one wave (kMinBlocks blocks a SM) with at most
+/// kMaxRows rows a thread, then the fewest that give every thread the same number of rows give
+/// or take one (at most 65535, the grid's limit: then more rows a thread).
+/// 1920x1080 u8x1/u8x3/f32x1 (15 block columns, 135 thread rows of 8): a wave is 35 block
+/// rows -> 4 rows a thread -> 34 block rows (510 blocks, all resident from the start);
+/// 8192^2 u8x1 (64 columns, 1024 thread rows): 8 a wave -> 8 waves, 64 block rows, 16 rows.
+constexpr long long blocks_y(long long blocks_x, long long h, int block_rows, long long sms) {
+  const long long thread_rows = (h + block_rows - 1) / block_rows;
+  long long wave = sms * kMinBlocks / blocks_x;
+  if (wave < 1) wave = 1;
+  const long long waves = (thread_rows + wave * kMaxRows - 1) / (wave * kMaxRows);
+  const long long rows_each = (thread_rows + wave * waves - 1) / (wave * waves);
+  const long long gy = (thread_rows + rows_each - 1) / rows_each;
+  return gy < 65535 ? gy : 65535;
+}
+
+}  // namespace pixflow::cuda::remap_ring
