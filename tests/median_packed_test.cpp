@@ -51,8 +51,11 @@ std::string check_plane(const Plane& p, const Border& b) {
   std::vector<std::uint8_t> bytes(std::size_t(TH) * mu::kTileW);
   // 7x7's per-thread scratch (the kernel's shared `cores`): every thread of the block its own
   // slots at the kernel's stride, poisoned before each block (a slot read before its write
-  // would show).
+  // would show). The threads run in order, and after each one the slots of the threads still to
+  // run must hold the poison: a thread that wrote outside its own slots (a race on the GPU,
+  // where no barrier orders them) fails here.
   constexpr int kThreads = mu::kTX * TY;
+  constexpr u32 kPoison = 0xa5a5a5a5u;
   std::vector<u32> cores(std::size_t(mu::kCoreWords7<H>) * kThreads);
   for (long long by0 = 0; by0 < p.h; by0 += mu::kBH<K, H>)
     for (long long bx0 = 0; bx0 < p.w; bx0 += mu::kBW) {
@@ -60,26 +63,31 @@ std::string check_plane(const Plane& p, const Border& b) {
         for (int i = 0; i < mu::kTileW; ++i)
           bytes[std::size_t(r * mu::kTileW + i)] = bordered(p, bx0 - 4 + i, by0 - R + r, b);
       std::memcpy(tile.data(), bytes.data(), bytes.size());  // little-endian words, as on the GPU
-      std::fill(cores.begin(), cores.end(), 0xa5a5a5a5u);
+      std::fill(cores.begin(), cores.end(), kPoison);
       for (int ty = 0; ty < TY; ++ty)
         for (int tx = 0; tx < mu::kTX; ++tx) {
           std::string err;
-          mu::median_rows<K, H>(tile.data(), tx, ty * H, cores.data() + ty * mu::kTX + tx, kThreads,
-                                [&](int i, u32 o) {
-                                  for (int j = 0; j < 4; ++j) {
-                                    const long long x = bx0 + 4 * tx + j, y = by0 + ty * H + i;
-                                    if (x >= p.w || y >= p.h || !err.empty()) continue;
-                                    const int got = int((o >> (8 * j)) & 0xffu);
-                                    const int want = brute_median(p, x, y, K, b);
-                                    if (got != want)
-                                      err = "k=" + std::to_string(K) + " " + describe(b) +
-                                            " size " + std::to_string(p.w) + "x" +
-                                            std::to_string(p.h) + " at (" + std::to_string(x) +
-                                            ", " + std::to_string(y) + "): got " +
-                                            std::to_string(got) + ", want " + std::to_string(want);
-                                  }
-                                });
+          auto emit = [&](int i, u32 o) {
+            for (int j = 0; j < 4; ++j) {
+              const long long x = bx0 + 4 * tx + j, y = by0 + ty * H + i;
+              if (x >= p.w || y >= p.h || !err.empty()) continue;
+              const int got = int((o >> (8 * j)) & 0xffu);
+              const int want = brute_median(p, x, y, K, b);
+              if (got != want)
+                err = "k=" + std::to_string(K) + " " + describe(b) + " size " +
+                      std::to_string(p.w) + "x" + std::to_string(p.h) + " at (" +
+                      std::to_string(x) + ", " + std::to_string(y) + "): got " +
+                      std::to_string(got) + ", want " + std::to_string(want);
+            }
+          };
+          const int tid = ty * mu::kTX + tx;
+          mu::median_rows<K, H>(tile.data(), tx, ty * H, cores.data() + tid, kThreads, emit);
           if (!err.empty()) return err;
+          if constexpr (K == 7)
+            for (std::size_t n = 0; n < cores.size(); ++n)
+              if (int(n % kThreads) > tid && cores[n] != kPoison)
+                return "thread " + std::to_string(tid) + " wrote word " + std::to_string(n) +
+                       " of the scratch, another thread's slot";
         }
     }
   return "";
