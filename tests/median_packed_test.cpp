@@ -271,7 +271,7 @@ void lanes_apart(std::mt19937_64& rng) {
     for (int t = 0; t < NL; ++t) N::merge_runs(run[1 + 2 * t], run[2 + 2 * t], v + t * 2 * K);
     N::pair_rest(v, q);
     const u32 m = N::pair_final(q, run[0]);
-    if constexpr (K == 7) {  // the quads of median_rows_quads: the same median
+    if constexpr (K == 7) {  // the quads of median7_rows_shared: the same median
       u32 c[N::kQuadRanks], q4[K + 1];
       N::quad_core(v + 2 * K, c);
       N::quad_pair(c, v, q4);
