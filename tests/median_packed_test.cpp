@@ -49,16 +49,25 @@ std::string check_plane(const Plane& p, const Border& b) {
   constexpr int R = K / 2, TY = mu::kTY<K>, TH = mu::kTileH<K, H>;
   std::vector<u32> tile(std::size_t(TH) * mu::kTileWords);
   std::vector<std::uint8_t> bytes(std::size_t(TH) * mu::kTileW);
+  // 7x7's per-thread scratch (the kernel's shared `cores`): every thread of the block its own
+  // slots at the kernel's stride, poisoned before each block (a slot read before its write
+  // would show). The threads run in order, and after each one the slots of the threads still to
+  // run must hold the poison: a thread that wrote outside its own slots (a race on the GPU,
+  // where no barrier orders them) fails here.
+  constexpr int kThreads = mu::kTX * TY;
+  constexpr u32 kPoison = 0xa5a5a5a5u;
+  std::vector<u32> cores(std::size_t(mu::kCoreWords7<H>) * kThreads);
   for (long long by0 = 0; by0 < p.h; by0 += mu::kBH<K, H>)
     for (long long bx0 = 0; bx0 < p.w; bx0 += mu::kBW) {
       for (int r = 0; r < TH; ++r)
         for (int i = 0; i < mu::kTileW; ++i)
           bytes[std::size_t(r * mu::kTileW + i)] = bordered(p, bx0 - 4 + i, by0 - R + r, b);
       std::memcpy(tile.data(), bytes.data(), bytes.size());  // little-endian words, as on the GPU
+      std::fill(cores.begin(), cores.end(), kPoison);
       for (int ty = 0; ty < TY; ++ty)
         for (int tx = 0; tx < mu::kTX; ++tx) {
           std::string err;
-          mu::median_rows<K, H>(tile.data(), tx, ty * H, [&](int i, u32 o) {
+          auto emit = [&](int i, u32 o) {
             for (int j = 0; j < 4; ++j) {
               const long long x = bx0 + 4 * tx + j, y = by0 + ty * H + i;
               if (x >= p.w || y >= p.h || !err.empty()) continue;
@@ -70,8 +79,15 @@ std::string check_plane(const Plane& p, const Border& b) {
                       std::to_string(x) + ", " + std::to_string(y) + "): got " +
                       std::to_string(got) + ", want " + std::to_string(want);
             }
-          });
+          };
+          const int tid = ty * mu::kTX + tx;
+          mu::median_rows<K, H>(tile.data(), tx, ty * H, cores.data() + tid, kThreads, emit);
           if (!err.empty()) return err;
+          if constexpr (K == 7)
+            for (std::size_t n = 0; n < cores.size(); ++n)
+              if (int(n % kThreads) > tid && cores[n] != kPoison)
+                return "thread " + std::to_string(tid) + " wrote word " + std::to_string(n) +
+                       " of the scratch, another thread's slot";
         }
     }
   return "";
@@ -180,7 +196,7 @@ std::string check_plane_cn3(const Plane& p, const Border& b) {
       for (int ty = 0; ty < TY; ++ty)
         for (int tx = 0; tx < mu::kTX; ++tx) {
           std::string err;
-          mu::median_rows<K, H, 3>(tile.data(), tx, ty * H, [&](int i, u32 o) {
+          mu::median_rows<K, H, 3>(tile.data(), tx, ty * H, nullptr, 0, [&](int i, u32 o) {
             for (int j = 0; j < 4; ++j) {
               const long long e = bx0 + 4 * tx + j, y = by0 + ty * H + i;
               if (e >= p.w || y >= p.h || !err.empty()) continue;
@@ -255,7 +271,7 @@ void lanes_apart(std::mt19937_64& rng) {
     for (int t = 0; t < NL; ++t) N::merge_runs(run[1 + 2 * t], run[2 + 2 * t], v + t * 2 * K);
     N::pair_rest(v, q);
     const u32 m = N::pair_final(q, run[0]);
-    if constexpr (K == 7) {  // the quads of median_rows_quads: the same median
+    if constexpr (K == 7) {  // the quads of median7_rows_shared: the same median
       u32 c[N::kQuadRanks], q4[K + 1];
       N::quad_core(v + 2 * K, c);
       N::quad_pair(c, v, q4);
@@ -307,6 +323,62 @@ TEST(MedianPacked, SharedRunsSortEveryInput) {
   for (int e = -2; e <= 3; ++e) {
     ASSERT_EQ(int((k[e + 2] >> 8) & 0xffu), 4 + e) << "e " << e;
     ASSERT_EQ(int(k[e + 2] >> 24), 6 + e) << "e " << e;
+  }
+}
+
+// 7x7 u8 x 1's runs (median7_rows_shared): the shared 6-sort and the insertion of each word's
+// seventh column sort every input, on all 0-1 inputs and on every input of values 0..3 in
+// either lane; the key words select (x, x+2) in the high bytes of the lanes.
+TEST(MedianPacked, SharedRuns7SortEveryInput) {
+  for (int values : {2, 4}) {
+    int n = 1;
+    for (int i = 0; i < 7; ++i) n *= values;
+    for (int code = 0; code < n; ++code) {
+      u32 x[7];
+      for (int i = 0, c = code; i < 7; ++i, c /= values)
+        x[i] = u32(c % values) | u32(values - 1 - c % values) << 16;  // lane 1: the mirror
+      u32 core[6] = {x[1], x[2], x[3], x[4], x[5], x[6]}, r[7];
+      mu::sort6(core);
+      for (int l = 0; l < 2; ++l)
+        for (int i = 0; i + 1 < 6; ++i)
+          ASSERT_LE((core[i] >> (16 * l)) & 0xffffu, (core[i + 1] >> (16 * l)) & 0xffffu)
+              << "sort6 values " << values << " code " << code << " lane " << l;
+      mu::insert7(x[0], core, r);
+      for (int l = 0; l < 2; ++l) {
+        int want[7];
+        for (int i = 0; i < 7; ++i) want[i] = int((x[i] >> (16 * l)) & 0xffffu);
+        std::sort(want, want + 7);
+        for (int i = 0; i < 7; ++i)
+          ASSERT_EQ(int((r[i] >> (16 * l)) & 0xffffu), want[i])
+              << "values " << values << " code " << code << " lane " << l << " rank " << i;
+      }
+    }
+  }
+  u32 row[4] = {0x03020100u, 0x07060504u, 0x0b0a0908u, 0x0f0e0d0cu};  // byte i = i
+  u32 k[8];
+  mu::key_words7(row, 0, k);  // x0 = byte 4
+  for (int e = -3; e <= 4; ++e) {
+    ASSERT_EQ(int((k[e + 3] >> 8) & 0xffu), 4 + e) << "e " << e;
+    ASSERT_EQ(int(k[e + 3] >> 24), 6 + e) << "e " << e;
+  }
+}
+
+// 7x7 on random planes beyond the sweep's shapes: random sizes (one to three blocks each way,
+// partial ones), values over the whole range or few of them (ties across the shared columns
+// and the low key bytes), random borders.
+TEST(MedianPacked, Body7x7RandomPlanesMatchBruteForce) {
+  auto rng = make_rng(0x9e77);
+  const std::vector<Border> borders = all_borders();
+  std::uniform_int_distribution<int> wd(1, 390), hd(1, 50), bd(0, int(borders.size()) - 1),
+      vd(0, 2);
+  for (int trial = 0; trial < 24; ++trial) {
+    const int w = wd(rng), h = hd(rng), range = vd(rng) == 0 ? 2 : vd(rng) == 1 ? 5 : 256;
+    std::uniform_int_distribution<int> v(0, range - 1);
+    Plane p{w, h, std::vector<std::uint8_t>(std::size_t(w) * std::size_t(h))};
+    for (auto& b : p.px) b = std::uint8_t(range == 256 ? v(rng) : 100 + v(rng));
+    const Border& b = borders[std::size_t(bd(rng))];
+    PIXFLOW_TRACE("trial " + std::to_string(trial));
+    ASSERT_EQ((check_plane<7>(p, b)), "");
   }
 }
 

@@ -2,7 +2,9 @@
 // u8 x 1 and u8 x 3 at 3x3: the packed kernel of u8_3x3.cuh (u8 x 3 over the row's bytes; on
 // large images its wide shape, 8 output bytes x 8 rows a thread).
 // u8 x 1 at 5x5 and 7x7, u8 x 3 at 5x5: median_u8_packed_kernel below (separable sorting
-// networks on pixels packed two per word, median_u8_packed.hpp; u8 x 3 over the row's bytes).
+// networks on pixels packed two per word, median_u8_packed.hpp; u8 x 3 over the row's bytes;
+// 7x7 passes each thread's sorted shared window columns from its first output word to its
+// second through shared memory).
 // f32 x 1 at 3x3: f32_3x3.cuh (sorted window columns on totalOrder keys).
 // Other square 3x3, 5x5, 7x7: a shared-memory tile with halo; each thread gathers its window into
 // registers and runs a forgetful selection (keep n/2+2 values, drop the min and max, take
@@ -176,7 +178,8 @@ __global__ void median_radix_kernel(DevView<T> src, DevView<T> dst, DevBorder<T>
 
 // u8 x 1, K = 5, 7: a 128 x kTY*H output block per 32 x kTY threads (H = kRows<K>, or
 // kRowsShort<K> for small images); the tile (kTileW x kTileH bytes, median_u8_packed.hpp) by
-// load_word_tile_u8 (word loads; on the image's edges through the border rule); then each
+// load_word_tile_u8 (word loads; on the image's edges through the border rule; 7x7 too since
+// its 108 registers leave room for the edge path, which spilled at its former 168); then each
 // thread runs median_rows and stores 4 bytes per row (one word where the destination rows are
 // 4-byte aligned, else byte by byte: ROIs at any offset and stride take this kernel too).
 // CN = 3 (u8 x 3, 5x5 only): the same over the row's bytes (dst.w = row bytes, as
@@ -190,43 +193,30 @@ __global__ void __launch_bounds__(median_u8::kTX* median_u8::kTY<K>, median_u8::
   constexpr int R = K / 2, TH = kTileH<K, H>, TY = median_u8::kTY<K>;
   static_assert(CN == 1 || (CN == 3 && K == 5), "u8 x 3 runs 5x5 only");
   __shared__ unsigned tile[TH * kTileWordsCn<CN>];
+  // 7x7: each thread's sorted shared window columns, word 0 to word 1 (median7_rows_shared),
+  // word k of a thread at k * kCoreStride + its index (consecutive threads, consecutive banks).
+  constexpr int kCoreStride = kTX * TY;
+  __shared__ unsigned cores[K == 7 ? kCoreWords7<H> * kCoreStride : 1];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH<K, H>;
-    if constexpr (K == 5) {
-      load_word_tile_u8<kTileWordsCn<CN>, kTX * TY, CN>(tile, TH, ty * kTX + tx, src, border,
-                                                        bx0 - kMargin<CN>, by0 - R, src_aligned);
-    } else {
-      // 7x7 sits at its 168-register bound: load_word_tile_u8's edge path spilled 8 bytes.
-      // Word loads inside, the border rule byte by byte on the edge tiles.
-      const bool inside = src_aligned && bx0 - 4 >= 0 && bx0 - 4 + kTileW <= src.w &&
-                          by0 - R >= 0 && by0 - R + TH <= src.h;
-      if (inside) {
-        for (int i = ty * kTX + tx; i < TH * kTileWords; i += kTX * TY) {
-          const int r = i / kTileWords, wd = i - r * kTileWords;
-          tile[i] = reinterpret_cast<const unsigned*>(src.row(by0 - R + r) + bx0 - 4)[wd];
-        }
-      } else {
-        auto* bytes = reinterpret_cast<unsigned char*>(tile);
-        for (int r = ty; r < TH; r += TY)
-          for (int i = tx; i < kTileW; i += kTX)
-            bytes[r * kTileW + i] = fetch(src, bx0 - 4 + i, by0 - R + r, 0, border);
-      }
-      __syncthreads();
-    }
+    load_word_tile_u8<kTileWordsCn<CN>, kTX * TY, CN>(tile, TH, ty * kTX + tx, src, border,
+                                                      bx0 - kMargin<CN>, by0 - R, src_aligned);
     const long long x0 = bx0 + tx * kPX;
     const bool full = dst_aligned && x0 + 3 < dst.w;
-    median_rows<K, H, CN>(tile, tx, ty * H, [&](int i, unsigned o) {
-      const long long y = by0 + ty * H + i;
-      if (x0 >= dst.w || y >= dst.h) return;
-      std::uint8_t* d = dst.row(y) + x0;
-      if (full) {
-        *reinterpret_cast<unsigned*>(d) = o;
-      } else {
-        for (int j = 0; j < 4 && x0 + j < dst.w; ++j) d[j] = std::uint8_t(o >> (8 * j));
-      }
-    });
+    median_rows<K, H, CN>(tile, tx, ty * H, cores + ty * kTX + tx, kCoreStride,
+                          [&](int i, unsigned o) {
+                            const long long y = by0 + ty * H + i;
+                            if (x0 >= dst.w || y >= dst.h) return;
+                            std::uint8_t* d = dst.row(y) + x0;
+                            if (full) {
+                              *reinterpret_cast<unsigned*>(d) = o;
+                            } else {
+                              for (int j = 0; j < 4 && x0 + j < dst.w; ++j)
+                                d[j] = std::uint8_t(o >> (8 * j));
+                            }
+                          });
     __syncthreads();
   }
 }

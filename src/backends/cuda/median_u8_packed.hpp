@@ -17,10 +17,15 @@
 //   same shifted by two, so each pair computes one new level-1 merge and the rest of the tree
 //   (pair_rest), pruned to the K+1 ranks that can still be the median. Each output row then
 //   finishes with its own extra run (pair_final: the K-th smallest of two sorted lists).
-// - 7x7 goes one level further (median_rows_quads): four output rows share K-3 = 4 runs, two
+// - 7x7 goes one level further (median7_rows_shared): four output rows share K-3 = 4 runs, two
 //   level-1 lists, merged once per quad (quad_core, pruned to the 22 ranks that can still be
 //   the median once three more runs join); each pair merges that with its own level-1 list
 //   (quad_pair, 67 instead of pair_rest's 167).
+// - u8 x 1 at 5x5 and 7x7 pair the thread's two output words differently, (x0, x0+2) and
+//   (x0+1, x0+3), so that their windows share K-1 columns: the shared columns of a row are
+//   sorted once and each word inserts its own column (median5_rows_shared,
+//   median7_rows_shared below). median_rows_pairs (one word after the other, each row's run
+//   sorted whole) remains for u8 x 3.
 // Min/max per output word (two pixels; a 3-input VIMNMX3 counted as one: pair_final's
 // maxima and pair_rest's folded chains, which PTX writes as two and ptxas is expected to
 // fuse; without that, 65.1 / 192.5): the first pair of a thread sorts K runs and makes
@@ -30,7 +35,9 @@
 //        (31.1 per pixel; 56 per word without the first pair's halo; kRows = 8: 68.3)
 //   7x7, kRows = 8, by quads: 14 sorts, 6 merge_runs, 2 quad_core, 4 quad_pair, 8 pair_final:
 //        (14*32 + 6*42 + 2*100 + 4*67 + 8*11) / 8 = 1256 / 8 = 157 (78.5 per pixel; 122.5
-//        without the halo; by pairs of rows as 5x5 it was 182)
+//        without the halo; by pairs of rows as 5x5 it was 182); with the shared columns
+//        (median7_rows_shared) 14 runs of 24 instead of 32: 1144 / 8 = 143 (SASS: 143.0, was
+//        153.5 with ptxas's own 3-input folds)
 // (the CPU's pairs of rows, which redo the whole shared merge per pair, take 79 / 221 here.)
 // Besides: per source row and word 3 shared loads (shared between the two words) and up to
 // K PRMT for the shifted words; per output row one PRMT and one 4-byte store.
@@ -48,20 +55,24 @@ using px::u32;
 // Block shape: 32 x kTY threads, each 4 pixels of kRows rows (kRows even: pairs of rows).
 // Register budget (__launch_bounds__(threads, kMinBlocks), ptxas -v for sm_90):
 // - 5x5, kRows = 8: 80 registers (median5_rows_shared; 74 before it), three blocks of 8 warps
-//   per SM, 60.75 min/max per word in SASS (67.75 before: bench/NOTES.md, branch med5c). kRows = 16 (95 registers, two blocks, 62.1 per word) was
-//   slower: A/B on one H100 (session 13), 8192^2 u8x1 212.3 against 220.0 us (ncu of kRows 16:
-//   25 % occupancy, 0.45 issued a scheduler: latency, not the min/max count, bounds it).
-// - 7x7 (quads), kRows = 8: 168 registers (unbounded 163), 6 blocks of 32 x 2 threads per SM
-//   (12 warps). kRows = 12 spills at 168; kRows = 16 (208 registers, 8 warps per SM, 139.75
-//   min/max per word instead of 157) measured slower in the same A/B: 8192^2 530.3 against
-//   485.9 us, 1080p 33.0 against 27.0. (By pairs of rows 7x7 took 187.)
+//   per SM, 60.75 min/max per word in SASS (67.75 before: bench/NOTES.md, branch med5c). kRows = 16
+//   (95 registers, two blocks, 62.1 per word) was slower: A/B on one H100 (session 13), 8192^2 u8x1
+//   212.3 against 220.0 us (ncu of kRows 16: 25 % occupancy, 0.45 issued a scheduler: latency, not
+//   the min/max count, bounds it).
+// - 7x7 (quads, shared columns), kRows = 8: 108 registers, 8 blocks of 32 x 2 threads per SM (16
+//   warps; 128 is the bound: 14 warps need 4 a scheduler as 16 do), 25.5 KB of shared memory a
+//   block (the tile and the cores, median7_rows_shared). Before the shared columns: 168
+//   registers (unbounded 163), 6 blocks (12 warps). kRows = 12 spilled at 168; kRows = 16 (208
+//   registers, 8 warps per SM, 139.75 min/max per word instead of 157) measured slower in an
+//   A/B (session 13): 8192^2 530.3 against 485.9 us, 1080p 33.0 against 27.0. (By pairs of rows
+//   7x7 took 187.)
 constexpr int kTX = 32, kPX = 4;
 template <int K>
 constexpr int kTY = K == 5 ? 8 : 2;
 template <int K>
 constexpr int kRows = 8;
 template <int K>
-constexpr int kMinBlocks = K == 5 ? 3 : 6;
+constexpr int kMinBlocks = K == 5 ? 3 : 8;
 // The short shape of 5x5 (launch.cuh, tall_blocks_fill: images whose 128 x 128 blocks would
 // not fill the GPU; 1920x1080 had 15 x 9 = 135 of them, ~1 a SM): 4 rows a thread, 128 x 32
 // outputs a block (510 at 1080p), 4 blocks a SM (<= 64 registers). 7x7 has one shape (its
@@ -341,35 +352,129 @@ PIXFLOW_HD void median5_rows_shared(const u32* tile, int tx, int r0, Emit&& emit
   }
 }
 
-// 7x7 by quads of output rows (tile rows: output i uses rows i .. i+6). Outputs i .. i+3 share
-// rows i+3 .. i+6, the level-1 lists C0 = (i+3, i+4) and C1 = (i+5, i+6): merged once per quad
-// (quad_core, pruned to the 22 ranks that can still be the median), then per pair with its own
-// list (quad_pair: A = (i+1, i+2) for outputs i, i+1; B = (i+7, i+8) for i+2, i+3) and per row
-// its extra run (rows i, i+7, i+2, i+9). The next quad's A and C0 are this one's C1 and B.
-template <int K, class Emit>
-PIXFLOW_HD void median_rows_quads(const u32* tile, int tx, int r0, Emit&& emit) {
-  using N = median_net::Net<K>;
-  constexpr int H = kRows<K>, K2 = 2 * K;
-  static_assert(H % 4 == 0, "quads of rows");
-  u32 first[H / 2];
+// ---- 7x7, u8 x 1: two words that share six of their seven window columns --------------------
+// As 5x5 above: word 0 = pixels (x0, x0+2), word 1 = (x0+1, x0+3), keys in the lanes' high bytes
+// (k[e + 3] = the 4 row bytes from x0 + e - 1, e = -3 .. 4: pixels (x0 + e, x0 + e + 2) in bytes 1
+// and 3). Word 0's window columns are e = -3 .. 3, word 1's -2 .. 4: per tile row the shared six
+// (e = -2 .. 3) are sorted once (sort6, 12 compare-exchanges) and each word inserts its own
+// seventh (insert7, 12 min/max): 48 min/max a row for both words where two 7-sorts took 64.
+// The vertical part is by quads of output rows (tile rows: output i uses rows i .. i+6). Outputs
+// i .. i+3 share rows i+3 .. i+6, the level-1 lists C0 = (i+3, i+4) and C1 = (i+5, i+6): merged
+// once per quad (quad_core, pruned to the 22 ranks that can still be the median), then per pair
+// with its own list (quad_pair: A = (i+1, i+2) for outputs i, i+1; B = (i+7, i+8) for i+2, i+3)
+// and per row its extra run (rows i, i+7, i+2, i+9). The next quad's A and C0 are this one's C1
+// and B.
+// The words run one after the other (both in step would not fit the register budget): word 0
+// sorts each row's six shared columns and leaves them in `core` (the thread's slots in shared
+// memory: core[(6 j + k) * cs] for tile row r0 + j, j < H + 6; no barrier, each thread reads
+// back only what it wrote), word 1 reads them back and inserts its seventh.
+// Min/max per output word (VIMNMX3 as one), H = 8: 14 rows of (24 + 2 * 12) / 2 = 24 (was one
+// 7-sort, 32), 6 merge_runs (42), 2 quad_core (100), 4 quad_pair (67), 8 pair_final (11):
+// (14 * 24 + 6 * 42 + 2 * 100 + 4 * 67 + 8 * 11) / 8 = 1144 / 8 = 143 (157 before).
+// Registers: the word loop is not unrolled, word 0's medians wait in `core` too, and each run
+// and list is made where first needed (B after the first pair's outputs): 108 registers, no
+// spills (unrolled words, or B before quad_core, spilled 32-600 bytes at the 128 bound).
+
+// Per-thread words of `core`: the sorted shared columns of the H + 6 tile rows a thread reads,
+// then H / 2 words of word 0's medians.
+template <int H>
+constexpr int kCoreWords7 = (H + 6) * 6 + H / 2;
+
+// The key words of tile row `row` for e = -3 .. 4 (x0 = tile byte 4 tx + 4).
+PIXFLOW_HD void key_words7(const u32* row, int tx, u32 (&k)[8]) {
+  const u32 a = row[tx], b = row[tx + 1], c = row[tx + 2];  // bytes x0-4 .., x0 .., x0+4 ..
+  k[0] = a;                                                 // bytes x0-4 .. x0-1
+  k[1] = px::byte_perm(a, b, 0x4321);
+  k[2] = px::byte_perm(a, b, 0x5432);
+  k[3] = px::byte_perm(a, b, 0x6543);
+  k[4] = b;  // bytes x0 .. x0+3
+  k[5] = px::byte_perm(b, c, 0x4321);
+  k[6] = px::byte_perm(b, c, 0x5432);
+  k[7] = px::byte_perm(b, c, 0x6543);  // bytes x0+3 .. x0+6
+}
+
+// Sorts c[0..5] per lane (12 compare-exchanges in 5 layers, the optimal 6-sorter).
+PIXFLOW_HD void sort6(u32 (&c)[6]) {
+  auto cx = [](u32& lo, u32& hi) {
+    const u32 a = lo;
+    lo = px::vmin(a, hi);
+    hi = px::vmax(a, hi);
+  };
+  cx(c[0], c[5]);
+  cx(c[1], c[3]);
+  cx(c[2], c[4]);
+  cx(c[1], c[2]);
+  cx(c[3], c[4]);
+  cx(c[0], c[3]);
+  cx(c[2], c[5]);
+  cx(c[0], c[1]);
+  cx(c[2], c[3]);
+  cx(c[4], c[5]);
+  cx(c[1], c[2]);
+  cx(c[3], c[4]);
+}
+
+// r = the sorted run of x and the sorted c[0..5] (per lane), as insert_run: rank i of the seven
+// is max(c[i-1], min(x, c[i])); 12 min/max.
+PIXFLOW_HD void insert7(u32 x, const u32 (&c)[6], u32 (&r)[7]) {
+  r[0] = px::vmin(x, c[0]);
   PIXFLOW_UNROLL
+  for (int i = 1; i < 6; ++i) r[i] = px::vmax(c[i - 1], px::vmin(x, c[i]));
+  r[6] = px::vmax(x, c[5]);
+}
+
+// Outputs of the thread (7x7, u8 x 1), H = kRows<7> rows; `core`: kCoreWords7<H> words of
+// scratch at stride cs (above; the last H / 2 hold word 0's medians for word 1's stores).
+template <int H, class Emit>
+PIXFLOW_HD void median7_rows_shared(const u32* tile, int tx, int r0, u32* core, int cs,
+                                    Emit&& emit) {
+  using N = median_net::Net<7>;
+  constexpr int K = 7, K2 = 2 * K;
+  static_assert(H % 4 == 0, "quads of rows");
+  // Word 0's medians, two rows a word (bytes 1, 3 of row i's key word, then row i + 1's), kept
+  // in `core` after the rows' columns (in registers, ptxas spilled them).
+  u32* first = core + 6 * (H + 6) * cs;
+  // A loop, not unrolled: unrolled, ptxas interleaved the two words and spilled at 128.
+#if defined(__CUDA_ARCH__)
+#pragma unroll 1
+#endif
   for (int wd = 0; wd < 2; ++wd) {
+    // The sorted run of tile row r0 + j for this word.
     auto make_run = [&](int j, u32(&c)[K]) {
-      u32 s[K + 2];
-      shifted_words<K>(tile + (r0 + j) * kTileWords, tx, s);
-      PIXFLOW_UNROLL
-      for (int i = 0; i < K; ++i) c[i] = s[2 * wd + i];
-      N::sort_run(c);
+      const u32* row = tile + (r0 + j) * kTileWords;
+      u32* cj = core + 6 * j * cs;
+      u32 s[6], x;
+      if (wd == 0) {
+        u32 k[8];
+        key_words7(row, tx, k);
+        PIXFLOW_UNROLL
+        for (int i = 0; i < 6; ++i) s[i] = k[1 + i];
+        sort6(s);
+        PIXFLOW_UNROLL
+        for (int i = 0; i < 6; ++i) cj[i * cs] = s[i];
+        x = k[0];
+      } else {
+        PIXFLOW_UNROLL
+        for (int i = 0; i < 6; ++i) s[i] = cj[i * cs];
+        x = px::byte_perm(row[tx + 1], row[tx + 2], 0x6543);  // e = 4
+      }
+      insert7(x, s, c);
     };
+    // Each run is made where it is first needed and each list merged as soon as its runs
+    // exist, so that few runs stay live (the register budget): carried to the next quad are
+    // A, C0 (this quad's C1, B), row i + 9's run and the extra runs of rows i + 4, i + 6.
     u32 run[H + K - 1][K];
     u32 A[K2], C0[K2], C1[K2], B[K2];
     PIXFLOW_UNROLL
     for (int i = 0; i < H; i += 4) {
-      PIXFLOW_UNROLL
-      for (int j = (i == 0 ? 0 : i + 6); j <= i + 9; ++j) make_run(j, run[j]);
       if (i == 0) {
+        make_run(1, run[1]);
+        make_run(2, run[2]);
         N::merge_runs(run[1], run[2], A);
+        make_run(3, run[3]);
+        make_run(4, run[4]);
         N::merge_runs(run[3], run[4], C0);
+        make_run(5, run[5]);
       } else {
         PIXFLOW_UNROLL
         for (int r = 0; r < K2; ++r) {
@@ -377,8 +482,8 @@ PIXFLOW_HD void median_rows_quads(const u32* tile, int tx, int r0, Emit&& emit) 
           C0[r] = B[r];
         }
       }
+      make_run(i + 6, run[i + 6]);
       N::merge_runs(run[i + 5], run[i + 6], C1);
-      N::merge_runs(run[i + 7], run[i + 8], B);
       u32 v[2 * K2], c[N::kQuadRanks], q[K + 1];
       PIXFLOW_UNROLL
       for (int r = 0; r < K2; ++r) {
@@ -386,30 +491,40 @@ PIXFLOW_HD void median_rows_quads(const u32* tile, int tx, int r0, Emit&& emit) 
         v[K2 + r] = C1[r];
       }
       N::quad_core(v, c);
+      if (i == 0) make_run(0, run[0]);
       N::quad_pair(c, A, q);
-      const u32 m0 = N::pair_final(q, run[i]), m1 = N::pair_final(q, run[i + 7]);
+      const u32 m0 = N::pair_final(q, run[i]);
+      // B after the first pair: its runs and list are not live across quad_core.
+      make_run(i + 7, run[i + 7]);
+      const u32 m1 = N::pair_final(q, run[i + 7]);
+      make_run(i + 8, run[i + 8]);
+      N::merge_runs(run[i + 7], run[i + 8], B);
+      make_run(i + 9, run[i + 9]);
       N::quad_pair(c, B, q);
       const u32 m2 = N::pair_final(q, run[i + 2]), m3 = N::pair_final(q, run[i + 9]);
+      // Medians in bytes 1 and 3: pixels x0, x0+2 (word 0), x0+1, x0+3 (word 1).
       if (wd == 0) {
-        first[i / 2] = px::byte_perm(m0, m1, 0x6420);
-        first[i / 2 + 1] = px::byte_perm(m2, m3, 0x6420);
+        first[i / 2 * cs] = px::byte_perm(m0, m1, 0x7531);
+        first[(i / 2 + 1) * cs] = px::byte_perm(m2, m3, 0x7531);
       } else {
-        emit(i, px::byte_perm(first[i / 2], m0, 0x6410));
-        emit(i + 1, px::byte_perm(first[i / 2], m1, 0x6432));
-        emit(i + 2, px::byte_perm(first[i / 2 + 1], m2, 0x6410));
-        emit(i + 3, px::byte_perm(first[i / 2 + 1], m3, 0x6432));
+        const u32 f0 = first[i / 2 * cs], f1 = first[(i / 2 + 1) * cs];
+        emit(i, px::byte_perm(f0, m0, 0x7150));
+        emit(i + 1, px::byte_perm(f0, m1, 0x7352));
+        emit(i + 2, px::byte_perm(f1, m2, 0x7150));
+        emit(i + 3, px::byte_perm(f1, m3, 0x7352));
       }
     }
   }
 }
 
 // The thread's outputs (H rows): 5x5 by pairs of rows, 7x7 by quads (H = kRows<7> only). CN = 3
-// (5x5 only): the tile's rows have kTileWordsCn<3> words.
+// (5x5 only): the tile's rows have kTileWordsCn<3> words. `core`, `cs`: 7x7's per-thread scratch
+// (kCoreWords7<H> words at stride cs, median7_rows_shared); 5x5 ignores them.
 template <int K, int H = kRows<K>, int CN = 1, class Emit>
-PIXFLOW_HD void median_rows(const u32* tile, int tx, int r0, Emit&& emit) {
+PIXFLOW_HD void median_rows(const u32* tile, int tx, int r0, u32* core, int cs, Emit&& emit) {
   if constexpr (K == 7) {
     static_assert(H == kRows<K> && CN == 1, "7x7: one block shape, one channel");
-    median_rows_quads<K>(tile, tx, r0, emit);
+    median7_rows_shared<H>(tile, tx, r0, core, cs, emit);
   } else if constexpr (CN == 1) {
     median5_rows_shared<H>(tile, tx, r0, emit);
   } else {
