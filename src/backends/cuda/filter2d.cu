@@ -7,7 +7,9 @@
 // input tile converted to float once into shared memory, each thread 8 outputs of a row from 5
 // rows of 16-byte loads, a rolled row loop of ~450 instructions at 64 registers (the strip
 // kernel's 5x-unrolled groups were ~40 KB of code at 158-167 registers, ~0.45 IPC per
-// scheduler on the H100: 300 us at 8192^2 u8x1).
+// scheduler on the H100: 300 us at 8192^2 u8x1). Images whose tall grid is under two waves
+// take its small shape (try_filter2d_ftile): whole waves of blocks, 4 outputs a thread at one
+// channel, the tile in one load round trip.
 //
 // Square windows 3x3 and 7x7 on 1-4 channels take the strip tile kernel: the block's input tile
 // (with the halo) in shared memory, loaded in 16-byte chunks (per sample through the border
@@ -353,8 +355,14 @@ bool try_filter2d_tile_k(const ConstImageView& s, const ImageView& d, const Filt
 
 // Rows per thread R (a block computes kFtileTY * R rows, the tile holds 8R + 4): 4 on large
 // images (the 4 halo rows cost 1.125 conversions per output), halved until the grid has
-// kF2dMinBlocks blocks (1080p u8x1: R = 2, 544 blocks) and the tile fits kFtileSmemTarget (4
-// blocks of 48 KB an SM; at R = 4 every channel count's tile is 36 rows of 288 floats, 41.5 KB).
+// kF2dMinBlocks blocks and the tile fits kFtileSmemTarget (4 blocks of 48 KB an SM; at R = 4
+// every channel count's tile is 36 rows of 288 floats, 41.5 KB). Below two waves of R = 4
+// blocks (tall_blocks_fill) the small shape takes over (ftile_small_rows). It was added
+// because halving R left 1080p between waves: u8x1 / f32 at R = 2 were 8 x 68 = 544 blocks
+// (4 a SM: 528 at once, 16 after), the 8th block column half idle and its lanes' groups past
+// the row's end loaded through the border path one dependent round trip a row; u8x3 at R = 4
+// 23 x 34 = 782 (1.48 waves), likewise at its right end. 12.1 / 12.5 / 23.7 us against NPP's
+// 11.7 / 9.1 / 20.0 (bench/RESULTS.md, 2026-11-25).
 // 5x5 takes the float-tile kernel; false routes it to the strip tile kernel again (the A/B
 // switch for the first H100 run: the float tile is predicted, not yet measured).
 constexpr bool kF2dFloatTile5x5 = true;
@@ -567,9 +575,10 @@ __device__ __forceinline__ float4 ftile_splat(float v) {
 /// constant), so only groups across the image's left or right side (and every group of rows
 /// not 4-sample aligned) take the sample-by-sample path: a thread's first such item inline,
 /// its loads in flight with the vector loads (at one channel a thread has at most one: its
-/// items are 256 apart, 18 mod the 34 groups of a row), any others after, out of line. So a
-/// block waits for one load round trip where the tall loader waited for one a row at the
-/// image's sides. f32 items (4 registers each) go 5 at a time.
+/// items are 256 apart, 18 mod the 34 groups of a row, unless one block spans the row), any
+/// others after, one at a time (unaligned rows). So a block waits for one load round trip
+/// where the tall loader waited for one a row at the image's sides. f32 items (4 registers
+/// each) go 5 at a time (at 2-4 channels: 10 items, two round trips).
 template <class T, int CN, class G, int kMaxRows>
 __device__ __forceinline__ void ftile_load_once(float* tile, int th, int xg, int ys, int x_end,
                                                 const DevView<T>& v, const DevBorder<T>& b,
