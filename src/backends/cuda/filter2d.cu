@@ -619,7 +619,7 @@ __device__ __forceinline__ void ftile_load_once(float* tile, int th, int xg, int
       edge &= edge - 1;
       int t, m;
       f2d::ftile_item<G>(int(threadIdx.x) + f2d::kFtileThreads * je, t, m);
-      eraw = ftile_edge_raw<T, CN>(v, near_border_index(ys + t, v.h, b.type), xg + 4LL * m, wc, b);
+      eraw = ftile_edge_raw<T, CN>(v, ftile_src_row(ys + t, v.h, b.type), xg + 4 * m, wc, b);
     }
 #pragma unroll
     for (int j = 0; j < kBatch; ++j) {
