@@ -205,7 +205,8 @@ TEST(Filter2d, EveryBackendMatchesRefOnManyTiles) {
           ASSERT_TRUE(backends_match_ref("filter2d", kernel_params(p), {d, ch}, s, rng));
         }
   // One large image per depth (blocks of 32-row strips, more than one block row per grid row
-  // is not reached, but every interior block runs the unguarded groups).
+  // is not reached, but every interior block runs the unguarded groups; 5x5: 4100x1100 takes
+  // the float tile's small shape at 1 channel, R = 3, the tall one at 3).
   for (Depth d : {Depth::u8, Depth::f32})
     for (int ch : {1, 3}) {
       const Filter2dParams p = random_kernel(5, 5, rng, borders[rng() % borders.size()]);
@@ -213,14 +214,18 @@ TEST(Filter2d, EveryBackendMatchesRefOnManyTiles) {
                     << depth_name(d) << "x" << ch << " 4100x1100 " << kernel_params(p));
       ASSERT_TRUE(backends_match_ref("filter2d", kernel_params(p), {d, ch}, {4100, 1100}, rng));
     }
-  // The 5x5 float-tile kernel: 1920x1080 takes 16-row blocks (R = 2) at 1 channel and 32-row
-  // blocks (R = 4) at 3, as 4100x1100 above; the smaller sizes 8-row blocks. Tight images (rows
-  // 16-byte aligned) take its vector loads and stores; the ROI views above mostly its border path
-  // per group.
+  // The 5x5 float-tile kernel (filter2d.cu, try_filter2d_ftile): images whose tall grid (R = 4)
+  // is under two waves take the small shape (1 channel: 128-sample blocks; R = 4 at 1920x1080
+  // u8x1, 3 at u8x3, 2 at 600x1100, 1 at 600x150 and 517x70), larger ones the tall shape
+  // (4100x2000 at 1 channel). Tight images (rows 16-byte aligned) take the vector loads and
+  // stores and, in the small shape, the inline path of groups across the image's sides; the ROI
+  // views above mostly the border path per group.
   for (Depth d : {Depth::u8, Depth::f32})
     for (int ch : {1, 2, 3, 4})
-      for (Size s : std::vector<Size>{{1920, 1080}, {600, 150}, {517, 70}}) {
+      for (Size s :
+           std::vector<Size>{{1920, 1080}, {600, 150}, {517, 70}, {600, 1100}, {4100, 2000}}) {
         if (s.w == 1920 && ch % 2 == 0) continue;  // 1 and 3 channels suffice at this size
+        if ((s.h == 1100 || s.h == 2000) && ch != 1) continue;
         const Filter2dParams p = random_kernel(5, 5, rng, borders[rng() % borders.size()]);
         PIXFLOW_TRACE(testing::Message() << depth_name(d) << "x" << ch << " " << s.w << "x" << s.h
                                          << " tight " << kernel_params(p));
@@ -350,13 +355,13 @@ TEST(Filter2d, CudaTileScheduleMatchesRuleOnCpu) {
 // kernel's loader stores with immediate offsets), the window chunks (ftile_swizzle) must give
 // every output sample of every lane and row the reference's sum bit for bit, and the 16-byte
 // window loads of the 8 lanes of each quarter warp must fall in 8 different bank groups.
-template <int CN, bool kZeroStart>
+template <int CN, bool kZeroStart, int C = 8>
 void check_ftile(std::mt19937_64& rng) {
-  constexpr int K = 5, C = 8, kRows = 4;
+  constexpr int K = 5, kRows = 4;
   using G = cuda::f2d::FtileGeom<CN, K, C>;
   constexpr int th = cuda::f2d::kFtileTY * kRows + K - 1;
   constexpr int kCols = 4 * G::kGroups;  // logical columns -kSh .. 4 * kGroups - kSh - 1
-  SCOPED_TRACE(testing::Message() << "CN=" << CN << " zero start=" << kZeroStart);
+  SCOPED_TRACE(testing::Message() << "CN=" << CN << " C=" << C << " zero start=" << kZeroStart);
   std::vector<float> in(std::size_t(th) * kCols);
   for (float& v : in)
     v = kZeroStart ? (rng() % 5 == 0 ? 0.0f : std::uniform_real_distribution<float>(-100, 100)(rng))
@@ -440,6 +445,72 @@ TEST(Filter2d, CudaFloatTileScheduleMatchesRuleOnCpu) {
   check_ftile<1, true>(rng);
   check_ftile<3, true>(rng);
   check_ftile<4, true>(rng);
+  // The small shape at one channel: 4 outputs a thread (no swizzle: windows 16 bytes apart).
+  check_ftile<1, false, 4>(rng);
+  check_ftile<1, true, 4>(rng);
+}
+
+// The small shape's loader (filter2d.cu, ftile_load_once) on the CPU: item i + 256j of thread i
+// (j < ftile_items) is each (tile row, group) of a tile of th rows exactly once; the groups it
+// skips (at or past ftile_x_end) hold no sample that a thread with an output inside the row
+// reads (its C sums are all computed, those past the row not stored); and at one channel, in
+// a block that does not span the whole row, no thread has two items across the image's sides
+// (the loader takes one such item inline and sends any others through its slower path).
+template <int CN, int C>
+void check_ftile_items() {
+  constexpr int K = 5, kMaxRows = cuda::f2d::kFtileTY * 4 + K - 1;
+  using G = cuda::f2d::FtileGeom<CN, K, C>;
+  constexpr int kItems = cuda::f2d::ftile_items<G>(kMaxRows);
+  constexpr int kThreads = cuda::f2d::kFtileThreads;
+  SCOPED_TRACE(testing::Message() << "CN=" << CN << " C=" << C);
+  for (int rows = 1; rows <= 4; ++rows) {
+    const int th = cuda::f2d::kFtileTY * rows + K - 1;
+    std::vector<int> seen(std::size_t(th) * G::kGroups, 0);
+    for (int i = 0; i < kThreads; ++i)
+      for (int j = 0; j < kItems; ++j) {
+        const int it = i + kThreads * j;
+        if (it >= th * G::kGroups) continue;
+        int t, m;
+        cuda::f2d::ftile_item<G>(it, t, m);
+        ASSERT_TRUE(t >= 0 && t < th && m >= 0 && m < G::kGroups) << "item " << it;
+        ++seen[std::size_t(t) * G::kGroups + std::size_t(m)];
+      }
+    for (std::size_t q = 0; q < seen.size(); ++q) ASSERT_EQ(seen[q], 1) << "th " << th << " " << q;
+  }
+  for (long long wc = CN; wc <= 3 * G::kBW + 40; wc += CN) {
+    for (long long e0 = 0; e0 < wc; e0 += G::kBW) {
+      const long long x_end = cuda::f2d::ftile_x_end<G>(e0, wc);
+      const long long xg = e0 - G::kHalo - G::kSh;  // group m: samples xg + 4m .. + 3
+      for (int tx = 0; tx < cuda::f2d::kFtileTX; ++tx) {
+        const long long e = e0 + C * tx;
+        if (e >= wc) break;
+        for (long long smp = e - G::kHalo; smp < e + C + G::kHalo; ++smp) {
+          const long long m = (smp - xg) / 4;
+          ASSERT_TRUE(m >= 0 && m < G::kGroups && xg + 4 * m < x_end)
+              << "wc " << wc << " e0 " << e0 << " tx " << tx << " sample " << smp;
+        }
+      }
+      if (CN != 1 || (e0 == 0 && wc <= G::kBW)) continue;  // a block spanning both sides: 2
+      for (int i = 0; i < kThreads; ++i) {
+        int across = 0;
+        for (int j = 0; j < kItems; ++j) {
+          int t, m;
+          if (i + kThreads * j >= kMaxRows * G::kGroups) continue;
+          cuda::f2d::ftile_item<G>(i + kThreads * j, t, m);
+          const long long g = xg + 4 * m;
+          across += g < x_end && (g < 0 || g + 4 > wc) ? 1 : 0;
+        }
+        ASSERT_LE(across, 1) << "wc " << wc << " e0 " << e0 << " thread " << i;
+      }
+    }
+  }
+}
+
+TEST(Filter2d, CudaFloatTileSmallShapeLoaderCoversTheTile) {
+  check_ftile_items<1, 4>();
+  check_ftile_items<2, 8>();
+  check_ftile_items<3, 8>();
+  check_ftile_items<4, 8>();
 }
 
 TEST(Filter2d, IdentityKernelIsCopyAndDeltaShifts) {

@@ -7,7 +7,9 @@
 // input tile converted to float once into shared memory, each thread 8 outputs of a row from 5
 // rows of 16-byte loads, a rolled row loop of ~450 instructions at 64 registers (the strip
 // kernel's 5x-unrolled groups were ~40 KB of code at 158-167 registers, ~0.45 IPC per
-// scheduler on the H100: 300 us at 8192^2 u8x1).
+// scheduler on the H100: 300 us at 8192^2 u8x1). Images whose tall grid is under two waves
+// take its small shape (try_filter2d_ftile): whole waves of blocks, 4 outputs a thread at one
+// channel, the tile in one load round trip.
 //
 // Square windows 3x3 and 7x7 on 1-4 channels take the strip tile kernel: the block's input tile
 // (with the halo) in shared memory, loaded in 16-byte chunks (per sample through the border
@@ -353,8 +355,14 @@ bool try_filter2d_tile_k(const ConstImageView& s, const ImageView& d, const Filt
 
 // Rows per thread R (a block computes kFtileTY * R rows, the tile holds 8R + 4): 4 on large
 // images (the 4 halo rows cost 1.125 conversions per output), halved until the grid has
-// kF2dMinBlocks blocks (1080p u8x1: R = 2, 544 blocks) and the tile fits kFtileSmemTarget (4
-// blocks of 48 KB an SM; at R = 4 every channel count's tile is 36 rows of 288 floats, 41.5 KB).
+// kF2dMinBlocks blocks and the tile fits kFtileSmemTarget (4 blocks of 48 KB an SM; at R = 4
+// every channel count's tile is 36 rows of 288 floats, 41.5 KB). Below two waves of R = 4
+// blocks (tall_blocks_fill) the small shape takes over (ftile_small_rows). It was added
+// because halving R left 1080p between waves: u8x1 / f32 at R = 2 were 8 x 68 = 544 blocks
+// (4 a SM: 528 at once, 16 after), the 8th block column half idle and its lanes' groups past
+// the row's end loaded through the border path one dependent round trip a row; u8x3 at R = 4
+// 23 x 34 = 782 (1.48 waves), likewise at its right end. 12.1 / 12.5 / 23.7 us against NPP's
+// 11.7 / 9.1 / 20.0 (bench/RESULTS.md, 2026-11-25).
 // 5x5 takes the float-tile kernel; false routes it to the strip tile kernel again (the A/B
 // switch for the first H100 run: the float tile is predicted, not yet measured).
 constexpr bool kF2dFloatTile5x5 = true;
@@ -371,6 +379,14 @@ constexpr int kFtileMinBlocksPerSm = 4;
 /// (at 8, u8x3 needs ~85 % of the shared-memory bandwidth at the issue rate) but took 105-128
 /// registers (2 blocks, 16 warps an SM); at 8 every format fits 64 registers.
 constexpr int kFtileC = 8;
+/// Output samples per thread of the small shape (images whose tall grid is under two waves,
+/// tall_blocks_fill): 4 at one channel, so that 1920 samples are 15 whole block columns of 128
+/// (at 8: 7.5 columns of 256, the last half idle) and the grid fills whole waves; 8 at 2-4
+/// channels (f2d::ftile_item).
+template <int CN>
+constexpr int ftile_small_c() {
+  return CN == 1 ? 4 : 8;
+}
 
 /// Tile rows a warp loads per block (tile rows t = warp + 8i), all loads in flight at once.
 template <int K>
@@ -500,10 +516,148 @@ __device__ __forceinline__ void ftile_load(float* tile, int th, long long xg, lo
   __syncthreads();
 }
 
-template <class T, int CN, int K, int C>
-__global__ void __launch_bounds__(f2d::kFtileThreads, kFtileMinBlocksPerSm)
-    filter2d_ftile_kernel(DevView<T> src, DevView<T> dst, DevBorder<T> border, F2dTaps<K * K> taps,
-                          int rows, int rows_of_blocks, bool src_aligned, bool dst_aligned) {
+/// Where sample e of a row of wc samples (channels interleaved, w pixels) comes from by the
+/// border rule in x: its index in the row, or -1 where the border is constant (as
+/// f2d_edge_sample; 32-bit: the small shape's rows are under 2^20 samples).
+template <int CN>
+__device__ __forceinline__ int ftile_src_sample(int e, int wc, int w, BorderType type) {
+  if (e >= 0 && e < wc) return e;
+  int px, ch;
+  if (e < 0) {
+    const int d = -e, q = (d + CN - 1) / CN;
+    px = -q;
+    ch = q * CN - d;
+  } else {
+    const int d = e - wc, q = d / CN;
+    px = w + q;
+    ch = d - q * CN;
+  }
+  const int sx = int(near_border_index(px, w, type));
+  return sx >= 0 ? sx * CN + ch : -1;
+}
+
+/// Row y by the border rule (-1: the constant), the inside test in 32 bits.
+__device__ __forceinline__ int ftile_src_row(int y, int h, BorderType type) {
+  return y >= 0 && y < h ? y : int(near_border_index(y, h, type));
+}
+
+/// Samples g .. g + 3 of source row sy (-1: a constant border's row) by the border rule in x,
+/// in the form ftile_ld gives (u8: one word, f32: a vector); inline, so that its loads are in
+/// flight with the tile's other loads.
+template <class T, int CN>
+__device__ __forceinline__ auto ftile_edge_raw(const DevView<T>& v, int sy, int g, int wc,
+                                               const DevBorder<T>& b) {
+  T s[4];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    const int o = ftile_src_sample<CN>(g + q, wc, v.w, b.type);
+    s[q] = sy >= 0 && o >= 0 ? v.row(sy)[o] : b.value;
+  }
+  if constexpr (std::is_same_v<T, float>)
+    return make_float4(s[0], s[1], s[2], s[3]);
+  else
+    return std::uint32_t(s[0]) | std::uint32_t(s[1]) << 8 | std::uint32_t(s[2]) << 16 |
+           std::uint32_t(s[3]) << 24;
+}
+
+/// Four samples of value v in the form ftile_ld gives.
+__device__ __forceinline__ std::uint32_t ftile_splat(std::uint8_t v) {
+  return std::uint32_t(v) * 0x01010101u;
+}
+__device__ __forceinline__ float4 ftile_splat(float v) {
+  return make_float4(v, v, v, v);
+}
+
+/// The small shape's loader (f2d::ftile_item): th tile rows as floats, tile row t = input row
+/// ys + t, group m = samples xg + 4m .. +3, both by the border rule; groups at or past x_end
+/// (f2d::ftile_x_end) are not read by any computed output and are skipped. Rows go through the
+/// border rule before the load (a row outside the image is another row's vector load, or the
+/// constant), so only groups across the image's left or right side (and every group of rows
+/// not 4-sample aligned) take the sample-by-sample path: a thread's first such item inline,
+/// its loads in flight with the vector loads (at one channel a thread has at most one: its
+/// items are 256 apart, 18 mod the 34 groups of a row, unless one block spans the row), any
+/// others after, one at a time (unaligned rows). So a block waits for one load round trip
+/// where the tall loader waited for one a row at the image's sides. f32 items (4 registers
+/// each) go 5 at a time (at 2-4 channels: 10 items, two round trips).
+template <class T, int CN, class G, int kMaxRows>
+__device__ __forceinline__ void ftile_load_once(float* tile, int th, int xg, int ys, int x_end,
+                                                const DevView<T>& v, const DevBorder<T>& b,
+                                                bool aligned) {
+  using Raw = decltype(ftile_ld(static_cast<const T*>(nullptr)));
+  constexpr int kItems = f2d::ftile_items<G>(kMaxRows);
+  constexpr int kBatch = sizeof(Raw) == 4 ? kItems : 5;
+  static_assert(kItems <= 32, "edge mask bits");
+  const int wc = v.w * CN;
+  const int n_items = th * G::kGroups;
+  unsigned edge = 0;  // items for the sample-by-sample path: bit j
+#pragma unroll
+  for (int j0 = 0; j0 < kItems; j0 += kBatch) {
+    Raw raw[kBatch];
+    unsigned vec = 0;  // items of this batch loaded as a vector (or the constant): bit j - j0
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int it = int(threadIdx.x) + f2d::kFtileThreads * (j0 + j);
+      int t, m;
+      f2d::ftile_item<G>(it, t, m);
+      const int g = xg + 4 * m;
+      raw[j] = Raw{};
+      if (j0 + j < kItems && it < n_items && g < x_end) {
+        if (aligned && g >= 0 && g + 4 <= wc) {
+          const int sy = ftile_src_row(ys + t, v.h, b.type);
+          raw[j] = sy >= 0 ? ftile_ld(v.row(sy) + g) : ftile_splat(b.value);
+          vec |= 1u << j;
+        } else {
+          edge |= 1u << (j0 + j);
+        }
+      }
+    }
+    // The first item of the border path, inline (loads in flight with the batch's).
+    int je = -1;
+    Raw eraw{};
+    if (edge != 0 && j0 == 0) {
+      je = __ffs(edge) - 1;
+      edge &= edge - 1;
+      int t, m;
+      f2d::ftile_item<G>(int(threadIdx.x) + f2d::kFtileThreads * je, t, m);
+      eraw = ftile_edge_raw<T, CN>(v, ftile_src_row(ys + t, v.h, b.type), xg + 4 * m, wc, b);
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      if (!(vec >> j & 1u)) continue;
+      int t, m, lo, hi;
+      f2d::ftile_item<G>(int(threadIdx.x) + f2d::kFtileThreads * (j0 + j), t, m);
+      f2d::ftile_group_at<G>(m, lo, hi);
+      const float4 f = ftile_cvt(raw[j]);
+      f2d::ftile_put_group<G>(tile + t * G::kPitch, lo, hi, f.x, f.y, f.z, f.w);
+    }
+    if (je >= 0) {
+      int t, m, lo, hi;
+      f2d::ftile_item<G>(int(threadIdx.x) + f2d::kFtileThreads * je, t, m);
+      f2d::ftile_group_at<G>(m, lo, hi);
+      const float4 f = ftile_cvt(eraw);
+      f2d::ftile_put_group<G>(tile + t * G::kPitch, lo, hi, f.x, f.y, f.z, f.w);
+    }
+  }
+  while (edge != 0) {
+    const int j = __ffs(edge) - 1;
+    edge &= edge - 1;
+    int t, m, lo, hi;
+    f2d::ftile_item<G>(int(threadIdx.x) + f2d::kFtileThreads * j, t, m);
+    f2d::ftile_group_at<G>(m, lo, hi);
+    const float4 f =
+        ftile_cvt(ftile_edge_raw<T, CN>(v, ftile_src_row(ys + t, v.h, b.type), xg + 4 * m, wc, b));
+    f2d::ftile_put_group<G>(tile + t * G::kPitch, lo, hi, f.x, f.y, f.z, f.w);
+  }
+  __syncthreads();
+}
+
+/// The float-tile kernel's body. kOnce: the small shape (ftile_load_once, any C), else the tall
+/// loader (ftile_load). One body for both kernels, so that the tall kernels' code is what it
+/// was before the small shape existed.
+template <class T, int CN, int K, int C, bool kOnce>
+__device__ __forceinline__ void ftile_body(DevView<T> src, DevView<T> dst, DevBorder<T> border,
+                                           F2dTaps<K * K> taps, int rows, int rows_of_blocks,
+                                           bool src_aligned, bool dst_aligned) {
   using G = f2d::FtileGeom<CN, K, C>;
   constexpr bool kF32 = std::is_same_v<T, float>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -516,8 +670,13 @@ __global__ void __launch_bounds__(f2d::kFtileThreads, kFtileMinBlocksPerSm)
   const bool full = dst_aligned && e + C <= wc;
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long y0 = (long long)by * bh;
-    ftile_load<T, CN, G, ftile_row_iters<K>()>(tile, bh + K - 1, e0 - G::kHalo - G::kSh, y0 - K / 2,
-                                               src, border, src_aligned);
+    if constexpr (kOnce)
+      ftile_load_once<T, CN, G, kFtileTY * kFtileMaxRows + K - 1>(
+          tile, bh + K - 1, int(e0) - G::kHalo - G::kSh, int(y0) - K / 2,
+          int(f2d::ftile_x_end<G>(e0, wc)), src, border, src_aligned);
+    else
+      ftile_load<T, CN, G, ftile_row_iters<K>()>(tile, bh + K - 1, e0 - G::kHalo - G::kSh,
+                                                 y0 - K / 2, src, border, src_aligned);
     // The thread's window chunks in tile row ty (the swizzle moves each on its own), advanced
     // by kFtileTY rows per output row: one add per chunk and row, kernel rows as immediates.
     // (Computed here, not once before the loop: live across the loader they cost registers.)
@@ -545,7 +704,70 @@ __global__ void __launch_bounds__(f2d::kFtileThreads, kFtileMinBlocksPerSm)
       row_out += kFtileTY * dst.stride;
       f2d_store_group<T, C>(out, acc, taps.delta, full, e, wc);
     }
+    // The small shape's grid has a block for every block row (under 65535 of them): one
+    // iteration, so nothing of the loader's stays live across the row loop, and no barrier.
+    if constexpr (kOnce) break;
     __syncthreads();  // the next block row's tile overwrites what this one read
+  }
+}
+
+template <class T, int CN, int K, int C>
+__global__ void __launch_bounds__(f2d::kFtileThreads, kFtileMinBlocksPerSm)
+    filter2d_ftile_kernel(DevView<T> src, DevView<T> dst, DevBorder<T> border, F2dTaps<K * K> taps,
+                          int rows, int rows_of_blocks, bool src_aligned, bool dst_aligned) {
+  ftile_body<T, CN, K, C, false>(src, dst, border, taps, rows, rows_of_blocks, src_aligned,
+                                 dst_aligned);
+}
+
+/// The small shape (try_filter2d_ftile): one load round trip a tile.
+template <class T, int CN, int K, int C>
+__global__ void __launch_bounds__(f2d::kFtileThreads, kFtileMinBlocksPerSm)
+    filter2d_ftile_once_kernel(DevView<T> src, DevView<T> dst, DevBorder<T> border,
+                               F2dTaps<K * K> taps, int rows, int rows_of_blocks, bool src_aligned,
+                               bool dst_aligned) {
+  ftile_body<T, CN, K, C, true>(src, dst, border, taps, rows, rows_of_blocks, src_aligned,
+                                dst_aligned);
+}
+
+/// Launches the float-tile kernel (kOnce: the small shape's) at r rows a thread.
+template <class T, int CN, int C, bool kOnce>
+void launch_ftile(const ConstImageView& s, const ImageView& d, const Filter2dParams& p, int r,
+                  cudaStream_t st) {
+  constexpr int K = 5;
+  using G = f2d::FtileGeom<CN, K, C>;
+  const long long wc = (long long)s.width() * CN, h = s.height();
+  const std::size_t smem = std::size_t(kFtileTY * r + K - 1) * G::kPitch * sizeof(float);
+  F2dTaps<K * K> taps{};
+  std::memcpy(taps.k, p.kernel.data(), sizeof(taps.k));
+  taps.delta = float(p.delta);
+  auto kernel = [] {
+    if constexpr (kOnce)
+      return filter2d_ftile_once_kernel<T, CN, K, C>;
+    else
+      return filter2d_ftile_kernel<T, CN, K, C>;
+  }();
+  if (smem > 48 * 1024)
+    PIXFLOW_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  kernel<<<grid_2d(wc, h, G::kBW, kFtileTY * r), f2d::kFtileThreads, smem, st>>>(
+      dev_view<T>(s), dev_view<T>(d), dev_border<T>(p.border), taps, r, blocks_y(h, kFtileTY * r),
+      rows_aligned(s, 4 * std::int64_t(sizeof(T))), rows_aligned(d, 16));
+  PIXFLOW_CUDA_CHECK_LAUNCH("filter2d");
+}
+
+/// Rows a thread of the small shape for blocks_x block columns and h rows: the fewest whole
+/// waves of kFtileMinBlocksPerSm x kSmCount blocks in which every warp gets the same number of
+/// rows give or take one, at most kFtileMaxRows (the tile's limit). 1920x1080 u8x1 / f32x1 (15
+/// block columns of 128 samples, 135 warp rows): one wave, at most 35 block rows -> 4 rows ->
+/// 34 block rows, 510 blocks; u8x3 (23 columns of 256): one wave would need 7 rows, two waves
+/// (45 block rows) give 3 -> 45 block rows, 1035 blocks.
+inline int ftile_small_rows(long long blocks_x, long long h) {
+  const long long warp_rows = (h + kFtileTY - 1) / kFtileTY;
+  for (long long waves = 1;; ++waves) {
+    const long long cap = waves * kFtileMinBlocksPerSm * kSmCount / blocks_x;
+    if (cap < 1) continue;
+    const long long r = (warp_rows + cap - 1) / cap;
+    if (r <= kFtileMaxRows) return int(r);
   }
 }
 
@@ -556,22 +778,20 @@ bool try_filter2d_ftile(const ConstImageView& s, const ImageView& d, const Filte
   using G = f2d::FtileGeom<CN, K, C>;
   const long long wc = (long long)s.width() * CN, h = s.height();
   const long long bx = (wc + G::kBW - 1) / G::kBW;
+  if (!tall_blocks_fill(bx, h, kFtileTY * kFtileMaxRows)) {
+    constexpr int kC = ftile_small_c<CN>();
+    using GS = f2d::FtileGeom<CN, K, kC>;
+    // One block row a block (ftile_body): blocks_x x blocks_y < 2 x kTallGridBlocks here, so
+    // blocks_y < 65535 (the grid's limit).
+    launch_ftile<T, CN, kC, true>(s, d, p, ftile_small_rows((wc + GS::kBW - 1) / GS::kBW, h), st);
+    return true;
+  }
   auto smem = [](int r) { return std::size_t(kFtileTY * r + K - 1) * G::kPitch * sizeof(float); };
   int r = kFtileMaxRows;
   while (r > 1 && (bx * blocks_y(h, kFtileTY * r) < kF2dMinBlocks || smem(r) > kFtileSmemTarget))
     r /= 2;
   if (smem(r) > kMaxSmem) return false;
-  F2dTaps<K * K> taps{};
-  std::memcpy(taps.k, p.kernel.data(), sizeof(taps.k));
-  taps.delta = float(p.delta);
-  auto kernel = filter2d_ftile_kernel<T, CN, K, C>;
-  if (smem(r) > 48 * 1024)
-    PIXFLOW_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem(r))));
-  kernel<<<grid_2d(wc, h, G::kBW, kFtileTY * r), f2d::kFtileThreads, smem(r), st>>>(
-      dev_view<T>(s), dev_view<T>(d), dev_border<T>(p.border), taps, r, blocks_y(h, kFtileTY * r),
-      rows_aligned(s, 4 * std::int64_t(sizeof(T))), rows_aligned(d, 16));
-  PIXFLOW_CUDA_CHECK_LAUNCH("filter2d");
+  launch_ftile<T, CN, C, false>(s, d, p, r, st);
   return true;
 }
 

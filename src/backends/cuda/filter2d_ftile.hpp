@@ -114,6 +114,39 @@ PIXFLOW_HD void ftile_put_group(float* row, int lo, int hi, float v0, float v1, 
   }
 }
 
+// ---- the small-image shape (filter2d.cu, ftile_load_once) -------------------------------------
+// Below two waves of tall blocks the kernel takes C = 4 at one channel (C = 8 at 2-4: at C = 4
+// a 3-channel thread reads 4 chunks a kernel row for 4 outputs, more than the shared memory
+// can serve at the issue rate) and loads its tile as items: item `it` of a block is group
+// it % kGroups of tile row it / kGroups, thread i takes items i + kFtileThreads * j, all of
+// them issued before the first is converted (one load round trip, the image edges included).
+
+/// Tile row t and group m of item `it`.
+template <class G>
+PIXFLOW_HD void ftile_item(int it, int& t, int& m) {
+  t = it / G::kGroups;
+  m = it - t * G::kGroups;
+}
+
+/// Items of a tile of th rows a thread takes at most (th <= max_rows).
+template <class G>
+constexpr int ftile_items(int max_rows) {
+  return (max_rows * G::kGroups + kFtileThreads - 1) / kFtileThreads;
+}
+
+/// The end (exclusive, in samples from the row start) of what the block at output sample e0
+/// reads of a row of wc samples: the window of its last thread with an output inside the row
+/// (that thread's C sums are all computed, those past wc not stored). Groups at or past it are
+/// not loaded (the old loader sent every group of a half-empty block at the image's right end
+/// through the border path, one dependent round trip a row).
+template <class G>
+PIXFLOW_HD long long ftile_x_end(long long e0, long long wc) {
+  constexpr int C = G::kBW / kFtileTX;
+  long long last = (wc - 1 - e0) / C;
+  if (last > kFtileTX - 1) last = kFtileTX - 1;
+  return e0 + C * last + C + G::kHalo;
+}
+
 /// The C sums of one output row of thread tx: `chunk(r, j, out)` writes the 4 floats of chunk
 /// j (j < kWC) of the thread's window in kernel row r (tile row o + r) to out[0..3]; window
 /// float s is input sample e - kHalo + s of output sample e (the thread's first). Kernel rows
