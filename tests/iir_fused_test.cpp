@@ -89,9 +89,11 @@ TEST(GaussianIirFused, HostEmulationMatchesRefBitForBit) {
   borders.push_back(Border::constant(300));
   borders.push_back(Border::constant(-7));
   // (w, h): lines of 1..3 positions, one and several tiles of 256 (n = 256 exactly at
-  // sigma 3 / reflect: e = 20, len 216), partial groups of 32 lines, > 32 lines.
-  const std::vector<Size> sizes = {{1, 1},    {2, 3},    {33, 2},  {216, 40},
-                                   {517, 70}, {70, 300}, {300, 97}};
+  // sigma 3 / reflect: e = 20, len 216), partial groups of 32 lines, > 32 lines; tiles wholly
+  // inside the line (the loads and stores without the border rule, the blocks without a test
+  // a position): rows at w = 517, columns at h = 530 (a full group of 32 lines and a partial).
+  const std::vector<Size> sizes = {{1, 1},    {2, 3},    {33, 2},   {216, 40},
+                                   {517, 70}, {70, 300}, {300, 97}, {40, 530}};
   std::size_t turn = 0;
   for (int cn : {1, 2, 3, 4})
     for (Size s : sizes) {

@@ -20,6 +20,15 @@
 // double ops (7 + 13 + 7 + 6) against the rule's 26 (the 5-kernel version: 46). Every value
 // is the rule's expression on the same operands (the same iir_step / iir_fix, the same
 // next_carry), so the result is the reference's bit for bit.
+//
+// Cost per sample, not arithmetic (session 16, branch iir3; ncu of session 15: the row pass
+// at 0.49 issued per scheduler, ~145 instructions a sample, latency-bound): the row pass is
+// compiled per channel count (tile steps and pitches are constants: immediate LDS offsets,
+// no division), u8 tile rows sit on distinct banks, whole blocks run without a test a
+// position (the zero state, the outputs), tiles inside the line load and store through one
+// pointer a thread with no border rule (f32 by cp.async: every element in flight, no
+// register), the next tile is prefetched into L2 while this one is computed, u8 samples
+// become doubles without I2F.F64 and u8 outputs round in float (both exact: host tests).
 #pragma once
 
 #include <algorithm>
@@ -185,6 +194,36 @@ PIXFLOW_HD int tile_index(long long L0, int ll, int q) {
   return q * kLines + ll;
 }
 
+/// threadIdx.x read afresh (device; the host passes tid through): a volatile asm is not
+/// hoisted, so the addresses a load or store phase derives from it are computed in the phase
+/// instead of held in registers across the compute phases (which then spilled, ptxas -v).
+PIXFLOW_HD int fresh_tid(int tid) {
+#ifdef __CUDA_ARCH__
+  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tid));
+#endif
+  return tid;
+}
+
+/// A 4-byte global-to-shared copy that bypasses registers (cp.async on sm_80+; why: a load
+/// phase's elements all in flight at once without holding them in registers, which the
+/// compute phases need), and the wait for this thread's copies before the phase's barrier.
+/// The host (and the compute_75 PTX) copy directly.
+PIXFLOW_HD void copy4(void* dst_shared, const void* src_global) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(
+                   static_cast<unsigned>(__cvta_generic_to_shared(dst_shared))),
+               "l"(src_global)
+               : "memory");
+#else
+  std::memcpy(dst_shared, src_global, 4);
+#endif
+}
+PIXFLOW_HD void copy4_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
 /// The L2 prefetch of tile positions [a0, a0 + kTile) of this group's lines, a thread a row
 /// (row pass) or a position (column pass), issued after a tile's loads so that the next tile's
 /// loads (the next phase of the same walk) find their lines in L2 instead of DRAM (why: a tile
@@ -193,9 +232,6 @@ PIXFLOW_HD int tile_index(long long L0, int ll, int q) {
 template <class S, bool kRows, int kCn>
 PIXFLOW_HD void tile_prefetch(const Pass& ps, long long L0, long long a0, int tid) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // tid read again here, by a volatile asm: the address is then computed in the tile loop, not
-  // hoisted out of it as loop-invariant registers that the compute phases would have to spill.
-  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tid));
   if (a0 < ps.e || a0 + kTile - ps.e > ps.len) return;
   const long long Lend = std::min(L0 + kLines, ps.lines);
   const unsigned char* p;
@@ -227,11 +263,12 @@ PIXFLOW_HD void tile_prefetch(const Pass& ps, long long L0, long long a0, int ti
 template <class S, bool kRows, int kCn>
 PIXFLOW_HD void tile_load(const Pass& ps, S* buf, long long L0, long long a0, long long a_next,
                           int tid) {
+  tid = fresh_tid(tid);
   if (a_next >= 0) tile_prefetch<S, kRows, kCn>(ps, L0, a_next, tid);
   const long long Lend = std::min(L0 + kLines, ps.lines);
   const bool inside = a0 >= ps.e && a0 + kTile - ps.e <= ps.len;
   const S cv = S(ps.cval);
-  if (kRows) {
+  if constexpr (kRows) {
     // Element k = tid + i * kThreads of every row's tile span (kTile * kCn = kThreads * kCn
     // elements: kCn a thread a row); the border rule once a k, not once a load.
     static_assert(kTile == kThreads);
@@ -239,6 +276,44 @@ PIXFLOW_HD void tile_load(const Pass& ps, S* buf, long long L0, long long a0, lo
     const long long row0 = L0 / kCn;
     const int rows = int((Lend - 1) / kCn - row0 + 1);
     const unsigned char* in0 = ps.in + row0 * ps.in_stride;
+    // u8 rows loaded before their stores: 16 values a thread at every kCn (12 at 3), the most
+    // that compiled with the fewest spills beside the compute phases' registers (ptxas -v);
+    // f32 rows of a tile inside the line go by copy4, so their batch (edge tiles only) is small.
+    constexpr int kBatch = sizeof(S) == 4 ? 4 : kCn == 1 ? 16 : kCn == 2 ? 8 : 4;
+    if (inside) {
+      // Every position is the line's: one pointer stepped a row, no border rule and no select
+      // a load (why: 16 instructions an element before, SASS).
+      const long long st = ps.in_stride;
+      const unsigned char* p = in0 + ((a0 - ps.e) * kCn + tid) * static_cast<long long>(sizeof(S));
+      if constexpr (sizeof(S) == 4) {
+        // f32: every element of every row in flight at once, through no register.
+        S* const b = buf + tid;
+#if defined(__CUDA_ARCH__)
+#pragma unroll 4
+#endif
+        for (int r = 0; r < rows; ++r, p += st) PIXFLOW_UNROLL
+        for (int i = 0; i < kCn; ++i) copy4(b + r * pitch + i * kThreads, p + i * kThreads * 4);
+        copy4_wait();
+      } else {
+#if defined(__CUDA_ARCH__)
+#pragma unroll 1
+#endif
+        for (int r0 = 0; r0 < rows; r0 += kBatch, p += kBatch * st) {
+          S v[kCn][kBatch] = {};
+          PIXFLOW_UNROLL
+          for (int u = 0; u < kBatch; ++u)
+            if (r0 + u < rows) PIXFLOW_UNROLL
+          for (int i = 0; i < kCn; ++i)
+            v[i][u] = reinterpret_cast<const S*>(p + u * st)[i * kThreads];
+          S* const b = buf + r0 * pitch + tid;
+          PIXFLOW_UNROLL
+          for (int u = 0; u < kBatch; ++u)
+            if (r0 + u < rows) PIXFLOW_UNROLL
+          for (int i = 0; i < kCn; ++i) b[u * pitch + i * kThreads] = v[i][u];
+        }
+      }
+      return;
+    }
     long long s[kCn];  // the element of a row to load; < 0: the constant
     PIXFLOW_UNROLL
     for (int i = 0; i < kCn; ++i) {
@@ -249,9 +324,6 @@ PIXFLOW_HD void tile_load(const Pass& ps, S* buf, long long L0, long long a0, lo
         s[i] = p < 0 ? -1 : p * kCn + k % kCn;
       }
     }
-    // Rows loaded before their stores: 16 values a thread at kCn 1 and 4, 32 at 2, 18 at 3
-    // (the most that compiled without spills beside the compute phases' registers).
-    constexpr int kBatch = kCn <= 2 ? 16 : kCn == 3 ? 6 : 4;
 #if defined(__CUDA_ARCH__)
 #pragma unroll 1
 #endif
@@ -275,7 +347,22 @@ PIXFLOW_HD void tile_load(const Pass& ps, S* buf, long long L0, long long a0, lo
     const S* in0 = reinterpret_cast<const S*>(ps.in + L0 * static_cast<long long>(sizeof(S))) + ll;
     constexpr int kPer = kTile * kLines / kThreads, kQStep = kThreads / kLines;
     const int q0 = tid / kLines;
-    constexpr int kBatch = 16;  // loads before their stores (32 spilled)
+    constexpr int kBatch = 8;  // loads before their stores (16 spilled beside the compute)
+    if (inside && lanes == kLines) {
+      // Every position is the line's and every lane a line: one pointer stepped kQStep
+      // positions a load.
+      const long long st = ps.in_stride * kQStep;
+      const unsigned char* p =
+          reinterpret_cast<const unsigned char*>(in0) + (a0 - ps.e + q0) * ps.in_stride;
+      static_assert(sizeof(S) == 4);  // the column pass reads the f32 intermediate
+                                      // Every element in flight at once, through no register.
+#if defined(__CUDA_ARCH__)
+#pragma unroll 8
+#endif
+      for (int u = 0; u < kPer; ++u, p += st) copy4(buf + tid + u * kThreads, p);
+      copy4_wait();
+      return;
+    }
 #if defined(__CUDA_ARCH__)
 #pragma unroll 1
 #endif
@@ -303,6 +390,7 @@ PIXFLOW_HD void tile_load(const Pass& ps, S* buf, long long L0, long long a0, lo
 /// a position, and a row whose lines are all the group's without a test a line.
 template <class D, bool kRows, int kCn>
 PIXFLOW_HD void tile_store(const Pass& ps, const D* buf, long long L0, long long a0, int tid) {
+  tid = fresh_tid(tid);
   const long long Lend = std::min(L0 + kLines, ps.lines);
   const long long p0 = a0 - ps.e;  // line position of tile position 0
   const int qlo = int(p0 < 0 ? -p0 : 0);
@@ -313,6 +401,19 @@ PIXFLOW_HD void tile_store(const Pass& ps, const D* buf, long long L0, long long
     constexpr int pitch = row_pitch<D>(kCn);
     const long long row0 = L0 / kCn;
     const int rows = int((Lend - 1) / kCn - row0 + 1);
+    if (inside && L0 % kCn == 0 && Lend % kCn == 0) {
+      // Whole rows of positions of the line: one pointer stepped a row, no test.
+      unsigned char* d =
+          ps.out + row0 * ps.out_stride + (p0 * kCn + tid) * static_cast<long long>(sizeof(D));
+      const D* src = buf + tid;
+#if defined(__CUDA_ARCH__)
+#pragma unroll 4
+#endif
+      for (int r = 0; r < rows; ++r, d += ps.out_stride) PIXFLOW_UNROLL
+      for (int i = 0; i < kCn; ++i)
+        reinterpret_cast<D*>(d)[i * kThreads] = src[r * pitch + i * kThreads];
+      return;
+    }
 #if defined(__CUDA_ARCH__)
 #pragma unroll 1
 #endif
@@ -338,11 +439,23 @@ PIXFLOW_HD void tile_store(const Pass& ps, const D* buf, long long L0, long long
     const int lanes = int(Lend - L0), ll = tid % kLines;
     if (ll >= lanes) return;
     constexpr int kQStep = kThreads / kLines;
+    if (inside) {
+      // Every position is the line's: one pointer stepped kQStep positions a store.
+      unsigned char* d = ps.out + (p0 + tid / kLines) * ps.out_stride +
+                         (L0 + ll) * static_cast<long long>(sizeof(D));
+      const long long st = ps.out_stride * kQStep;
+#if defined(__CUDA_ARCH__)
+#pragma unroll 8
+#endif
+      for (int q = tid / kLines; q < kTile; q += kQStep, d += st)
+        *reinterpret_cast<D*>(d) = buf[q * kLines + ll];
+      return;
+    }
 #if defined(__CUDA_ARCH__)
 #pragma unroll 4
 #endif
     for (int q = tid / kLines; q < kTile; q += kQStep)
-      if (inside || (q >= qlo && q < qhi))
+      if (q >= qlo && q < qhi)
         reinterpret_cast<D*>(ps.out + (p0 + q) * ps.out_stride)[L0 + ll] = buf[q * kLines + ll];
   }
 }
