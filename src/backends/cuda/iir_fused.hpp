@@ -298,13 +298,12 @@ PIXFLOW_HD void tile_load(const Pass& ps, S* buf, long long L0, long long a0, lo
 #if defined(__CUDA_ARCH__)
 #pragma unroll 1
 #endif
-        for (int r0 = 0; r0 < rows; r0 += kBatch, p += kBatch * st) {
+        for (int r0 = 0; r0 < rows; r0 += kBatch) {
           S v[kCn][kBatch] = {};
           PIXFLOW_UNROLL
-          for (int u = 0; u < kBatch; ++u)
+          for (int u = 0; u < kBatch; ++u, p += st)  // a pointer add a row, no multiply
             if (r0 + u < rows) PIXFLOW_UNROLL
-          for (int i = 0; i < kCn; ++i)
-            v[i][u] = reinterpret_cast<const S*>(p + u * st)[i * kThreads];
+          for (int i = 0; i < kCn; ++i) v[i][u] = reinterpret_cast<const S*>(p)[i * kThreads];
           S* const b = buf + r0 * pitch + tid;
           PIXFLOW_UNROLL
           for (int u = 0; u < kBatch; ++u)
