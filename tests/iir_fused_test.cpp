@@ -7,6 +7,7 @@
 // directions, partial last blocks, tiles that reach past the line on both sides, extensions
 // wider than a tile (sigma 256), partial line groups, 1-4 channels, u8 and f32, every border
 // with constants in and outside the depth, ROI views.
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,9 +21,9 @@ namespace {
 
 namespace fz = pixflow::cuda::iir_fused;
 
-template <class S, class D, bool kRows>
-void emulate(const ConstImageView& in, const ImageView& out, const GaussianIirParams& p,
-             double cval) {
+template <class S, class D, bool kRows, int kCn>
+void emulate_cn(const ConstImageView& in, const ImageView& out, const GaussianIirParams& p,
+                double cval) {
   const detail::IirCoeffs k = detail::iir_coeffs(p.sigma);
   const std::int64_t e = detail::iir_extension(p);
   const int cn = in.channels();
@@ -41,7 +42,23 @@ void emulate(const ConstImageView& in, const ImageView& out, const GaussianIirPa
   };
   auto state = [&](int tid) -> fz::ThreadState& { return st[std::size_t(tid)]; };
   for (std::int64_t g = 0; g * fz::kLines < lines; ++g)
-    fz::run_group<S, D, kRows>(ps, k, *sm, g, par, state);
+    fz::run_group<S, D, kRows, kCn>(ps, k, *sm, g, par, state);
+}
+
+// The kernel's dispatch (iir.cu's launch_fused_pass): the row pass per channel count.
+template <class S, class D, bool kRows>
+void emulate(const ConstImageView& in, const ImageView& out, const GaussianIirParams& p,
+             double cval) {
+  switch (kRows ? in.channels() : 1) {
+    case 1:
+      return emulate_cn<S, D, kRows, 1>(in, out, p, cval);
+    case 2:
+      return emulate_cn<S, D, kRows, 2>(in, out, p, cval);
+    case 3:
+      return emulate_cn<S, D, kRows, 3>(in, out, p, cval);
+    default:
+      return emulate_cn<S, D, kRows, 4>(in, out, p, cval);
+  }
 }
 
 template <class T>
@@ -72,9 +89,11 @@ TEST(GaussianIirFused, HostEmulationMatchesRefBitForBit) {
   borders.push_back(Border::constant(300));
   borders.push_back(Border::constant(-7));
   // (w, h): lines of 1..3 positions, one and several tiles of 256 (n = 256 exactly at
-  // sigma 3 / reflect: e = 20, len 216), partial groups of 32 lines, > 32 lines.
-  const std::vector<Size> sizes = {{1, 1},    {2, 3},    {33, 2},  {216, 40},
-                                   {517, 70}, {70, 300}, {300, 97}};
+  // sigma 3 / reflect: e = 20, len 216), partial groups of 32 lines, > 32 lines; tiles wholly
+  // inside the line (the loads and stores without the border rule, the blocks without a test
+  // a position): rows at w = 517, columns at h = 530 (a full group of 32 lines and a partial).
+  const std::vector<Size> sizes = {{1, 1},    {2, 3},    {33, 2},   {216, 40},
+                                   {517, 70}, {70, 300}, {300, 97}, {40, 530}};
   std::size_t turn = 0;
   for (int cn : {1, 2, 3, 4})
     for (Size s : sizes) {
@@ -90,6 +109,41 @@ TEST(GaussianIirFused, HostEmulationMatchesRefBitForBit) {
     PIXFLOW_TRACE(testing::Message() << "sigma=256 " << describe(b));
     check<std::uint8_t>(300, 45, 1, 256, b, rng);  // e = 1032: tiles wholly in the extension
   }
+}
+
+// to_double(u8) builds 2^52 + v from bits and subtracts 2^52: the same double as double(v).
+TEST(GaussianIirFused, U8ToDoubleIsExact) {
+  for (int v = 0; v < 256; ++v) {
+    const double got = fz::to_double(static_cast<std::uint8_t>(v)), want = double(v);
+    EXPECT_EQ(std::memcmp(&got, &want, sizeof got), 0) << v;
+  }
+}
+
+// The u8 output rounding in float (fz::out_cast) against the reference's
+// saturate_cast<u8>(double(float(y))). Both are functions of f = float(y), so the test runs f
+// over the floats: every float of magnitude in [2^-3, 2^13) of both signs (every rounding
+// decision near [0, 255] and the clamps), every 97th bit pattern of all 2^32 (zeros,
+// denormals, large values, infinities, NaNs with many payloads), and the special values.
+TEST(GaussianIirFused, U8RoundingInFloatEqualsRef) {
+  std::uint64_t bad = 0, n = 0;
+  std::uint32_t first_bad = 0;
+  auto one = [&](std::uint32_t bits) {
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    const std::uint8_t got = fz::out_cast<std::uint8_t>(double(f));
+    const std::uint8_t want = detail::saturate_cast<std::uint8_t>(double(f));
+    ++n;
+    if (got != want && bad++ == 0) first_bad = bits;
+  };
+  for (std::uint32_t sign : {0u, 0x80000000u})
+    for (std::uint32_t b = (124u << 23); b < (140u << 23); ++b) one(sign | b);
+  for (std::uint64_t b = 0; b < (std::uint64_t(1) << 32); b += 97) one(std::uint32_t(b));
+  for (std::uint32_t b :
+       {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u, 0x7f800001u,
+        0x00000001u, 0x3f000000u, 0x437f8000u, 0x437f0000u, 0x43800000u, 0xbf000000u, 0xbf000001u})
+    one(b);
+  EXPECT_EQ(bad, 0u) << "of " << n << ", first bits 0x" << std::hex << first_bad;
+  EXPECT_GT(n, std::uint64_t(300'000'000));
 }
 
 }  // namespace

@@ -267,7 +267,7 @@ void launch_pass(const ConstImageView& in, const ImageView& out, const detail::I
 
 // The fused pass (iir_fused.hpp): a thread block per 32 lines, two walks over them. Two blocks
 // an SM (~37 KB of tile + 7 KB of tails, <= 128 registers a thread).
-template <class S, class D, bool kRows>
+template <class S, class D, bool kRows, int kCn>
 __global__ void __launch_bounds__(iir_fused::kThreads, 2)
     iir_fused_kernel(iir_fused::Pass ps, detail::IirCoeffs k) {
   __shared__ iir_fused::Smem sm;
@@ -276,12 +276,22 @@ __global__ void __launch_bounds__(iir_fused::kThreads, 2)
   __syncthreads();
   iir_fused::ThreadState ts;
   auto par = [&](auto&& f) {
-    f(int(threadIdx.x));
+    if constexpr (kRows && kCn > 1) {
+      // tid read afresh each phase (a volatile asm is not hoisted): what derives from it is
+      // recomputed in the phase instead of held in registers across the compute phases. At
+      // kCn 2..4 this took the row pass from 8-64 bytes of spills to none; at kCn 1 and in the
+      // column pass it made spills, so those keep threadIdx.x.
+      int tid;
+      asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tid));
+      f(tid);
+    } else {
+      f(int(threadIdx.x));
+    }
     __syncthreads();
   };
   iir_fused::ThreadState* const mine = &ts;  // every thread's own registers (after inlining)
   auto state = [mine](int) -> iir_fused::ThreadState& { return *mine; };
-  iir_fused::run_group<S, D, kRows>(ps, k, sm, (long long)blockIdx.x, par, state);
+  iir_fused::run_group<S, D, kRows, kCn>(ps, k, sm, (long long)blockIdx.x, par, state);
 }
 
 template <class S, class D, bool kRows>
@@ -295,7 +305,19 @@ void launch_fused_pass(const ConstImageView& in, const ImageView& out, const det
                            reinterpret_cast<unsigned char*>(out.data()), out.stride(), lines, len,
                            e, cn, bt, cval, scratch);
   const long long groups = (lines + iir_fused::kLines - 1) / iir_fused::kLines;
-  iir_fused_kernel<S, D, kRows><<<unsigned(groups), iir_fused::kThreads, 0, st>>>(ps, k);
+  const unsigned grid = unsigned(groups);
+  // The row pass per channel count (constant tile steps and pitches: no runtime division or
+  // multiply a sample); the column pass does not depend on it.
+  if constexpr (!kRows)
+    iir_fused_kernel<S, D, kRows, 1><<<grid, iir_fused::kThreads, 0, st>>>(ps, k);
+  else if (cn == 1)
+    iir_fused_kernel<S, D, kRows, 1><<<grid, iir_fused::kThreads, 0, st>>>(ps, k);
+  else if (cn == 2)
+    iir_fused_kernel<S, D, kRows, 2><<<grid, iir_fused::kThreads, 0, st>>>(ps, k);
+  else if (cn == 3)
+    iir_fused_kernel<S, D, kRows, 3><<<grid, iir_fused::kThreads, 0, st>>>(ps, k);
+  else
+    iir_fused_kernel<S, D, kRows, 4><<<grid, iir_fused::kThreads, 0, st>>>(ps, k);
   PIXFLOW_CUDA_CHECK_LAUNCH("gaussian_iir");
 }
 
