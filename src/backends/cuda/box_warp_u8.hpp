@@ -215,6 +215,25 @@ struct BorderRows {
   PIXFLOW_HD void next() { ++y; }
 };
 
+/// Column p (|p| <= 2^30 + 16, w < 2^30) by the border rule, -1 for the constant: the
+/// reference's rule in 32 bits (border_index32; detail::border_index's 64-bit remainder is a
+/// call, and with it in plan_pick the 17..31-wide sum instances spilled 42 bytes).
+PIXFLOW_HD int col_index32(int p, int w, BorderType t) {
+  switch (t) {
+    case BorderType::replicate:
+      return border_index32<BorderType::replicate>(p, w);
+    case BorderType::reflect:
+      return border_index32<BorderType::reflect>(p, w);
+    case BorderType::reflect101:
+      return border_index32<BorderType::reflect101>(p, w);
+    case BorderType::wrap:
+      return border_index32<BorderType::wrap>(p, w);
+    case BorderType::constant:
+      break;
+  }
+  return unsigned(p) < unsigned(w) ? p : -1;
+}
+
 /// Edge lanes by words (the pick path). A lane whose 8 columns are not all inside the row
 /// loads one aligned 8-byte word that lies inside the row (`off`, its own) and takes a second
 /// one from a partner lane's load of the same row (2 shuffles); 6 PRMT pick its 8 bytes out of
@@ -251,14 +270,14 @@ PIXFLOW_HD bool plan_pick(int xb, int lane, int w, BorderType t, int kw, Pick& p
     wd[j] = -1;
     by[j] = 0;
     if (col < lo || col > hi) continue;
-    const long long sx = detail::border_index(col, w, t);
+    const int sx = col_index32(int(col), w, t);
     if (sx < 0) {
       wd[j] = -2;
       cst = true;
       continue;
     }
-    wd[j] = int(sx / kLaneCols);
-    by[j] = int(sx % kLaneCols);
+    wd[j] = sx / kLaneCols;
+    by[j] = sx % kLaneCols;
     if (kLaneCols * (long long)wd[j] + kLaneCols > w) return false;  // the partial last word
     if (nw > 0 && words[0] == wd[j]) continue;
     if (nw > 1 && words[1] == wd[j]) continue;
