@@ -328,9 +328,12 @@ TEST(Box, EveryBackendMatchesRefOnManyStrips) {
 // and sum, every border (constant 300 and -7 too), widths around whole strips, 1x1.
 namespace bw = pixflow::cuda::box_warp;
 
+// paths counts the segments of a warp by the kernel's path: inside and all direct, pick inside,
+// pick on border rows, border rows all direct, gather (BorderRows with gathering lanes).
+using WarpPaths = std::array<long long, 5>;
 template <int KW>
 void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const BoxParams& bp,
-                      const bw::Plan& pl) {
+                      const bw::Plan& pl, WarpPaths& paths) {
   const bw::Params p = bw::params_of(bp.kw, bp.kh, bp.border, pl);
   const bw::Img si{const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(src.data())),
                    src.stride(), int(src.width()), int(src.height())};
@@ -341,6 +344,8 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
     int xb;
     bool direct, out;
     int sources[bw::kLaneCols];
+    bw::Pick pk;
+    bool pick_ok;
     bw::Cols c, c0;
     bw::Row8 qi[bw::kAhead], qo[bw::kAhead];
     bw::u32 q[bw::kLaneCols];
@@ -356,6 +361,7 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
         a.direct = bw::lane_direct(a.xb, si.w);
         std::fill(std::begin(a.sources), std::end(a.sources), 1 << 30);  // poison
         if (!a.direct) bw::lane_sources(a.xb, si.w, p.border, a.sources);
+        a.pick_ok = bw::plan_pick(a.xb, l, si.w, p.border, KW, a.pk);
         a.out = l >= bw::first_out_lane(KW) && l < bw::end_out_lane(KW) && a.xb < di.w;
       }
       // The horizontal chain of output row y from every lane's column sums (Lane::*cs): the
@@ -387,12 +393,38 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
         using Cursor = decltype(make(ln[0]));
         std::vector<Cursor> in, rows;
         auto load = [&](const Lane& a, const Cursor& cur) {
-          if constexpr (!std::is_same_v<Cursor, bw::BorderRows>) {  // rows inside, as promised
+          if constexpr (std::is_same_v<Cursor, bw::InsideRows<true>>) {  // rows inside
             const long long row = (cur.p - a.xb - si.data) / si.stride;
             EXPECT_TRUE(row >= 0 && row < si.h) << row;
             if (row < 0 || row >= si.h) return bw::Row8{0, 0};
           }
+          if constexpr (std::is_same_v<Cursor, bw::PickRows<true>>) {  // rows inside, own word
+            const long long row = (cur.p - a.pk.off - si.data) / si.stride;
+            EXPECT_TRUE(row >= 0 && row < si.h) << row;
+            if (row < 0 || row >= si.h) return bw::Row8{0, 0};
+          }
+          if constexpr (Cursor::kPick) {  // the own word: whole, inside the row
+            if (a.pk.ld) {
+              EXPECT_TRUE(a.pk.off >= 0 && a.pk.off + bw::kLaneCols <= si.w && a.pk.off % 8 == 0)
+                  << a.pk.off;
+            }
+          }
           return cur.load(a.xb, a.direct, a.sources, p.value);
+        };
+        // The rows as used: on the pick path each lane's select from its own word and its
+        // partner's (the kernel's shuffles) of the same row; raw(l) is lane l's load.
+        auto use_all = [&](auto raw) {
+          std::vector<bw::Row8> u(bw::kLanes);
+          for (int l = 0; l < bw::kLanes; ++l) {
+            const Lane& a = ln[std::size_t(l)];
+            if constexpr (Cursor::kPick) {
+              EXPECT_TRUE(a.pk.partner >= 0 && a.pk.partner < bw::kLanes);
+              u[std::size_t(l)] = bw::select8(raw(l), raw(a.pk.partner), a.pk);
+            } else {
+              u[std::size_t(l)] = raw(l);
+            }
+          }
+          return u;
         };
         // The kernel's refill: a load only of rows the segment reads; the cursor moves on.
         auto refill = [&](const Lane& a, bw::Row8& q, Cursor& cur, bool want) {
@@ -403,24 +435,35 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
           rows.push_back(make(a));
           in.push_back(rows.back());
           a.c = bw::Cols{0, 0, 0, 0};
-          for (int i = 0; i < p.kh; ++i) {
-            bw::enter(a.c, load(a, in.back()));
-            in.back().next();
-          }
-          for (int k = 0; k < bw::kAhead; ++k) {
-            refill(a, a.qi[k], in.back(), k < n);
-            refill(a, a.qo[k], rows.back(), k < n);
-          }
         }
+        for (int i = 0; i < p.kh; ++i) {
+          std::vector<bw::Row8> raw(bw::kLanes);
+          for (int l = 0; l < bw::kLanes; ++l) {
+            raw[std::size_t(l)] = load(ln[std::size_t(l)], in[std::size_t(l)]);
+            in[std::size_t(l)].next();
+          }
+          const auto u = use_all([&](int l) { return raw[std::size_t(l)]; });
+          for (int l = 0; l < bw::kLanes; ++l) bw::enter(ln[std::size_t(l)].c, u[std::size_t(l)]);
+        }
+        for (int k = 0; k < bw::kAhead; ++k)
+          for (std::size_t l = 0; l < ln.size(); ++l) {
+            refill(ln[l], ln[l].qi[k], in[l], k < n);
+            refill(ln[l], ln[l].qo[k], rows[l], k < n);
+          }
+        auto slot = [&](bw::Row8(Lane::*ring)[bw::kAhead], int k) {
+          return use_all([&, ring, k](int l) { return (ln[std::size_t(l)].*ring)[k]; });
+        };
         long long y = ys;
         // Rows rb + k, rb + k + 1 (ring slots k, k + 1), as the kernel's pair.
         auto pair = [&](int rb, int k) {
+          const auto i0 = slot(&Lane::qi, k), o0 = slot(&Lane::qo, k);
+          const auto i1 = slot(&Lane::qi, k + 1), o1 = slot(&Lane::qo, k + 1);
           for (std::size_t l = 0; l < ln.size(); ++l) {
             Lane& a = ln[l];
             a.c0 = a.c;
-            bw::step(a.c0, a.qi[k], a.qo[k]);
+            bw::step(a.c0, i0[l], o0[l]);
             a.c = a.c0;
-            bw::step(a.c, a.qi[k + 1], a.qo[k + 1]);
+            bw::step(a.c, i1[l], o1[l]);
             refill(a, a.qi[k], in[l], rb + k + bw::kAhead < n);
             refill(a, a.qo[k], rows[l], rb + k + bw::kAhead < n);
             refill(a, a.qi[k + 1], in[l], rb + k + 1 + bw::kAhead < n);
@@ -431,7 +474,8 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
           y += 2;
         };
         auto single = [&](int k) {
-          for (Lane& a : ln) bw::step(a.c, a.qi[k], a.qo[k]);
+          const auto i0 = slot(&Lane::qi, k), o0 = slot(&Lane::qo, k);
+          for (std::size_t l = 0; l < ln.size(); ++l) bw::step(ln[l].c, i0[l], o0[l]);
           horizontal(y, &Lane::c);
         };
         int rb = 0;
@@ -445,13 +489,24 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
       };
       const bool all_direct =
           std::all_of(ln.begin(), ln.end(), [](const Lane& a) { return a.direct; });
+      const bool pick = std::all_of(ln.begin(), ln.end(), [](const Lane& a) { return a.pick_ok; });
+      const bw::u32 cw = p.value * 0x01010101u;
+      ++paths[inside && all_direct  ? 0
+              : inside && pick      ? 1
+              : pick && !all_direct ? 2
+              : all_direct          ? 3
+                                    : 4];
       if (inside && all_direct)
         run([&](const Lane& a) {
           return bw::InsideRows<true>{si.data + y0 * si.stride + a.xb, si.stride};
         });
-      else if (inside)
+      else if (inside && pick)
         run([&](const Lane& a) {
-          return bw::InsideRows<false>{si.data + y0 * si.stride + a.xb, si.stride};
+          return bw::PickRows<true>{si.data + y0 * si.stride + a.pk.off, si.stride, a.pk.ld, cw};
+        });
+      else if (pick && !all_direct)
+        run([&](const Lane& a) {
+          return bw::PickRows<false>{&si, y0, p.border, a.pk.off, a.pk.ld, cw};
         });
       else
         run([&](const Lane&) { return bw::BorderRows{&si, y0, p.border}; });
@@ -460,10 +515,10 @@ void emulate_box_warp(const ConstImageView& src, const ImageView& dst, const Box
 
 template <int KW = bw::kMinKw>
 void emulate_box_warp_kw(const ConstImageView& src, const ImageView& dst, const BoxParams& bp,
-                         const bw::Plan& pl) {
+                         const bw::Plan& pl, WarpPaths& paths) {
   if constexpr (KW <= bw::kMaxKw) {
-    if (bp.kw != KW) return emulate_box_warp_kw<KW + 2>(src, dst, bp, pl);
-    emulate_box_warp<KW>(src, dst, bp, pl);
+    if (bp.kw != KW) return emulate_box_warp_kw<KW + 2>(src, dst, bp, pl, paths);
+    emulate_box_warp<KW>(src, dst, bp, pl, paths);
   }
 }
 
@@ -479,6 +534,7 @@ TEST(Box, WarpKernelEmulationMatchesRef) {
   const Win wins[] = {{9, 9},  {31, 31}, {5, 5},  {9, 31},  {31, 9},  {7, 1},
                       {5, 40}, {17, 3},  {25, 7}, {11, 13}, {29, 255}};
   std::size_t turn = 0;
+  WarpPaths paths{};
   for (Size sz : sizes)
     for (Win k : wins)
       for (bool norm : {true, false}) {
@@ -495,10 +551,44 @@ TEST(Box, WarpKernelEmulationMatchesRef) {
           auto got = make_dst(sz.w, sz.h, {Depth::u8, 1}, rng, true);
           const BoxParams bp{k.kw, k.kh, norm, b};
           box(src, want, bp, {Backend::ref});
-          emulate_box_warp_kw(src, got, bp, pl);
+          emulate_box_warp_kw(src, got, bp, pl, paths);
           ASSERT_EQ(compare(got, want), "");
         }
       }
+  // The edge lanes (plan_pick, select8; else the gather) under every border: widths that are
+  // multiples of 8 (every edge warp picks: the 8192 and 1920 of the bench), of 4 but not 8, odd
+  // ones and tiny ones (the row's partial last word, images of a word or less: the gather),
+  // one strip and several (256: the last strip's lanes all past the row), every window width
+  // class (pad 8 or 16, right halo 1 or 2 lanes), short segments (border rows) and long ones.
+  const int widths[] = {1,  3,  7,  8,   9,   12,  16,  20,  24,  31, 32,
+                        40, 44, 64, 100, 232, 248, 256, 257, 500, 512};
+  const Win edge_wins[] = {{5, 3}, {9, 9}, {15, 5}, {17, 7}, {23, 1}, {31, 31}};
+  for (int w : widths)
+    for (const Border& b : borders)
+      for (Win k : edge_wins) {
+        const Size sz{w, k.kw == 31 ? 40 : 21};
+        const bw::Plan pl = bw::plan(sz.w, sz.h, k.kw, 132);
+        PIXFLOW_TRACE(case_name(Depth::u8, 1, sz, k, true, b));
+        WarpPaths wp{};
+        auto src = random_image(sz.w, sz.h, {Depth::u8, 1}, rng, w % 2 == 0);
+        auto want = make_dst(sz.w, sz.h, {Depth::u8, 1}, rng);
+        auto got = make_dst(sz.w, sz.h, {Depth::u8, 1}, rng, true);
+        const BoxParams bp{k.kw, k.kh, true, b};
+        box(src, want, bp, {Backend::ref});
+        emulate_box_warp_kw(src, got, bp, pl, wp);
+        ASSERT_EQ(compare(got, want), "");
+        if (w % 8 == 0) {
+          EXPECT_EQ(wp[4], 0) << "a warp gathers at width " << w;
+          EXPECT_GT(wp[1] + wp[2], 0) << "no warp picks at width " << w;
+        }
+        if (w % 8 != 0 && w > 8) {
+          EXPECT_GT(wp[4], 0) << "no warp gathers at width " << w;
+        }
+        for (std::size_t i = 0; i < paths.size(); ++i) paths[i] += wp[i];
+      }
+  // Every path of the kernel ran: inside direct, pick inside, pick on border rows, border rows
+  // direct, gather.
+  for (std::size_t i = 0; i < paths.size(); ++i) EXPECT_GT(paths[i], 0) << "path " << i;
   // The plan at 8192^2: 31 wide = 37 strips of 224 outputs (10 blocks) x 92 segments of 90 rows
   // (920 blocks, 7 a SM); 9 wide = 35 strips of 240 (9 blocks) x 102 of 81 (918). Every plan
   // fits one wave of whole blocks (session 14's counted warps and launched a second wave).

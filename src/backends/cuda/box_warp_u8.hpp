@@ -196,6 +196,7 @@ PIXFLOW_HD Row8 fetch8(const unsigned char* row, int xb, bool direct, const int*
 /// the gather path (its branch and reconvergence cost ~5 instructions a load in SASS).
 template <bool kDirect>
 struct InsideRows {
+  static constexpr bool kPick = false;
   const unsigned char* p;
   long long stride;
   PIXFLOW_HD Row8 load(int, bool direct, const int* src, u32 value) const {
@@ -204,11 +205,168 @@ struct InsideRows {
   PIXFLOW_HD void next() { p += stride; }
 };
 struct BorderRows {
+  static constexpr bool kPick = false;
   const Img* v;
   long long y;
   BorderType t;
   PIXFLOW_HD Row8 load(int xb, bool direct, const int* src, u32 value) const {
     return fetch8(row_ptr(*v, int(y), t), xb, direct, src, value);
+  }
+  PIXFLOW_HD void next() { ++y; }
+};
+
+/// Column p (|p| <= 2^30 + 16, w < 2^30) by the border rule, -1 for the constant: the
+/// reference's rule in 32 bits (border_index32; detail::border_index's 64-bit remainder is a
+/// call, and with it in plan_pick the 17..31-wide sum instances spilled 42 bytes).
+PIXFLOW_HD int col_index32(int p, int w, BorderType t) {
+  switch (t) {
+    case BorderType::replicate:
+      return border_index32<BorderType::replicate>(p, w);
+    case BorderType::reflect:
+      return border_index32<BorderType::reflect>(p, w);
+    case BorderType::reflect101:
+      return border_index32<BorderType::reflect101>(p, w);
+    case BorderType::wrap:
+      return border_index32<BorderType::wrap>(p, w);
+    case BorderType::constant:
+      break;
+  }
+  return unsigned(p) < unsigned(w) ? p : -1;
+}
+
+/// Edge lanes by words (the pick path). A lane whose 8 columns are not all inside the row
+/// loads one aligned 8-byte word that lies inside the row (`off`, its own) and takes a second
+/// one from a partner lane's load of the same row (2 shuffles); 6 PRMT pick its 8 bytes out of
+/// those 16 (select8). Why: the gathering lanes' 8 dependent byte loads through the shared
+/// table of sources (load8's slow path) made an edge warp's row 2.6x an interior row's
+/// instructions with two exposed load round trips (SASS, session 15); in one wave each SM's
+/// time is its slowest warp's, and every SM holds an edge strip. Now an edge warp's load is a
+/// ring slot like any other (its latency hidden the same way) and its row costs 4 SHFL + 12
+/// PRMT more.
+/// Only columns an output reads need their border value: [-(ax + 1), w - 1 + ra] (the window
+/// of output column c spans c - ax - 1 .. c + ra; the columns of lane L + db left of c - ax - 1
+/// enter both q[7] and q[kb] and cancel). Bytes of other columns are any value that is the
+/// same for every load of a row (the 16-bit column sums then never borrow).
+/// A direct lane: its own word, the identity selectors. Planned once a thread.
+struct Pick {
+  int off;      // column of the own word (a multiple of 8, the whole word inside the row)
+  int partner;  // lane whose own word (a direct lane's) is the second source
+  bool ld;      // false: no load, the constant's word (the constant border, or unread bytes)
+  u32 t_lo, t_hi, u_lo, u_hi, m_lo, m_hi;  // select8's selectors
+};
+/// The pick plan of lane `lane` (first column xb) of a strip; false when the lane's bytes are
+/// not in at most two whole words of the row, one of them a direct lane's of the same warp, or
+/// mix the constant and the row (the row's partial last word when w % 8 != 0, images narrower
+/// than a few words): the warp then gathers (BorderRows, load8).
+PIXFLOW_HD bool plan_pick(int xb, int lane, int w, BorderType t, int kw, Pick& pk) {
+  pk = Pick{xb, lane, true, 0x3210u, 0x7654u, 0u, 0u, 0x3210u, 0x3210u};
+  if (lane_direct(xb, w)) return true;
+  const long long lo = -(kw / 2 + 1), hi = (long long)w - 1 + (kw - 1 - kw / 2);
+  int wd[kLaneCols], by[kLaneCols];  // source word and byte; wd -1: unread, -2: the constant
+  int words[2] = {0, 0}, nw = 0;
+  bool cst = false;
+  for (int j = 0; j < kLaneCols; ++j) {
+    const long long col = (long long)xb + j;
+    wd[j] = -1;
+    by[j] = 0;
+    if (col < lo || col > hi) continue;
+    const int sx = col_index32(int(col), w, t);
+    if (sx < 0) {
+      wd[j] = -2;
+      cst = true;
+      continue;
+    }
+    wd[j] = sx / kLaneCols;
+    by[j] = sx % kLaneCols;
+    if (kLaneCols * (long long)wd[j] + kLaneCols > w) return false;  // the partial last word
+    if (nw > 0 && words[0] == wd[j]) continue;
+    if (nw > 1 && words[1] == wd[j]) continue;
+    if (nw == 2) return false;
+    words[nw++] = wd[j];
+  }
+  if (cst && nw > 0) return false;
+  if (nw == 0) {  // the constant or unread: the constant's word, no load
+    pk.ld = false;
+    return true;
+  }
+  int own = words[0], other = words[nw - 1];
+  if (nw == 2) {
+    const int base = xb / kLaneCols - lane;  // word of lane 0 (xb is a multiple of 8)
+    if (unsigned(other - base) < unsigned(kLanes)) {
+      pk.partner = other - base;
+    } else if (unsigned(own - base) < unsigned(kLanes)) {
+      pk.partner = own - base;
+      own = other;
+      other = words[0];
+    } else {
+      return false;
+    }
+  }
+  pk.off = kLaneCols * own;
+  u32 st[2] = {0, 0}, su[2] = {0, 0}, sm[2] = {0, 0};
+  for (int j = 0; j < kLaneCols; ++j) {
+    const int h = j / 4, sh = 4 * (j % 4);
+    if (nw == 2 && wd[j] == other) {
+      su[h] |= u32(by[j]) << sh;
+      sm[h] |= u32(4 + j % 4) << sh;
+    } else {  // own word (unread bytes: its byte 0)
+      st[h] |= u32(wd[j] == own ? by[j] : 0) << sh;
+      sm[h] |= u32(j % 4) << sh;
+    }
+  }
+  pk.t_lo = st[0];
+  pk.t_hi = st[1];
+  pk.u_lo = su[0];
+  pk.u_hi = su[1];
+  pk.m_lo = sm[0];
+  pk.m_hi = sm[1];
+  return true;
+}
+/// The lane's 8 bytes from its own word and its partner's (the same row's loads).
+PIXFLOW_HD Row8 select8(Row8 own, Row8 par, const Pick& k) {
+  const u32 tl = px::byte_perm(own.lo, own.hi, k.t_lo), th = px::byte_perm(own.lo, own.hi, k.t_hi);
+  const u32 ul = px::byte_perm(par.lo, par.hi, k.u_lo), uh = px::byte_perm(par.lo, par.hi, k.u_hi);
+  return {px::byte_perm(tl, ul, k.m_lo), px::byte_perm(th, uh, k.m_hi)};
+}
+/// The pick path's rows: the lane's own word of each row (kInside: every row of the segment
+/// inside the image, a pointer at the own word moved a row at a time; else the row by
+/// row_ptr, nullptr: the constant's row). The kernel then picks (kPick: its shuffles and
+/// select8) where the row is used.
+PIXFLOW_HD Row8 word8(const unsigned char* p) {
+#if defined(__CUDA_ARCH__)
+  const uint2 v = *reinterpret_cast<const uint2*>(p);
+  return {v.x, v.y};
+#else
+  Row8 r;
+  std::memcpy(&r.lo, p, 4);
+  std::memcpy(&r.hi, p + 4, 4);
+  return r;
+#endif
+}
+template <bool kInside>
+struct PickRows;
+template <>
+struct PickRows<true> {
+  static constexpr bool kPick = true;
+  const unsigned char* p;  // row y's column off
+  long long stride;
+  bool ld;
+  u32 cw;  // the constant's word
+  PIXFLOW_HD Row8 load(int, bool, const int*, u32) const { return ld ? word8(p) : Row8{cw, cw}; }
+  PIXFLOW_HD void next() { p += stride; }
+};
+template <>
+struct PickRows<false> {  // the rows as BorderRows'
+  static constexpr bool kPick = true;
+  const Img* v;
+  long long y;
+  BorderType t;
+  int off;
+  bool ld;
+  u32 cw;
+  PIXFLOW_HD Row8 load(int, bool, const int*, u32) const {
+    const unsigned char* row = row_ptr(*v, int(y), t);
+    return ld && row != nullptr ? word8(row + off) : Row8{cw, cw};
   }
   PIXFLOW_HD void next() { ++y; }
 };

@@ -255,11 +255,26 @@ __global__ void __launch_bounds__(bw::kThreads, bw::min_blocks(KW, kSum))
   if (!direct) bw::lane_sources(xb, src.w, p.border, my);
   if (strip >= p.strips) return;  // the whole warp: strips are warp-uniform
   const bool all_direct = __all_sync(0xffffffffu, direct);
+  // Edge warps (not all_direct) by words where every lane's bytes allow (box_warp_u8.hpp,
+  // plan_pick); the others gather (BorderRows).
+  bw::Pick pk;
+  const bool pick = __all_sync(0xffffffffu, bw::plan_pick(xb, lane, src.w, p.border, KW, pk));
+  const unsigned cw = p.value * 0x01010101u;
   const bool out_lane = lane >= bw::first_out_lane(KW) && lane < bw::end_out_lane(KW) && xb < dst.w;
   const int ay = p.kh / 2;
   // A segment's rows: ys - ay - 1 (the first step takes it off) to ye - 1 - ay + kh - 1.
   // rows: a cursor (box_warp_u8.hpp) at row ys - ay - 1, the first the segment reads.
   auto segment = [&](long long ys, int n, auto rows) {
+    // A used row: the pick path's select from the lane's and its partner's words of the row.
+    auto use = [&](bw::Row8 r) {
+      if constexpr (decltype(rows)::kPick) {
+        const bw::Row8 o{__shfl_sync(0xffffffffu, r.lo, pk.partner),
+                         __shfl_sync(0xffffffffu, r.hi, pk.partner)};
+        return bw::select8(r, o, pk);
+      } else {
+        return r;
+      }
+    };
     // Rows ys - ay - 1 .. ys - ay + kh - 2 (row ys's window and the row before it), kAhead
     // loads in flight.
     bw::Cols c{0, 0, 0, 0};
@@ -273,10 +288,10 @@ __global__ void __launch_bounds__(bw::kThreads, bw::min_blocks(KW, kSum))
         in.next();
       }
 #pragma unroll
-      for (int k = 0; k < bw::kAhead; ++k) bw::enter(c, r[k]);
+      for (int k = 0; k < bw::kAhead; ++k) bw::enter(c, use(r[k]));
     }
     for (; i < p.kh; ++i) {
-      bw::enter(c, in.load(xb, direct, my, p.value));
+      bw::enter(c, use(in.load(xb, direct, my, p.value)));
       in.next();
     }
     // Output row ys + r: row ys + r - ay + kh - 1 enters (`in` is there for r = 0), row ys +
@@ -316,9 +331,9 @@ __global__ void __launch_bounds__(bw::kThreads, bw::min_blocks(KW, kSum))
     // stores last so that no store splits the chains' basic block.
     auto pair = [&](int rb, int k) {
       bw::Cols c0 = c;
-      bw::step(c0, qi[k], qo[k]);
+      bw::step(c0, use(qi[k]), use(qo[k]));
       c = c0;
-      bw::step(c, qi[k + 1], qo[k + 1]);
+      bw::step(c, use(qi[k + 1]), use(qo[k + 1]));
       refill(qi[k], in, rb + k + bw::kAhead < n);
       refill(qo[k], rows, rb + k + bw::kAhead < n);
       refill(qi[k + 1], in, rb + k + 1 + bw::kAhead < n);
@@ -339,7 +354,7 @@ __global__ void __launch_bounds__(bw::kThreads, bw::min_blocks(KW, kSum))
     // The last n % 4 rows (slots 0, 1, 2; already loaded: nothing more to refill).
     if (rb + 2 <= n) pair(rb, 0);
     auto single = [&](int k) {
-      bw::step(c, qi[k], qo[k]);
+      bw::step(c, use(qi[k]), use(qo[k]));
       const bw::Row8 o = horizontal(c);
       if (out_lane) bw::store8(out, xb, dst.w, o);
     };
@@ -352,11 +367,16 @@ __global__ void __launch_bounds__(bw::kThreads, bw::min_blocks(KW, kSum))
     const long long y0 = ys - ay - 1;  // the first row the segment reads
     // Segments whose rows all lie inside the image (all but the first and last one or two)
     // skip the border rule's tests and the constant's row.
-    const unsigned char* first = src.data + y0 * src.stride + xb;
-    if (bw::segment_inside(ys, n, p.kh, src.h) && all_direct)
-      segment(ys, n, bw::InsideRows<true>{first, src.stride});
-    else if (bw::segment_inside(ys, n, p.kh, src.h))
-      segment(ys, n, bw::InsideRows<false>{first, src.stride});
+    // Edge warps (pick) load one word a lane a row like the others; warps whose lanes' bytes
+    // are not in whole words (w % 8 != 0, tiny images) gather on every segment.
+    const bool inside = bw::segment_inside(ys, n, p.kh, src.h);
+    if (inside && all_direct)
+      segment(ys, n, bw::InsideRows<true>{src.data + y0 * src.stride + xb, src.stride});
+    else if (inside && pick)
+      segment(ys, n,
+              bw::PickRows<true>{src.data + y0 * src.stride + pk.off, src.stride, pk.ld, cw});
+    else if (pick && !all_direct)
+      segment(ys, n, bw::PickRows<false>{&src, y0, p.border, pk.off, pk.ld, cw});
     else
       segment(ys, n, bw::BorderRows{&src, y0, p.border});
   }
