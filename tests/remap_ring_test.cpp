@@ -120,7 +120,7 @@ long long rows_of(long long by, int ty, long long gy, long long h, int block_row
 TEST(RemapRing, GridsHoldAtMostMaxRowsAThreadInWholeWaves) {
   constexpr int kBy = 8;
   constexpr long long kSms = 132;
-  // The bench's sizes (launch shapes documented in remap_ring.hpp and bench/pending/remap4.md).
+  // The bench's sizes (launch shapes: remap_ring.hpp; bench/NOTES.md, branch `remap4`).
   EXPECT_EQ(rr::blocks_y(15, 1080, kBy, kSms), 34);  // 1920x1080, 4 outputs a thread
   EXPECT_EQ(rr::blocks_y(64, 8192, kBy, kSms), 64);  // 8192^2, 4 outputs a thread
   for (long long bx : {1LL, 2LL, 5LL, 15LL, 30LL, 33LL, 64LL, 65LL, 128LL, 600LL})

@@ -10,10 +10,11 @@
 // use (its tap loads and stores, which need the values read), so no copy overwrites a slot
 // whose values are still to be read; every thread reads only its own slots (no barrier).
 //
-// Tuning (8192^2 and 1920x1080 on the H100; branch remap4, not measured yet): 3 rows ahead
-// (kRing 4) is 3 x 32 B of maps in flight a thread (P = 4 outputs), 96 KB a SM at 1024
-// threads, ~3x what 3 TB/s needs over ~1.5 us of loaded DRAM latency (34 KB a SM). The ring
-// takes 32 KB a block (P = 4: 4 slots x 2 maps x 256 threads x 16 B), 128 KB at 4 blocks a SM.
+// Measured on the H100 (session 16, bench/NOTES.md): 8192^2 u8x1 321 -> 269 us, 1080p
+// 12.9 -> 10.4 against the two kernels it replaced. Tuning: 3 rows ahead (kRing 4) is 3 x 32 B
+// of maps in flight a thread (P = 4 outputs), 96 KB a SM at 1024 threads, ~3x what 3 TB/s
+// needs over ~1.5 us of loaded DRAM latency (34 KB a SM). The ring takes 32 KB a block (P = 4:
+// 4 slots x 2 maps x 256 threads x 16 B), 128 KB at 4 blocks a SM.
 #pragma once
 
 #include "src/base/qualifiers.hpp"
