@@ -297,8 +297,8 @@ TEST(Box, EveryBackendMatchesRefOnManyTiles) {
 
 // Images of many strips and segments for every u8 kernel (the warp-strip kernel on u8 x 1 with
 // 8-byte aligned rows, the byte-tile kernel on the rest, the packed 3x3): 4100 x 1100 and
-// 8200 x 300 (19 / 37 warp strips of 16-row segments), 1003 x 1501 (5 strips, segments of 16+
-// rows, odd sizes), u8x2..4 and u8x3 4100 wide; every border in turn, mean and sum, odd, even,
+// 8200 x 300 (19 / 37 warp strips of 4-row segments), 1003 x 1501 (5 strips, 4-row segments,
+// odd sizes), u8x2..4 and u8x3 4100 wide; every border in turn, mean and sum, odd, even,
 // one-sided and kw != kh windows (9x31, 1x31), windows past the warp kernel (17x100: kh > 31
 // is fine, 255 wide u8x4: the byte-tile fallback). The random ROI offsets of
 // backends_match_ref send about one case in nine through the warp kernel;
@@ -621,17 +621,17 @@ TEST(Box, WarpKernelEmulationMatchesRef) {
 // The warp-strip kernel on the GPU (host emulation above): sources at byte offsets 0, 16 (the
 // kernel: 8-byte aligned rows), 4 and 1 (the byte-tile fallback) of 64-byte aligned rows,
 // destinations at 0 and 8 (kernel) or 3 (fallback); widths of 1 to 37 strips (31 wide: 224
-// outputs a strip) and heights of one to many segments (8200 x 300: 37 strips x 16-row
-// segments; 700 x 2000: 4 strips x long segments), odd sizes, every border (constant 300 and
-// -7 too), mean and sum, kw != kh, windows at the kernel's limits (5, 31, kh 255) and past them
-// (33, 3, even n normalised: the fallback).
+// outputs a strip) and heights of one to many segments (8200 x 300: 37 strips x 4-row
+// segments; 128 x 40000: one strip x 44-row segments, the long chains of large images), odd
+// sizes, every border (constant 300 and -7 too), mean and sum, kw != kh, windows at the
+// kernel's limits (5, 31, kh 255) and past them (33, 3, even n normalised: the fallback).
 TEST(Box, EveryBackendMatchesRefOnManyWarpStrips) {
   auto rng = make_rng(0xb0ce);
   std::vector<Border> borders = all_borders();
   borders.push_back(Border::constant(300));
   borders.push_back(Border::constant(-7));
-  const std::vector<Size> sizes = {{1, 1},     {7, 5},      {241, 19},   {517, 70},
-                                   {1000, 33}, {8200, 300}, {700, 2000}, {2003, 517}};
+  const std::vector<Size> sizes = {{1, 1},     {7, 5},      {241, 19},    {517, 70},
+                                   {1000, 33}, {8200, 300}, {128, 40000}, {2003, 517}};
   const Win wins[] = {{9, 9}, {31, 31},  {9, 31}, {31, 9}, {5, 5}, {1, 31},
                       {7, 1}, {17, 255}, {25, 4}, {33, 3}, {3, 3}, {11, 13}};
   std::size_t turn = 0;

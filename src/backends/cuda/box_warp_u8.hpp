@@ -68,10 +68,15 @@ constexpr int min_blocks(int kw, bool sum) {
   return kw == 5 && sum ? 6 : kMinBlocks;
 }
 // Segments: the fewest rows that still fill every SM's kMinBlocks blocks in one wave (plan),
-// at least kMinSegRows (a segment first sums kh rows: at 16 rows and kh = 31 that is 2x the rows
-// loaded, but only where the image is too small to fill the GPU otherwise). Fewer warps with
-// longer segments measured slower (session 14, H100: 16 warps a SM, 9x9 113 -> 171 us).
-constexpr int kMinSegRows = 16;
+// at least kMinSegRows. A segment first sums kh rows, so short segments load rows more than
+// once, but only where the image is too small to fill the GPU otherwise, and those reloads hit
+// L2. Each warp runs its segment as one dependent chain of kh - 1 + rows rows, so at small
+// sizes the segment length is the kernel's time: at 16 (sessions 14-15) 1920x1080 9x9 ran 2 x
+// 68 = 136 blocks, 4 warps a SM (ncu, session 16: achieved occupancy 5 %, 0.10 issued per
+// scheduler, 18.7 us); at 4, 2 x 270 = 540 blocks and chains of 12 rows instead of 24. Fewer
+// warps with longer segments measured slower (session 14, H100: 16 warps a SM, 9x9 113 -> 171
+// us).
+constexpr int kMinSegRows = 4;
 // Rows whose loads are in flight ahead of the row being summed (a register ring): the row loop
 // takes rows in pairs and a warp's pair costs ~170 instructions, ~1400 clocks with 32 warps
 // sharing a SM's 4 schedulers, while a DRAM load under full load takes ~1500-2000 clocks; 4
