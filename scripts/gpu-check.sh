@@ -27,6 +27,10 @@ T_CONFIGURE=60 T_BUILD=240 T_CTEST=150 T_SANITIZER=200 T_BENCH=180 T_PEERS=100 T
 # memcheck alone); with 200 reserved in a tests-only run whose TOTAL was cut to 430, ctest was
 # left 28 s on a fresh machine (session 13) and timed out.
 MEMCHECK_RESERVE=160 CTEST_RESERVE=200
+# With stored peers only the bench (65-67 s for 208 cases, sessions 15-16) and compare follow
+# memcheck: reserving 160 s there left memcheck 84 s after a fresh machine's 240 s build in
+# session 16 (it needs ~110 s) and it timed out with every finished shard clean.
+[ -n "${STORED_PEERS:-}" ] && MEMCHECK_RESERVE=100
 if [ -n "${NO_BENCH:-}" ]; then T_SANITIZER=400 MEMCHECK_RESERVE=5 CTEST_RESERVE=60; fi
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -78,6 +82,10 @@ export OCL_ICD_VENDORS=/tmp/ocl-vendors
 echo "==== nvidia-smi"
 nvidia-smi 2>&1 | tee "$LOGS/nvidia-smi.txt" || say "nvidia-smi failed"
 say "host: $(hostname), $(nproc) cores, $(date -u +%FT%TZ), git $(git rev-parse --short HEAD 2>/dev/null) ($(git rev-parse --abbrev-ref HEAD 2>/dev/null))"
+# The device tool copies the working tree with the git metadata of an earlier checkout, so the
+# commit above can be stale: a hash of the sources names the tree that was built (compare it
+# with `scripts/source-hash.sh` where the tree came from).
+say "sources: $(bash scripts/source-hash.sh)"
 
 # Packs the logs into one file (few files come back from the machine).
 pack_logs() {
