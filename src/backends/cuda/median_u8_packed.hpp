@@ -260,13 +260,15 @@ PIXFLOW_HD void key_words5(const u32* row, int tx, u32 (&k)[6]) {
   k[5] = px::byte_perm(b, c, 0x5432);  // bytes x0+2 .. x0+5
 }
 
+// One compare-exchange per lane: lo = min, hi = max (sort4 and sort6's networks).
+PIXFLOW_HD void cx(u32& lo, u32& hi) {
+  const u32 a = lo;
+  lo = px::vmin(a, hi);
+  hi = px::vmax(a, hi);
+}
+
 // Sorts c[0..3] per lane (5 compare-exchanges, the optimal 4-sorter).
 PIXFLOW_HD void sort4(u32 (&c)[4]) {
-  auto cx = [](u32& lo, u32& hi) {
-    const u32 a = lo;
-    lo = px::vmin(a, hi);
-    hi = px::vmax(a, hi);
-  };
   cx(c[0], c[1]);
   cx(c[2], c[3]);
   cx(c[0], c[2]);
@@ -395,11 +397,6 @@ PIXFLOW_HD void key_words7(const u32* row, int tx, u32 (&k)[8]) {
 
 // Sorts c[0..5] per lane (12 compare-exchanges in 5 layers, the optimal 6-sorter).
 PIXFLOW_HD void sort6(u32 (&c)[6]) {
-  auto cx = [](u32& lo, u32& hi) {
-    const u32 a = lo;
-    lo = px::vmin(a, hi);
-    hi = px::vmax(a, hi);
-  };
   cx(c[0], c[5]);
   cx(c[1], c[3]);
   cx(c[2], c[4]);
