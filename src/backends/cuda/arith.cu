@@ -1,8 +1,8 @@
 // Point-wise ops on CUDA: add/sub/absdiff/mul (image and scalar), convert, threshold.
 // The element rules are src/base/pointwise.hpp, shared with the reference; u8 image-image
 // arithmetic runs them four bytes a word (pointwise_u8_packed.hpp, exhaustively tested on the
-// host). Each thread handles one or two 16-byte chunks of a row; rows are looped so any
-// height fits the grid.
+// host). Each thread handles one 16-byte chunk of a row, the image's chunks taken flat in
+// row-major order (launch.cuh, PointGrid); groups of rows are looped so any height fits.
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -19,14 +19,9 @@
 namespace pixflow::cuda {
 namespace {
 
-// Chunks a thread (launch.cuh): kPointVecs for 1-byte samples, whose 1920x1080 rows are
-// short (120 chunks u8x1); 1 for wider samples, which keep 32 registers (with 2: 55-64, 4
-// blocks a SM) and whose rows already have 2-4x the chunks.
-template <class T>
-constexpr int kVecs = sizeof(T) == 1 ? kPointVecs : 1;
-// A chunk is 16 bytes of a row (N samples): all of a thread's chunk loads are issued before
-// the first store, so a thread keeps kVecs x 16 bytes in flight instead of one sample (one
-// sample per thread left the u8 kernels latency-bound at ~5x the copy time; bench/NOTES.md).
+// A chunk is 16 bytes of a row (N samples): a thread loads its whole chunk before its first
+// store (one sample per thread left the u8 kernels latency-bound at ~5x the copy time;
+// bench/NOTES.md).
 template <class T>
 constexpr int kVec = 16 / int(sizeof(T)) > 0 ? 16 / int(sizeof(T)) : 1;
 
@@ -69,21 +64,39 @@ __device__ __forceinline__ void store_part(T* p, long long cnt, const T (&v)[N])
   _Pragma("unroll") for (int k = 0; k < N; ++k) if (k < cnt) p[k] = v[k];
 }
 
-// The grid: block (bx, by) spans V * blockDim.x chunks of a row from chunk
-// bx * V * blockDim.x; thread tx takes chunks tx, tx + blockDim.x, ... of that span (so each
-// warp access is contiguous) in row by * blockDim.y + ty, then every gridDim.y * blockDim.y-th
-// row. `first` is the thread's first sample index, `step` the samples between its chunks.
-// Each kernel body loads every chunk of its row (full: i + N <= n; the row's last, partial
-// one: i < n), then computes and stores them: in-place calls (dst identical to a source) stay
-// exact because every sample is read before it is written and threads never share a sample.
-#define PIXFLOW_FOR_ROWS(N, V, n, h, ...)                                                 \
-  const long long first = ((long long)blockIdx.x * blockDim.x * (V) + threadIdx.x) * (N); \
-  const long long step = (long long)blockDim.x * (N);                                     \
-  if (first >= (n)) return;                                                               \
-  for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < (h);           \
-       y += (long long)gridDim.y * blockDim.y) {                                          \
-    __VA_ARGS__                                                                           \
+// The grid (launch.cuh): chunk c = blockIdx.x * blockDim.x + threadIdx.x of row group g
+// (blockIdx.y, then every gridDim.y-th) is row g * rows_per + c / cpr, samples i = (c % cpr) *
+// N ... of it; the row's last chunk is partial when n % N != 0 (i + N > n). Each kernel body
+// loads its chunk, then computes and stores it: in-place calls (dst identical to a source)
+// stay exact because every sample is read before it is written and threads never share a
+// sample.
+#define PIXFLOW_FOR_CHUNK(N, n, pg, ...)                             \
+  const unsigned c = blockIdx.x * blockDim.x + threadIdx.x;          \
+  const unsigned q = c / unsigned((pg).cpr);                         \
+  if (q >= unsigned((pg).rows_per)) return;                          \
+  const long long i = (long long)(c - q * unsigned((pg).cpr)) * (N); \
+  for (long long g = blockIdx.y;; g += gridDim.y) {                  \
+    const long long y = g * (pg).rows_per + q;                       \
+    if (y >= (pg).h) return;                                         \
+    const bool full = i + (N) <= (n);                                \
+    __VA_ARGS__                                                      \
   }
+
+// One chunk of N samples from p: whole (16-byte vectors when Vec) or the row's partial last.
+template <bool Vec, class T, int N>
+__device__ __forceinline__ void load_chunk(const T* p, bool full, long long cnt, T (&v)[N]) {
+  if (full)
+    load_n<Vec>(p, v);
+  else
+    load_part(p, cnt, v);
+}
+template <bool Vec, class T, int N>
+__device__ __forceinline__ void store_chunk(T* p, bool full, long long cnt, const T (&v)[N]) {
+  if (full)
+    store_n<Vec>(p, v);
+  else
+    store_part(p, cnt, v);
+}
 
 // d = a (Op) b on N samples; u8 four bytes a word (the same rule, pointwise_u8_packed.hpp).
 template <class T, ArithOp Op, int N>
@@ -103,99 +116,51 @@ __device__ __forceinline__ void arith_n(const T (&a)[N], const T (&b)[N], T (&d)
 
 // The op is a template argument: the rule's switch folds away (with a runtime op the u8
 // kernel kept every op's int64 code live: 40 registers, absdiff 88.8 us at 8192^2 u8x1).
-// Blocks a SM each kernel is built for (__launch_bounds__; ptxas output of 2026-11-25): the
-// u8 kernels' own choice was 48 registers for add/sub/absdiff (5 blocks of 256 a SM: 168960
-// threads a wave, 1.15 waves at 1920x1080 u8x3) and 64 for mul (4 blocks); bounded to 40 (6
-// blocks, one wave) and 48 (5 blocks) they do not spill (mul spills 24-56 bytes at 40). Wider
-// depths take one chunk a thread and 30-56 registers within the 64 that 4 blocks allow.
+// Blocks a SM each kernel is built for (__launch_bounds__): 6 for u8 add/sub/absdiff and 5
+// for mul (their own choice was 48 and 64 registers with two chunks a thread), 4 for the
+// wider depths.
 template <class T, ArithOp Op>
 constexpr int kArithMinBlocks = std::is_same_v<T, std::uint8_t> ? (Op != ArithOp::mul ? 6 : 5) : 4;
 
 template <class T, ArithOp Op, bool Vec>
 __global__ void __launch_bounds__(kPointThreads, (kArithMinBlocks<T, Op>))
-    arith_kernel(DevView<T> a, DevView<T> b, DevView<T> d) {
-  constexpr int N = kVec<T>, V = kVecs<T>;
+    arith_kernel(DevView<T> a, DevView<T> b, DevView<T> d, PointGrid pg) {
+  constexpr int N = kVec<T>;
   const long long n = (long long)d.w * d.cn;
-  PIXFLOW_FOR_ROWS(N, V, n, d.h, {
-    const T* pa = a.row(y);
-    const T* pb = b.row(y);
-    T* pd = d.row(y);
-    T va[V][N], vb[V][N];
-    _Pragma("unroll") for (int v = 0; v < V; ++v) {
-      const long long i = first + v * step;
-      if (i + N <= n) {
-        load_n<Vec>(pa + i, va[v]);
-        load_n<Vec>(pb + i, vb[v]);
-      } else if (i < n) {
-        load_part(pa + i, n - i, va[v]);
-        load_part(pb + i, n - i, vb[v]);
-      }
-    }
-    _Pragma("unroll") for (int v = 0; v < V; ++v) {
-      const long long i = first + v * step;
-      T vd[N];
-      if (i < n) arith_n<T, Op>(va[v], vb[v], vd);
-      if (i + N <= n)
-        store_n<Vec>(pd + i, vd);
-      else if (i < n)
-        store_part(pd + i, n - i, vd);
-    }
+  PIXFLOW_FOR_CHUNK(N, n, pg, {
+    T va[N], vb[N], vd[N];
+    load_chunk<Vec>(a.row(y) + i, full, n - i, va);
+    load_chunk<Vec>(b.row(y) + i, full, n - i, vb);
+    arith_n<T, Op>(va, vb, vd);
+    store_chunk<Vec>(d.row(y) + i, full, n - i, vd);
   })
 }
 
 template <class T, ArithOp Op, bool Vec>
-__global__ void arith_scalar_kernel(DevView<T> a, double s, DevView<T> d) {
-  constexpr int N = kVec<T>, V = kVecs<T>;
+__global__ void arith_scalar_kernel(DevView<T> a, double s, DevView<T> d, PointGrid pg) {
+  constexpr int N = kVec<T>;
   const long long n = (long long)d.w * d.cn;
-  PIXFLOW_FOR_ROWS(N, V, n, d.h, {
-    const T* pa = a.row(y);
-    T* pd = d.row(y);
-    T va[V][N];
-    _Pragma("unroll") for (int v = 0; v < V; ++v) {
-      const long long i = first + v * step;
-      if (i + N <= n)
-        load_n<Vec>(pa + i, va[v]);
-      else if (i < n)
-        load_part(pa + i, n - i, va[v]);
-    }
-    _Pragma("unroll") for (int v = 0; v < V; ++v) {
-      const long long i = first + v * step;
-      T vd[N];
-      _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
-          detail::arith_apply_scalar<T>(va[v][k], s, Op);
-      if (i + N <= n)
-        store_n<Vec>(pd + i, vd);
-      else if (i < n)
-        store_part(pd + i, n - i, vd);
-    }
+  PIXFLOW_FOR_CHUNK(N, n, pg, {
+    T va[N], vd[N];
+    load_chunk<Vec>(a.row(y) + i, full, n - i, va);
+    _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
+        detail::arith_apply_scalar<T>(va[k], s, Op);
+    store_chunk<Vec>(d.row(y) + i, full, n - i, vd);
   })
 }
 
 template <class S, class D, bool Vec>
-__global__ void convert_kernel(DevView<S> s, DevView<D> d, double scale, double offset, bool abs) {
-  constexpr int N = kVec<S> < kVec<D> ? kVec<S> : kVec<D>, V = 1;
+__global__ void convert_kernel(DevView<S> s, DevView<D> d, double scale, double offset, bool abs,
+                               PointGrid pg) {
+  constexpr int N = kVec<S> < kVec<D> ? kVec<S> : kVec<D>;
   const long long n = (long long)d.w * d.cn;
-  PIXFLOW_FOR_ROWS(N, V, n, d.h, {
-    const S* ps = s.row(y);
-    D* pd = d.row(y);
-    S vs[V][N];
-    _Pragma("unroll") for (int v = 0; v < V; ++v) {
-      const long long i = first + v * step;
-      if (i + N <= n)
-        load_n<Vec>(ps + i, vs[v]);
-      else if (i < n)
-        load_part(ps + i, n - i, vs[v]);
-    }
-    _Pragma("unroll") for (int v = 0; v < V; ++v) {
-      const long long i = first + v * step;
-      D vd[N];
-      _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
-          detail::convert_apply<S, D>(vs[v][k], scale, offset, abs);
-      if (i + N <= n)
-        store_n<Vec>(pd + i, vd);
-      else if (i < n)
-        store_part(pd + i, n - i, vd);
-    }
+  PIXFLOW_FOR_CHUNK(N, n, pg, {
+    S vs[N];
+    D vd[N];
+    load_chunk<Vec>(s.row(y) + i, full, n - i, vs);
+    _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
+        detail::convert_apply<S, D>(vs[k], scale, offset, abs);
+    store_chunk<Vec>(d.row(y) + i, full, n - i, vd);
   })
 }
 
@@ -204,64 +169,35 @@ __global__ void convert_kernel(DevView<S> s, DevView<D> d, double scale, double 
 template <class T>
 using ThrInt = std::conditional_t<(sizeof(T) < 4), int, long long>;
 
-// u8 aligned: 48 registers unbounded (5 blocks a SM), 40 bounded to 6 blocks without
-// spilling (the unaligned form spills 456 bytes at 40 and keeps 64).
+// u8 aligned: bounded to 6 blocks a SM (40 registers with two chunks a thread, no spill; the
+// unaligned form spilled 456 bytes at 40 and keeps 64).
 template <class T, bool Vec>
 __global__ void __launch_bounds__(kPointThreads, (sizeof(T) == 1 && Vec ? 6 : 4))
-    threshold_int_kernel(DevView<T> s, DevView<T> d, ThresholdType type, long long it, T tv, T mv) {
-  constexpr int N = kVec<T>, V = kVecs<T>;
+    threshold_int_kernel(DevView<T> s, DevView<T> d, ThresholdType type, long long it, T tv, T mv,
+                         PointGrid pg) {
+  constexpr int N = kVec<T>;
   const long long n = (long long)d.w * d.cn;
   const ThrInt<T> t = ThrInt<T>(it);
-  PIXFLOW_FOR_ROWS(N, V, n, d.h, {
-    const T* ps = s.row(y);
-    T* pd = d.row(y);
-    T vs[V][N];
-    _Pragma("unroll") for (int v = 0; v < V; ++v) {
-      const long long i = first + v * step;
-      if (i + N <= n)
-        load_n<Vec>(ps + i, vs[v]);
-      else if (i < n)
-        load_part(ps + i, n - i, vs[v]);
-    }
-    _Pragma("unroll") for (int v = 0; v < V; ++v) {
-      const long long i = first + v * step;
-      T vd[N];
-      _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
-          detail::threshold_pick<T>(type, ThrInt<T>(vs[v][k]) > t, vs[v][k], tv, mv);
-      if (i + N <= n)
-        store_n<Vec>(pd + i, vd);
-      else if (i < n)
-        store_part(pd + i, n - i, vd);
-    }
+  PIXFLOW_FOR_CHUNK(N, n, pg, {
+    T vs[N], vd[N];
+    load_chunk<Vec>(s.row(y) + i, full, n - i, vs);
+    _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
+        detail::threshold_pick<T>(type, ThrInt<T>(vs[k]) > t, vs[k], tv, mv);
+    store_chunk<Vec>(d.row(y) + i, full, n - i, vd);
   })
 }
 
 template <bool Vec>
 __global__ void threshold_f32_kernel(DevView<float> s, DevView<float> d, ThresholdType type,
-                                     float t, float mv) {
-  constexpr int N = 4, V = 1;
+                                     float t, float mv, PointGrid pg) {
+  constexpr int N = 4;
   const long long n = (long long)d.w * d.cn;
-  PIXFLOW_FOR_ROWS(N, V, n, d.h, {
-    const float* ps = s.row(y);
-    float* pd = d.row(y);
-    float vs[V][N];
-    _Pragma("unroll") for (int v = 0; v < V; ++v) {
-      const long long i = first + v * step;
-      if (i + N <= n)
-        load_n<Vec>(ps + i, vs[v]);
-      else if (i < n)
-        load_part(ps + i, n - i, vs[v]);
-    }
-    _Pragma("unroll") for (int v = 0; v < V; ++v) {
-      const long long i = first + v * step;
-      float vd[N];
-      _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
-          detail::threshold_pick<float>(type, vs[v][k] > t, vs[v][k], t, mv);
-      if (i + N <= n)
-        store_n<Vec>(pd + i, vd);
-      else if (i < n)
-        store_part(pd + i, n - i, vd);
-    }
+  PIXFLOW_FOR_CHUNK(N, n, pg, {
+    float vs[N], vd[N];
+    load_chunk<Vec>(s.row(y) + i, full, n - i, vs);
+    _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
+        detail::threshold_pick<float>(type, vs[k] > t, vs[k], t, mv);
+    store_chunk<Vec>(d.row(y) + i, full, n - i, vd);
   })
 }
 
@@ -272,15 +208,15 @@ bool aligned16(std::initializer_list<ConstImageView> views) {
   return true;
 }
 
-// Launch shape for rows of d.width() * channels samples, `per_chunk` samples a chunk and
-// `vecs` chunks a thread.
+// Launch shape for rows of d.width() * channels samples, `per_chunk` samples a chunk.
 struct PointLaunch {
   dim3 grid, block;
+  PointGrid pg;
 };
-PointLaunch launch_for(const ImageView& d, int per_chunk, int vecs) {
+PointLaunch launch_for(const ImageView& d, int per_chunk) {
   const long long chunks = (d.width() * d.channels() + per_chunk - 1) / per_chunk;
-  const int bx = point_block_x(chunks, vecs), by = kPointThreads / bx;
-  return {grid_2d(chunks, d.height(), bx * vecs, by), dim3(unsigned(bx), unsigned(by))};
+  const PointGrid pg = point_grid(chunks, d.height());
+  return {point_blocks(pg), dim3(unsigned(kPointThreads)), pg};
 }
 
 // Alignment -> template argument: a kernel with both paths kept the unaligned path's 16-64
@@ -312,11 +248,11 @@ void arith(const ConstImageView& a, const ConstImageView& b, const ImageView& ds
            cudaStream_t stream) {
   detail::visit_depth(a.depth(), [&](auto t) -> void {
     using T = decltype(t);
-    const PointLaunch l = launch_for(dst, kVec<T>, kVecs<T>);
+    const PointLaunch l = launch_for(dst, kVec<T>);
     dispatch_op(op, [&](auto o) {
       dispatch_vec(aligned16({a, b, dst}), [&](auto v) {
-        arith_kernel<T, decltype(o)::value, decltype(v)::value>
-            <<<l.grid, l.block, 0, stream>>>(dev_view<T>(a), dev_view<T>(b), dev_view<T>(dst));
+        arith_kernel<T, decltype(o)::value, decltype(v)::value><<<l.grid, l.block, 0, stream>>>(
+            dev_view<T>(a), dev_view<T>(b), dev_view<T>(dst), l.pg);
       });
     });
   });
@@ -327,11 +263,11 @@ void arith(const ConstImageView& a, double value, const ImageView& dst, ArithOp 
            cudaStream_t stream) {
   detail::visit_depth(a.depth(), [&](auto t) -> void {
     using T = decltype(t);
-    const PointLaunch l = launch_for(dst, kVec<T>, kVecs<T>);
+    const PointLaunch l = launch_for(dst, kVec<T>);
     dispatch_op(op, [&](auto o) {
       dispatch_vec(aligned16({a, dst}), [&](auto v) {
         arith_scalar_kernel<T, decltype(o)::value, decltype(v)::value>
-            <<<l.grid, l.block, 0, stream>>>(dev_view<T>(a), value, dev_view<T>(dst));
+            <<<l.grid, l.block, 0, stream>>>(dev_view<T>(a), value, dev_view<T>(dst), l.pg);
       });
     });
   });
@@ -344,10 +280,10 @@ void convert(const ConstImageView& src, const ImageView& dst, const ConvertParam
     using S = decltype(s);
     detail::visit_depth(dst.depth(), [&](auto d) -> void {
       using D = decltype(d);
-      const PointLaunch l = launch_for(dst, kVec<S> < kVec<D> ? kVec<S> : kVec<D>, 1);
+      const PointLaunch l = launch_for(dst, kVec<S> < kVec<D> ? kVec<S> : kVec<D>);
       dispatch_vec(aligned16({src, dst}), [&](auto v) {
         convert_kernel<S, D, decltype(v)::value><<<l.grid, l.block, 0, stream>>>(
-            dev_view<S>(src), dev_view<D>(dst), p.scale, p.offset, p.abs);
+            dev_view<S>(src), dev_view<D>(dst), p.scale, p.offset, p.abs, l.pg);
       });
     });
   });
@@ -359,18 +295,18 @@ void threshold(const ConstImageView& src, const ImageView& dst, const ThresholdP
   detail::visit_depth(src.depth(), [&](auto t) -> void {
     using T = decltype(t);
     if constexpr (std::is_same_v<T, float>) {
-      const PointLaunch l = launch_for(dst, 4, 1);
+      const PointLaunch l = launch_for(dst, 4);
       dispatch_vec(aligned16({src, dst}), [&](auto v) {
         threshold_f32_kernel<decltype(v)::value><<<l.grid, l.block, 0, stream>>>(
             dev_view<float>(src), dev_view<float>(dst), p.type, detail::to_float_clamped(p.t),
-            detail::to_float_clamped(p.maxval));
+            detail::to_float_clamped(p.maxval), l.pg);
       });
     } else {
       const auto k = detail::int_threshold<T>(p.t, p.maxval);
-      const PointLaunch l = launch_for(dst, kVec<T>, kVecs<T>);
+      const PointLaunch l = launch_for(dst, kVec<T>);
       dispatch_vec(aligned16({src, dst}), [&](auto v) {
         threshold_int_kernel<T, decltype(v)::value><<<l.grid, l.block, 0, stream>>>(
-            dev_view<T>(src), dev_view<T>(dst), p.type, k.it, k.tv, k.mv);
+            dev_view<T>(src), dev_view<T>(dst), p.type, k.it, k.tv, k.mv, l.pg);
       });
     }
   });

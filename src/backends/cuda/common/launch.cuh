@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "pixflow/image.hpp"
@@ -90,28 +91,42 @@ constexpr int kMorphKMinBlocks = 4;
 // (f32-3x3 branch); the generic engines ran these at 474-547 us at 8192^2 (copy 178.6).
 constexpr int kF32TX = 32, kF32TY = 8, kF32PX = 4, kF32Rows = 8, kF32RowsShort = 2;
 
-// Point-wise ops (arith.cu): 256 threads a block, each kPointVecs chunks of 16 bytes of one
-// row for u8 (1 chunk for wider samples, see arith.cu's kVecs), blockDim.x chunks apart (so
-// every warp access is 512 contiguous bytes), all loaded before the first store (step 1, 16
-// bytes a thread: add 378 -> 69 us, at the copy floor). The block's width in threads follows
-// the row (point_block_x): with a fixed 256 x 1, a 1920-byte row used 120 of 256 threads,
-// 1080 blocks of 40-register threads at 1920x1080 u8x1, more than one wave (6 blocks a SM:
-// 792), 3.4-4.3 us against NPP's 2.2-2.5 (bench/RESULTS.md, 2026-11-25); u8x3 took 2160
-// blocks (2.7 waves). Two chunks a thread halve the threads (810 blocks at 1920x1080 u8x3, one
-// wave at 6 a SM) and double each thread's loads in flight; 1 restores 16 bytes a thread for
-// an A/B run. Not measured yet (branch pw-u8x3).
-constexpr int kPointThreads = 256, kPointVecs = 2;
+// Point-wise ops (arith.cu): 256 threads a block, one 16-byte chunk each, the image's chunks
+// taken in row-major order across row ends (flat: consecutive threads on consecutive chunks,
+// every warp access 512 contiguous bytes when the rows are). Why flat and one chunk: at
+// 1920x1080 u8 threshold (2 MB in, 2 MB out) the H100 took 2.20 us with the former shape
+// (block 64 x 4 following the row, two chunks a thread, 64-bit row loop) and 1.86 us flat
+// (copy 1.97; scratch micro-benchmark, bench/NOTES.md session 17); two chunks a thread flat:
+// 1.94, 512 threads a block: 1.96.
+constexpr int kPointThreads = 256;
 
-/// Threads a block spans in x for rows of `chunks` 16-byte chunks, `vecs` a thread: the widest
-/// of 256, 128, 64 that leaves at most 1/8 of the row's block span idle (1920 bytes u8x1, 2
-/// chunks a thread: 120 chunks -> 64 threads x 4 rows, 8 idle of 128), else 32. The rest of
-/// kPointThreads goes to rows.
-inline int point_block_x(long long chunks, int vecs) {
-  for (int bx = kPointThreads; bx > 32; bx /= 2) {
-    const long long span = (long long)bx * vecs;
-    if (((chunks + span - 1) / span * span - chunks) * 8 <= chunks) return bx;
-  }
-  return 32;
+/// The flat grid of a point-wise launch: rows in groups of `rows_per`, group g on blockIdx.y
+/// (then every gridDim.y-th), its chunks on the x blocks. A group holds at most
+/// kPointGroupChunks chunks (or one row), so a chunk's row is one 32-bit division; 2^18 (4 MB
+/// of u8) rather than 2^30 so that the tests cover several groups (arith_test's 4100 x 1100
+/// u8x3: 4 groups; 8192^2 u8x1 in the bench: 16).
+struct PointGrid {
+  int cpr;       // chunks a row (the last one partial when the row is not a multiple)
+  int rows_per;  // rows a group
+  int h;         // rows of the image
+};
+constexpr long long kPointGroupChunks = 1ll << 18;
+
+inline PointGrid point_grid(long long chunks_per_row, long long rows) {
+  // As few groups as the limit allows, their rows balanced (1920x1080 u8x3: 2 x 540 rows,
+  // not 728 + 352 with half of the second group's blocks idle).
+  // (Clamped to one chunk and one row: an empty image launches one block that stores nothing.)
+  const long long cpr = std::max<long long>(1, chunks_per_row), h = std::max<long long>(1, rows);
+  const long long most = std::max<long long>(1, kPointGroupChunks / cpr);
+  const long long groups = (h + most - 1) / most;
+  return {int(cpr), int((h + groups - 1) / groups), int(rows)};
+}
+
+inline dim3 point_blocks(const PointGrid& g) {
+  const long long chunks = (long long)g.rows_per * g.cpr;
+  const long long groups = (g.h + g.rows_per - 1) / g.rows_per;
+  return dim3(unsigned((chunks + kPointThreads - 1) / kPointThreads),
+              unsigned(std::min<long long>(groups, 65535)));
 }
 
 // transpose (transpose.cu): 32 x 32 pixel tiles, 32 x 8 threads; u8 x 1: 64 x 64 byte tiles,
