@@ -223,12 +223,13 @@ TEST(Arith, EveryBackendMatchesRefExactlyImageAndScalarFormsAndInPlace) {
           }
 }
 
-// The CUDA kernels' grid (src/backends/cuda/arith.cu): images spanning several blocks in x
-// and y (u8 rows of 517..12300 bytes: 2-13 blocks of 32 threads x 2 chunks), the row's partial
+// The CUDA kernels' grid (src/backends/cuda/arith.cu: one 16-byte chunk a thread, the chunks
+// flat in row-major order, so blocks span row ends): images of many blocks, the row's partial
 // last chunk (widths not a multiple of 16 bytes) and a row of whole chunks (512 x 33), views
 // that are 16-byte aligned (tight: the vector path and, for u8 image-image, the packed words)
 // and not (padded: the byte-wise path), image and scalar forms, in place. Every depth; the
-// 4100 x 1100 case (u8x1, u8x3, f32x1) also spans several blocks at the widest block shape.
+// 4100 x 1100 case (u8x1, u8x3, f32x1) also spans several row groups (groups of <= 2^18
+// chunks: 2, 4 and 4 of them).
 TEST(Arith, EveryBackendMatchesRefOnManyTiles) {
   auto rng = make_rng(0xA0209);
   const std::vector<Size> sizes = {{517, 70}, {600, 150}, {300, 97}, {512, 33}, {4100, 1100}};
