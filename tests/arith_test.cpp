@@ -229,7 +229,7 @@ TEST(Arith, EveryBackendMatchesRefExactlyImageAndScalarFormsAndInPlace) {
 // that are 16-byte aligned (tight: the vector path and, for u8 image-image, the packed words)
 // and not (padded: the byte-wise path), image and scalar forms, in place. Every depth; the
 // 4100 x 1100 case (u8x1, u8x3, f32x1) also spans several row groups (groups of <= 2^18
-// chunks: 2, 4 and 4 of them).
+// chunks: 2, 4 and 5 of them).
 TEST(Arith, EveryBackendMatchesRefOnManyTiles) {
   auto rng = make_rng(0xA0209);
   const std::vector<Size> sizes = {{517, 70}, {600, 150}, {300, 97}, {512, 33}, {4100, 1100}};
