@@ -8,7 +8,7 @@
 #   here:   scripts/gpu-ab.sh prepare [REF]     (REF: main by default; writes ab-base/, ignored)
 #   device: T='GTEST_FILTER' S='SANITIZER_FILTER' F='BENCH_REGEX' scripts/gpu-ab.sh run
 #           (the device tool's carry: ["ab-base"]); R='RACECHECK_FILTER', ROUNDS (2), JOBS (16)
-#           optional. An unset T, S, R or F skips that step, and the builds are incremental, so a run that does not
+#           optional; the tests (T) run in 8 parallel gtest shards. An unset T, S, R or F skips that step, and the builds are incremental, so a run that does not
 #           fit one call (600 s) splits into a tests call and, on the still-warm machine, a
 #           bench call.
 set -u
@@ -42,10 +42,26 @@ echo "tree build rc=$r $(($(date +%s) - t0)) s"
 [ $r -ne 0 ] && { grep -E "error" "$OUT/build.log" | head -20; wait; exit 1; }
 rc=0
 if [ -n "${T:-}" ]; then
-  timeout "${T_TESTS:-240}" build-gpu/tests/pixflow_tests --gtest_filter="$T" --gtest_brief=1 \
-    >"$OUT/tests.log" 2>&1 || rc=1
-  echo "tests rc=$rc $(($(date +%s) - t0)) s"
-  grep -E "^\[  FAILED|^\[  PASSED|tests? from .* ran|Failure" "$OUT/tests.log" | head -20
+  # In 8 parallel gtest shards (one process over a whole family's tests ran past 240 s in
+  # session 16); a shard's log is tests-N.log.
+  pids=()
+  for ((i = 0; i < 8; i++)); do
+    GTEST_TOTAL_SHARDS=8 GTEST_SHARD_INDEX=$i timeout "${T_TESTS:-240}" \
+      build-gpu/tests/pixflow_tests --gtest_filter="$T" --gtest_brief=1 >"$OUT/tests-$i.log" 2>&1 &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  for ((i = 0; i < 8; i++)); do
+    if grep -q "^\[  PASSED" "$OUT/tests-$i.log" && ! grep -q "^\[  FAILED" "$OUT/tests-$i.log"; then
+      :
+    else
+      rc=1
+      echo "tests shard $i: not passed"
+      grep -E "^\[  FAILED|Failure|rror" "$OUT/tests-$i.log" | head -10
+    fi
+  done
+  echo "tests rc=$rc $(($(date +%s) - t0)) s: $(cat "$OUT"/tests-*.log | grep -c '^\[       OK' || true) ok lines, \
+$(cat "$OUT"/tests-*.log | grep -Eo '[0-9]+ tests? from [0-9]+ test suites? ran' | awk '{s += $1} END {print s}') ran"
 fi
 wait
 if [ -n "${S:-}" ]; then
