@@ -396,7 +396,7 @@ PIXFLOW_HD bool tile5_inside(bool aligned16, long long xs, long long ys, long lo
 // block b takes tiles b, b + g, b + 2g, ... (tile t = block column t % bx, block row t / bx), so
 // that each block copies its next tile while it sorts this one.
 PIXFLOW_HD void tile5_origin(int t, int blocks_x, int bh, long long& bx0, long long& by0) {
-  const int by = t / blocks_x;
+  const int by = int(unsigned(t) / unsigned(blocks_x));  // t >= 0, blocks_x > 0
   bx0 = (long long)(t - by * blocks_x) * kBW;
   by0 = (long long)by * bh;
 }
