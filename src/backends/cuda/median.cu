@@ -1,10 +1,11 @@
 // median on CUDA.
 // u8 x 1 and u8 x 3 at 3x3: the packed kernel of u8_3x3.cuh (u8 x 3 over the row's bytes; on
 // large images its wide shape, 8 output bytes x 8 rows a thread).
-// u8 x 1 at 5x5 and 7x7, u8 x 3 at 5x5: median_u8_packed_kernel below (separable sorting
-// networks on pixels packed two per word, median_u8_packed.hpp; u8 x 3 over the row's bytes;
-// 7x7 passes each thread's sorted shared window columns from its first output word to its
-// second through shared memory).
+// u8 x 1 at 7x7, u8 x 3 at 5x5: median_u8_packed_kernel below (separable sorting networks on
+// pixels packed two per word, median_u8_packed.hpp; u8 x 3 over the row's bytes; 7x7 passes
+// each thread's sorted shared window columns from its first output word to its second through
+// shared memory). u8 x 1 at 5x5: median5_u8_kernel, the same body in one wave of blocks that
+// walk tiles, the next tile copied by cp.async while the current one sorts.
 // f32 x 1 at 3x3: f32_3x3.cuh (sorted window columns on totalOrder keys).
 // Other square 3x3, 5x5, 7x7: a shared-memory tile with halo; each thread gathers its window into
 // registers and runs a forgetful selection (keep n/2+2 values, drop the min and max, take
@@ -176,13 +177,13 @@ __global__ void median_radix_kernel(DevView<T> src, DevView<T> dst, DevBorder<T>
   }
 }
 
-// u8 x 1, K = 5, 7: a 128 x kTY*H output block per 32 x kTY threads (H = kRows<K>, or
-// kRowsShort<K> for small images); the tile (kTileW x kTileH bytes, median_u8_packed.hpp) by
-// load_word_tile_u8 (word loads; on the image's edges through the border rule; 7x7 too since
-// its 108 registers leave room for the edge path, which spilled at its former 168); then each
-// thread runs median_rows and stores 4 bytes per row (one word where the destination rows are
-// 4-byte aligned, else byte by byte: ROIs at any offset and stride take this kernel too).
-// CN = 3 (u8 x 3, 5x5 only): the same over the row's bytes (dst.w = row bytes, as
+// u8 x 1, K = 7 (5 takes median5_u8_kernel below), u8 x 3, K = 5: a 128 x kTY*H output block per 32
+// x kTY threads (H = kRows<K>, or kRowsShort<K> for small images); the tile (kTileW x kTileH bytes,
+// median_u8_packed.hpp) by load_word_tile_u8 (word loads; on the image's edges through the border
+// rule; 7x7 too since its 108 registers leave room for the edge path, which spilled at its former
+// 168); then each thread runs median_rows and stores 4 bytes per row (one word where the
+// destination rows are 4-byte aligned, else byte by byte: ROIs at any offset and stride take this
+// kernel too). CN = 3 (u8 x 3, 5x5 only): the same over the row's bytes (dst.w = row bytes, as
 // u8_3x3.cuh's launch_3x3_cn), a tile with 8-byte margins (median_u8_packed.hpp, kMargin).
 template <int K, int H, int CN = 1>
 __global__ void __launch_bounds__(median_u8::kTX* median_u8::kTY<K>, median_u8::kMinBlocksFor<K, H>)
