@@ -245,8 +245,12 @@ template <int H>
 void sweep_walk(std::uint64_t salt) {
   auto rng = make_rng(salt);
   // Sizes below one tile, edge tiles only, and with inside tiles (tile rows of 160 bytes from
-  // bx0 - 16: bx0 = 128 needs w >= 272; rows: by0 >= 2 and by0 + TH <= h).
-  const std::vector<Size> sizes{{1, 1}, {13, 9}, {129, 33}, {300, 70}, {420, 200}, {131, 290}};
+  // bx0 - 16: bx0 = 128 needs w >= 272; rows: by0 >= 2 and by0 - 2 + TH <= h, so the tile of
+  // block (1, 1) just fits at 272 x 130 (tall) and 272 x 66 (short), and just does not one
+  // pixel less).
+  const std::vector<Size> sizes{{1, 1},     {13, 9},    {129, 33},  {300, 70}, {420, 200},
+                                {131, 290}, {272, 130}, {271, 129}, {272, 66}, {271, 65},
+                                {272, 65},  {271, 66},  {272, 129}, {271, 130}};
   for (Size s : sizes)
     for (Pattern pat : kPatterns)
       for (const Border& b : all_borders()) {
