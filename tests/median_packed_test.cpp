@@ -164,6 +164,115 @@ TEST(MedianPacked, Body7x7MatchesBruteForceEveryLane) {
   sweep<7>(0x9e71);
 }
 
+// median5_u8_kernel (5x5 u8 x 1) as the GPU runs it: a grid of g blocks walking the tiles
+// (tile5_origin: block b takes tiles b, b + g, ...), each tile in 16-byte rows (kTile5Pitch
+// words, the body's words from kTile5Off): where tile5_inside holds, copied chunk by chunk
+// from the image exactly as the threads' cp.async do (tile5_thread_chunk, tile5_chunk; every
+// chunk once, every read inside the image), else through the border rule (load_word_tile_u8's
+// words, byte (r, i) = pixel (bx0 - 4 + i, by0 - 2 + r)). The tile buffer is poisoned before
+// each tile, so a word the body reads but no copy wrote shows; every output pixel must be
+// emitted exactly once over the whole grid.
+template <int H>
+std::string check_plane_walk(const Plane& p, const Border& b, const std::vector<std::uint8_t>& want,
+                             bool aligned16, int g) {
+  constexpr int K = 5, TY = mu::kTY<K>, TH = mu::kTileH<K, H>, BH = mu::kBH<K, H>;
+  constexpr int kThreads = mu::kTX * TY, P = mu::kTile5Pitch;
+  const int bx = (p.w + mu::kBW - 1) / mu::kBW, tiles = bx * ((p.h + BH - 1) / BH);
+  std::vector<int> seen(std::size_t(p.w) * std::size_t(p.h), 0);
+  std::vector<std::uint8_t> bytes(std::size_t(TH) * P * 4);
+  std::vector<u32> tile(std::size_t(TH) * P);
+  std::vector<int> copied(std::size_t(mu::kTile5ChunksAll<H>));
+  int inside_tiles = 0;
+  for (int blk = 0; blk < g; ++blk)
+    for (int t = blk; t < tiles; t += g) {
+      long long bx0, by0;
+      mu::tile5_origin(t, bx, BH, bx0, by0);
+      std::fill(bytes.begin(), bytes.end(), std::uint8_t(0xa5));
+      if (mu::tile5_inside(aligned16, bx0 - 16, by0 - 2, p.w, p.h, TH)) {
+        ++inside_tiles;
+        std::fill(copied.begin(), copied.end(), 0);
+        for (int tid = 0; tid < kThreads; ++tid)
+          for (int k = 0; k < mu::kTile5ChunksPerThread<H>; ++k) {
+            int i, r, c;
+            if (!mu::tile5_thread_chunk<H>(tid, k, i)) continue;
+            if (i < 0 || i >= mu::kTile5ChunksAll<H>) return "chunk index out of the tile";
+            ++copied[std::size_t(i)];
+            mu::tile5_chunk(i, r, c);
+            for (int j = 0; j < 16; ++j) {
+              const long long x = bx0 - 16 + 16 * c + j, y = by0 - 2 + r;
+              if (x < 0 || x >= p.w || y < 0 || y >= p.h) return "an inside tile read outside";
+              bytes[std::size_t(r * P * 4 + 16 * c + j)] = p.at(x, y);
+            }
+          }
+        for (int n : copied)
+          if (n != 1) return "a chunk copied " + std::to_string(n) + " times";
+      } else {
+        for (int r = 0; r < TH; ++r)
+          for (int i = 0; i < 4 * mu::kTileWords; ++i)
+            bytes[std::size_t(r * P * 4 + 4 * mu::kTile5Off + i)] =
+                bordered(p, bx0 - 4 + i, by0 - 2 + r, b);
+      }
+      std::memcpy(tile.data(), bytes.data(), bytes.size());  // little-endian words, as on the GPU
+      std::string err;
+      for (int ty = 0; ty < TY; ++ty)
+        for (int tx = 0; tx < mu::kTX; ++tx)
+          mu::median5_rows_shared<H, P>(tile.data() + mu::kTile5Off, tx, ty * H, [&](int i, u32 o) {
+            for (int j = 0; j < 4; ++j) {
+              const long long x = bx0 + 4 * tx + j, y = by0 + ty * H + i;
+              if (x >= p.w || y >= p.h || !err.empty()) continue;
+              ++seen[std::size_t(y * p.w + x)];
+              const int got = int((o >> (8 * j)) & 0xffu);
+              const int w = want[std::size_t(y * p.w + x)];
+              if (got != w)
+                err = "walk g=" + std::to_string(g) + " " + describe(b) + " size " +
+                      std::to_string(p.w) + "x" + std::to_string(p.h) + " aligned16 " +
+                      std::to_string(aligned16) + " at (" + std::to_string(x) + ", " +
+                      std::to_string(y) + "): got " + std::to_string(got) + ", want " +
+                      std::to_string(w);
+            }
+          });
+      if (!err.empty()) return err;
+    }
+  for (int n : seen)
+    if (n != 1) return "an output emitted " + std::to_string(n) + " times";
+  // Sizes that have a tile inside the image must have copied it by chunks.
+  const bool has_inside = aligned16 && p.w >= 2 * mu::kBW + 16 && p.h >= BH + TH;
+  if (has_inside && inside_tiles == 0) return "no tile took the chunk copy";
+  return "";
+}
+
+template <int H>
+void sweep_walk(std::uint64_t salt) {
+  auto rng = make_rng(salt);
+  // Sizes below one tile, edge tiles only, and with inside tiles (tile rows of 160 bytes from
+  // bx0 - 16: bx0 = 128 needs w >= 272; rows: by0 >= 2 and by0 - 2 + TH <= h, so the tile of
+  // block (1, 1) just fits at 272 x 130 (tall) and 272 x 66 (short), and just does not one
+  // pixel less).
+  const std::vector<Size> sizes{{1, 1},     {13, 9},    {129, 33},  {300, 70}, {420, 200},
+                                {131, 290}, {272, 130}, {271, 129}, {272, 66}, {271, 65},
+                                {272, 65},  {271, 66},  {272, 129}, {271, 130}};
+  for (Size s : sizes)
+    for (Pattern pat : kPatterns)
+      for (const Border& b : all_borders()) {
+        const Plane p = make_plane(int(s.w), int(s.h), pat, rng);
+        std::vector<std::uint8_t> want(std::size_t(s.w * s.h));
+        for (int y = 0; y < p.h; ++y)
+          for (int x = 0; x < p.w; ++x)
+            want[std::size_t(y * p.w + x)] = brute_median(p, x, y, 5, b);
+        PIXFLOW_TRACE("pattern " + std::to_string(int(pat)));
+        for (bool aligned16 : {true, false})
+          for (int g : {1, 3, 1000}) ASSERT_EQ(check_plane_walk<H>(p, b, want, aligned16, g), "");
+      }
+}
+
+TEST(MedianPacked, Walk5x5MatchesBruteForceEveryLane) {
+  sweep_walk<mu::kRows<5>>(0x9e55);
+}
+
+TEST(MedianPacked, Walk5x5ShortShapeMatchesBruteForceEveryLane) {
+  sweep_walk<mu::kRowsShort<5>>(0x9e56);
+}
+
 // u8 x 3 at 5x5 (median_rows<5, H, 3>: the body over the row's bytes): `p` holds the row bytes
 // (p.w = 3 x the pixel width); the tile as the kernel's loader defines it (byte (r, i) = row
 // byte bx0 - 8 + i of row by0 - 2 + r, an edge byte's pixel through the border rule,

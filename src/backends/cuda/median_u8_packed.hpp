@@ -299,13 +299,13 @@ PIXFLOW_HD void runs5_shared(const u32* row, int tx, u32 (&run)[2][5]) {
 
 // Outputs of the thread (5x5, u8 x 1), as median_rows_pairs: pairs of rows, level-1 merges
 // carried to the next pair; both words in step (their runs share the sorted core).
-template <int H, class Emit>
+// kPitch: words a tile row (kTileWords, or kTile5Pitch for median5_u8_kernel's 16-byte rows,
+// `tile` then pointing at word kTile5Off of the first row).
+template <int H, int kPitch = kTileWords, class Emit>
 PIXFLOW_HD void median5_rows_shared(const u32* tile, int tx, int r0, Emit&& emit) {
   using N = median_net::Net<5>;
   static_assert(H % 2 == 0, "pairs of rows");
-  auto make_runs = [&](int j, u32(&run)[2][5]) {
-    runs5_shared(tile + (r0 + j) * kTileWords, tx, run);
-  };
+  auto make_runs = [&](int j, u32(&run)[2][5]) { runs5_shared(tile + (r0 + j) * kPitch, tx, run); };
   u32 keep[H + 4][2][5];  // every row's runs, until they serve as a lower extra run
   u32 L[2][2][10];        // [t][word]: level-1 merges of rows (i+1, i+2), (i+3, i+4) of pair i
   u32 ext[2][5];          // the runs of row i + 5: extra of output i + 1, merged at pair i + 2
@@ -352,6 +352,53 @@ PIXFLOW_HD void median5_rows_shared(const u32* tile, int tx, int r0, Emit&& emit
     emit(i, px::byte_perm(m0[0], m0[1], 0x7351));
     emit(i + 1, px::byte_perm(m1[0], m1[1], 0x7351));
   }
+}
+
+// ---- 5x5, u8 x 1: the tile schedule of median5_u8_kernel (median.cu) ------------------------
+// Tile rows of 16-byte chunks: a tile row holds image bytes bx0 - 16 .. bx0 + 143 (kTile5Pitch
+// words; bx0 is a multiple of 128, so on a 16-byte aligned image each row is kTile5Chunks
+// aligned chunks, copied global -> shared by cp.async without registers); the body's tile
+// (bytes bx0 - 4 .., median5_rows_shared) starts at word kTile5Off of each row.
+constexpr int kTile5Pitch = 40, kTile5Off = 3, kTile5Chunks = kTile5Pitch / 4;
+static_assert(4 * kTile5Off == 16 - 4 && kTile5Off + kTileWords <= kTile5Pitch,
+              "the body's 34 words (bytes bx0 - 4 .. bx0 + 131) inside the 16-byte row");
+// Chunks of a tile of H rows a thread and the chunks each of kThreads threads copies (thread
+// tid: chunks tid + k * kThreads, k < kTile5ChunksPerThread, those below kTile5ChunksAll).
+template <int H>
+constexpr int kTile5ChunksAll = kTileH<5, H>* kTile5Chunks;
+template <int H>
+constexpr int kTile5ChunksPerThread = (kTile5ChunksAll<H> + kTX * kTY<5> - 1) / (kTX * kTY<5>);
+
+// Chunk k of thread tid (k < kTile5ChunksPerThread<H>): i = tid + k * kThreads, where it exists
+// (i < kTile5ChunksAll<H>; always for all but the last k).
+template <int H>
+PIXFLOW_HD bool tile5_thread_chunk(int tid, int k, int& i) {
+  i = tid + k * (kTX * kTY<5>);
+  return k + 1 < kTile5ChunksPerThread<H> || i < kTile5ChunksAll<H>;
+}
+
+// Chunk i of the tile: row r, chunk c of the row (tile word r * kTile5Pitch + 4 c, image bytes
+// bx0 - 16 + 16 c .. + 15 of row by0 - 2 + r).
+PIXFLOW_HD void tile5_chunk(int i, int& r, int& c) {
+  r = i / kTile5Chunks;
+  c = i - r * kTile5Chunks;
+}
+
+// True when the block's 16-byte tile rows (bytes xs .. xs + 16 kTile5Chunks - 1 of rows ys ..
+// ys + rows - 1) lie inside a w x h image whose rows are 16-byte aligned: then the tile is
+// copied by chunks (cp.async); else by load_word_tile_u8 through the border rule.
+PIXFLOW_HD bool tile5_inside(bool aligned16, long long xs, long long ys, long long w, long long h,
+                             int rows) {
+  return aligned16 && xs >= 0 && xs + 16 * kTile5Chunks <= w && ys >= 0 && ys + rows <= h;
+}
+
+// The blocks walk the tiles: a grid of g blocks (at most one wave: kSmCount x the blocks a SM),
+// block b takes tiles b, b + g, b + 2g, ... (tile t = block column t % bx, block row t / bx), so
+// that each block copies its next tile while it sorts this one.
+PIXFLOW_HD void tile5_origin(int t, int blocks_x, int bh, long long& bx0, long long& by0) {
+  const int by = int(unsigned(t) / unsigned(blocks_x));  // t >= 0, blocks_x > 0
+  bx0 = (long long)(t - by * blocks_x) * kBW;
+  by0 = (long long)by * bh;
 }
 
 // ---- 7x7, u8 x 1: two words that share six of their seven window columns --------------------
