@@ -358,7 +358,7 @@ __device__ __forceinline__ void for_each_rows_tile(const DevView<std::uint8_t>& 
           [&](int r, unsigned& wa, unsigned& wb, unsigned& wc) { wa = a[r], wb = b[r], wc = c[r]; },
           by0);
     };
-    if (by0 >= 1 && by0 + kBH<R> + 1 <= src.h)
+    if (u8_3x3_edge::rows_y_inside(int(by0), kBH<R>, src.h))
       run(std::true_type{});
     else
       run(std::false_type{});

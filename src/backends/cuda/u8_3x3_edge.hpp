@@ -106,6 +106,12 @@ PIXFLOW_HD bool rows_x_inside(int bx0, int wc, bool aligned4) {
   return aligned4 && bx0 >= 4 && bx0 + kRowsBW + 4 <= wc;
 }
 
+/// True when a block's output rows by0 .. by0 + bh - 1 and the row above and below lie inside
+/// an image of h rows: its warps take the rows-inside form (offsets by the stride, no rule).
+PIXFLOW_HD bool rows_y_inside(int by0, int bh, int h) {
+  return by0 >= 1 && by0 + bh + 1 <= h;
+}
+
 /// Row byte of lane's second word (see above).
 PIXFLOW_HD int rows_extra_x(int bx0, int lane) {
   return lane == 0 ? bx0 - 4 : lane == kRowsLanes - 1 ? bx0 + kRowsBW : bx0 + 4 * lane;
