@@ -292,6 +292,10 @@ __device__ __forceinline__ bool rows_aligned16_again(const DevView<std::uint8_t>
 // (bench/NOTES.md session 16: the short shape's time was the block chain tile load ->
 // STS -> barrier -> compute at ~2 rows a thread; its top stall the STS.128 waiting on the
 // load.) Valid where launch_3x3_cn takes the short shape (offsets below 2^31).
+// The rows path on (deriv3, linear3, morph3 short kernels); false restores the tile for every
+// short block, for an A/B run.
+constexpr bool kPackedRowsPath = true;
+
 // kRowsIn: rows y .. y + kRows - 1 all lie inside the image (the caller's block-uniform
 // test): offsets by the stride, no rule and no constant-border words (16 SEL of the general
 // form's 26 in the SASS of sobel u8x1 went to those).
@@ -524,41 +528,57 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
   auto op3 = [](unsigned a, unsigned b, unsigned c) {
     return kMax ? vmax3(a, b, c) : vmin3(a, b, c);
   };
+  auto out = [&](auto&& words, long long by0) {
+    store_rows4<R, kPackedEvictFirst>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
+      if constexpr (CN == 1) {
+        unsigned p0[R + 2], p1[R + 2], p2[R + 2];
+#pragma unroll
+        for (int r = 0; r < R + 2; ++r) {
+          unsigned wa, wb, wc;
+          words(r, wa, wb, wc);
+          u8_3x3_dup::columns(wa, wb, wc, p0[r], p1[r], p2[r]);
+        }
+#pragma unroll
+        for (int i = 0; i < R; ++i)
+          put(i, u8_3x3_dup::morph3_row<kMax>(op3(p0[i], p0[i + 1], p0[i + 2]),
+                                              op3(p1[i], p1[i + 1], p1[i + 2]),
+                                              op3(p2[i], p2[i + 1], p2[i + 2])));
+      } else {
+        static_assert(CN == 3, "morph3_u8_kernel: 1 or 3 channels");
+        // The dup words of window row r (u8_3x3_dup.hpp: each lane's byte in both halves).
+        auto dup3 = [&](int r) {
+          unsigned wa, wb, wc;
+          words(r, wa, wb, wc);
+          return u8_3x3_dup::columns3(wa, wb, wc);
+        };
+        Cols3 k0 = dup3(0), k1 = dup3(1);
+#pragma unroll
+        for (int i = 0; i < R; ++i) {
+          const Cols3 k2 = dup3(i + 2);
+          const unsigned o0 = op3(op3(k0.l0, k1.l0, k2.l0), op3(k0.c0, k1.c0, k2.c0),
+                                  op3(k0.r0, k1.r0, k2.r0));  // bytes x0, x0+1
+          const unsigned o1 = op3(op3(k0.l1, k1.l1, k2.l1), op3(k0.c1, k1.c1, k2.c1),
+                                  op3(k0.r1, k1.r1, k2.r1));  // bytes x0+2, x0+3
+          put(i, __byte_perm(o0, o1, 0x6420));
+          k0 = k1;
+          k1 = k2;
+        }
+      }
+    });
+  };
+  if constexpr (R == kRowsShort && kPackedRowsPath) {
+    // The rows path (load_rows_words), as deriv3_u8_kernel's.
+    if (u8_3x3_edge::rows_x_inside(ctaid_x_again() * kBW, src.w * CN, src_aligned)) {
+      for_each_rows_tile<R>(src, border, int(bx0), rows_of_blocks, out);
+      return;
+    }
+  }
   // The tall shape's batched word loads (9 words a thread in flight; the sources 4-byte but
   // not 16-byte aligned) for CN = 3; CN = 1 spilled 12 bytes with them at its 48-register bound
   // (5 blocks a SM).
   for_each_tile<R, CN, R == kRowsTall && CN == 3>(
-      src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
-        store_rows4<R, kPackedEvictFirst>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
-          if constexpr (CN == 1) {
-            unsigned p0[R + 2], p1[R + 2], p2[R + 2];
-#pragma unroll
-            for (int r = 0; r < R + 2; ++r) {
-              const unsigned* row = tile[ty * R + r];
-              u8_3x3_dup::columns(row[tx], row[tx + 1], row[tx + 2], p0[r], p1[r], p2[r]);
-            }
-#pragma unroll
-            for (int i = 0; i < R; ++i)
-              put(i, u8_3x3_dup::morph3_row<kMax>(op3(p0[i], p0[i + 1], p0[i + 2]),
-                                                  op3(p1[i], p1[i + 1], p1[i + 2]),
-                                                  op3(p2[i], p2[i + 1], p2[i + 2])));
-          } else {
-            static_assert(CN == 3, "morph3_u8_kernel: 1 or 3 channels");
-            Cols3 k0 = columns3_dup(tile[ty * R], tx), k1 = columns3_dup(tile[ty * R + 1], tx);
-#pragma unroll
-            for (int i = 0; i < R; ++i) {
-              const Cols3 k2 = columns3_dup(tile[ty * R + i + 2], tx);
-              const unsigned o0 = op3(op3(k0.l0, k1.l0, k2.l0), op3(k0.c0, k1.c0, k2.c0),
-                                      op3(k0.r0, k1.r0, k2.r0));  // bytes x0, x0+1
-              const unsigned o1 = op3(op3(k0.l1, k1.l1, k2.l1), op3(k0.c1, k1.c1, k2.c1),
-                                      op3(k0.r1, k1.r1, k2.r1));  // bytes x0+2, x0+3
-              put(i, __byte_perm(o0, o1, 0x6420));
-              k0 = k1;
-              k1 = k2;
-            }
-          }
-        });
-      });
+      src, border, src_aligned, rows_of_blocks,
+      [&](const auto& tile, long long by0) { out(tile_words<R>(tile), by0); });
 }
 
 // Linear 3x3 on u8 (box, Gaussian): horizontal sums packed in 16-bit lanes — Q8 taps that sum
@@ -632,7 +652,7 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kPackedShortFillBlo
         linear3_rows<R, CN, 0>(words, k, put);
     });
   };
-  if constexpr (R == kRowsShort) {
+  if constexpr (R == kRowsShort && kPackedRowsPath) {
     // The rows path (load_rows_words), as deriv3_u8_kernel's.
     if (u8_3x3_edge::rows_x_inside(ctaid_x_again() * kBW, src.w * CN, src_aligned)) {
       for_each_rows_tile<R>(src, border, int(bx0), rows_of_blocks, out);
@@ -733,7 +753,7 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, kD3TallBlocks, kPacked
   // Row samples in int (launch_3x3_cn: wc < 2^31): fewer registers than 64-bit positions.
   const int bx0 = int(blockIdx.x) * kBW;
   __shared__ __align__(16) unsigned tile[kTileH<R>][kCTileWords];
-  if constexpr (R == kRowsShort) {
+  if constexpr (R == kRowsShort && kPackedRowsPath) {
     // The rows path (load_rows_words), its own loop: block-uniform, no barrier.
     if (u8_3x3_edge::rows_x_inside(ctaid_x_again() * kBW, src.w * CN, src_aligned)) {
       for_each_rows_tile<R>(src, border, bx0, rows_of_blocks, [&](auto&& words, long long by0) {
