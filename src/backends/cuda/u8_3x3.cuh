@@ -516,11 +516,17 @@ __device__ __forceinline__ void store_rows8(const DevView<std::uint8_t>& dst, in
   }
 }
 
+// Resident short morph3 blocks a SM: CN = 1 8 (32 registers, no spills with the rows path and
+// the 32-bit edge loader: one wave of 1020 blocks at 1920x1080, as deriv3 and linear3); CN = 3
+// 6 (at 32 it spilled 8 bytes). 6 for both restores the old bound for an A/B run.
+template <int CN>
+constexpr int kMorph3ShortBlocks = CN == 1 ? kPackedShortFillBlocks : 6;
+
 // dilate (kMax) / erode 3x3: the column max (min) of three rows, then of three columns.
 // CN = 3: the rows' Cols3 words held three rows at a time (R + 2 rows of six words would be 60
 // registers), the vertical op on each word, then the horizontal op of (l, c, r).
 template <bool kMax, int R, int CN = 1>
-__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kMorph3ShortBlocks<CN>>)
     morph3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                      DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
   const int tx = threadIdx.x, ty = threadIdx.y;
