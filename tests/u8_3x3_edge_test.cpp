@@ -174,5 +174,131 @@ TEST(BorderIndex32, ShortEdgeTilesMatchBruteForce) {
     for (const int h : {1, 2, 17, 33}) check_tiles<3>(w, h, 1, rng);
 }
 
+// The rows path of the short shape (u8_3x3.cuh, load_rows_words and for_each_rows_tile),
+// emulated warp by warp as the kernel runs it: 8 warps of 32 lanes a block, 2 output rows a
+// warp (window rows y .. y + 3, y = by0 + 2 ty - 1), a word a lane a row (row byte
+// bx0 + 4 lane) and lanes 0 / 31's second word (rows_extra_x), the shuffles (up: lane - 1's
+// word, lane 0 its own; down: lane + 1's, lane 31 its own) and rows_left / rows_right. Every
+// block column that rows_x_inside admits, every block row, both forms: rows-inside (offsets
+// by the stride; run wherever rows_y_inside admits the block, as the kernel) and the general
+// one (edge_row_offset, rows_word_offset, rows_word; run for every block row). Each lane's
+// a, b, c against the brute-force bytes x0 - 4 .. x0 + 7 of its rows by the rule.
+constexpr int kLanes = 32, kWarps = 8, kRowsR = 2, kWinRows = kRowsR + 2;
+
+struct Words3 {
+  std::uint32_t a, b, c;
+};
+
+std::uint32_t word_at(const std::vector<std::uint8_t>& mem, long long off) {
+  std::uint32_t v = 0;
+  for (int j = 0; j < 4; ++j) v |= std::uint32_t(mem.at(std::size_t(off + j))) << (8 * j);
+  return v;
+}
+
+// One warp's words of window row r: [lane] = {a, b, c}.
+std::vector<Words3> emulate_rows_warp(const std::vector<std::uint8_t>& mem, int h, int stride,
+                                      int bx0, int y, int r, bool rows_in, BorderType t,
+                                      std::uint8_t value) {
+  std::uint32_t b[kLanes], e[kLanes];
+  for (int lane = 0; lane < kLanes; ++lane) {
+    const int xb = bx0 + 4 * lane, xe = edge::rows_extra_x(bx0, lane);
+    if (rows_in) {
+      const long long p = (long long)y * stride + xb + (long long)r * stride;
+      b[lane] = word_at(mem, p);
+      e[lane] = xe - xb != 0 ? word_at(mem, p + (xe - xb)) : 0u;
+    } else {
+      const int ro = edge::edge_row_offset(y + r, h, stride, t);
+      b[lane] = edge::rows_word(word_at(mem, edge::rows_word_offset(ro, xb)), ro, value);
+      e[lane] = edge::rows_word(word_at(mem, edge::rows_word_offset(ro, xe)), ro, value);
+    }
+  }
+  std::vector<Words3> out(kLanes);
+  for (int lane = 0; lane < kLanes; ++lane) {
+    const std::uint32_t up = b[lane == 0 ? 0 : lane - 1];
+    const std::uint32_t down = b[lane == kLanes - 1 ? lane : lane + 1];
+    out[std::size_t(lane)] = {edge::rows_left(up, e[lane], lane), b[lane],
+                              edge::rows_right(down, e[lane], lane)};
+  }
+  return out;
+}
+
+template <int CN>
+void check_rows_path(int w, int h, std::mt19937& rng, int& blocks_in, int& blocks_rows_in) {
+  Img im;
+  im.w = w;
+  im.h = h;
+  im.cn = CN;
+  im.b.resize(std::size_t(w) * h * CN);
+  for (auto& v : im.b) v = std::uint8_t(rng());
+  const std::uint8_t value = std::uint8_t(rng());
+  const int wc = w * CN;
+  const int stride = (wc + 3) / 4 * 4 + 8;  // 4-byte aligned rows, padded as a view's
+  std::vector<std::uint8_t> mem(std::size_t(stride) * h + 4, 0xa5);
+  for (int y = 0; y < h; ++y)
+    for (int e = 0; e < wc; ++e) mem[std::size_t(y) * stride + e] = im.at(e, y);
+  for (const BorderType t : kBorders) {
+    for (int bx0 = 0; bx0 < wc; bx0 += kBW) {
+      ASSERT_FALSE(edge::rows_x_inside(bx0, wc, false)) << "unaligned rows take the tile";
+      if (!edge::rows_x_inside(bx0, wc, true)) continue;
+      ++blocks_in;
+      for (int by0 = 0; by0 < h; by0 += kBH) {
+        const bool fast = edge::rows_y_inside(by0, kBH, h);
+        blocks_rows_in += fast;
+        for (const bool rows_in : {false, true}) {
+          if (rows_in && !fast) continue;
+          for (int ty = 0; ty < kWarps; ++ty) {
+            const int y = by0 + ty * kRowsR - 1;
+            for (int r = 0; r < kWinRows; ++r) {
+              const auto words = emulate_rows_warp(mem, h, stride, bx0, y, r, rows_in, t, value);
+              const long long sy = detail::border_index(y + r, h, t);
+              for (int lane = 0; lane < kLanes; ++lane) {
+                const Words3& v = words[std::size_t(lane)];
+                const std::uint32_t got[3] = {v.a, v.b, v.c};
+                for (int k = 0; k < 12; ++k) {
+                  const long long e = bx0 + 4LL * lane - 4 + k;
+                  const long long sx = ref_byte_index(e, w, CN, t);
+                  const std::uint8_t want = sy < 0 || sx < 0 ? value : im.at(sx, sy);
+                  ASSERT_EQ(std::uint8_t(got[k / 4] >> (8 * (k % 4))), want)
+                      << "CN " << CN << " " << w << "x" << h << " border " << int(t) << " rows_in "
+                      << rows_in << " block (" << bx0 << ", " << by0 << ") warp " << ty << " lane "
+                      << lane << " window row " << r << " byte " << e;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(BorderIndex32, RowsPathWordsMatchBruteForce) {
+  std::mt19937 rng(777);
+  int blocks_in = 0, blocks_rows_in = 0;
+  // Widths around the first and last admitted block columns (bx0 = 128 needs 260 row bytes);
+  // heights of 1 .. 3 rows, around a block row (16) and its halo, several block rows.
+  for (const int w : {255, 259, 260, 261, 263, 300, 388, 389, 392, 520, 647})
+    for (const int h : {1, 2, 3, 15, 16, 17, 18, 19, 32, 33, 34, 48, 50})
+      check_rows_path<1>(w, h, rng, blocks_in, blocks_rows_in);
+  for (const int w : {86, 87, 88, 100, 130, 173})
+    for (const int h : {1, 2, 17, 18, 35}) check_rows_path<3>(w, h, rng, blocks_in, blocks_rows_in);
+  // Both forms ran (the test cannot pass vacuously).
+  EXPECT_GT(blocks_in, 100);
+  EXPECT_GT(blocks_rows_in, 100);
+}
+
+// rows_x_inside admits exactly the block columns whose words bx0 - 4 .. bx0 + 131 lie in the
+// row; rows_y_inside exactly the block rows whose rows by0 - 1 .. by0 + 16 do.
+TEST(BorderIndex32, RowsPathAdmitsExactlyTheInsideBlocks) {
+  for (int wc = 1; wc <= 1200; ++wc)
+    for (int bx0 = 0; bx0 < wc; bx0 += kBW)
+      ASSERT_EQ(edge::rows_x_inside(bx0, wc, true), bx0 - 4 >= 0 && bx0 + 132 <= wc)
+          << "wc " << wc << " bx0 " << bx0;
+  for (int h = 1; h <= 200; ++h)
+    for (int by0 = 0; by0 < h; by0 += kBH)
+      ASSERT_EQ(edge::rows_y_inside(by0, kBH, h), by0 - 1 >= 0 && by0 + kBH < h)
+          << "h " << h << " by0 " << by0;
+}
+
 }  // namespace
 }  // namespace pixflow::test

@@ -10,7 +10,9 @@
 namespace pixflow::cuda {
 
 /// detail::border_index for |p| <= 2^30 + 1 and 1 <= len < 2^23 in 32-bit arithmetic; one
-/// reflection or wrap without a remainder when p is at most one period outside. The rule is a
+/// reflection or wrap without a remainder when p is at most one period outside. (Exact for
+/// 1 <= len < 2^30 and |p| < 2^30 as well: the packed 3x3 edge rule, u8_3x3_edge.hpp, calls it
+/// there, tested up to len 2^30 - 1 by tests/u8_3x3_edge_test.cpp.) The rule is a
 /// template parameter: remap.cu's border path jumps once a pixel to its rule's straight code
 /// (a switch inside every call made 8 jump tables a pixel, ~4,500 instructions of border code
 /// per row of a u8x1 thread: a warp at a lens map's edge ran code spread over ~70 KB).

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/byte_tile.cuh"
@@ -93,6 +94,12 @@ __device__ __forceinline__ unsigned between(unsigned l, unsigned r) {
 __device__ __forceinline__ int tid_x_again() {
   int v;
   asm volatile("mov.u32 %0, %%tid.x;" : "=r"(v));
+  return v;
+}
+// blockIdx.x, re-read likewise.
+__device__ __forceinline__ int ctaid_x_again() {
+  int v;
+  asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(v));
   return v;
 }
 // The flat thread index, re-read likewise (tid_x_again): the chunk loader's per-thread offsets
@@ -258,15 +265,108 @@ __device__ __forceinline__ bool rows_aligned16(const DevView<std::uint8_t>& v) {
   return ((reinterpret_cast<unsigned long long>(v.data) | (unsigned long long)v.stride) & 15) == 0;
 }
 
-// rows_aligned16, computed where it is used (volatile: not hoisted out of the tile loop, so no
-// register holds it across the loop).
-__device__ __forceinline__ bool rows_aligned16_again(const DevView<std::uint8_t>& v) {
+// rows_aligned16 (kBytes = 16; 4: launch_3x3_cn's src_aligned, rows_aligned(s, 4)), computed
+// where it is used (volatile: not hoisted out of the tile loop, so no register holds it across
+// the loop).
+template <int kBytes = 16>
+__device__ __forceinline__ bool rows_aligned_again(const DevView<std::uint8_t>& v) {
   unsigned long long a;
   asm volatile("or.b64 %0, %1, %2;"
                : "=l"(a)
                : "l"(reinterpret_cast<unsigned long long>(v.data)),
                  "l"((unsigned long long)v.stride));
-  return (a & 15) == 0;
+  return (a & (kBytes - 1)) == 0;
+}
+__device__ __forceinline__ bool rows_aligned16_again(const DevView<std::uint8_t>& v) {
+  return rows_aligned_again<16>(v);
+}
+
+// The rows path of the short shape (deriv3 and linear3, small images): a block column whose
+// words lie inside the row (u8_3x3_edge::rows_x_inside, block-uniform) takes no tile, no
+// barrier and no shared memory. Each warp (a row of 32 threads: one warp, 128 output bytes)
+// loads its own kRows rows, a word a lane a row plus the second word of rows_extra_x, all
+// before any is used (one load round trip a warp, not a block's), and gets its lanes' left
+// and right words by two shuffles a row (u8_3x3_edge.hpp, host-tested by
+// tests/u8_3x3_edge_test.cpp). a, b, c[r] = row bytes x0 - 4 .. x0 + 7 (x0 = bx0 + 4 lane) of
+// row y + r through the border rule, as the tile's words tx, tx + 1, tx + 2 of that row.
+// (bench/NOTES.md session 16: the short shape's time was the block chain tile load ->
+// STS -> barrier -> compute at ~2 rows a thread; its top stall the STS.128 waiting on the
+// load.) Valid where launch_3x3_cn takes the short shape (offsets below 2^31).
+// The rows path on (deriv3, linear3, morph3 short kernels); false restores the tile for every
+// short block, for an A/B run.
+constexpr bool kPackedRowsPath = true;
+
+// kRowsIn: rows y .. y + kRows - 1 all lie inside the image (the caller's block-uniform
+// test): offsets by the stride, no rule and no constant-border words (16 SEL of the general
+// form's 26 in the SASS of sobel u8x1 went to those).
+template <int kRows, bool kRowsIn>
+__device__ __forceinline__ void load_rows_words(const DevView<std::uint8_t>& src,
+                                                const DevBorder<std::uint8_t>& border, int bx0,
+                                                int y, unsigned (&a)[kRows], unsigned (&b)[kRows],
+                                                unsigned (&c)[kRows]) {
+  namespace edge = u8_3x3_edge;
+  const int lane = tid_x_again();
+  const int stride = int(src.stride);
+  const int xb = bx0 + 4 * lane, xe = edge::rows_extra_x(bx0, lane);
+  unsigned e[kRows];
+  if constexpr (kRowsIn) {
+    // Lanes 1 .. 30's second word is their b: only lanes 0 and 31 load it (a predicated
+    // load, no branch; 2 sectors a warp instead of 6).
+    const unsigned char* p = src.data + (y * stride + xb);
+    const int dxe = xe - xb;
+    const bool outer = dxe != 0;
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      b[r] = *reinterpret_cast<const unsigned*>(p);
+      e[r] = outer ? *reinterpret_cast<const unsigned*>(p + dxe) : 0u;
+      p += stride;
+    }
+  } else {
+    int ro[kRows];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r)
+      ro[r] = edge::edge_row_offset(y + r, src.h, stride, border.type);
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      b[r] = *reinterpret_cast<const unsigned*>(src.data + edge::rows_word_offset(ro[r], xb));
+      e[r] = *reinterpret_cast<const unsigned*>(src.data + edge::rows_word_offset(ro[r], xe));
+    }
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      b[r] = edge::rows_word(b[r], ro[r], border.value);
+      e[r] = edge::rows_word(e[r], ro[r], border.value);
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    a[r] = edge::rows_left(__shfl_up_sync(0xffffffffu, b[r], 1), e[r], lane);
+    c[r] = edge::rows_right(__shfl_down_sync(0xffffffffu, b[r], 1), e[r], lane);
+  }
+}
+
+// The rows path's tiles of a block (x-inside, u8_3x3_edge::rows_x_inside): for each of the
+// block's tile rows (as for_each_tile), the thread's R + 2 window rows' words (load_rows_words;
+// the rows-inside form where the block's rows and their halo lie inside the image, a
+// block-uniform test) handed to body(words, by0), words(r, a, b, c) as deriv3_out's.
+template <int R, class Body>
+__device__ __forceinline__ void for_each_rows_tile(const DevView<std::uint8_t>& src,
+                                                   const DevBorder<std::uint8_t>& border, int bx0,
+                                                   int rows_of_blocks, Body&& body) {
+  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
+    const long long by0 = (long long)by * kBH<R>;
+    const int y = int(by0) + int(threadIdx.y) * R - 1;
+    auto run = [&](auto rows_in) {
+      unsigned a[R + 2], b[R + 2], c[R + 2];
+      load_rows_words<R + 2, decltype(rows_in)::value>(src, border, bx0, y, a, b, c);
+      body(
+          [&](int r, unsigned& wa, unsigned& wb, unsigned& wc) { wa = a[r], wb = b[r], wc = c[r]; },
+          by0);
+    };
+    if (u8_3x3_edge::rows_y_inside(int(by0), kBH<R>, src.h))
+      run(std::true_type{});
+    else
+      run(std::false_type{});
+  }
 }
 
 // The block's tiles, each loaded into shared memory and handed to body(tile, by0) (by0: the
@@ -293,14 +393,30 @@ __device__ __forceinline__ void for_each_tile(const DevView<std::uint8_t>& src,
   }
 }
 
+// The words accessor of a tile (deriv3_out, linear3_rows): words(r, a, b, c) = the tile's
+// words tx, tx + 1, tx + 2 of the thread's window row r (tile row ty * R + r).
+template <int R, class Rows>
+__device__ __forceinline__ auto tile_words(const Rows& tile) {
+  return [tile](int r, unsigned& a, unsigned& b, unsigned& c) {
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const unsigned* row = tile[ty * R + r];  // word tx = bytes x0 - 4 .. x0 - 1
+    a = row[tx], b = row[tx + 1], c = row[tx + 2];
+  };
+}
+
 // Packed column words of one tile row for the thread whose first output column is x0:
 // lanes (x0-1, x0), (x0+1, x0+2), (x0+3, x0+4).
-__device__ __forceinline__ void columns(const unsigned* row, int tx, unsigned& p0, unsigned& p1,
-                                        unsigned& p2) {
-  const unsigned a = row[tx], b = row[tx + 1], c = row[tx + 2];  // bytes x0-4 .. x0+7
+// From the words a, b, c = bytes x0-4 .. x0+7 (the tile's tx, tx + 1, tx + 2, or the rows
+// path's registers).
+__device__ __forceinline__ void columns(unsigned a, unsigned b, unsigned c, unsigned& p0,
+                                        unsigned& p1, unsigned& p2) {
   p0 = __byte_perm(__byte_perm(a, b, 0x0043), 0, 0x5140);
   p1 = __byte_perm(b, 0, 0x5241);
   p2 = __byte_perm(__byte_perm(b, c, 0x0043), 0, 0x5140);
+}
+__device__ __forceinline__ void columns(const unsigned* row, int tx, unsigned& p0, unsigned& p1,
+                                        unsigned& p2) {
+  columns(row[tx], row[tx + 1], row[tx + 2], p0, p1, p2);  // bytes x0-4 .. x0+7
 }
 
 // u8 x 3: the six packed words of one tile row (u8_3x3_cn.hpp, host-tested).
@@ -400,11 +516,17 @@ __device__ __forceinline__ void store_rows8(const DevView<std::uint8_t>& dst, in
   }
 }
 
+// Resident short morph3 blocks a SM: CN = 1 8 (32 registers, no spills with the rows path and
+// the 32-bit edge loader: one wave of 1020 blocks at 1920x1080, as deriv3 and linear3); CN = 3
+// 6 (at 32 it spilled 8 bytes). 6 for both restores the old bound for an A/B run.
+template <int CN>
+constexpr int kMorph3ShortBlocks = CN == 1 ? kPackedShortFillBlocks : 6;
+
 // dilate (kMax) / erode 3x3: the column max (min) of three rows, then of three columns.
 // CN = 3: the rows' Cols3 words held three rows at a time (R + 2 rows of six words would be 60
 // registers), the vertical op on each word, then the horizontal op of (l, c, r).
 template <bool kMax, int R, int CN = 1>
-__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
+__global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kMorph3ShortBlocks<CN>>)
     morph3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                      DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -412,41 +534,57 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5>)
   auto op3 = [](unsigned a, unsigned b, unsigned c) {
     return kMax ? vmax3(a, b, c) : vmin3(a, b, c);
   };
+  auto out = [&](auto&& words, long long by0) {
+    store_rows4<R, kPackedEvictFirst>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
+      if constexpr (CN == 1) {
+        unsigned p0[R + 2], p1[R + 2], p2[R + 2];
+#pragma unroll
+        for (int r = 0; r < R + 2; ++r) {
+          unsigned wa, wb, wc;
+          words(r, wa, wb, wc);
+          u8_3x3_dup::columns(wa, wb, wc, p0[r], p1[r], p2[r]);
+        }
+#pragma unroll
+        for (int i = 0; i < R; ++i)
+          put(i, u8_3x3_dup::morph3_row<kMax>(op3(p0[i], p0[i + 1], p0[i + 2]),
+                                              op3(p1[i], p1[i + 1], p1[i + 2]),
+                                              op3(p2[i], p2[i + 1], p2[i + 2])));
+      } else {
+        static_assert(CN == 3, "morph3_u8_kernel: 1 or 3 channels");
+        // The dup words of window row r (u8_3x3_dup.hpp: each lane's byte in both halves).
+        auto dup3 = [&](int r) {
+          unsigned wa, wb, wc;
+          words(r, wa, wb, wc);
+          return u8_3x3_dup::columns3(wa, wb, wc);
+        };
+        Cols3 k0 = dup3(0), k1 = dup3(1);
+#pragma unroll
+        for (int i = 0; i < R; ++i) {
+          const Cols3 k2 = dup3(i + 2);
+          const unsigned o0 = op3(op3(k0.l0, k1.l0, k2.l0), op3(k0.c0, k1.c0, k2.c0),
+                                  op3(k0.r0, k1.r0, k2.r0));  // bytes x0, x0+1
+          const unsigned o1 = op3(op3(k0.l1, k1.l1, k2.l1), op3(k0.c1, k1.c1, k2.c1),
+                                  op3(k0.r1, k1.r1, k2.r1));  // bytes x0+2, x0+3
+          put(i, __byte_perm(o0, o1, 0x6420));
+          k0 = k1;
+          k1 = k2;
+        }
+      }
+    });
+  };
+  if constexpr (R == kRowsShort && kPackedRowsPath) {
+    // The rows path (load_rows_words), as deriv3_u8_kernel's.
+    if (u8_3x3_edge::rows_x_inside(ctaid_x_again() * kBW, src.w * CN, src_aligned)) {
+      for_each_rows_tile<R>(src, border, int(bx0), rows_of_blocks, out);
+      return;
+    }
+  }
   // The tall shape's batched word loads (9 words a thread in flight; the sources 4-byte but
   // not 16-byte aligned) for CN = 3; CN = 1 spilled 12 bytes with them at its 48-register bound
   // (5 blocks a SM).
   for_each_tile<R, CN, R == kRowsTall && CN == 3>(
-      src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
-        store_rows4<R, kPackedEvictFirst>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
-          if constexpr (CN == 1) {
-            unsigned p0[R + 2], p1[R + 2], p2[R + 2];
-#pragma unroll
-            for (int r = 0; r < R + 2; ++r) {
-              const unsigned* row = tile[ty * R + r];
-              u8_3x3_dup::columns(row[tx], row[tx + 1], row[tx + 2], p0[r], p1[r], p2[r]);
-            }
-#pragma unroll
-            for (int i = 0; i < R; ++i)
-              put(i, u8_3x3_dup::morph3_row<kMax>(op3(p0[i], p0[i + 1], p0[i + 2]),
-                                                  op3(p1[i], p1[i + 1], p1[i + 2]),
-                                                  op3(p2[i], p2[i + 1], p2[i + 2])));
-          } else {
-            static_assert(CN == 3, "morph3_u8_kernel: 1 or 3 channels");
-            Cols3 k0 = columns3_dup(tile[ty * R], tx), k1 = columns3_dup(tile[ty * R + 1], tx);
-#pragma unroll
-            for (int i = 0; i < R; ++i) {
-              const Cols3 k2 = columns3_dup(tile[ty * R + i + 2], tx);
-              const unsigned o0 = op3(op3(k0.l0, k1.l0, k2.l0), op3(k0.c0, k1.c0, k2.c0),
-                                      op3(k0.r0, k1.r0, k2.r0));  // bytes x0, x0+1
-              const unsigned o1 = op3(op3(k0.l1, k1.l1, k2.l1), op3(k0.c1, k1.c1, k2.c1),
-                                      op3(k0.r1, k1.r1, k2.r1));  // bytes x0+2, x0+3
-              put(i, __byte_perm(o0, o1, 0x6420));
-              k0 = k1;
-              k1 = k2;
-            }
-          }
-        });
-      });
+      src, border, src_aligned, rows_of_blocks,
+      [&](const auto& tile, long long by0) { out(tile_words<R>(tile), by0); });
 }
 
 // Linear 3x3 on u8 (box, Gaussian): horizontal sums packed in 16-bit lanes — Q8 taps that sum
@@ -463,21 +601,23 @@ struct Linear3 {
 // The kind is a tile's one branch (the body is compiled once for each, with the box's taps of
 // 1 folded): lane_out's per-lane switch on it was 2 branches and ~6 more instructions a lane
 // in the SASS, and the box's multiplies by 1 were IMADs.
-template <int R, int CN, int kKind, class Rows, class Put>
-__device__ __forceinline__ void linear3_rows(const Rows& tile, const Linear3& k, Put&& put) {
-  const int tx = threadIdx.x, ty = threadIdx.y;
+// words(r, a, b, c): the words of window row r (deriv3_out's; tile_words or the rows path).
+template <int R, int CN, int kKind, class Words, class Put>
+__device__ __forceinline__ void linear3_rows(Words&& words, const Linear3& k, Put&& put) {
   unsigned h0[R + 2], h1[R + 2];  // packed row sums: pixels (x0, x0+1), (x0+2, x0+3)
 #pragma unroll
   for (int r = 0; r < R + 2; ++r) {
     unsigned l0, c0, r0, l1, c1, r1;  // the outer, centre, outer lanes of each output word
+    unsigned wa, wb, wc;
+    words(r, wa, wb, wc);
     if constexpr (CN == 1) {
       unsigned p0, p1, p2;
-      columns(tile[ty * R + r], tx, p0, p1, p2);
+      columns(wa, wb, wc, p0, p1, p2);
       l0 = p0, c0 = between(p0, p1), r0 = p1;
       l1 = p1, c1 = between(p1, p2), r1 = p2;
     } else {
       static_assert(CN == 3, "linear3_u8_kernel: 1 or 3 channels");
-      const Cols3 c = columns3(tile[ty * R + r], tx);
+      const Cols3 c = u8_3x3_cn::columns3(wa, wb, wc);
       l0 = c.l0, c0 = c.c0, r0 = c.r0, l1 = c.l1, c1 = c.c1, r1 = c.r1;
     }
     if constexpr (kKind == 2) {
@@ -508,19 +648,28 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kPackedShortFillBlo
                       Linear3 k) {
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
+  auto out = [&](auto&& words, long long by0) {
+    store_rows4<R, kPackedEvictFirst>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
+      if (k.kind == 2)
+        linear3_rows<R, CN, 2>(words, k, put);
+      else if (k.kind == 1)
+        linear3_rows<R, CN, 1>(words, k, put);
+      else
+        linear3_rows<R, CN, 0>(words, k, put);
+    });
+  };
+  if constexpr (R == kRowsShort && kPackedRowsPath) {
+    // The rows path (load_rows_words), as deriv3_u8_kernel's.
+    if (u8_3x3_edge::rows_x_inside(ctaid_x_again() * kBW, src.w * CN, src_aligned)) {
+      for_each_rows_tile<R>(src, border, int(bx0), rows_of_blocks, out);
+      return;
+    }
+  }
   // The tall shape keeps the unbatched word loads (sources 4-byte but not 16-byte aligned):
   // batched, both CN spilled 12 bytes at the 48-register bound (5 blocks a SM).
   for_each_tile<R, CN, false>(
-      src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
-        store_rows4<R, kPackedEvictFirst>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
-          if (k.kind == 2)
-            linear3_rows<R, CN, 2>(tile, k, put);
-          else if (k.kind == 1)
-            linear3_rows<R, CN, 1>(tile, k, put);
-          else
-            linear3_rows<R, CN, 0>(tile, k, put);
-        });
-      });
+      src, border, src_aligned, rows_of_blocks,
+      [&](const auto& tile, long long by0) { out(tile_words<R>(tile), by0); });
 }
 
 // Outputs are never read again by the kernel: evict-first stores (st.global.cs) keep L2 for
@@ -539,16 +688,19 @@ constexpr int kD3TallBlocks = 5;
 // whose R rows and 4 samples all lie inside the image (all but the last block row and column)
 // store without tests: with dst.row(y) and both tests in the loop the stores took ~17 of ~35
 // instructions a row of 4 outputs in the SASS.
-template <int R, int CN, class X, class Y, bool kEvictFirst, class Rows>
-__device__ __forceinline__ void deriv3_tile_out(const Rows& tile, const DevView<std::int16_t>& dst,
-                                                int bx0, long long by0) {
-  const int tx = threadIdx.x, ty = threadIdx.y;
+// words(r, a, b, c): the words of the thread's window row r = 0 .. R + 1 (bytes x0 - 4 ..
+// x0 + 7; from the tile, deriv3_tile_out, or from registers, the rows path).
+template <int R, int CN, class X, class Y, bool kEvictFirst, class Words>
+__device__ __forceinline__ void deriv3_out(Words&& words, const DevView<std::int16_t>& dst, int bx0,
+                                           long long by0) {
+  const int ty = threadIdx.y;
   const int wc = dst.w;           // samples a row (launch_3x3_cn: the destination as row samples)
   unsigned h0[R + 2], h1[R + 2];  // packed row sums: samples (x0, x0+1), (x0+2, x0+3)
 #pragma unroll
   for (int r = 0; r < R + 2; ++r) {
-    const unsigned* row = tile[ty * R + r];  // word tx = bytes x0 - 4 .. x0 - 1
-    deriv3_u8::row_sums<CN, X, Y>(row[tx], row[tx + 1], row[tx + 2], h0[r], h1[r]);
+    unsigned a, b, c;
+    words(r, a, b, c);
+    deriv3_u8::row_sums<CN, X, Y>(a, b, c, h0[r], h1[r]);
   }
   // threadIdx.x read again here (volatile: not hoisted): at 48 registers ptxas kept x0 in
   // local memory across the tile load (4 bytes spilled, sobel dx=1) rather than re-read it.
@@ -582,6 +734,12 @@ __device__ __forceinline__ void deriv3_tile_out(const Rows& tile, const DevView<
   }
 }
 
+template <int R, int CN, class X, class Y, bool kEvictFirst, class Rows>
+__device__ __forceinline__ void deriv3_tile_out(const Rows& tile, const DevView<std::int16_t>& dst,
+                                                int bx0, long long by0) {
+  deriv3_out<R, CN, X, Y, kEvictFirst>(tile_words<R>(tile), dst, bx0, by0);
+}
+
 // 3x3 derivatives u8 -> s16 (sobel with 3x3 taps, scharr) with scale 1 and delta 0, on CN
 // interleaved channels (the tile is of bytes, a horizontal neighbour CN <= 4 bytes away, within
 // the tile's margins; separable.cu launches CN = 1 and 3). The taps are template arguments
@@ -601,9 +759,22 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, kD3TallBlocks, kPacked
   // Row samples in int (launch_3x3_cn: wc < 2^31): fewer registers than 64-bit positions.
   const int bx0 = int(blockIdx.x) * kBW;
   __shared__ __align__(16) unsigned tile[kTileH<R>][kCTileWords];
+  if constexpr (R == kRowsShort && kPackedRowsPath) {
+    // The rows path (load_rows_words), its own loop: block-uniform, no barrier.
+    if (u8_3x3_edge::rows_x_inside(ctaid_x_again() * kBW, src.w * CN, src_aligned)) {
+      for_each_rows_tile<R>(src, border, bx0, rows_of_blocks, [&](auto&& words, long long by0) {
+        deriv3_out<R, CN, X, Y, kD3StreamStores>(words, dst, bx0, by0);
+      });
+      return;
+    }
+  }
   for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
     const long long by0 = (long long)by * kBH<R>;
-    load_tile_chunks<R, CN>(tile, src, border, bx0, by0, src_aligned, src_aligned16);
+    // The short shape's src_aligned from the view again (rows_aligned_again<4>, equal to the
+    // launch's rows_aligned(s, 4)): with the rows path in front, ptxas kept the parameter's
+    // predicate in local memory across it (4 bytes, CN = 3).
+    const bool al = R == kRowsShort ? rows_aligned_again<4>(src) : src_aligned;
+    load_tile_chunks<R, CN>(tile, src, border, bx0, by0, al, src_aligned16);
     deriv3_tile_out<R, CN, X, Y, kD3StreamStores>(TileRows<kCTileWords, kCOff>{&tile[0][0]}, dst,
                                                   bx0, by0);
     __syncthreads();

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "pixflow/border.hpp"
+#include "src/backends/cuda/remap_border.hpp"
 #include "src/base/qualifiers.hpp"
 
 namespace pixflow::cuda::u8_3x3_edge {
@@ -22,30 +23,21 @@ namespace pixflow::cuda::u8_3x3_edge {
 /// coordinate (up to 160 bytes or 18 rows past the image) and 2 len fit an int.
 constexpr long long kMaxEdgeCoord = 1LL << 30;
 
-/// detail::border_index for int p, len (1 <= len < 2^30, |p| < 2^30): one reflection or shift
-/// where p lies less than one length outside, the periodic rule in 32 bits otherwise.
+/// detail::border_index for int p, len (1 <= len < 2^30, |p| < 2^30): the rule of
+/// remap_border.hpp (border_index32<kT>, one reflection or shift where p lies at most one
+/// period outside, the periodic rule in 32 bits otherwise) picked by a switch on the run-time
+/// type; -1 for the constant border. (This was a second copy of that rule.)
 PIXFLOW_HD int border_index32(int p, int len, BorderType t) {
   if (p >= 0 && p < len) return p;
   switch (t) {
     case BorderType::replicate:
-      return p < 0 ? 0 : len - 1;
-    case BorderType::reflect: {
-      const int period = 2 * len;
-      int q = p % period;
-      if (q < 0) q += period;
-      return q < len ? q : period - 1 - q;
-    }
-    case BorderType::reflect101: {
-      if (len == 1) return 0;
-      const int period = 2 * len - 2;
-      int q = p % period;
-      if (q < 0) q += period;
-      return q < len ? q : period - q;
-    }
-    case BorderType::wrap: {
-      const int q = p % len;
-      return q < 0 ? q + len : q;
-    }
+      return cuda::border_index32<BorderType::replicate>(p, len);
+    case BorderType::reflect:
+      return cuda::border_index32<BorderType::reflect>(p, len);
+    case BorderType::reflect101:
+      return cuda::border_index32<BorderType::reflect101>(p, len);
+    case BorderType::wrap:
+      return cuda::border_index32<BorderType::wrap>(p, len);
     case BorderType::constant:
       return -1;
   }
@@ -94,6 +86,57 @@ template <class Byte>
 PIXFLOW_HD std::uint32_t edge_byte(Byte&& byte, int off, std::uint8_t value) {
   const std::uint32_t b = byte(off < 0 ? 0 : off);
   return off < 0 ? value : b;
+}
+
+// ---- The rows path of the short shape (u8_3x3.cuh, load_rows_words) -------------------------
+// A warp's 32 lanes hold the words b = row bytes bx0 + 4 lane .. + 3 of a block column's 128
+// output bytes, one word load a lane a row; a lane's left and right words a, c (bytes x0 - 4 ..
+// x0 - 1 and x0 + 4 .. x0 + 7) are its neighbours' b by shuffles, except lane 0's a and lane
+// 31's c, outside the warp: each lane loads a second word a row, rows_extra_x (lane 0: bx0 - 4,
+// lane 31: bx0 + 128, the others their own b again), and rows_left / rows_right pick it. Only
+// block columns whose words all lie inside the row take it (rows_x_inside); the rows go
+// through the rule (edge_row_offset; the constant border's rows: a word of the value).
+
+/// Output bytes of a block column (u8_3x3.cuh's kBW) and lanes of a warp.
+constexpr int kRowsBW = 128, kRowsLanes = 32;
+
+/// True when block column bx0's words bx0 - 4 .. bx0 + 131 lie inside a row of wc bytes and
+/// the rows are 4-byte aligned (word loads): the block takes the rows path.
+PIXFLOW_HD bool rows_x_inside(int bx0, int wc, bool aligned4) {
+  return aligned4 && bx0 >= 4 && bx0 + kRowsBW + 4 <= wc;
+}
+
+/// True when a block's output rows by0 .. by0 + bh - 1 and the row above and below lie inside
+/// an image of h rows: its warps take the rows-inside form (offsets by the stride, no rule).
+PIXFLOW_HD bool rows_y_inside(int by0, int bh, int h) {
+  return by0 >= 1 && by0 + bh + 1 <= h;
+}
+
+/// Row byte of lane's second word (see above).
+PIXFLOW_HD int rows_extra_x(int bx0, int lane) {
+  return lane == 0 ? bx0 - 4 : lane == kRowsLanes - 1 ? bx0 + kRowsBW : bx0 + 4 * lane;
+}
+
+/// Offset from the image's first byte of the word at row byte x of the row at row_off
+/// (edge_row_offset; -1: the constant border's row, whose loads read offset 0 and are
+/// replaced by rows_word).
+PIXFLOW_HD int rows_word_offset(int row_off, int x) {
+  return row_off < 0 ? 0 : row_off + x;
+}
+
+/// A loaded word, or the constant border's word of the value for row_off = -1.
+PIXFLOW_HD std::uint32_t rows_word(std::uint32_t loaded, int row_off, std::uint8_t value) {
+  return row_off < 0 ? value * 0x01010101u : loaded;
+}
+
+/// a of lane: up = lane - 1's b (shuffled up; lane 0 gets its own), extra = its second word.
+PIXFLOW_HD std::uint32_t rows_left(std::uint32_t up, std::uint32_t extra, int lane) {
+  return lane == 0 ? extra : up;
+}
+
+/// c of lane: down = lane + 1's b (shuffled down; lane 31 gets its own).
+PIXFLOW_HD std::uint32_t rows_right(std::uint32_t down, std::uint32_t extra, int lane) {
+  return lane == kRowsLanes - 1 ? extra : down;
 }
 
 }  // namespace pixflow::cuda::u8_3x3_edge
