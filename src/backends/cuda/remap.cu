@@ -40,6 +40,7 @@
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/remap_border.hpp"
+#include "src/backends/cuda/remap_pack.hpp"
 #include "src/backends/cuda/remap_ring.hpp"
 #include "src/backends/cuda/remap_u8x3.hpp"
 #include "src/base/backend.hpp"
@@ -136,17 +137,23 @@ __device__ __forceinline__ float sample_to_float(T s) {
   }
 }
 
-/// saturate_cast<T>(double(v)) for the v this file produces: f32 keeps v; u8/u16 v is a
-/// convex combination of samples >= 0 (finite, >= +0, at most hi plus rounding), so the
-/// round-half-even of v is v + 2^23 rounded to the nearest float (ulp 1 there, ties to even,
-/// exact for v < 2^23), then clamped to hi. double(v) is exact, so this equals rint(double(v)).
+/// A result until the store: f32 as it is; u8/u16 a word whose low byte / half is the sample
+/// (remap_pack.hpp: the bits of v + 2^23 for the linear expression, the zero-extended sample
+/// otherwise), packed into the stored words by PRMT.
 template <class T>
-__device__ __forceinline__ T to_sample(float v) {
+using Out = std::conditional_t<std::is_same_v<T, float>, float, unsigned>;
+
+/// saturate_cast<T>(double(v)) for the v this file produces, as an Out<T>: f32 keeps v; u8/u16
+/// v is a convex combination of samples in [0, hi] with rounded operations, which never
+/// rounds past hi (remap_pack.hpp), so the round-half-even of v is the low byte / half of the
+/// bits of v + 2^23 rounded to the nearest float (ulp 1 there, ties to even). double(v) is
+/// exact, so this equals rint(double(v)).
+template <class T>
+__device__ __forceinline__ Out<T> to_sample(float v) {
   if constexpr (std::is_same_v<T, float>) {
     return v;
   } else {
-    constexpr int kHi = std::is_same_v<T, std::uint8_t> ? 255 : 65535;
-    return T(min(__float_as_int(__fadd_rn(v, kTwo23)) - kTwo23Bits, kHi));
+    return remap_pack::round_bits(v);
   }
 }
 
@@ -282,10 +289,11 @@ __device__ __forceinline__ InteriorTaps<T, CN, kLinear> load_interior(const Rema
 
 /// The reference's expression on loaded taps.
 template <class T, int CN, bool kLinear>
-__device__ __forceinline__ void finish_interior(const InteriorTaps<T, CN, kLinear>& t, T* out) {
+__device__ __forceinline__ void finish_interior(const InteriorTaps<T, CN, kLinear>& t,
+                                                Out<T>* out) {
   if constexpr (!kLinear) {
 #pragma unroll
-    for (int c = 0; c < CN; ++c) out[c] = t.p[c];
+    for (int c = 0; c < CN; ++c) out[c] = Out<T>(t.p[c]);
   } else {
     const float bx = __fsub_rn(1.0f, t.ax), by = __fsub_rn(1.0f, t.ay);
 #pragma unroll
@@ -332,14 +340,14 @@ constexpr int remap_store_bytes() {
   return b % 16 == 0 ? 16 : b % 8 == 0 ? 8 : 4;
 }
 
-/// 32-bit words of samples, little-endian (sample i of a u8 row in byte i % 4 of word i / 4).
+/// 32-bit words of samples, little-endian (sample i of a u8 row in byte i % 4 of word i / 4),
+/// from the results (Out<T>: the low bytes / halves picked by PRMT).
 template <class T, int N>
-__device__ __forceinline__ unsigned word_of(const T (&v)[N], int w) {
+__device__ __forceinline__ unsigned word_of(const Out<T> (&v)[N], int w) {
   if constexpr (sizeof(T) == 1) {
-    return unsigned(v[4 * w]) | unsigned(v[4 * w + 1]) << 8 | unsigned(v[4 * w + 2]) << 16 |
-           unsigned(v[4 * w + 3]) << 24;
+    return remap_pack::pack_u8(v[4 * w], v[4 * w + 1], v[4 * w + 2], v[4 * w + 3]);
   } else if constexpr (sizeof(T) == 2) {
-    return unsigned(v[2 * w]) | unsigned(v[2 * w + 1]) << 16;
+    return remap_pack::pack_u16(v[2 * w], v[2 * w + 1]);
   } else {
     return __float_as_uint(v[w]);
   }
@@ -410,7 +418,7 @@ __device__ __forceinline__ void copy_maps(const RemapArgs<T>& a, int x, int n, i
 /// offsets) spill under the 80-register bound.
 template <class T, int CN, bool kLinear, int G, int P, int N>
 __device__ __forceinline__ void border_pixels(const RemapArgs<T>& a, int n, const float (&mx)[P],
-                                              const float (&my)[P], T (&out)[N]) {
+                                              const float (&my)[P], Out<T> (&out)[N]) {
 #pragma unroll
   for (int g = 0; g < P; g += G) {
     BorderTaps<kLinear> b[G];
@@ -446,11 +454,11 @@ __device__ __forceinline__ void border_pixels(const RemapArgs<T>& a, int n, cons
     for (int i = 0; i < G; ++i) t[i] = load_border<T, CN, kLinear>(a, b[i]);
 #pragma unroll
     for (int i = 0; i < G; ++i) {
-      T* o = out + (g + i) * CN;
+      Out<T>* o = out + (g + i) * CN;
       finish_interior(t[i], o);
       if (!b[i].valid) {
 #pragma unroll
-        for (int c = 0; c < CN; ++c) o[c] = a.invalid;
+        for (int c = 0; c < CN; ++c) o[c] = Out<T>(a.invalid);
       }
     }
   }
@@ -462,7 +470,7 @@ template <class T, int CN, bool kLinear, bool kWordTaps, int G, int P>
 __device__ __forceinline__ void remap_item(const RemapArgs<T>& a, int x, int n, int y,
                                            const float (&mx)[P], const float (&my)[P]) {
   constexpr int N = P * CN;  // samples a thread writes
-  T out[N];
+  Out<T> out[N];
   bool all_interior = n == P;
 #pragma unroll
   for (int i = 0; i < P; ++i) all_interior &= interior(a, mx[i], my[i]);
@@ -498,18 +506,19 @@ __device__ __forceinline__ void remap_item(const RemapArgs<T>& a, int x, int n, 
 #pragma unroll
     for (int s = 0; s < kWords; s += kSB / 4) {
       if constexpr (kSB == 16) {
-        reinterpret_cast<uint4*>(d)[s / 4] = make_uint4(word_of(out, s), word_of(out, s + 1),
-                                                        word_of(out, s + 2), word_of(out, s + 3));
+        reinterpret_cast<uint4*>(d)[s / 4] =
+            make_uint4(word_of<T>(out, s), word_of<T>(out, s + 1), word_of<T>(out, s + 2),
+                       word_of<T>(out, s + 3));
       } else if constexpr (kSB == 8) {
-        reinterpret_cast<uint2*>(d)[s / 2] = make_uint2(word_of(out, s), word_of(out, s + 1));
+        reinterpret_cast<uint2*>(d)[s / 2] = make_uint2(word_of<T>(out, s), word_of<T>(out, s + 1));
       } else {
-        reinterpret_cast<unsigned*>(d)[s] = word_of(out, s);
+        reinterpret_cast<unsigned*>(d)[s] = word_of<T>(out, s);
       }
     }
   } else {
 #pragma unroll
     for (int i = 0; i < N; ++i)
-      if (i < n * CN) d[i] = out[i];
+      if (i < n * CN) d[i] = T(out[i]);  // u8/u16: the low byte / half
   }
 }
 
