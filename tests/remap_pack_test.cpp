@@ -19,10 +19,10 @@ namespace pixflow::test {
 namespace {
 
 namespace rp = pixflow::cuda::remap_pack;
-using rp::u32;
 using cuda::add_rn;
 using cuda::mul_rn;
 using cuda::sub_rn;
+using rp::u32;
 
 // The reference's expression (src/ref/remap.cpp) for fractions fx, fy and samples p.
 float lerp(float fx, float fy, float p00, float p10, float p01, float p11) {
@@ -103,8 +103,8 @@ TEST(RemapPack, PackTakesTheLowBytesAndHalves) {
   auto rng = make_rng(0x9ac2);
   for (int i = 0; i < 1000; ++i) {
     const u32 a = u32(rng()), b = u32(rng()), c = u32(rng()), d = u32(rng());
-    EXPECT_EQ(rp::pack_u8(a, b, c, d), (a & 0xffu) | (b & 0xffu) << 8 | (c & 0xffu) << 16 |
-                                           (d & 0xffu) << 24);
+    EXPECT_EQ(rp::pack_u8(a, b, c, d),
+              (a & 0xffu) | (b & 0xffu) << 8 | (c & 0xffu) << 16 | (d & 0xffu) << 24);
     EXPECT_EQ(rp::pack_u16(a, b), (a & 0xffffu) | (b & 0xffffu) << 16);
   }
 }

@@ -4,10 +4,11 @@
 // - the fast kernels (every source below 2^23 pixels a side and 2^31 bytes, the usual case),
 //   one kernel at every size (remap_ring_kernel): each thread kRemapPx (or kRemapPxWide)
 //   adjacent outputs of up to remap_ring::kMaxRows rows gridDim.y * 8 apart (remap_ring.hpp,
-//   blocks_y: one wave of blocks at 1920x1080, whole waves at 8192^2), the maps
-//   of its next 3 rows always in flight by cp.async into its own slots of a shared ring (no
-//   registers: 56-64 registers, 4 blocks a SM), so that the maps stream continuously and a
-//   thread waits on its taps only. 16-byte copies of both
+//   blocks_y: one wave of blocks at 1920x1080, whole waves at 8192^2), the maps of its next
+//   3 rows always in flight by cp.async into its own slots of a shared ring (no registers:
+//   56-64 registers, 4 blocks a SM), so that the maps stream continuously and a thread waits
+//   on its taps only; its first row's maps are fetched alone, and rows 1-3 are copied after
+//   the first row's tap loads left (remap_ring::walk). 16-byte copies of both
 //   maps and packed stores where rows are aligned (decided on the host), scalar otherwise and in
 //   the row's tail. A pixel whose taps all lie inside the source (the interior of any warp that is
 //   not a lens's edge) takes the fast formula: no border code, 32-bit offsets, read-only loads, and
@@ -332,6 +333,15 @@ constexpr int remap_border_group() {
   return P * (kLinear ? 4 : 1) * CN <= kMaxSamples ? P : P / 2;
 }
 
+/// Whether a thread's interior tap loads leave before the ring's next copies (remap_item): where
+/// its samples take at most kMaxSamples registers (u8x3 linear's 24 words too). Above (u8x2,
+/// u16x2, u8x4, f32x4 linear: 32-64 samples) the copies' address arithmetic beside the samples
+/// in flight spills 2-8 bytes under the 64-register bound, so there they go first.
+template <class T, int CN, bool kLinear, bool kWordTaps, int kMaxSamples>
+constexpr bool remap_taps_first() {
+  return kWordTaps || remap_px<T, CN>() * (kLinear ? 4 : 1) * CN <= kMaxSamples;
+}
+
 /// Width in bytes of one packed store of a thread's outputs: the largest of 16, 8, 4 that
 /// divides them (a thread's first output sits at a multiple of its byte count).
 template <class T, int CN>
@@ -465,10 +475,14 @@ __device__ __forceinline__ void border_pixels(const RemapArgs<T>& a, int n, cons
 }
 
 /// A thread's P outputs (x .. x + n - 1) of row y from their loaded maps: the taps, the
-/// reference's expression, the stores.
-template <class T, int CN, bool kLinear, bool kWordTaps, int G, int P>
+/// reference's expression, the stores. ahead() (the ring's next copies into the slot mx / my
+/// came from, remap_ring::walk) runs once, after every map value was consumed: on the interior
+/// path right after the tap loads are issued (their addresses need every value), so that the
+/// taps leave before the next rows' maps; on the border path after the arithmetic.
+template <class T, int CN, bool kLinear, bool kWordTaps, int G, int P, class Ahead>
 __device__ __forceinline__ void remap_item(const RemapArgs<T>& a, int x, int n, int y,
-                                           const float (&mx)[P], const float (&my)[P]) {
+                                           const float (&mx)[P], const float (&my)[P],
+                                           Ahead&& ahead) {
   constexpr int N = P * CN;  // samples a thread writes
   Out<T> out[N];
   bool all_interior = n == P;
@@ -485,19 +499,26 @@ __device__ __forceinline__ void remap_item(const RemapArgs<T>& a, int x, int n, 
       remap_u8x3::Words t[P];
 #pragma unroll
       for (int i = 0; i < P; ++i) t[i] = load_words(a, mx[i], my[i]);
+      ahead();  // remap_taps_first: always
 #pragma unroll
       for (int i = 0; i < P; ++i) remap_u8x3::finish_words(t[i], out + i * CN);
     } else {
+      constexpr bool kFirst =
+          remap_taps_first<T, CN, kLinear, false, remap_ring::kTapsFirstSamples>();
+      if constexpr (!kFirst) ahead();
       InteriorTaps<T, CN, kLinear> t[P];
 #pragma unroll
       for (int i = 0; i < P; ++i) t[i] = load_interior<T, CN, kLinear>(a, mx[i], my[i]);
+      if constexpr (kFirst) ahead();
 #pragma unroll
       for (int i = 0; i < P; ++i) finish_interior(t[i], out + i * CN);
     }
   } else {
     // Border rule for every pixel of the thread (the interior ones too: border_index32
-    // keeps inside coordinates).
+    // keeps inside coordinates). ahead() after the arithmetic, which consumed every map value
+    // (the vote may not have: the compiler may drop a tail thread's interior tests).
     border_pixels<T, CN, kLinear, G>(a, n, mx, my, out);
+    ahead();
   }
   T* d = a.dst.row(y) + (long long)x * CN;
   if (n == P && a.vec_dst) {
@@ -524,13 +545,13 @@ __device__ __forceinline__ void remap_item(const RemapArgs<T>& a, int x, int n, 
 
 /// The one shape of the fast kernel at every size: each thread kRemapPx (or kRemapPxWide)
 /// adjacent outputs of rows `step` apart (step = gridDim.y * kRemapBY; at most
-/// remap_ring::kMaxRows rows a thread), the maps of its next kRing - 1 rows always in flight
-/// by cp.async into its slots of a shared ring (remap_ring.hpp: the walk and the order of a
-/// slot's reuse, emulated by tests/remap_ring_test.cpp): no registers are held for them, so
-/// 4 blocks a SM fit the 64-register bound, where the streaming kernel's two register sets of
-/// maps took 80 and 3. The maps (8 B of the ~10 B a u8x1 pixel moves) so stream continuously
-/// instead of in bursts between tap phases (the tall kernel it replaced loaded 2 rows' maps,
-/// then both rows' taps; ncu 8192^2 u8x1: 35 % occupancy, DRAM 62 %), and after its first row
+/// remap_ring::kMaxRows rows a thread), the maps of its next kRing - 1 rows in flight (after
+/// the first row's tap loads) by cp.async into its slots of a shared ring (remap_ring.hpp: the walk
+/// and the order of a slot's reuse, emulated by tests/remap_ring_test.cpp): no registers are held
+/// for them, so 4 blocks a SM fit the 64-register bound, where the streaming kernel's two register
+/// sets of maps took 80 and 3. The maps (8 B of the ~10 B a u8x1 pixel moves) so stream
+/// continuously instead of in bursts between tap phases (the tall kernel it replaced loaded 2 rows'
+/// maps, then both rows' taps; ncu 8192^2 u8x1: 35 % occupancy, DRAM 62 %), and after its first row
 /// a thread waits on its taps only.
 template <class T, int CN, bool kLinear, bool kWordTaps>
 __global__ void __launch_bounds__(kRemapBX* kRemapBY, remap_ring::kMinBlocks)
@@ -546,15 +567,16 @@ __global__ void __launch_bounds__(kRemapBX* kRemapBY, remap_ring::kMinBlocks)
   remap_ring::walk(
       y, a.dst.h, (long long)gridDim.y * kRemapBY,
       [&](int s, int yc) { copy_maps<T, P>(a, x, n, yc, &ring.v[s][0][t], &ring.v[s][1][t]); },
-      [] { cp_async_commit(); }, [] { cp_async_wait_group<remap_ring::kRing - 1>(); },
-      [&](int s, int yc) {
+      [] { cp_async_commit(); }, [] { cp_async_wait_group<0>(); },
+      [] { cp_async_wait_group<remap_ring::kRing - 1>(); },
+      [&](int s, int yc, auto&& ahead) {
         float mx[P], my[P];
 #pragma unroll
         for (int i = 0; i < P; ++i) {
           mx[i] = ring.v[s][0][t + i];
           my[i] = ring.v[s][1][t + i];
         }
-        remap_item<T, CN, kLinear, kWordTaps, G>(a, x, n, yc, mx, my);
+        remap_item<T, CN, kLinear, kWordTaps, G>(a, x, n, yc, mx, my, ahead);
       });
 }
 
