@@ -7,7 +7,10 @@
 // - no copy is issued into a slot whose landed maps have not been read yet, nor into one with
 //   a copy still in flight (the ring's reuse without a barrier);
 // - the thread computes exactly its rows y, y + step, ... < h, each once and in order, and no
-//   copy is in flight when it returns.
+//   copy is in flight when it returns;
+// - the first row's maps are waited for alone (no other copy issued before them), and once a
+//   row's use has called ahead() every row up to kRing - 1 rows ahead of it has been copied
+//   (the look-ahead the kernel relies on for bandwidth), none further.
 // And the grids the host launches (blocks_y): at most kMaxRows rows a thread, one wave below
 // that, the documented shapes of the bench's sizes.
 #include <array>
@@ -35,6 +38,7 @@ struct RingModel {
   std::vector<std::pair<int, int>> open;
   std::size_t completed = 0;  // groups [0, completed) have landed
   std::vector<long long> used;
+  long long last_copied = -1;  // the highest row copied so far
   std::string error;
 
   void fail(const std::string& what) {
@@ -50,15 +54,22 @@ struct RingModel {
       fail("copy of row " + std::to_string(row) + " into slot " + std::to_string(s) +
            " before row " + std::to_string(sl.landed) + " was read");
     sl.pending = row;
+    last_copied = row > last_copied ? row : last_copied;
     open.emplace_back(s, row);
   }
   void commit() {
     groups.push_back(open);
     open.clear();
   }
+  // cp.async.wait_group 0: every group lands (the first row's, issued alone).
+  void wait_all() {
+    if (groups.size() != 1)
+      fail("the first wait with " + std::to_string(groups.size()) + " groups");
+    land(0);
+  }
   // cp.async.wait_group kRing - 1: every group but the newest kRing - 1 lands.
-  void wait() {
-    const std::size_t keep = rr::kRing - 1;
+  void wait() { land(rr::kRing - 1); }
+  void land(std::size_t keep) {
     while (groups.size() > keep && completed < groups.size() - keep) {
       for (auto [s, row] : groups[completed]) {
         Slot& sl = slots[std::size_t(s)];
@@ -69,7 +80,8 @@ struct RingModel {
       ++completed;
     }
   }
-  void use(int s, int row) {
+  template <class Ahead>
+  void use(int s, int row, long long h, long long step, Ahead&& ahead) {
     if (s < 0 || s >= rr::kRing) return fail("slot out of range " + std::to_string(s));
     Slot& sl = slots[std::size_t(s)];
     if (sl.pending >= 0 || sl.landed != row || sl.read)
@@ -78,14 +90,21 @@ struct RingModel {
            (sl.pending >= 0 ? ", a copy in flight" : ""));
     sl.read = true;
     used.push_back(row);
+    ahead();
+    long long want = row;  // the last row < h at most kRing - 1 rows ahead
+    for (int k = 1; k < rr::kRing && want + step < h; ++k) want += step;
+    if (last_copied != want)
+      fail("after row " + std::to_string(row) + "'s ahead() the last row copied is " +
+           std::to_string(last_copied) + ", not " + std::to_string(want));
   }
 };
 
 std::string run_walk(int y, long long h, long long step) {
   RingModel m;
   rr::walk(
-      y, h, step, [&](int s, int row) { m.copy(s, row); }, [&] { m.commit(); }, [&] { m.wait(); },
-      [&](int s, int row) { m.use(s, row); });
+      y, h, step, [&](int s, int row) { m.copy(s, row); }, [&] { m.commit(); },
+      [&] { m.wait_all(); }, [&] { m.wait(); },
+      [&](int s, int row, auto&& ahead) { m.use(s, row, h, step, ahead); });
   if (!m.open.empty()) m.fail("copies issued after the last commit");
   for (const auto& sl : m.slots)
     if (sl.pending >= 0) m.fail("row " + std::to_string(sl.pending) + "'s copy still in flight");

@@ -4,10 +4,11 @@
 // - the fast kernels (every source below 2^23 pixels a side and 2^31 bytes, the usual case),
 //   one kernel at every size (remap_ring_kernel): each thread kRemapPx (or kRemapPxWide)
 //   adjacent outputs of up to remap_ring::kMaxRows rows gridDim.y * 8 apart (remap_ring.hpp,
-//   blocks_y: one wave of blocks at 1920x1080, whole waves at 8192^2), the maps
-//   of its next 3 rows always in flight by cp.async into its own slots of a shared ring (no
-//   registers: 56-64 registers, 4 blocks a SM), so that the maps stream continuously and a
-//   thread waits on its taps only. 16-byte copies of both
+//   blocks_y: one wave of blocks at 1920x1080, whole waves at 8192^2), the maps of its next
+//   3 rows always in flight by cp.async into its own slots of a shared ring (no registers:
+//   56-64 registers, 4 blocks a SM), so that the maps stream continuously and a thread waits
+//   on its taps only; its first row's maps are fetched alone, and rows 1-3 are copied after
+//   the first row's tap loads left (remap_ring::walk). 16-byte copies of both
 //   maps and packed stores where rows are aligned (decided on the host), scalar otherwise and in
 //   the row's tail. A pixel whose taps all lie inside the source (the interior of any warp that is
 //   not a lens's edge) takes the fast formula: no border code, 32-bit offsets, read-only loads, and
@@ -40,6 +41,7 @@
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/remap_border.hpp"
+#include "src/backends/cuda/remap_pack.hpp"
 #include "src/backends/cuda/remap_ring.hpp"
 #include "src/backends/cuda/remap_u8x3.hpp"
 #include "src/base/backend.hpp"
@@ -136,17 +138,23 @@ __device__ __forceinline__ float sample_to_float(T s) {
   }
 }
 
-/// saturate_cast<T>(double(v)) for the v this file produces: f32 keeps v; u8/u16 v is a
-/// convex combination of samples >= 0 (finite, >= +0, at most hi plus rounding), so the
-/// round-half-even of v is v + 2^23 rounded to the nearest float (ulp 1 there, ties to even,
-/// exact for v < 2^23), then clamped to hi. double(v) is exact, so this equals rint(double(v)).
+/// A result until the store: f32 as it is; u8/u16 a word whose low byte / half is the sample
+/// (remap_pack.hpp: the bits of v + 2^23 for the linear expression, the zero-extended sample
+/// otherwise), packed into the stored words by PRMT.
 template <class T>
-__device__ __forceinline__ T to_sample(float v) {
+using Out = std::conditional_t<std::is_same_v<T, float>, float, unsigned>;
+
+/// saturate_cast<T>(double(v)) for the v this file produces, as an Out<T>: f32 keeps v; u8/u16
+/// v is a convex combination of samples in [0, hi] with rounded operations, which never
+/// rounds past hi (remap_pack.hpp), so the round-half-even of v is the low byte / half of the
+/// bits of v + 2^23 rounded to the nearest float (ulp 1 there, ties to even). double(v) is
+/// exact, so this equals rint(double(v)).
+template <class T>
+__device__ __forceinline__ Out<T> to_sample(float v) {
   if constexpr (std::is_same_v<T, float>) {
     return v;
   } else {
-    constexpr int kHi = std::is_same_v<T, std::uint8_t> ? 255 : 65535;
-    return T(min(__float_as_int(__fadd_rn(v, kTwo23)) - kTwo23Bits, kHi));
+    return remap_pack::round_bits(v);
   }
 }
 
@@ -282,10 +290,11 @@ __device__ __forceinline__ InteriorTaps<T, CN, kLinear> load_interior(const Rema
 
 /// The reference's expression on loaded taps.
 template <class T, int CN, bool kLinear>
-__device__ __forceinline__ void finish_interior(const InteriorTaps<T, CN, kLinear>& t, T* out) {
+__device__ __forceinline__ void finish_interior(const InteriorTaps<T, CN, kLinear>& t,
+                                                Out<T>* out) {
   if constexpr (!kLinear) {
 #pragma unroll
-    for (int c = 0; c < CN; ++c) out[c] = t.p[c];
+    for (int c = 0; c < CN; ++c) out[c] = Out<T>(t.p[c]);
   } else {
     const float bx = __fsub_rn(1.0f, t.ax), by = __fsub_rn(1.0f, t.ay);
 #pragma unroll
@@ -324,6 +333,15 @@ constexpr int remap_border_group() {
   return P * (kLinear ? 4 : 1) * CN <= kMaxSamples ? P : P / 2;
 }
 
+/// Whether a thread's interior tap loads leave before the ring's next copies (remap_item): where
+/// its samples take at most kMaxSamples registers (u8x3 linear's 24 words too). Above (u8x2,
+/// u16x2, u8x4, f32x4 linear: 32-64 samples) the copies' address arithmetic beside the samples
+/// in flight spills 2-8 bytes under the 64-register bound, so there they go first.
+template <class T, int CN, bool kLinear, bool kWordTaps, int kMaxSamples>
+constexpr bool remap_taps_first() {
+  return kWordTaps || remap_px<T, CN>() * (kLinear ? 4 : 1) * CN <= kMaxSamples;
+}
+
 /// Width in bytes of one packed store of a thread's outputs: the largest of 16, 8, 4 that
 /// divides them (a thread's first output sits at a multiple of its byte count).
 template <class T, int CN>
@@ -332,14 +350,14 @@ constexpr int remap_store_bytes() {
   return b % 16 == 0 ? 16 : b % 8 == 0 ? 8 : 4;
 }
 
-/// 32-bit words of samples, little-endian (sample i of a u8 row in byte i % 4 of word i / 4).
+/// 32-bit words of samples, little-endian (sample i of a u8 row in byte i % 4 of word i / 4),
+/// from the results (Out<T>: the low bytes / halves picked by PRMT).
 template <class T, int N>
-__device__ __forceinline__ unsigned word_of(const T (&v)[N], int w) {
+__device__ __forceinline__ unsigned word_of(const Out<T> (&v)[N], int w) {
   if constexpr (sizeof(T) == 1) {
-    return unsigned(v[4 * w]) | unsigned(v[4 * w + 1]) << 8 | unsigned(v[4 * w + 2]) << 16 |
-           unsigned(v[4 * w + 3]) << 24;
+    return remap_pack::pack_u8(v[4 * w], v[4 * w + 1], v[4 * w + 2], v[4 * w + 3]);
   } else if constexpr (sizeof(T) == 2) {
-    return unsigned(v[2 * w]) | unsigned(v[2 * w + 1]) << 16;
+    return remap_pack::pack_u16(v[2 * w], v[2 * w + 1]);
   } else {
     return __float_as_uint(v[w]);
   }
@@ -410,7 +428,7 @@ __device__ __forceinline__ void copy_maps(const RemapArgs<T>& a, int x, int n, i
 /// offsets) spill under the 80-register bound.
 template <class T, int CN, bool kLinear, int G, int P, int N>
 __device__ __forceinline__ void border_pixels(const RemapArgs<T>& a, int n, const float (&mx)[P],
-                                              const float (&my)[P], T (&out)[N]) {
+                                              const float (&my)[P], Out<T> (&out)[N]) {
 #pragma unroll
   for (int g = 0; g < P; g += G) {
     BorderTaps<kLinear> b[G];
@@ -446,23 +464,27 @@ __device__ __forceinline__ void border_pixels(const RemapArgs<T>& a, int n, cons
     for (int i = 0; i < G; ++i) t[i] = load_border<T, CN, kLinear>(a, b[i]);
 #pragma unroll
     for (int i = 0; i < G; ++i) {
-      T* o = out + (g + i) * CN;
+      Out<T>* o = out + (g + i) * CN;
       finish_interior(t[i], o);
       if (!b[i].valid) {
 #pragma unroll
-        for (int c = 0; c < CN; ++c) o[c] = a.invalid;
+        for (int c = 0; c < CN; ++c) o[c] = Out<T>(a.invalid);
       }
     }
   }
 }
 
 /// A thread's P outputs (x .. x + n - 1) of row y from their loaded maps: the taps, the
-/// reference's expression, the stores.
-template <class T, int CN, bool kLinear, bool kWordTaps, int G, int P>
+/// reference's expression, the stores. ahead() (the ring's next copies into the slot mx / my
+/// came from, remap_ring::walk) runs once, after every map value was consumed: on the interior
+/// path right after the tap loads are issued (their addresses need every value), so that the
+/// taps leave before the next rows' maps; on the border path after the arithmetic.
+template <class T, int CN, bool kLinear, bool kWordTaps, int G, int P, class Ahead>
 __device__ __forceinline__ void remap_item(const RemapArgs<T>& a, int x, int n, int y,
-                                           const float (&mx)[P], const float (&my)[P]) {
+                                           const float (&mx)[P], const float (&my)[P],
+                                           Ahead&& ahead) {
   constexpr int N = P * CN;  // samples a thread writes
-  T out[N];
+  Out<T> out[N];
   bool all_interior = n == P;
 #pragma unroll
   for (int i = 0; i < P; ++i) all_interior &= interior(a, mx[i], my[i]);
@@ -477,19 +499,26 @@ __device__ __forceinline__ void remap_item(const RemapArgs<T>& a, int x, int n, 
       remap_u8x3::Words t[P];
 #pragma unroll
       for (int i = 0; i < P; ++i) t[i] = load_words(a, mx[i], my[i]);
+      ahead();  // remap_taps_first: always
 #pragma unroll
       for (int i = 0; i < P; ++i) remap_u8x3::finish_words(t[i], out + i * CN);
     } else {
+      constexpr bool kFirst =
+          remap_taps_first<T, CN, kLinear, false, remap_ring::kTapsFirstSamples>();
+      if constexpr (!kFirst) ahead();
       InteriorTaps<T, CN, kLinear> t[P];
 #pragma unroll
       for (int i = 0; i < P; ++i) t[i] = load_interior<T, CN, kLinear>(a, mx[i], my[i]);
+      if constexpr (kFirst) ahead();
 #pragma unroll
       for (int i = 0; i < P; ++i) finish_interior(t[i], out + i * CN);
     }
   } else {
     // Border rule for every pixel of the thread (the interior ones too: border_index32
-    // keeps inside coordinates).
+    // keeps inside coordinates). ahead() after the arithmetic, which consumed every map value
+    // (the vote may not have: the compiler may drop a tail thread's interior tests).
     border_pixels<T, CN, kLinear, G>(a, n, mx, my, out);
+    ahead();
   }
   T* d = a.dst.row(y) + (long long)x * CN;
   if (n == P && a.vec_dst) {
@@ -498,30 +527,31 @@ __device__ __forceinline__ void remap_item(const RemapArgs<T>& a, int x, int n, 
 #pragma unroll
     for (int s = 0; s < kWords; s += kSB / 4) {
       if constexpr (kSB == 16) {
-        reinterpret_cast<uint4*>(d)[s / 4] = make_uint4(word_of(out, s), word_of(out, s + 1),
-                                                        word_of(out, s + 2), word_of(out, s + 3));
+        reinterpret_cast<uint4*>(d)[s / 4] =
+            make_uint4(word_of<T>(out, s), word_of<T>(out, s + 1), word_of<T>(out, s + 2),
+                       word_of<T>(out, s + 3));
       } else if constexpr (kSB == 8) {
-        reinterpret_cast<uint2*>(d)[s / 2] = make_uint2(word_of(out, s), word_of(out, s + 1));
+        reinterpret_cast<uint2*>(d)[s / 2] = make_uint2(word_of<T>(out, s), word_of<T>(out, s + 1));
       } else {
-        reinterpret_cast<unsigned*>(d)[s] = word_of(out, s);
+        reinterpret_cast<unsigned*>(d)[s] = word_of<T>(out, s);
       }
     }
   } else {
 #pragma unroll
     for (int i = 0; i < N; ++i)
-      if (i < n * CN) d[i] = out[i];
+      if (i < n * CN) d[i] = T(out[i]);  // u8/u16: the low byte / half
   }
 }
 
 /// The one shape of the fast kernel at every size: each thread kRemapPx (or kRemapPxWide)
 /// adjacent outputs of rows `step` apart (step = gridDim.y * kRemapBY; at most
-/// remap_ring::kMaxRows rows a thread), the maps of its next kRing - 1 rows always in flight
-/// by cp.async into its slots of a shared ring (remap_ring.hpp: the walk and the order of a
-/// slot's reuse, emulated by tests/remap_ring_test.cpp): no registers are held for them, so
-/// 4 blocks a SM fit the 64-register bound, where the streaming kernel's two register sets of
-/// maps took 80 and 3. The maps (8 B of the ~10 B a u8x1 pixel moves) so stream continuously
-/// instead of in bursts between tap phases (the tall kernel it replaced loaded 2 rows' maps,
-/// then both rows' taps; ncu 8192^2 u8x1: 35 % occupancy, DRAM 62 %), and after its first row
+/// remap_ring::kMaxRows rows a thread), the maps of its next kRing - 1 rows in flight (after
+/// the first row's tap loads) by cp.async into its slots of a shared ring (remap_ring.hpp: the walk
+/// and the order of a slot's reuse, emulated by tests/remap_ring_test.cpp): no registers are held
+/// for them, so 4 blocks a SM fit the 64-register bound, where the streaming kernel's two register
+/// sets of maps took 80 and 3. The maps (8 B of the ~10 B a u8x1 pixel moves) so stream
+/// continuously instead of in bursts between tap phases (the tall kernel it replaced loaded 2 rows'
+/// maps, then both rows' taps; ncu 8192^2 u8x1: 35 % occupancy, DRAM 62 %), and after its first row
 /// a thread waits on its taps only.
 template <class T, int CN, bool kLinear, bool kWordTaps>
 __global__ void __launch_bounds__(kRemapBX* kRemapBY, remap_ring::kMinBlocks)
@@ -537,15 +567,16 @@ __global__ void __launch_bounds__(kRemapBX* kRemapBY, remap_ring::kMinBlocks)
   remap_ring::walk(
       y, a.dst.h, (long long)gridDim.y * kRemapBY,
       [&](int s, int yc) { copy_maps<T, P>(a, x, n, yc, &ring.v[s][0][t], &ring.v[s][1][t]); },
-      [] { cp_async_commit(); }, [] { cp_async_wait_group<remap_ring::kRing - 1>(); },
-      [&](int s, int yc) {
+      [] { cp_async_commit(); }, [] { cp_async_wait_group<0>(); },
+      [] { cp_async_wait_group<remap_ring::kRing - 1>(); },
+      [&](int s, int yc, auto&& ahead) {
         float mx[P], my[P];
 #pragma unroll
         for (int i = 0; i < P; ++i) {
           mx[i] = ring.v[s][0][t + i];
           my[i] = ring.v[s][1][t + i];
         }
-        remap_item<T, CN, kLinear, kWordTaps, G>(a, x, n, yc, mx, my);
+        remap_item<T, CN, kLinear, kWordTaps, G>(a, x, n, yc, mx, my, ahead);
       });
 }
 

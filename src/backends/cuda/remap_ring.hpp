@@ -3,18 +3,27 @@
 // model of cp.async groups, and plans the grids the host launches.
 //
 // Each thread of the kernel owns kRing slots of a ring in shared memory, one row's maps a slot,
-// and walks rows y, y + step, y + 2 step, ... (step = gridDim.y x block rows). The maps of its
-// next kRing - 1 rows are always in flight: cp.async copies (no registers held for them) in
-// one commit group a row, so that `cp.async.wait_group kRing - 1` completes exactly the oldest
-// row's group. Row k's copy goes into the slot that row k - 1 was read from, after row k - 1's
-// use (its tap loads and stores, which need the values read), so no copy overwrites a slot
-// whose values are still to be read; every thread reads only its own slots (no barrier).
+// and walks rows y, y + step, y + 2 step, ... (step = gridDim.y x block rows), one commit group
+// of cp.async copies (no registers held for them) a row. The maps of its next kRing - 1 rows are
+// in flight while it computes a row: before each row after the first, the row kRing - 1 ahead
+// is copied into the slot the previous row was read from (after that row's use, which needed
+// the values read), then `cp.async.wait_group kRing - 1` completes exactly the row's own group.
+// Every thread reads only its own slots (no barrier).
 //
-// Measured on the H100 (session 16, bench/NOTES.md): 8192^2 u8x1 321 -> 269 us, 1080p
-// 12.9 -> 10.4 against the two kernels it replaced. Tuning: 3 rows ahead (kRing 4) is 3 x 32 B
-// of maps in flight a thread (P = 4 outputs), 96 KB a SM at 1024 threads, ~3x what 3 TB/s
-// needs over ~1.5 us of loaded DRAM latency (34 KB a SM). The ring takes 32 KB a block (P = 4:
-// 4 slots x 2 maps x 256 threads x 16 B), 128 KB at 4 blocks a SM.
+// The first row is different (session 17, branch rmp5): its maps are copied alone and waited
+// for (wait_group 0), and rows 1 .. kRing - 1 are copied from inside its use, once its tap loads
+// are issued (`ahead`). At 1920x1080 a thread has 3-4 rows, and the walk before issued all of
+// them at the start, 16.6 MB of maps GPU-wide before the first tap load: a row 0 arrived after
+// ~half of it on average (~2.7 us at ~3 TB/s) and nothing could run until then (ncu, session
+// 16: 14.4 % of the u8x3 1080p stall samples on the instruction after the ring's wait). Now
+// every thread's row 0 comes first (4.2 MB GPU-wide) and its taps leave before the next rows'
+// maps instead of queueing behind them. From the second row on the walk is the one before.
+//
+// Measured on the H100 (session 16, bench/NOTES.md, the walk before): 8192^2 u8x1
+// 321 -> 269 us, 1080p 12.9 -> 10.4 against the two kernels it replaced. Tuning: 3 rows ahead
+// (kRing 4) is 3 x 32 B of maps in flight a thread (P = 4 outputs), 96 KB a SM at 1024 threads,
+// ~3x what 3 TB/s needs over ~1.5 us of loaded DRAM latency (34 KB a SM). The ring takes 32 KB a
+// block (P = 4: 4 slots x 2 maps x 256 threads x 16 B), 128 KB at 4 blocks a SM.
 #pragma once
 
 #include "src/base/qualifiers.hpp"
@@ -36,6 +45,10 @@ constexpr int kMaxRows = 16;
 // Samples (registers) of the border path's loads in flight at once (remap.cu,
 // remap_border_group): 16 keeps every instance under the 64-register bound without spills.
 constexpr int kBorderSamples = 16;
+// Samples of a thread's interior taps up to which they are loaded before the next rows' copies
+// are issued (remap.cu, remap_taps_first; 24: u8x1/u16x1/f32x1 linear's 16 and f32x3's 24
+// without spills, u8x3 linear's 24 words always; 32 and more spilled 2-8 bytes).
+constexpr int kTapsFirstSamples = 24;
 
 PIXFLOW_HD constexpr int next_slot(int s) {
   return s == kRing - 1 ? 0 : s + 1;
@@ -46,29 +59,43 @@ PIXFLOW_HD constexpr int prev_slot(int s) {
 
 /// A thread's walk over rows y, y + step, ... < h. copy(slot, row) issues the copies of a row's
 /// maps into a slot, commit() closes the row's group (also when no row is copied: group k is
-/// always row k's), wait() completes all but the newest kRing - 1 groups, use(slot, row) reads
-/// the slot and computes the row. When it returns no copy is pending (rows past h issue none).
+/// always row k's), wait_all() completes every group, wait() all but the newest kRing - 1,
+/// use(slot, row, ahead) reads the slot, issues the row's loads, calls ahead() exactly once
+/// (after every value read from the slot has been consumed) and computes the row; ahead()
+/// copies rows 1 .. kRing - 1 at the first row and nothing afterwards. When it returns no
+/// copy is pending (rows past h issue none).
 /// 64-bit row sums: y + (kRing - 1) * step may pass 2^31 for tall images.
-template <class Copy, class Commit, class Wait, class Use>
-PIXFLOW_HD void walk(int y, long long h, long long step, Copy&& copy, Commit&& commit, Wait&& wait,
-                     Use&& use) {
-  PIXFLOW_UNROLL
-  for (int s = 0; s < kRing - 1; ++s) {
-    const long long ys = y + s * step;
-    if (ys < h) copy(s, int(ys));
-    commit();
-  }
+template <class Copy, class Commit, class WaitAll, class Wait, class Use>
+PIXFLOW_HD void walk(int y, long long h, long long step, Copy&& copy, Commit&& commit,
+                     WaitAll&& wait_all, Wait&& wait, Use&& use) {
+  copy(0, y);
+  commit();
+  wait_all();
   int slot = 0;
-  for (;;) {
-    // The next row ahead goes into the slot the previous row was read from.
-    const long long yn = y + (kRing - 1) * step;
-    if (yn < h) copy(prev_slot(slot), int(yn));
-    commit();
-    wait();
-    use(slot, y);
+  // One use call site (the kernel inlines the whole row body there): the first row's ahead
+  // is a branch on `first`.
+  for (bool first = true;; first = false) {
+    use(slot, y, [&] {
+      if (!first) return;
+        // Rows 1 .. kRing - 1 into slots 1 .. kRing - 1, after row 0's tap loads (once a
+        // thread: a loop, not unrolled, so that its code is not live beside the taps).
+#if defined(__CUDA_ARCH__)
+#pragma unroll 1
+#endif
+      for (int s = 1; s < kRing; ++s) {
+        const long long ys = y + s * step;
+        if (ys < h) copy(s, int(ys));
+        commit();
+      }
+    });
     if (y + step >= h) return;
+    // The row kRing - 1 ahead of the next one goes into the slot this row was read from.
+    const long long yn = y + kRing * step;
+    if (yn < h) copy(slot, int(yn));
+    commit();
     y += int(step);
     slot = next_slot(slot);
+    wait();
   }
 }
 

@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "src/backends/cuda/packed_u16x2.hpp"
+#include "src/backends/cuda/remap_pack.hpp"
 #include "src/backends/cuda/rounded_f32.hpp"
 #include "src/base/qualifiers.hpp"
 
@@ -66,27 +67,27 @@ PIXFLOW_HD float byte_float(u32 w) {
 }
 
 /// The reference's bilinear expression for one channel, rounded half to even and saturated
-/// as saturate_cast<u8>(double(v)): v is a convex combination of bytes (>= +0, at most 255
-/// plus rounding), so v + 2^23 rounded to nearest-even is 2^23 + rint(v), clamped to 255.
-PIXFLOW_HD std::uint8_t lerp_u8(float p00, float p10, float p01, float p11, float ax, float ay,
-                                float bx, float by) {
+/// as saturate_cast<u8>(double(v)), as the bits of a word whose low byte is the result
+/// (remap_pack::round_bits: v never rounds past 255, so no clamp; the store packs the low
+/// bytes with PRMT).
+PIXFLOW_HD u32 lerp_bits(float p00, float p10, float p01, float p11, float ax, float ay, float bx,
+                         float by) {
   const float top = add_rn(mul_rn(bx, p00), mul_rn(ax, p10));
   const float bot = add_rn(mul_rn(bx, p01), mul_rn(ax, p11));
-  const float v = add_rn(mul_rn(by, top), mul_rn(ay, bot));
-  const u32 r = float_bits(add_rn(v, kTwo23)) - kTwo23Bits;
-  return std::uint8_t(r < 255u ? r : 255u);
+  return remap_pack::round_bits(add_rn(mul_rn(by, top), mul_rn(ay, bot)));
 }
 
 /// One u8x3 output pixel from the pairs of its two source rows (t: row y0, b: row y0 + 1) and
-/// its fractions. Tap x0 channel c is byte c of the pair, tap x0 + 1 channel c byte 3 + c.
-PIXFLOW_HD void pixel(const Pair& t, const Pair& b, float ax, float ay, std::uint8_t out[3]) {
+/// its fractions: channel c in the low byte of out[c] (lerp_bits). Tap x0 channel c is byte c
+/// of the pair, tap x0 + 1 channel c byte 3 + c.
+PIXFLOW_HD void pixel(const Pair& t, const Pair& b, float ax, float ay, u32 out[3]) {
   const float bx = sub_rn(1.0f, ax), by = sub_rn(1.0f, ay);
-  out[0] = lerp_u8(byte_float<0>(t.lo), byte_float<3>(t.lo), byte_float<0>(b.lo),
-                   byte_float<3>(b.lo), ax, ay, bx, by);
-  out[1] = lerp_u8(byte_float<1>(t.lo), byte_float<0>(t.hi), byte_float<1>(b.lo),
-                   byte_float<0>(b.hi), ax, ay, bx, by);
-  out[2] = lerp_u8(byte_float<2>(t.lo), byte_float<1>(t.hi), byte_float<2>(b.lo),
-                   byte_float<1>(b.hi), ax, ay, bx, by);
+  out[0] = lerp_bits(byte_float<0>(t.lo), byte_float<3>(t.lo), byte_float<0>(b.lo),
+                     byte_float<3>(b.lo), ax, ay, bx, by);
+  out[1] = lerp_bits(byte_float<1>(t.lo), byte_float<0>(t.hi), byte_float<1>(b.lo),
+                     byte_float<0>(b.hi), ax, ay, bx, by);
+  out[2] = lerp_bits(byte_float<2>(t.lo), byte_float<1>(t.hi), byte_float<2>(b.lo),
+                     byte_float<1>(b.hi), ax, ay, bx, by);
 }
 
 /// floor(m) and m - floor(m) for an interior coordinate m in [0, 2^23). On the device without
@@ -137,8 +138,8 @@ PIXFLOW_HD Words load_words(float mx, float my, int stride, const Word& word) {
   return t;
 }
 
-/// The output pixel of loaded words.
-PIXFLOW_HD void finish_words(const Words& t, std::uint8_t out[3]) {
+/// The output pixel of loaded words: channel c in the low byte of out[c].
+PIXFLOW_HD void finish_words(const Words& t, u32 out[3]) {
   pixel(pair_of_words(t.w[0][0], t.w[0][1], t.w[0][2], t.s),
         pair_of_words(t.w[1][0], t.w[1][1], t.w[1][2], t.s), t.ax, t.ay, out);
 }
