@@ -1093,12 +1093,22 @@ __global__ void __launch_bounds__(kGaussDpThreads, kMinBlocks)
     std::uint8_t* o = dst.row(y0 + r0) + e0 + 4 * cq;
     const long long e = e0 + 4 * cq;
     // Groups not unrolled: unrolled, the scheduler overlapped them and spilled (64 registers).
+    // Whole tiles (every row and sample exists, 4-byte stores) store without checks.
+    if (full_x && rows == BH) {
 #pragma unroll 1
-    for (int s0 = 0; s0 + kVP <= kPairs; s0 += kVP)
-      gauss_dp_v_group<kVP, kVW, false>(col, p, s0, r0, rows, full_x, e, wc, dst.stride, o);
-    if constexpr (kVTail > 0)
-      gauss_dp_v_group<kVTail, kVW, false>(col, p, kPairs - kVTail, r0, rows, full_x, e, wc,
-                                           dst.stride, o);
+      for (int s0 = 0; s0 + kVP <= kPairs; s0 += kVP)
+        gauss_dp_v_group<kVP, kVW, true>(col, p, s0, r0, rows, full_x, e, wc, dst.stride, o);
+      if constexpr (kVTail > 0)
+        gauss_dp_v_group<kVTail, kVW, true>(col, p, kPairs - kVTail, r0, rows, full_x, e, wc,
+                                            dst.stride, o);
+    } else {
+#pragma unroll 1
+      for (int s0 = 0; s0 + kVP <= kPairs; s0 += kVP)
+        gauss_dp_v_group<kVP, kVW, false>(col, p, s0, r0, rows, full_x, e, wc, dst.stride, o);
+      if constexpr (kVTail > 0)
+        gauss_dp_v_group<kVTail, kVW, false>(col, p, kPairs - kVTail, r0, rows, full_x, e, wc,
+                                             dst.stride, o);
+    }
   }
 }
 
