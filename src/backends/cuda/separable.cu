@@ -764,12 +764,12 @@ __global__ void __launch_bounds__(kByteTileThreads)
 //   16-bit lanes (one PRMT) and stored as pair words (H2: pair row x kByteTileBW words, quads
 //   placed by gauss_dp::h2_quad so the 16-byte stores are free of bank conflicts).
 // - Vertical pass: a thread 4 adjacent samples (16-byte loads of H2) x BH / 4 output rows, in
-//   groups of kGaussDpVPairs row pairs (scatter form: each pair word of a group is loaded once
-//   and added to the rows of the group whose window holds it; 8 sums a pair live), each
-//   output word (4 samples) stored straight to the image: a warp's 32 lanes write 128
-//   contiguous bytes of a row (whole sectors; no stage, no barrier before the stores).
+//   groups of gauss_dp::v_group_pairs row pairs (gauss_dp_v_group; scatter form: each pair
+//   word of a group is loaded once and added to the rows of the group whose window holds it;
+//   8 sums a pair live), each output word (4 samples) stored straight to the image: a warp's
+//   32 lanes write 128 contiguous bytes of a row (whole sectors; no stage, no barrier before
+//   the stores).
 constexpr int kGaussDpThreads = 256, kGaussDpRun = 8;
-constexpr int kGaussDpVPairs = 4;
 
 // Rows a block (tall grid / short grid, launch.cuh tall_blocks_fill) and the blocks a SM the
 // tall shape's shared memory allows (__launch_bounds__: registers <= 64 at 4). Tall: 13 taps
@@ -900,19 +900,13 @@ __device__ __forceinline__ void gauss_dp_tile_issue(unsigned char* tile, long lo
     // border rule. The general loop below ran the border switch for every chunk, ~50
     // instructions a chunk (s16 SASS): ~4 an output at 13 taps u8x1. One channel only: u8x3
     // at 48 rows spilled 4 bytes with it.
-    // Chunk i of the tile is shared byte 16 i (kTw = 16 kChunks); a thread's next chunk is
-    // kStepR rows and kStepC bytes on, one row further where the column wraps.
-    constexpr int kStepR = kGaussDpThreads / kChunks, kStepC = 16 * (kGaussDpThreads % kChunks);
-    const int r = tid / kChunks;
-    int c16 = 16 * (tid - r * kChunks);
-    const unsigned char* g = src.row(ys + r) + xs + c16;
+    // Chunk i of the tile is shared byte 16 i (kTw = 16 kChunks): gauss_dp::chunk_walk.
+    static_assert(kTw == 16 * kChunks);
+    const unsigned char* g = src.row(ys) + xs;
+    gauss_dp::ChunkWalk w = gauss_dp::chunk_walk_start(tid, kChunks, src.stride);
 #pragma unroll 1
-    for (int i = tid; i < kTotal; i += kGaussDpThreads) {
-      cp_async16(tile + 16 * i, g);
-      g += kStepR * src.stride + kStepC;
-      c16 += kStepC;
-      if (c16 >= kTw) c16 -= kTw, g += src.stride - kTw;
-    }
+    for (; w.i < kTotal; gauss_dp::chunk_walk_next(w, kGaussDpThreads, kChunks, src.stride))
+      cp_async16(tile + 16 * w.i, g + w.off);
     return;
   }
   const unsigned splat = 0x01010101u * border.value;
@@ -967,8 +961,7 @@ __device__ __forceinline__ void gauss_dp_tile_issue(unsigned char* tile, long lo
 template <int G, int KVW, bool kFull>
 __device__ __forceinline__ void gauss_dp_v_group(const uint4* col, const gauss_dp::Taps& p, int s0,
                                                  int r, int rows, bool full_x, long long e,
-                                                 long long wc, long long stride,
-                                                 std::uint8_t*& o) {
+                                                 long long wc, long long stride, std::uint8_t*& o) {
   using gauss_dp::u32;
   constexpr int kQuads = kByteTileBW / 4;
   u32 ev[G][4], od[G][4];
@@ -1033,10 +1026,9 @@ __global__ void __launch_bounds__(kGaussDpThreads, kMinBlocks)
   static_assert(kR == 8 && kRuns == 32, "a warp's lanes are the runs of one pair row");
   constexpr int kQuads = kByteTileBW / 4, kRV = BH * kQuads / kGaussDpThreads;
   static_assert(kRV % 2 == 0 && kRV * kGaussDpThreads == BH * kQuads, "one item a thread");
-  // Row pairs a vertical group (13 taps: 3, but 2 where a thread has 4 pairs: 3 + 1 as
-  // straight-line code spilled the short shapes) and the tail group.
+  // Row pairs a vertical group and the tail group (gauss_dp::v_group_pairs).
   constexpr int kPairs = kRV / 2, kVW = gauss_dp::v_words(KH);
-  constexpr int kVP = KH > 13 ? kGaussDpVPairs : kPairs == 4 ? 2 : 3;
+  constexpr int kVP = gauss_dp::v_group_pairs(kPairs, KH);
   constexpr int kVTail = kPairs % kVP;
 
   extern __shared__ __align__(16) unsigned char smem_raw[];
