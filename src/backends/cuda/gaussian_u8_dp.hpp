@@ -171,7 +171,7 @@ PIXFLOW_HD ChunkWalk chunk_walk_start(int tid, int chunks, long long stride) {
   return {tid, c16, r * stride + c16};
 }
 PIXFLOW_HD void chunk_walk_next(ChunkWalk& w, int threads, int chunks, long long stride) {
-  const int step_c = 16 * (threads % chunks);  // < 16 chunks: at most one wrap a step
+  const int step_c = 16 * (threads % chunks);  // < a row: at most one wrap a step
   w.i += threads;
   w.off += (threads / chunks) * stride + step_c;
   w.c16 += step_c;
