@@ -462,6 +462,10 @@ void emulate_dp_kernel(const ConstImageView& src, const Border& b, const gd::Tap
   constexpr int kW0 = gd::run_w0(KW, CN), kA = gd::run_a(KW, CN), kR = 8;
   constexpr int kRW2 = (gd::run_words(KW, CN, kR, kA) + 1) / 2, kVW = gd::v_words(KH);
   static_assert(4 * (kW0 + (kBW / kR - 1) * (kR / 4) + 2 * kRW2) <= kTw);
+  constexpr int kThreads = 256, kRV = BH / 4, kPairs = kRV / 2;
+  constexpr int kVP = gd::v_group_pairs(kPairs, KH);
+  static_assert(kVP <= 4 && kRV % 2 == 0);
+  int interior_tiles = 0;
   const long long w = src.width(), h = src.height(), wc = w * CN;
   const std::uint8_t cval = detail::saturate_cast<std::uint8_t>(b.value);
   auto floor_div = [](long long a, long long d) { return a >= 0 ? a / d : -((-a + d - 1) / d); };
@@ -480,6 +484,24 @@ void emulate_dp_kernel(const ConstImageView& src, const Border& b, const gd::Tap
           tile[std::size_t(r) * kTw + std::size_t(i)] =
               sy < 0 || sx < 0 ? cval : src.row<std::uint8_t>(sy)[sx * CN + (e - px * CN)];
         }
+      // The interior walk (gauss_dp_tile_issue: one channel, every chunk of every row inside
+      // the image, rows unmapped): each thread's chunks by gauss_dp::chunk_walk from tile row
+      // 0's first byte, into a fresh tile that must equal the border rule's.
+      const long long ys = y0 - KH / 2;
+      if (CN == 1 && xs >= 0 && (wc - xs) / 16 >= kTw / 16 && ys >= 0 && ys + kTh <= h) {
+        ++interior_tiles;
+        std::vector<std::uint8_t> walked(tile.size(), 0);
+        std::vector<int> hits(tile.size() / 16, 0);
+        const std::uint8_t* g = src.row<std::uint8_t>(ys) + xs;
+        for (int tid = 0; tid < kThreads; ++tid)
+          for (gd::ChunkWalk cw = gd::chunk_walk_start(tid, kTw / 16, src.stride());
+               cw.i < kTw / 16 * kTh; gd::chunk_walk_next(cw, kThreads, kTw / 16, src.stride())) {
+            ++hits[std::size_t(cw.i)];
+            std::copy(g + cw.off, g + cw.off + 16, walked.begin() + 16 * cw.i);
+          }
+        for (int hit : hits) ASSERT_EQ(hit, 1) << "a chunk loaded " << hit << " times";
+        ASSERT_TRUE(walked == tile) << "interior walk, tile at sample " << e0 << " row " << y0;
+      }
       for (int pr = 0; pr < kTh / 2; ++pr)
         for (int c = 0; c < kBW / kR; ++c) {
           std::uint32_t hh[2][kR];
@@ -494,24 +516,46 @@ void emulate_dp_kernel(const ConstImageView& src, const Border& b, const gd::Tap
             h2[std::size_t(pr) * kBW + std::size_t(4 * gd::h2_quad((c * kR + j) / 4) + j % 4)] =
                 gd::pair(hh[0][j], hh[1][j]);
         }
-      for (int r0 = 0; r0 < BH; r0 += 2)
-        for (int cq = 0; cq < kBW / 4; ++cq) {
-          std::uint32_t ev[4], od[4];
-          for (int q = 0; q < 4; ++q) {
-            ev[q] = od[q] = gd::kRound;
-            for (int m = 0; m < kVW; ++m)
-              gd::v_add(h2[std::size_t(r0 / 2 + m) * kBW + std::size_t(4 * gd::h2_quad(cq) + q)],
-                        t.v[m], ev[q], od[q]);
-          }
-          const std::uint32_t pk[2] = {gd::pack4(ev[0], ev[1], ev[2], ev[3]),
-                                       gd::pack4(od[0], od[1], od[2], od[3])};
-          for (int odd = 0; odd < 2; ++odd)
-            for (int q = 0; q < 4; ++q) {
-              const long long y = y0 + r0 + odd, e = e0 + 4 * cq + q;
-              if (y < h && e < wc) out[std::size_t(y * wc + e)] = std::uint8_t(pk[odd] >> (8 * q));
+      // Vertical by the kernel's threads: samples 4 cq .., rows r0 .. r0 + kRV - 1 in groups
+      // of v_group_pairs pairs and a tail, pair word m of a group added to its pair s where
+      // 0 <= m - s < kVW; every output row once.
+      std::vector<int> written(static_cast<std::size_t>(BH), 0);
+      for (int tid = 0; tid < kThreads; ++tid) {
+        const int cq = tid % (kBW / 4), r0 = tid / (kBW / 4) * kRV;
+        auto group = [&](int g, int s0) {
+          std::uint32_t ev[4][4], od[4][4];
+          for (int sp = 0; sp < g; ++sp)
+            for (int q = 0; q < 4; ++q) ev[sp][q] = od[sp][q] = gd::kRound;
+          for (int m = 0; m < g + kVW - 1; ++m)
+            for (int sp = 0; sp < g; ++sp)
+              if (m - sp >= 0 && m - sp < kVW)
+                for (int q = 0; q < 4; ++q)
+                  gd::v_add(
+                      h2[std::size_t(r0 / 2 + s0 + m) * kBW + std::size_t(4 * gd::h2_quad(cq) + q)],
+                      t.v[m - sp], ev[sp][q], od[sp][q]);
+          for (int sp = 0; sp < g; ++sp) {
+            const std::uint32_t pk[2] = {gd::pack4(ev[sp][0], ev[sp][1], ev[sp][2], ev[sp][3]),
+                                         gd::pack4(od[sp][0], od[sp][1], od[sp][2], od[sp][3])};
+            for (int odd = 0; odd < 2; ++odd) {
+              const int r = r0 + 2 * (s0 + sp) + odd;
+              if (cq == 0) ++written[std::size_t(r)];
+              for (int q = 0; q < 4; ++q) {
+                const long long y = y0 + r, e = e0 + 4 * cq + q;
+                if (y < h && e < wc)
+                  out[std::size_t(y * wc + e)] = std::uint8_t(pk[odd] >> (8 * q));
+              }
             }
-        }
+          }
+        };
+        int s0 = 0;
+        for (; s0 + kVP <= kPairs; s0 += kVP) group(kVP, s0);
+        if (kPairs % kVP > 0) group(kPairs % kVP, kPairs - kPairs % kVP);
+      }
+      for (int r = 0; r < BH; ++r) ASSERT_EQ(written[std::size_t(r)], 1) << "output row " << r;
     }
+  if (h >= 3 * BH && wc >= 3 * kBW && CN == 1) {
+    EXPECT_GT(interior_tiles, 0) << "the interior walk was not exercised";
+  }
 }
 
 template <int CN, int KW, int KH, int BH>
@@ -543,7 +587,8 @@ TEST(GaussianDp, EmulatedKernelMatchesRef) {
   borders.push_back(Border::constant(-7));
   std::size_t turn = 0;
   auto b = [&] { return borders[turn++ % borders.size()]; };
-  for (Size s : std::vector<Size>{{517, 70}, {300, 97}, {1, 1}, {7, 5}}) {
+  // 800 x 230: interior tiles (the loader's walk without the border rule) for every shape.
+  for (Size s : std::vector<Size>{{517, 70}, {300, 97}, {1, 1}, {7, 5}, {800, 230}}) {
     check_emulated_kernel<1, 13, 13, 56>(2.0, 2.0, s, b(), rng);
     check_emulated_kernel<1, 13, 13, 32>(1.3, 2.6, s, b(), rng);
     check_emulated_kernel<3, 13, 13, 48>(2.0, 2.0, s, b(), rng);

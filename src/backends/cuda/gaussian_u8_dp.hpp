@@ -158,6 +158,33 @@ PIXFLOW_HD int h2_quad(int q) {
   return q ^ ((q >> 3) & 1);
 }
 
+/// The interior tile walk of the loader (separable.cu, gauss_dp_tile_issue): thread tid's
+/// chunks i = tid, tid + T, ... of a tile of `chunks` 16-byte chunks a row; chunk i is shared
+/// byte 16 i and source byte `off` from the tile's first byte (row i / chunks of the source,
+/// byte 16 (i % chunks)), stepped by T chunks without a division.
+struct ChunkWalk {
+  int i, c16;
+  long long off;
+};
+PIXFLOW_HD ChunkWalk chunk_walk_start(int tid, int chunks, long long stride) {
+  const int r = tid / chunks, c16 = 16 * (tid - r * chunks);
+  return {tid, c16, r * stride + c16};
+}
+PIXFLOW_HD void chunk_walk_next(ChunkWalk& w, int threads, int chunks, long long stride) {
+  const int step_c = 16 * (threads % chunks);  // < a row: at most one wrap a step
+  w.i += threads;
+  w.off += (threads / chunks) * stride + step_c;
+  w.c16 += step_c;
+  if (w.c16 >= 16 * chunks) w.c16 -= 16 * chunks, w.off += stride - 16 * chunks;
+}
+
+/// Row pairs a vertical group of the kernel (gauss_dp_v_group) for `pairs` output row pairs a
+/// thread and kh taps: groups of this size from pair 0, then a tail of pairs % size. 13 taps:
+/// 3 (2 where a thread has 4 pairs: 3 + 1 spilled the short shapes at 64 registers); else 4.
+constexpr int v_group_pairs(int pairs, int kh) {
+  return kh > 13 ? 4 : pairs == 4 ? 2 : 3;
+}
+
 /// The vertical sums start at the rounding term: the output is then byte 2 of the sum.
 constexpr u32 kRound = 1u << 15;
 

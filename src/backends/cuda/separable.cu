@@ -764,12 +764,12 @@ __global__ void __launch_bounds__(kByteTileThreads)
 //   16-bit lanes (one PRMT) and stored as pair words (H2: pair row x kByteTileBW words, quads
 //   placed by gauss_dp::h2_quad so the 16-byte stores are free of bank conflicts).
 // - Vertical pass: a thread 4 adjacent samples (16-byte loads of H2) x BH / 4 output rows, in
-//   groups of kGaussDpVPairs row pairs (scatter form: each pair word of a group is loaded once
-//   and added to the rows of the group whose window holds it; 8 sums a pair live), each
-//   output word (4 samples) stored straight to the image: a warp's 32 lanes write 128
-//   contiguous bytes of a row (whole sectors; no stage, no barrier before the stores).
+//   groups of gauss_dp::v_group_pairs row pairs (gauss_dp_v_group; scatter form: each pair
+//   word of a group is loaded once and added to the rows of the group whose window holds it;
+//   8 sums a pair live), each output word (4 samples) stored straight to the image: a warp's
+//   32 lanes write 128 contiguous bytes of a row (whole sectors; no stage, no barrier before
+//   the stores).
 constexpr int kGaussDpThreads = 256, kGaussDpRun = 8;
-constexpr int kGaussDpVPairs = 4;
 
 // Rows a block (tall grid / short grid, launch.cuh tall_blocks_fill) and the blocks a SM the
 // tall shape's shared memory allows (__launch_bounds__: registers <= 64 at 4). Tall: 13 taps
@@ -894,6 +894,21 @@ __device__ __forceinline__ void gauss_dp_tile_issue(unsigned char* tile, long lo
   if (!aligned) lo = hi = 0;
   hi = max(hi, lo);
   need = max(need, hi);
+  if (CN == 1 && lo == 0 && hi == kChunks && ys >= 0 && ys + kTh <= src.h) {
+    // Interior tile (every chunk of every row inside the image, rows unmapped: all but the
+    // first and last block columns and tile rows): chunk i from tile row 0's pointer, no
+    // border rule. The general loop below ran the border switch for every chunk, ~50
+    // instructions a chunk (s16 SASS): ~4 an output at 13 taps u8x1. One channel only: u8x3
+    // at 48 rows spilled 4 bytes with it.
+    // Chunk i of the tile is shared byte 16 i (kTw = 16 kChunks): gauss_dp::chunk_walk.
+    static_assert(kTw == 16 * kChunks);
+    const unsigned char* g = src.row(ys) + xs;
+    gauss_dp::ChunkWalk w = gauss_dp::chunk_walk_start(tid, kChunks, src.stride);
+#pragma unroll 1
+    for (; w.i < kTotal; gauss_dp::chunk_walk_next(w, kGaussDpThreads, kChunks, src.stride))
+      cp_async16(tile + 16 * w.i, g + w.off);
+    return;
+  }
   const unsigned splat = 0x01010101u * border.value;
   // Not unrolled: a cp.async needs no register, so a rolled loop has every copy of the thread
   // in flight as well; unrolled, the compiler kept each step's indices across the tile loop
@@ -937,6 +952,62 @@ __device__ __forceinline__ void gauss_dp_tile_issue(unsigned char* tile, long lo
   }
 }
 
+// The vertical pass of one group of G output row pairs of a thread (pairs s0 .. s0 + G - 1 of
+// its column, output rows 2 s0 .. 2 (s0 + G) - 1 from `o` on; pair word m of the group is word
+// m - s of pair s's window), G and the store rule compile-time: the runtime group size of the
+// s16 kernel put a branch around every pair word's load and dot products (~4 instructions an
+// output). kFull: the tile's rows and 256 samples all exist and rows take 4-byte stores.
+// Advances o by 2 G rows.
+template <int G, int KVW, bool kFull>
+__device__ __forceinline__ void gauss_dp_v_group(const uint4* col, const gauss_dp::Taps& p, int s0,
+                                                 int r, int rows, bool full_x, long long e,
+                                                 long long wc, long long stride, std::uint8_t*& o) {
+  using gauss_dp::u32;
+  constexpr int kQuads = kByteTileBW / 4;
+  u32 ev[G][4], od[G][4];
+#pragma unroll
+  for (int s = 0; s < G; ++s)
+#pragma unroll
+    for (int q = 0; q < 4; ++q) ev[s][q] = od[s][q] = gauss_dp::kRound;
+  // Pair word m + 1 is loaded while word m is summed, and no later load moves above the
+  // empty asm (a compiler barrier, no instruction): with every load of a group hoisted to
+  // its top (straight-line code: 9 words = 36 registers beside the 24 sums) ptxas spilled at
+  // the 64 registers of 4 blocks a SM.
+  uint4 cur = col[s0 * kQuads];
+#pragma unroll
+  for (int m = 0; m < G + KVW - 1; ++m) {
+    uint4 next = cur;
+    if (m + 1 < G + KVW - 1) next = col[(s0 + m + 1) * kQuads];
+    asm volatile("" ::: "memory");
+    const u32 pw[4] = {cur.x, cur.y, cur.z, cur.w};
+#pragma unroll
+    for (int s = 0; s < G; ++s)
+      if (m - s >= 0 && m - s < KVW)
+#pragma unroll
+        for (int q = 0; q < 4; ++q) gauss_dp::v_add(pw[q], p.v[m - s], ev[s][q], od[s][q]);
+    cur = next;
+  }
+#pragma unroll
+  for (int s = 0; s < G; ++s)
+#pragma unroll
+    for (int odd = 0; odd < 2; ++odd) {
+      const u32 word = odd ? gauss_dp::pack4(od[s][0], od[s][1], od[s][2], od[s][3])
+                           : gauss_dp::pack4(ev[s][0], ev[s][1], ev[s][2], ev[s][3]);
+      if (kFull) {
+        *reinterpret_cast<u32*>(o) = word;
+      } else if (r + 2 * (s0 + s) + odd < rows) {
+        if (full_x) {
+          *reinterpret_cast<u32*>(o) = word;
+        } else {
+#pragma unroll
+          for (int b = 0; b < 4; ++b)
+            if (e + b < wc) o[b] = std::uint8_t(word >> (8 * b));
+        }
+      }
+      o += stride;
+    }
+}
+
 template <int CN, int KW, int KH, int BH, int kMinBlocks>
 __global__ void __launch_bounds__(kGaussDpThreads, kMinBlocks)
     gaussian_u8_dp_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
@@ -955,7 +1026,10 @@ __global__ void __launch_bounds__(kGaussDpThreads, kMinBlocks)
   static_assert(kR == 8 && kRuns == 32, "a warp's lanes are the runs of one pair row");
   constexpr int kQuads = kByteTileBW / 4, kRV = BH * kQuads / kGaussDpThreads;
   static_assert(kRV % 2 == 0 && kRV * kGaussDpThreads == BH * kQuads, "one item a thread");
-  constexpr int kVW = gauss_dp::v_words(KH), kVP = KH <= 13 ? 3 : kGaussDpVPairs;
+  // Row pairs a vertical group and the tail group (gauss_dp::v_group_pairs).
+  constexpr int kPairs = kRV / 2, kVW = gauss_dp::v_words(KH);
+  constexpr int kVP = gauss_dp::v_group_pairs(kPairs, KH);
+  constexpr int kVTail = kPairs % kVP;
 
   extern __shared__ __align__(16) unsigned char smem_raw[];
   unsigned char* tile = smem_raw;
@@ -1003,51 +1077,29 @@ __global__ void __launch_bounds__(kGaussDpThreads, kMinBlocks)
       gauss_dp_tile_issue<CN, KW, KH, BH>(tile, e0, (long long)(by + gridDim.y) * BH, src, border,
                                           src_aligned);
 
-    // Vertical: samples 4 cq .. 4 cq + 3 of output rows r0 .. r0 + kRV - 1, kVP row pairs at
-    // a time; pair word m of a group is word m - s of the group's pair s's window.
+    // Vertical: samples 4 cq .. 4 cq + 3 of output rows r0 .. r0 + kRV - 1, in groups of kVP
+    // row pairs and a tail group (gauss_dp_v_group).
     const int rows = int(min((long long)BH, (long long)dst.h - y0));
     // The output pointer walks down a row at a time (offsets r * stride precomputed for every
     // row are invariant in the tile walk: the compiler kept them all and spilled).
     std::uint8_t* o = dst.row(y0 + r0) + e0 + 4 * cq;
+    const long long e = e0 + 4 * cq;
     // Groups not unrolled: unrolled, the scheduler overlapped them and spilled (64 registers).
+    // Whole tiles (every row and sample exists, 4-byte stores) store without checks.
+    if (full_x && rows == BH) {
 #pragma unroll 1
-    for (int s0 = 0; s0 < kRV / 2; s0 += kVP) {
-      const int g = kRV / 2 - s0 < kVP ? kRV / 2 - s0 : kVP;  // pairs in this group
-      u32 ev[kVP][4], od[kVP][4];
-#pragma unroll
-      for (int s = 0; s < kVP; ++s)
-#pragma unroll
-        for (int q = 0; q < 4; ++q) ev[s][q] = od[s][q] = gauss_dp::kRound;
-#pragma unroll
-      for (int m = 0; m < kVP + kVW - 1; ++m) {
-        if (m >= g + kVW - 1) continue;
-        const uint4 v = col[(s0 + m) * kQuads];
-        const u32 pw[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-        for (int s = 0; s < kVP; ++s)
-          if (s < g && m - s >= 0 && m - s < kVW)
-#pragma unroll
-            for (int q = 0; q < 4; ++q) gauss_dp::v_add(pw[q], p.v[m - s], ev[s][q], od[s][q]);
-      }
-#pragma unroll
-      for (int s = 0; s < kVP; ++s) {
-        if (s >= g) continue;
-#pragma unroll
-        for (int odd = 0; odd < 2; ++odd) {
-          const int r = r0 + 2 * (s0 + s) + odd;
-          if (s0 + s + odd > 0) o += dst.stride;
-          if (r >= rows) continue;
-          const u32 word = odd ? gauss_dp::pack4(od[s][0], od[s][1], od[s][2], od[s][3])
-                               : gauss_dp::pack4(ev[s][0], ev[s][1], ev[s][2], ev[s][3]);
-          if (full_x) {
-            *reinterpret_cast<u32*>(o) = word;
-          } else {
-#pragma unroll
-            for (int b = 0; b < 4; ++b)
-              if (e0 + 4 * cq + b < wc) o[b] = std::uint8_t(word >> (8 * b));
-          }
-        }
-      }
+      for (int s0 = 0; s0 + kVP <= kPairs; s0 += kVP)
+        gauss_dp_v_group<kVP, kVW, true>(col, p, s0, r0, rows, full_x, e, wc, dst.stride, o);
+      if constexpr (kVTail > 0)
+        gauss_dp_v_group<kVTail, kVW, true>(col, p, kPairs - kVTail, r0, rows, full_x, e, wc,
+                                            dst.stride, o);
+    } else {
+#pragma unroll 1
+      for (int s0 = 0; s0 + kVP <= kPairs; s0 += kVP)
+        gauss_dp_v_group<kVP, kVW, false>(col, p, s0, r0, rows, full_x, e, wc, dst.stride, o);
+      if constexpr (kVTail > 0)
+        gauss_dp_v_group<kVTail, kVW, false>(col, p, kPairs - kVTail, r0, rows, full_x, e, wc,
+                                             dst.stride, o);
     }
   }
 }
