@@ -91,10 +91,12 @@ PIXFLOW_HD void vpair(const u32 (&r)[K + 1], u32& out0, u32& out1) {
 // op of suffix i and prefix i - 1 (K - 1 ops each, K - 1 = 14 more: 42 two-input ops an item of
 // 16 at K = 15, ~2.6 a word, with no boundary inside the item). Every input word carries
 // independent streams in its two 16-bit lanes:
-// - vertical (vquad): a thread takes one tile word (4 columns) down 16 output rows; the word of
-//   each row splits into w & 0x00ff00ff (columns 0 and 2, lanes v) and w & 0xff00ff00 (columns
-//   1 and 3, lanes v * 256), one LOP3 each, and the two results join back into the 4 output
-//   bytes with one LOP3 (each keeps the other's bytes zero);
+// - vertical (vquad): a thread takes one tile word (4 columns) down 16 output rows; the even
+//   columns 0 and 2 are the stream w & 0x00ff00ff (lanes v: one LOP3 a row), the odd columns 1
+//   and 3 the word itself: a 16-bit lane b1 * 256 + b0 orders by its high byte first, so the
+//   high byte of the min / max of such lanes is the min / max of their high bytes, whatever
+//   the low bytes (no instruction a row). The two results join into the 4 output bytes with one
+//   LOP3 (the even result's high bytes are zero);
 // - horizontal (hseg): a thread takes 16 outputs x0 .. x0 + 15 of a row in lane 0 and x0 + 128
 //   .. x0 + 143 in lane 1 (so that a warp's stores are whole 64-byte runs): input k pairs the
 //   bytes x0 - h + k and x0 + 128 - h + k (v * 257 lanes: one PRMT), and 4 PRMT gather 4
@@ -132,15 +134,14 @@ PIXFLOW_HD void vh16(In&& in, Out&& out) {
   }
 }
 
-/// The two lane streams of a word of 4 bytes (vquad) and the 4 bytes back from their results.
+/// The two lane streams of a word of 4 bytes (vquad): bytes 0 and 2 in the low bytes of the
+/// lanes; bytes 1 and 3 are the high bytes of the word's own lanes. join_bytes: the 4 bytes
+/// back from the two streams' results (even: high bytes zero; odd: the high bytes).
 PIXFLOW_HD u32 even_bytes(u32 w) {
   return w & 0x00ff00ffu;
 }
-PIXFLOW_HD u32 odd_bytes(u32 w) {
-  return w & 0xff00ff00u;
-}
 PIXFLOW_HD u32 join_bytes(u32 even, u32 odd) {
-  return even | odd;
+  return even | (odd & 0xff00ff00u);
 }
 
 /// Vertical K-run of one column quad: word(j) = the quad's tile word of row j, j = 0 .. K + 14;
@@ -151,7 +152,7 @@ PIXFLOW_HD void vquad(Word&& word, Put&& put) {
       [&](int j, u32(&v)[2]) {
         const u32 w = word(j);
         v[0] = even_bytes(w);
-        v[1] = odd_bytes(w);
+        v[1] = w;  // the odd bytes: the lanes' high bytes
       },
       [&](int i, const u32(&o)[2]) { put(i, join_bytes(o[0], o[1])); });
 }
