@@ -8,7 +8,9 @@
 // and the kernel's whole per-thread schedule (rows in order, a pair of output rows as soon as
 // its last row is there, as morphk_u8_kernel runs it) for K = 5 and 7 and R = 2 and 16, on
 // random bytes drawn half the time from the extremes (0, 1, 127, 128, 254, 255: equal values
-// and the lanes' edges).
+// and the lanes' edges). For K >= 15 (morphv_u8_kernel): vh16 (van Herk over 16 outputs), hseg
+// (a row's segment pair) and a whole block of the kernel's schedule (v_item / vquad into the
+// vertical result, h_item / hseg out of it) against the brute-force 2-D window.
 #include <gtest/gtest.h>
 
 #include <algorithm>
