@@ -492,6 +492,58 @@ TEST(Morphology, EveryBackendMatchesRefVanHerk15x15) {
   }
 }
 
+// The CUDA u8 x 1 15x15 kernel of the tall grid (src/backends/cuda/morphology.cu,
+// morphv_u8_kernel: blocks of 256 x 64 outputs where launch.cuh's tall_blocks_fill holds) on
+// images narrower than a block and than the window's tile (40 x 70000: 1 x 1094 blocks, every
+// block an edge block on both sides, so every tile goes through the border rule per byte) and a
+// few blocks wide with a partial last block (300 x 40000 at source samples 1 and 0), and on
+// 4096 x 4261 (16 x 67 blocks, a partial last block row) with tight sources and destinations:
+// 16-byte aligned rows, so the interior blocks take the chunk tile and the 16-byte stores (the
+// tight 2100- and 8200-wide destinations of EveryBackendMatchesRefVanHerk15x15 are not 16-byte
+// aligned: byte stores). Every border (constants 300 and -7 too), dilate and erode in turn.
+TEST(Morphology, EveryBackendMatchesRef15x15OnNarrowTallGrids) {
+  auto rng = make_rng(0x40ee);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  struct Case {
+    int off;
+    Size s;
+    bool tight;  // destinations (the sources are tight)
+  };
+  const Case cases[] = {{0, {40, 70000}, false},
+                        {1, {300, 40000}, false},
+                        {0, {300, 40000}, false},
+                        {0, {4096, 4261}, true}};
+  std::size_t turn = 0;
+  for (const Case& c : cases) {
+    TestImage wide = random_image(c.s.w + c.off, c.s.h, {Depth::u8, 1}, rng, true);
+    const ConstImageView src = ConstImageView(wide.view).roi(c.off, 0, c.s.w, c.s.h);
+    std::vector<TestImage> on_backend;
+    for (Backend be : test_backends()) on_backend.push_back(to_backend(be, wide.view, rng, true));
+    for (const Border& b : borders) {
+      const MorphOp op = turn++ % 2 == 0 ? MorphOp::dilate : MorphOp::erode;
+      const MorphParams p{15, 15, 1, b};
+      TestImage want = make_dst(c.s.w, c.s.h, {Depth::u8, 1}, rng, true);
+      Context on_ref;
+      on_ref.backend = Backend::ref;
+      morphology(src, want.view, op, p, on_ref);
+      std::size_t bi = 0;
+      for (Backend be : test_backends()) {
+        PIXFLOW_TRACE(testing::Message()
+                      << backend_name(be) << " " << morph_op_name(op) << " 15x15 " << c.s.w << "x"
+                      << c.s.h << " " << describe(b) << " source at sample " << c.off);
+        TestImage got = make_dst_on(be, c.s.w, c.s.h, {Depth::u8, 1}, rng, c.tight);
+        Context ctx;
+        ctx.backend = be;
+        morphology(ConstImageView(on_backend[bi++].view).roi(c.off, 0, c.s.w, c.s.h), got.view, op,
+                   p, ctx);
+        ASSERT_EQ(compare(to_host(got.view), want.view), "");
+      }
+    }
+  }
+}
+
 // The CUDA f32 x 1 3x3 kernel (src/backends/cuda/f32_3x3.cuh, dilate/erode on totalOrder keys)
 // at 517x70, 600x150, 300x97 and 4100x1100 its short shape (128 x 16 outputs a block), at
 // 4100x2200 (33 x 35 blocks of 128 x 64 >= 1056, launch.cuh tall_blocks_fill) its tall one;

@@ -85,6 +85,131 @@ PIXFLOW_HD void vpair(const u32 (&r)[K + 1], u32& out0, u32& out1) {
   out1 = op3<kMax>(s, r[K - 1], r[K]);
 }
 
+// ---- Windows of 15 and more (morphv_u8_kernel): van Herk over 16 outputs, vertical first ------
+// A K x K window (K >= 15) is two K-runs, each by van Herk / Gil-Werman on items of 16 outputs
+// from K + 15 inputs: suffixes of inputs 0 .. K - 1, prefixes of inputs K .. K + 14, output i the
+// op of suffix i and prefix i - 1 (K - 1 ops each, K - 1 = 14 more: 42 two-input ops an item of
+// 16 at K = 15, ~2.6 a word, with no boundary inside the item). Every input word carries
+// independent streams in its two 16-bit lanes:
+// - vertical (vquad): a thread takes one tile word (4 columns) down 16 output rows; the even
+//   columns 0 and 2 are the stream w & 0x00ff00ff (lanes v: one LOP3 a row), the odd columns 1
+//   and 3 the word itself: a 16-bit lane b1 * 256 + b0 orders by its high byte first, so the
+//   high byte of the min / max of such lanes is the min / max of their high bytes, whatever
+//   the low bytes (no instruction a row). The two results join into the 4 output bytes with one
+//   LOP3 (the even result's high bytes are zero);
+// - horizontal (hseg): a thread takes 16 outputs x0 .. x0 + 15 of a row in lane 0 and x0 + 128
+//   .. x0 + 143 in lane 1 (so that a warp's stores are whole 64-byte runs): input k pairs the
+//   bytes x0 - h + k and x0 + 128 - h + k (v * 257 lanes: one PRMT), and 4 PRMT gather 4
+//   outputs of each lane into two words.
+
+/// Van Herk over S streams: out(i, o) gets o[s] = the op of in(i .. i + K - 1)[s], i = 0 .. 15,
+/// from in(j, v) filling v[s] with input j of stream s, j = 0 .. K + 14, each once (inputs
+/// K - 1 down to 0 before the first output, then input K + i - 1 before output i).
+template <int K, bool kMax, int S, class In, class Out>
+PIXFLOW_HD void vh16(In&& in, Out&& out) {
+  static_assert(K % 2 == 1 && K >= 15, "vh16: odd K >= 15 (one suffix block, one prefix block)");
+  u32 suf[K][S];  // suf[i] = op of inputs i .. K - 1
+  in(K - 1, suf[K - 1]);
+  PIXFLOW_UNROLL
+  for (int i = K - 2; i >= 0; --i) {
+    in(i, suf[i]);
+    PIXFLOW_UNROLL
+    for (int s = 0; s < S; ++s) suf[i][s] = op2<kMax>(suf[i][s], suf[i + 1][s]);
+  }
+  out(0, suf[0]);
+  u32 pre[S];  // op of inputs K .. K + i - 1
+  in(K, pre);
+  PIXFLOW_UNROLL
+  for (int i = 1; i < 16; ++i) {
+    u32 o[S];
+    PIXFLOW_UNROLL
+    for (int s = 0; s < S; ++s) o[s] = i < K ? op2<kMax>(suf[i][s], pre[s]) : pre[s];
+    out(i, o);
+    if (i < 15) {
+      u32 x[S];
+      in(K + i, x);
+      PIXFLOW_UNROLL
+      for (int s = 0; s < S; ++s) pre[s] = op2<kMax>(pre[s], x[s]);
+    }
+  }
+}
+
+/// The two lane streams of a word of 4 bytes (vquad): bytes 0 and 2 in the low bytes of the
+/// lanes; bytes 1 and 3 are the high bytes of the word's own lanes. join_bytes: the 4 bytes
+/// back from the two streams' results (even: high bytes zero; odd: the high bytes).
+PIXFLOW_HD u32 even_bytes(u32 w) {
+  return w & 0x00ff00ffu;
+}
+PIXFLOW_HD u32 join_bytes(u32 even, u32 odd) {
+  return even | (odd & 0xff00ff00u);
+}
+
+/// Vertical K-run of one column quad: word(j) = the quad's tile word of row j, j = 0 .. K + 14;
+/// put(i, w) gets the 4 output bytes of row i, i = 0 .. 15.
+template <int K, bool kMax, class Word, class Put>
+PIXFLOW_HD void vquad(Word&& word, Put&& put) {
+  vh16<K, kMax, 2>(
+      [&](int j, u32(&v)[2]) {
+        const u32 w = word(j);
+        v[0] = even_bytes(w);
+        v[1] = w;  // the odd bytes: the lanes' high bytes
+      },
+      [&](int i, const u32(&o)[2]) { put(i, join_bytes(o[0], o[1])); });
+}
+
+/// Horizontal K-run (K <= 17) of a row segment pair: a = row bytes x0 - 8 .. x0 + 23, b = row
+/// bytes x0 + 120 .. x0 + 151 (8 words each); oa = outputs x0 .. x0 + 15, ob = outputs x0 + 128
+/// .. x0 + 143 (4 words of 4 bytes each, in order).
+template <int K, bool kMax>
+PIXFLOW_HD void hseg(const u32 (&a)[8], const u32 (&b)[8], u32 (&oa)[4], u32 (&ob)[4]) {
+  static_assert(K / 2 <= 8, "hseg: the window reaches at most 8 bytes a side");
+  constexpr int h = K / 2;
+  u32 t = 0;  // outputs 4m, 4m + 1 of both lanes (bytes: a 4m, a 4m+1, b 4m, b 4m+1)
+  vh16<K, kMax, 1>(
+      [&](int k, u32(&v)[1]) {
+        const int q = 8 - h + k, s = q & 3;  // constant after unrolling
+        v[0] = px::byte_perm(a[q >> 2], b[q >> 2],
+                             u32(s) | u32(s) << 4 | u32(s + 4) << 8 | u32(s + 4) << 12);
+      },
+      [&](int i, const u32(&o)[1]) {
+        // Pairs of outputs to bytes (lane 0's low byte, lane 1's low byte), then pairs of pairs.
+        if (i % 2 == 0) {
+          t = o[0];
+          return;
+        }
+        const u32 p = px::byte_perm(t, o[0], 0x6240);  // a i-1, a i, b i-1, b i
+        const int m = i / 4;
+        if (i % 4 == 1) {
+          oa[m] = p;  // held until its upper half
+        } else {
+          ob[m] = px::byte_perm(oa[m], p, 0x7632);
+          oa[m] = px::byte_perm(oa[m], p, 0x5410);
+        }
+      });
+}
+
+/// The block schedule of morphv_u8_kernel (256 x 64 outputs a block, 256 threads), shared with
+/// the host test that emulates a whole block. Tile word w = row bytes bx0 - 16 + 4 w; the mid
+/// buffer (the vertical result) has kVQuads words a row, word q = bytes bx0 - 8 + 4 q.
+constexpr int kVBW = 256, kVBH = 64;
+constexpr int kVQuads = kVBW / 4 + 4;           // 68: bytes bx0 - 8 .. bx0 + 263
+constexpr int kVQuadWord = 2;                   // the tile word of quad 0
+constexpr int kVItems = kVQuads * (kVBH / 16);  // 272 vertical items of 16 rows
+constexpr int kHItems = kVBH * 8;               // 512 horizontal items
+/// Vertical item it: quad q, output rows 16 g .. 16 g + 15 (consecutive items: consecutive quads,
+/// a warp's loads and stores consecutive words of a row).
+PIXFLOW_HD void v_item(int it, int& g, int& q) {
+  g = it / kVQuads;
+  q = it - g * kVQuads;
+}
+/// Horizontal item it: row r, segment pair s (outputs bx0 + 16 s .. + 15 and bx0 + 128 + 16 s ..
+/// + 15, from mid words 4 s .. 4 s + 7 and 4 s + 32 .. 4 s + 39). Consecutive items: 8 rows of
+/// one segment (a quarter-warp's 16-byte loads: rows 68 words apart, every bank once).
+PIXFLOW_HD void h_item(int it, int& r, int& s) {
+  r = (it & 7) | (it >> 6) << 3;
+  s = (it >> 3) & 7;
+}
+
 /// The output bytes of two words of v * 257 lanes: the lanes' low bytes, in order.
 PIXFLOW_HD u32 pack(u32 lo, u32 hi) {
   return px::byte_perm(lo, hi, 0x6420);

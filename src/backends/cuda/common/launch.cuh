@@ -82,6 +82,13 @@ constexpr int kMorphKRows = 8, kMorphKRowsShort = 2;
 // (sm_90) at R = 8: 56 (K = 5) and 60 (K = 7) registers tall with 20.2 / 19.6 KB of tile, 44
 // short, no spills (at R = 16: 56 and 64).
 constexpr int kMorphKMinBlocks = 4;
+// The 15x15 kernel (morphology.cu, morphv_u8_kernel; branch morph6, not measured yet): morphk's
+// tile and block (32 x 8 threads, 256 output bytes) at kMorphVRows = 8 (64 output rows, a
+// 288 x 78-byte tile) plus the 64 x 272-byte vertical result: 39.9 KB of shared memory, so 5
+// blocks a SM (40 warps). kMorphVMinBlocks = 5 for __launch_bounds__: ptxas (sm_90) 47
+// registers, no spills, the same SASS counts as at 4 (52 registers); 4 is the A/B.
+constexpr int kMorphVRows = 8;
+constexpr int kMorphVMinBlocks = 5;
 
 // f32 x 1 3x3 kernels (f32_3x3.cuh: dilate/erode, median, box, Gaussian, sobel/scharr): the
 // packed u8 shape in f32 — 32 x 8 threads, each 4 adjacent outputs (one 16-byte load of the
