@@ -155,10 +155,9 @@ TEST(Threshold, EveryBackendMatchesRefExactlyIncludingInPlace) {
           }
 }
 
-// The CUDA kernel's grid (src/backends/cuda/arith.cu: one 16-byte chunk a thread, the chunks
-// flat in row-major order, rows in groups of <= 2^18 chunks): images spanning many blocks and
-// (4100 x 1100 at 4-byte samples: 1025 chunks a row, 5 groups) several row groups, partial
-// last chunks, aligned (tight: vector loads) and padded views, every depth, in place.
+// The CUDA kernel's grid (src/backends/cuda/arith.cu, two 16-byte chunks a thread for u8):
+// images spanning several blocks in x and y, partial last chunks, aligned (tight: vector
+// loads) and padded views, every depth, in place.
 TEST(Threshold, EveryBackendMatchesRefOnManyTiles) {
   auto rng = make_rng(0x7204);
   const Depth all[] = {Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32};

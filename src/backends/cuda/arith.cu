@@ -1,8 +1,9 @@
 // Point-wise ops on CUDA: add/sub/absdiff/mul (image and scalar), convert, threshold.
 // The element rules are src/base/pointwise.hpp, shared with the reference; u8 image-image
 // arithmetic runs them four bytes a word (pointwise_u8_packed.hpp, exhaustively tested on the
-// host). Each thread handles one 16-byte chunk of a row, the image's chunks taken flat in
-// row-major order (launch.cuh, PointGrid); groups of rows are looped so any height fits.
+// host). Image and scalar arithmetic: one 16-byte chunk a thread, the image's chunks taken flat
+// in row-major order (launch.cuh, PointGrid); convert and threshold: one or two chunks of a row
+// a thread, rows looped (the flat grid made them 1-8 % slower, bench/NOTES.md session 17).
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -19,9 +20,14 @@
 namespace pixflow::cuda {
 namespace {
 
-// A chunk is 16 bytes of a row (N samples): a thread loads its whole chunk before its first
-// store (one sample per thread left the u8 kernels latency-bound at ~5x the copy time;
-// bench/NOTES.md).
+// Chunks a thread of convert and threshold (launch.cuh): kPointVecs for 1-byte samples, whose
+// 1920x1080 rows are short (120 chunks u8x1); 1 for wider samples, which keep 32 registers (with 2:
+// 55-64, 4 blocks a SM) and whose rows already have 2-4x the chunks.
+template <class T>
+constexpr int kVecs = sizeof(T) == 1 ? kPointVecs : 1;
+// A chunk is 16 bytes of a row (N samples): all of a thread's chunk loads are issued before
+// the first store, so a thread keeps kVecs x 16 bytes in flight instead of one sample (one
+// sample per thread left the u8 kernels latency-bound at ~5x the copy time; bench/NOTES.md).
 template <class T>
 constexpr int kVec = 16 / int(sizeof(T)) > 0 ? 16 / int(sizeof(T)) : 1;
 
@@ -64,12 +70,27 @@ __device__ __forceinline__ void store_part(T* p, long long cnt, const T (&v)[N])
   _Pragma("unroll") for (int k = 0; k < N; ++k) if (k < cnt) p[k] = v[k];
 }
 
-// The grid (launch.cuh): chunk c = blockIdx.x * blockDim.x + threadIdx.x of row group g
-// (blockIdx.y, then every gridDim.y-th) is row g * rows_per + c / cpr, samples i = (c % cpr) *
-// N ... of it; the row's last chunk is partial when n % N != 0 (i + N > n). Each kernel body
-// loads its chunk, then computes and stores it: in-place calls (dst identical to a source)
-// stay exact because every sample is read before it is written and threads never share a
-// sample.
+// The grid: block (bx, by) spans V * blockDim.x chunks of a row from chunk
+// bx * V * blockDim.x; thread tx takes chunks tx, tx + blockDim.x, ... of that span (so each
+// warp access is contiguous) in row by * blockDim.y + ty, then every gridDim.y * blockDim.y-th
+// row. `first` is the thread's first sample index, `step` the samples between its chunks.
+// Each kernel body loads every chunk of its row (full: i + N <= n; the row's last, partial
+// one: i < n), then computes and stores them: in-place calls (dst identical to a source) stay
+// exact because every sample is read before it is written and threads never share a sample.
+#define PIXFLOW_FOR_ROWS(N, V, n, h, ...)                                                 \
+  const long long first = ((long long)blockIdx.x * blockDim.x * (V) + threadIdx.x) * (N); \
+  const long long step = (long long)blockDim.x * (N);                                     \
+  if (first >= (n)) return;                                                               \
+  for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < (h);           \
+       y += (long long)gridDim.y * blockDim.y) {                                          \
+    __VA_ARGS__                                                                           \
+  }
+
+// The flat grid of arith (launch.cuh): chunk c = blockIdx.x * blockDim.x + threadIdx.x of row group
+// g (blockIdx.y, then every gridDim.y-th) is row g * rows_per + c / cpr, samples i = (c % cpr) * N
+// ... of it; the row's last chunk is partial when n % N != 0 (i + N > n). Each kernel body loads
+// its chunk, then computes and stores it: in-place calls (dst identical to a source) stay exact
+// because every sample is read before it is written and threads never share a sample.
 #define PIXFLOW_FOR_CHUNK(N, n, pg, ...)                             \
   const unsigned c = blockIdx.x * blockDim.x + threadIdx.x;          \
   const unsigned q = c / unsigned((pg).cpr);                         \
@@ -150,17 +171,30 @@ __global__ void arith_scalar_kernel(DevView<T> a, double s, DevView<T> d, PointG
 }
 
 template <class S, class D, bool Vec>
-__global__ void convert_kernel(DevView<S> s, DevView<D> d, double scale, double offset, bool abs,
-                               PointGrid pg) {
-  constexpr int N = kVec<S> < kVec<D> ? kVec<S> : kVec<D>;
+__global__ void convert_kernel(DevView<S> s, DevView<D> d, double scale, double offset, bool abs) {
+  constexpr int N = kVec<S> < kVec<D> ? kVec<S> : kVec<D>, V = 1;
   const long long n = (long long)d.w * d.cn;
-  PIXFLOW_FOR_CHUNK(N, n, pg, {
-    S vs[N];
-    D vd[N];
-    load_chunk<Vec>(s.row(y) + i, full, n - i, vs);
-    _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
-        detail::convert_apply<S, D>(vs[k], scale, offset, abs);
-    store_chunk<Vec>(d.row(y) + i, full, n - i, vd);
+  PIXFLOW_FOR_ROWS(N, V, n, d.h, {
+    const S* ps = s.row(y);
+    D* pd = d.row(y);
+    S vs[V][N];
+    _Pragma("unroll") for (int v = 0; v < V; ++v) {
+      const long long i = first + v * step;
+      if (i + N <= n)
+        load_n<Vec>(ps + i, vs[v]);
+      else if (i < n)
+        load_part(ps + i, n - i, vs[v]);
+    }
+    _Pragma("unroll") for (int v = 0; v < V; ++v) {
+      const long long i = first + v * step;
+      D vd[N];
+      _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
+          detail::convert_apply<S, D>(vs[v][k], scale, offset, abs);
+      if (i + N <= n)
+        store_n<Vec>(pd + i, vd);
+      else if (i < n)
+        store_part(pd + i, n - i, vd);
+    }
   })
 }
 
@@ -169,35 +203,64 @@ __global__ void convert_kernel(DevView<S> s, DevView<D> d, double scale, double 
 template <class T>
 using ThrInt = std::conditional_t<(sizeof(T) < 4), int, long long>;
 
-// u8 aligned: bounded to 6 blocks a SM (40 registers with two chunks a thread, no spill; the
-// unaligned form spilled 456 bytes at 40 and keeps 64).
+// u8 aligned: 48 registers unbounded (5 blocks a SM), 40 bounded to 6 blocks without
+// spilling (the unaligned form spills 456 bytes at 40 and keeps 64).
 template <class T, bool Vec>
 __global__ void __launch_bounds__(kPointThreads, (sizeof(T) == 1 && Vec ? 6 : 4))
-    threshold_int_kernel(DevView<T> s, DevView<T> d, ThresholdType type, long long it, T tv, T mv,
-                         PointGrid pg) {
-  constexpr int N = kVec<T>;
+    threshold_int_kernel(DevView<T> s, DevView<T> d, ThresholdType type, long long it, T tv, T mv) {
+  constexpr int N = kVec<T>, V = kVecs<T>;
   const long long n = (long long)d.w * d.cn;
   const ThrInt<T> t = ThrInt<T>(it);
-  PIXFLOW_FOR_CHUNK(N, n, pg, {
-    T vs[N], vd[N];
-    load_chunk<Vec>(s.row(y) + i, full, n - i, vs);
-    _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
-        detail::threshold_pick<T>(type, ThrInt<T>(vs[k]) > t, vs[k], tv, mv);
-    store_chunk<Vec>(d.row(y) + i, full, n - i, vd);
+  PIXFLOW_FOR_ROWS(N, V, n, d.h, {
+    const T* ps = s.row(y);
+    T* pd = d.row(y);
+    T vs[V][N];
+    _Pragma("unroll") for (int v = 0; v < V; ++v) {
+      const long long i = first + v * step;
+      if (i + N <= n)
+        load_n<Vec>(ps + i, vs[v]);
+      else if (i < n)
+        load_part(ps + i, n - i, vs[v]);
+    }
+    _Pragma("unroll") for (int v = 0; v < V; ++v) {
+      const long long i = first + v * step;
+      T vd[N];
+      _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
+          detail::threshold_pick<T>(type, ThrInt<T>(vs[v][k]) > t, vs[v][k], tv, mv);
+      if (i + N <= n)
+        store_n<Vec>(pd + i, vd);
+      else if (i < n)
+        store_part(pd + i, n - i, vd);
+    }
   })
 }
 
 template <bool Vec>
 __global__ void threshold_f32_kernel(DevView<float> s, DevView<float> d, ThresholdType type,
-                                     float t, float mv, PointGrid pg) {
-  constexpr int N = 4;
+                                     float t, float mv) {
+  constexpr int N = 4, V = 1;
   const long long n = (long long)d.w * d.cn;
-  PIXFLOW_FOR_CHUNK(N, n, pg, {
-    float vs[N], vd[N];
-    load_chunk<Vec>(s.row(y) + i, full, n - i, vs);
-    _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
-        detail::threshold_pick<float>(type, vs[k] > t, vs[k], t, mv);
-    store_chunk<Vec>(d.row(y) + i, full, n - i, vd);
+  PIXFLOW_FOR_ROWS(N, V, n, d.h, {
+    const float* ps = s.row(y);
+    float* pd = d.row(y);
+    float vs[V][N];
+    _Pragma("unroll") for (int v = 0; v < V; ++v) {
+      const long long i = first + v * step;
+      if (i + N <= n)
+        load_n<Vec>(ps + i, vs[v]);
+      else if (i < n)
+        load_part(ps + i, n - i, vs[v]);
+    }
+    _Pragma("unroll") for (int v = 0; v < V; ++v) {
+      const long long i = first + v * step;
+      float vd[N];
+      _Pragma("unroll") for (int k = 0; k < N; ++k) vd[k] =
+          detail::threshold_pick<float>(type, vs[v][k] > t, vs[v][k], t, mv);
+      if (i + N <= n)
+        store_n<Vec>(pd + i, vd);
+      else if (i < n)
+        store_part(pd + i, n - i, vd);
+    }
   })
 }
 
@@ -208,12 +271,23 @@ bool aligned16(std::initializer_list<ConstImageView> views) {
   return true;
 }
 
-// Launch shape for rows of d.width() * channels samples, `per_chunk` samples a chunk.
+// Launch shape for rows of d.width() * channels samples, `per_chunk` samples a chunk and
+// `vecs` chunks a thread.
 struct PointLaunch {
+  dim3 grid, block;
+};
+PointLaunch launch_for(const ImageView& d, int per_chunk, int vecs) {
+  const long long chunks = (d.width() * d.channels() + per_chunk - 1) / per_chunk;
+  const int bx = point_block_x(chunks, vecs), by = kPointThreads / bx;
+  return {grid_2d(chunks, d.height(), bx * vecs, by), dim3(unsigned(bx), unsigned(by))};
+}
+
+// The flat grid of arith for d's rows, `per_chunk` samples a chunk.
+struct FlatLaunch {
   dim3 grid, block;
   PointGrid pg;
 };
-PointLaunch launch_for(const ImageView& d, int per_chunk) {
+FlatLaunch flat_launch_for(const ImageView& d, int per_chunk) {
   const long long chunks = (d.width() * d.channels() + per_chunk - 1) / per_chunk;
   const PointGrid pg = point_grid(chunks, d.height());
   return {point_blocks(pg), dim3(unsigned(kPointThreads)), pg};
@@ -248,7 +322,7 @@ void arith(const ConstImageView& a, const ConstImageView& b, const ImageView& ds
            cudaStream_t stream) {
   detail::visit_depth(a.depth(), [&](auto t) -> void {
     using T = decltype(t);
-    const PointLaunch l = launch_for(dst, kVec<T>);
+    const FlatLaunch l = flat_launch_for(dst, kVec<T>);
     dispatch_op(op, [&](auto o) {
       dispatch_vec(aligned16({a, b, dst}), [&](auto v) {
         arith_kernel<T, decltype(o)::value, decltype(v)::value><<<l.grid, l.block, 0, stream>>>(
@@ -263,7 +337,7 @@ void arith(const ConstImageView& a, double value, const ImageView& dst, ArithOp 
            cudaStream_t stream) {
   detail::visit_depth(a.depth(), [&](auto t) -> void {
     using T = decltype(t);
-    const PointLaunch l = launch_for(dst, kVec<T>);
+    const FlatLaunch l = flat_launch_for(dst, kVec<T>);
     dispatch_op(op, [&](auto o) {
       dispatch_vec(aligned16({a, dst}), [&](auto v) {
         arith_scalar_kernel<T, decltype(o)::value, decltype(v)::value>
@@ -280,10 +354,10 @@ void convert(const ConstImageView& src, const ImageView& dst, const ConvertParam
     using S = decltype(s);
     detail::visit_depth(dst.depth(), [&](auto d) -> void {
       using D = decltype(d);
-      const PointLaunch l = launch_for(dst, kVec<S> < kVec<D> ? kVec<S> : kVec<D>);
+      const PointLaunch l = launch_for(dst, kVec<S> < kVec<D> ? kVec<S> : kVec<D>, 1);
       dispatch_vec(aligned16({src, dst}), [&](auto v) {
         convert_kernel<S, D, decltype(v)::value><<<l.grid, l.block, 0, stream>>>(
-            dev_view<S>(src), dev_view<D>(dst), p.scale, p.offset, p.abs, l.pg);
+            dev_view<S>(src), dev_view<D>(dst), p.scale, p.offset, p.abs);
       });
     });
   });
@@ -295,18 +369,18 @@ void threshold(const ConstImageView& src, const ImageView& dst, const ThresholdP
   detail::visit_depth(src.depth(), [&](auto t) -> void {
     using T = decltype(t);
     if constexpr (std::is_same_v<T, float>) {
-      const PointLaunch l = launch_for(dst, 4);
+      const PointLaunch l = launch_for(dst, 4, 1);
       dispatch_vec(aligned16({src, dst}), [&](auto v) {
         threshold_f32_kernel<decltype(v)::value><<<l.grid, l.block, 0, stream>>>(
             dev_view<float>(src), dev_view<float>(dst), p.type, detail::to_float_clamped(p.t),
-            detail::to_float_clamped(p.maxval), l.pg);
+            detail::to_float_clamped(p.maxval));
       });
     } else {
       const auto k = detail::int_threshold<T>(p.t, p.maxval);
-      const PointLaunch l = launch_for(dst, kVec<T>);
+      const PointLaunch l = launch_for(dst, kVec<T>, kVecs<T>);
       dispatch_vec(aligned16({src, dst}), [&](auto v) {
         threshold_int_kernel<T, decltype(v)::value><<<l.grid, l.block, 0, stream>>>(
-            dev_view<T>(src), dev_view<T>(dst), p.type, k.it, k.tv, k.mv, l.pg);
+            dev_view<T>(src), dev_view<T>(dst), p.type, k.it, k.tv, k.mv);
       });
     }
   });

@@ -98,17 +98,38 @@ constexpr int kMorphVMinBlocks = 5;
 // (f32-3x3 branch); the generic engines ran these at 474-547 us at 8192^2 (copy 178.6).
 constexpr int kF32TX = 32, kF32TY = 8, kF32PX = 4, kF32Rows = 8, kF32RowsShort = 2;
 
-// Point-wise ops (arith.cu): 256 threads a block, one 16-byte chunk each, the image's chunks
-// taken in row-major order across row ends (flat: consecutive threads on consecutive chunks,
-// every warp access 512 contiguous bytes when the rows are). Why flat and one chunk: at
-// 1920x1080 u8 threshold (2 MB in, 2 MB out) the H100 took 2.20 us with the former shape
-// (block 64 x 4 following the row, two chunks a thread, 64-bit row loop) and 1.86 us flat
-// (copy 1.97; scratch micro-benchmark, bench/NOTES.md session 17); two chunks a thread flat:
-// 1.94, 512 threads a block: 1.96.
-constexpr int kPointThreads = 256;
+// Point-wise ops (arith.cu): 256 threads a block. convert and threshold: each kPointVecs chunks of
+// 16 bytes of one row for u8 (1 chunk for wider samples, see arith.cu's kVecs), blockDim.x chunks
+// apart (so every warp access is 512 contiguous bytes), all loaded before the first store (step 1,
+// 16 bytes a thread: add 378 -> 69 us, at the copy floor). The block's width in threads follows the
+// row (point_block_x): with a fixed 256 x 1, a 1920-byte row used 120 of 256 threads, 1080 blocks
+// of 40-register threads at 1920x1080 u8x1, more than one wave (6 blocks a SM: 792), 3.4-4.3 us
+// against NPP's 2.2-2.5 (bench/RESULTS.md, 2026-11-25); u8x3 took 2160 blocks (2.7 waves). Two
+// chunks a thread halve the threads (810 blocks at 1920x1080 u8x3, one wave at 6 a SM) and double
+// each thread's loads in flight; 1 restores 16 bytes a thread for an A/B run.
+constexpr int kPointThreads = 256, kPointVecs = 2;
 
-/// The flat grid of a point-wise launch: rows in groups of `rows_per`, group g on blockIdx.y
-/// (then every gridDim.y-th), its chunks on the x blocks. A group holds at most
+/// Threads a block spans in x for rows of `chunks` 16-byte chunks, `vecs` a thread: the widest
+/// of 256, 128, 64 that leaves at most 1/8 of the row's block span idle (1920 bytes u8x1, 2
+/// chunks a thread: 120 chunks -> 64 threads x 4 rows, 8 idle of 128), else 32. The rest of
+/// kPointThreads goes to rows.
+inline int point_block_x(long long chunks, int vecs) {
+  for (int bx = kPointThreads; bx > 32; bx /= 2) {
+    const long long span = (long long)bx * vecs;
+    if (((chunks + span - 1) / span * span - chunks) * 8 <= chunks) return bx;
+  }
+  return 32;
+}
+
+// Image and scalar arithmetic instead take one 16-byte chunk a thread over the image's chunks
+// in row-major order across row ends (flat: consecutive threads on consecutive chunks). At
+// 1920x1080 u8 the flat grid took a simple point-wise kernel from 2.20 us (the shape above) to
+// 1.86 (copy 1.97; bench/micro/pointwise_shapes.cu) and u8x1 absdiff/mul from 2.3/2.7 to
+// 2.05/2.2 us; convert and threshold, which do more work a sample, lost 1-8 % with it
+// (bench/NOTES.md, session 17), so they keep the shape above.
+
+/// The flat grid of arith: rows in groups of `rows_per`, group g on blockIdx.y (then every
+/// gridDim.y-th), its chunks on the x blocks. A group holds at most
 /// kPointGroupChunks chunks (or one row), so a chunk's row is one 32-bit division; 2^18 (4 MB
 /// of u8) rather than 2^30 so that the tests cover several groups (arith_test's 4100 x 1100
 /// u8x3: 4 groups; 8192^2 u8x1 in the bench: 16).
