@@ -424,6 +424,33 @@ TEST(Morphology, EveryBackendMatchesRefOnManyTilesSmallWindows) {
   }
 }
 
+// 15x15 dilate or erode of the u8 x 1 source at sample `off` of every row of `wide` (an s.w + off
+// wide image; `on_backend` holds its copy on each of test_backends()), every backend against
+// the reference, into destinations tight and/or padded (`tights`).
+void expect_15x15_roi_matches_ref(const TestImage& wide, const std::vector<TestImage>& on_backend,
+                                  int off, Size s, MorphOp op, const Border& b,
+                                  std::initializer_list<bool> tights, std::mt19937_64& rng) {
+  const MorphParams p{15, 15, 1, b};
+  TestImage want = make_dst(s.w, s.h, {Depth::u8, 1}, rng, true);
+  Context on_ref;
+  on_ref.backend = Backend::ref;
+  morphology(ConstImageView(wide.view).roi(off, 0, s.w, s.h), want.view, op, p, on_ref);
+  std::size_t bi = 0;
+  for (Backend be : test_backends()) {
+    PIXFLOW_TRACE(testing::Message()
+                  << backend_name(be) << " " << morph_op_name(op) << " 15x15 " << s.w << "x" << s.h
+                  << " " << describe(b) << " source at sample " << off);
+    const ConstImageView in = ConstImageView(on_backend[bi++].view).roi(off, 0, s.w, s.h);
+    for (bool tight : tights) {
+      TestImage got = make_dst_on(be, s.w, s.h, {Depth::u8, 1}, rng, tight);
+      Context ctx;
+      ctx.backend = be;
+      morphology(in, got.view, op, p, ctx);
+      ASSERT_EQ(compare(to_host(got.view), want.view), "") << "tight " << tight;
+    }
+  }
+}
+
 // The CUDA u8 x 1 van Herk kernel (src/backends/cuda/morphology.cu, morph_u8c1_kernel) at its
 // compiled 15x15 centred instance and 16x15 beside it (off centre: the run-time window). Written
 // for session 14's vh2 kernel (measured slower, not merged) and kept: the shapes it walks (sizes
@@ -464,31 +491,11 @@ TEST(Morphology, EveryBackendMatchesRefVanHerk15x15) {
                         {0, {8200, 4000}}, {0, {1000, 300}},   {16, {1000, 300}}, {1, {1000, 300}}};
   for (const Case& c : cases) {
     TestImage wide = random_image(c.s.w + c.off, c.s.h, {Depth::u8, 1}, rng, true);
-    const ConstImageView src = ConstImageView(wide.view).roi(c.off, 0, c.s.w, c.s.h);
     std::vector<TestImage> on_backend;
     for (Backend be : test_backends()) on_backend.push_back(to_backend(be, wide.view, rng, true));
-    for (MorphOp op : {MorphOp::dilate, MorphOp::erode}) {
-      const Border b = borders[turn++ % borders.size()];
-      const MorphParams p{15, 15, 1, b};
-      TestImage want = make_dst(c.s.w, c.s.h, {Depth::u8, 1}, rng, true);
-      Context on_ref;
-      on_ref.backend = Backend::ref;
-      morphology(src, want.view, op, p, on_ref);
-      std::size_t bi = 0;
-      for (Backend be : test_backends()) {
-        PIXFLOW_TRACE(testing::Message()
-                      << backend_name(be) << " " << morph_op_name(op) << " 15x15 " << c.s.w << "x"
-                      << c.s.h << " " << describe(b) << " source at sample " << c.off);
-        const ConstImageView in = ConstImageView(on_backend[bi++].view).roi(c.off, 0, c.s.w, c.s.h);
-        for (bool tight : {true, false}) {
-          TestImage got = make_dst_on(be, c.s.w, c.s.h, {Depth::u8, 1}, rng, tight);
-          Context ctx;
-          ctx.backend = be;
-          morphology(in, got.view, op, p, ctx);
-          ASSERT_EQ(compare(to_host(got.view), want.view), "") << "tight " << tight;
-        }
-      }
-    }
+    for (MorphOp op : {MorphOp::dilate, MorphOp::erode})
+      ASSERT_NO_FATAL_FAILURE(expect_15x15_roi_matches_ref(
+          wide, on_backend, c.off, c.s, op, borders[turn++ % borders.size()], {true, false}, rng));
   }
 }
 
@@ -518,29 +525,12 @@ TEST(Morphology, EveryBackendMatchesRef15x15OnNarrowTallGrids) {
   std::size_t turn = 0;
   for (const Case& c : cases) {
     TestImage wide = random_image(c.s.w + c.off, c.s.h, {Depth::u8, 1}, rng, true);
-    const ConstImageView src = ConstImageView(wide.view).roi(c.off, 0, c.s.w, c.s.h);
     std::vector<TestImage> on_backend;
     for (Backend be : test_backends()) on_backend.push_back(to_backend(be, wide.view, rng, true));
-    for (const Border& b : borders) {
-      const MorphOp op = turn++ % 2 == 0 ? MorphOp::dilate : MorphOp::erode;
-      const MorphParams p{15, 15, 1, b};
-      TestImage want = make_dst(c.s.w, c.s.h, {Depth::u8, 1}, rng, true);
-      Context on_ref;
-      on_ref.backend = Backend::ref;
-      morphology(src, want.view, op, p, on_ref);
-      std::size_t bi = 0;
-      for (Backend be : test_backends()) {
-        PIXFLOW_TRACE(testing::Message()
-                      << backend_name(be) << " " << morph_op_name(op) << " 15x15 " << c.s.w << "x"
-                      << c.s.h << " " << describe(b) << " source at sample " << c.off);
-        TestImage got = make_dst_on(be, c.s.w, c.s.h, {Depth::u8, 1}, rng, c.tight);
-        Context ctx;
-        ctx.backend = be;
-        morphology(ConstImageView(on_backend[bi++].view).roi(c.off, 0, c.s.w, c.s.h), got.view, op,
-                   p, ctx);
-        ASSERT_EQ(compare(to_host(got.view), want.view), "");
-      }
-    }
+    for (const Border& b : borders)
+      ASSERT_NO_FATAL_FAILURE(expect_15x15_roi_matches_ref(
+          wide, on_backend, c.off, c.s, turn++ % 2 == 0 ? MorphOp::dilate : MorphOp::erode, b,
+          {c.tight}, rng));
   }
 }
 

@@ -81,6 +81,29 @@ struct Img {
   }
 };
 
+// A random w x h image of CN channels, and the same image in memory with padded, 4-byte
+// aligned rows (stride > row bytes, as a view of a larger image; 0xa5 past each row).
+template <int CN>
+Img random_img(int w, int h, std::mt19937& rng) {
+  Img im;
+  im.w = w;
+  im.h = h;
+  im.cn = CN;
+  im.b.resize(std::size_t(w) * h * CN);
+  for (auto& v : im.b) v = std::uint8_t(rng());
+  return im;
+}
+int padded_stride(const Img& im) {
+  return (im.w * im.cn + 3) / 4 * 4 + 8;
+}
+std::vector<std::uint8_t> padded_mem(const Img& im) {
+  const int wc = im.w * im.cn, stride = padded_stride(im);
+  std::vector<std::uint8_t> mem(std::size_t(stride) * im.h + 4, 0xa5);
+  for (int y = 0; y < im.h; ++y)
+    for (int e = 0; e < wc; ++e) mem[std::size_t(y) * stride + e] = im.at(e, y);
+  return mem;
+}
+
 // load_edge_tile_short's words for the tile at (x0, y0) (x0 = bx0 - 4, y0 = by0 - kHalo), as
 // the kernel computes them: thread tid's words i = tid + 256 k, k < kN; the offsets first
 // (edge_row_offset, edge_byte_offset), then the reads (edge_byte, or a word at the offset
@@ -122,19 +145,11 @@ std::vector<std::uint32_t> emulate_tile(const std::vector<std::uint8_t>& mem, in
 
 template <int CN>
 void check_tiles(int w, int h, int halo, std::mt19937& rng) {
-  Img im;
-  im.w = w;
-  im.h = h;
-  im.cn = CN;
-  im.b.resize(std::size_t(w) * h * CN);
-  for (auto& v : im.b) v = std::uint8_t(rng());
+  const Img im = random_img<CN>(w, h, rng);
   const std::uint8_t value = std::uint8_t(rng());
   const int wc = w * CN, kH = kBH + 2 * halo;
-  // The image in memory with padded rows (stride > row bytes, as a view of a larger image).
-  const int stride = (wc + 3) / 4 * 4 + 8;
-  std::vector<std::uint8_t> mem(std::size_t(stride) * h + 4, 0xa5);
-  for (int y = 0; y < h; ++y)
-    for (int e = 0; e < wc; ++e) mem[std::size_t(y) * stride + e] = im.at(e, y);
+  const int stride = padded_stride(im);
+  const std::vector<std::uint8_t> mem = padded_mem(im);
   for (const BorderType t : kBorders) {
     for (const bool aligned : {true, false}) {
       for (int bx0 = 0; bx0 < wc; bx0 += kBW) {
@@ -224,18 +239,11 @@ std::vector<Words3> emulate_rows_warp(const std::vector<std::uint8_t>& mem, int 
 
 template <int CN>
 void check_rows_path(int w, int h, std::mt19937& rng, int& blocks_in, int& blocks_rows_in) {
-  Img im;
-  im.w = w;
-  im.h = h;
-  im.cn = CN;
-  im.b.resize(std::size_t(w) * h * CN);
-  for (auto& v : im.b) v = std::uint8_t(rng());
+  const Img im = random_img<CN>(w, h, rng);
   const std::uint8_t value = std::uint8_t(rng());
   const int wc = w * CN;
-  const int stride = (wc + 3) / 4 * 4 + 8;  // 4-byte aligned rows, padded as a view's
-  std::vector<std::uint8_t> mem(std::size_t(stride) * h + 4, 0xa5);
-  for (int y = 0; y < h; ++y)
-    for (int e = 0; e < wc; ++e) mem[std::size_t(y) * stride + e] = im.at(e, y);
+  const int stride = padded_stride(im);
+  const std::vector<std::uint8_t> mem = padded_mem(im);
   for (const BorderType t : kBorders) {
     for (int bx0 = 0; bx0 < wc; bx0 += kBW) {
       ASSERT_FALSE(edge::rows_x_inside(bx0, wc, false)) << "unaligned rows take the tile";
