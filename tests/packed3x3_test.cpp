@@ -163,5 +163,51 @@ TEST(Packed3x3, EveryOpMatchesRefAtEverySourceAlignment) {
   }
 }
 
+// The rows8 shape (u8_3x3.cuh: a warp 256 row bytes x 4 rows, a lane 8 bytes, neighbours by
+// shuffles; every size whose source rows are 4-byte aligned) at its edges: widths around a lane
+// (8 bytes) and a warp (256), lanes past the row's end (their bytes through the border rule:
+// the right neighbours of the last pixels), lane 0's left word at the row's start, heights
+// below and around a warp's 4 rows (rows through the rule at both ends); sources at sample 0
+// (8-byte aligned rows: 8-byte loads) and 4 (4-byte aligned: two word loads), destinations at
+// sample 0 and 4 (u8: 4-byte aligned rows, two word stores; s16: 8-byte aligned, two 8-byte
+// stores), every op, u8x1 and u8x3, borders in turn (constants 300 and -7 among them).
+TEST(Packed3x3, RowsShapeMatchesRefAtEveryEdge) {
+  auto rng = make_rng(0x5715);
+  std::vector<Border> borders = all_borders();
+  borders.push_back(Border::constant(300));
+  borders.push_back(Border::constant(-7));
+  const Size sizes[] = {{1, 1},   {3, 2},   {4, 5},   {7, 3},   {8, 4},   {9, 6},   {31, 7},
+                        {85, 9},  {255, 1}, {256, 2}, {257, 8}, {300, 5}, {517, 17}, {86, 33}};
+  const std::vector<Op3> ops = packed_ops();
+  std::size_t turn = 0;
+  for (const Size& s : sizes) {
+    for (int cn : {1, 3}) {
+      for (int off : {0, 4}) {
+        TestImage wide = random_image(s.w + off, s.h, {Depth::u8, cn}, rng, true);
+        const ConstImageView src = ConstImageView(wide.view).roi(off, 0, s.w, s.h);
+        std::vector<TestImage> on_backend;
+        for (Backend be : test_backends())
+          on_backend.push_back(to_backend(be, wide.view, rng, true));
+        for (const Op3& op : ops) {
+          const Border b = borders[turn++ % borders.size()];
+          TestImage want = make_dst(s.w, s.h, {op.out, cn}, rng, true);
+          op.run(src, want.view, b, Backend::ref);
+          std::size_t bi = 0;
+          for (Backend be : test_backends()) {
+            PIXFLOW_TRACE(testing::Message()
+                          << backend_name(be) << " " << op.name << " u8x" << cn << " " << s.w
+                          << "x" << s.h << " " << describe(b) << " source and destination at sample "
+                          << off);
+            TestImage got = make_dst_on(be, s.w + off, s.h, {op.out, cn}, rng, true);
+            const ImageView got_roi = got.view.roi(off, 0, s.w, s.h);
+            op.run(ConstImageView(on_backend[bi++].view).roi(off, 0, s.w, s.h), got_roi, b, be);
+            ASSERT_EQ(compare(to_host(got_roi), want.view), "");
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pixflow::test

@@ -22,10 +22,11 @@ namespace {
 // (u8x3 took the byte-tile kernels: box 26.9, Gaussian 30.6 us at 1920x1080.)
 bool try_linear3_u8(const ConstImageView& s, const ImageView& d, const Border& border,
                     const u8_3x3::Linear3& k, cudaStream_t st) {
-  return u8_3x3::launch_3x3(u8_3x3::linear3_u8_kernel<u8_3x3::kRowsTall>,
+  return u8_3x3::launch_3x3(u8_3x3::linear3_rows8_kernel<1>, u8_3x3::linear3_u8_kernel<u8_3x3::kRowsTall>,
                             u8_3x3::linear3_u8_kernel<u8_3x3::kRowsShort>, s, d, border, "linear3",
                             st, k) ||
-         u8_3x3::launch_3x3_cn<3>(u8_3x3::linear3_u8_kernel<u8_3x3::kRowsTall, 3>,
+         u8_3x3::launch_3x3_cn<3>(u8_3x3::linear3_rows8_kernel<3>,
+                                  u8_3x3::linear3_u8_kernel<u8_3x3::kRowsTall, 3>,
                                   u8_3x3::linear3_u8_kernel<u8_3x3::kRowsShort, 3>, s, d, border,
                                   "linear3", st, k);
 }
@@ -487,7 +488,8 @@ void launch_deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& 
 template <int CN, class X, class Y>
 bool try_deriv3_u8(const ConstImageView& s, const ImageView& d, const Border& border,
                    const char* op, cudaStream_t st) {
-  return u8_3x3::launch_3x3_cn<CN>(u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsTall, CN, X, Y>,
+  return u8_3x3::launch_3x3_cn<CN>(u8_3x3::deriv3_rows8_kernel<CN, X, Y>,
+                                   u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsTall, CN, X, Y>,
                                    u8_3x3::deriv3_u8_kernel<u8_3x3::kRowsShort, CN, X, Y>, s, d,
                                    border, op, st, rows_aligned(s, 16));
 }

@@ -28,6 +28,7 @@
 // store_rows4 (one inside test a tile, then a store and a pointer step a row).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -516,6 +517,156 @@ __device__ __forceinline__ void store_rows8(const DevView<std::uint8_t>& dst, in
   }
 }
 
+// ---- The rows8 shape (every size; the tall and short shapes above remain for sources that are
+// not 4-byte aligned and for images past 32-bit offsets) ---------------------------------------
+// No tile, no shared memory, no barrier: a lane owns 8 row bytes x .. x + 7 (x = bx + 8 lane; a
+// warp 256 bytes) of kR8Rows output rows, loads its kR8Rows + 2 window rows before any is used
+// (an 8-byte load a row, or two word loads where the source rows are 4-byte aligned only) and
+// gets the 4 bytes left and right of its 8 from its neighbours by two shuffles a row (lanes 0
+// and 31 load that word themselves). Rows take the border rule by their offsets
+// (u8_3x3_edge::edge_row_offset, a warp-uniform test); lanes whose bytes reach past the row's
+// end and lane 0's left word at the row's start take each byte through the rule
+// (edge_byte_offset: the bytes past the end are the right neighbours of the last pixels).
+// Measured against the tall / short shapes on the H100 (bench/micro/stream3x3.cu,
+// packed3x3_shapes.cu; bench/NOTES.md session 18): dilate 3x3 u8x1 at 8192^2 47.4 us against
+// 58.1 (copy 45.9), at 1920x1080 2.5 against 5.5 (copy 2.1): the tile's load -> barrier ->
+// compute chain and the short shape's 2 rows a thread were the time, and in a one-wave grid the
+// edge blocks' tile path set the kernel's end. kR8Rows = 4: 6 rows loaded for 4 outputs (the
+// micro: 4 and 8 rows within 1 % at 8192^2, 4 faster at 1080p).
+constexpr int kR8Rows = 4;                   // output rows a warp
+constexpr int kR8Warps = 4;                  // warps a block, stacked in y
+constexpr int kR8BW = 8 * 32;                // row bytes a warp (and a block)
+constexpr int kR8BH = kR8Rows * kR8Warps;    // rows a block
+constexpr int kR8N = kR8Rows + 2;            // window rows a warp loads
+
+/// Row bytes x - 4 .. x + 11 of one window row of a lane (x .. x + 7: its own).
+struct Words4 {
+  unsigned a, b, c, d;
+};
+
+// The window rows y .. y + kN - 1 of the lane's bytes (see above). aligned8: source rows
+// 8-byte aligned (one 8-byte load a row), else 4-byte aligned (two word loads).
+template <int kN, int CN>
+__device__ __forceinline__ void load_rows8(const DevView<std::uint8_t>& src,
+                                           const DevBorder<std::uint8_t>& border, int bx, int y,
+                                           bool aligned8, Words4 (&w)[kN]) {
+  namespace edge = u8_3x3_edge;
+  const int lane = tid_x_again();
+  const int x = bx + 8 * lane, wc = src.w * CN, stride = int(src.stride);
+  const BorderType bt = border.type;
+  const unsigned char* data = src.data;
+  const unsigned vw = border.value * 0x01010101u;
+  int ro[kN];
+  if (y >= 0 && y + kN <= src.h) {
+#pragma unroll
+    for (int r = 0; r < kN; ++r) ro[r] = (y + r) * stride;
+  } else {
+#pragma unroll
+    for (int r = 0; r < kN; ++r) ro[r] = edge::edge_row_offset(y + r, src.h, stride, bt);
+  }
+  unsigned b[kN], c[kN], e[kN];
+  auto byte_word = [&](int row_off, int x0) {  // bytes x0 .. x0 + 3 through the rule
+    unsigned v = 0;
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      v |= edge::edge_byte([&](int o) { return data[o]; },
+                           edge::edge_byte_offset<CN>(row_off, x0 + j, src.w, bt), border.value)
+           << (8 * j);
+    return v;
+  };
+  if (x + 8 <= wc) {
+#pragma unroll
+    for (int r = 0; r < kN; ++r) {
+      const unsigned char* p = data + (ro[r] < 0 ? 0 : ro[r] + x);
+      if (aligned8) {
+        const uint2 v = *reinterpret_cast<const uint2*>(p);
+        b[r] = v.x, c[r] = v.y;
+      } else {
+        b[r] = reinterpret_cast<const unsigned*>(p)[0];
+        c[r] = reinterpret_cast<const unsigned*>(p)[1];
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < kN; ++r)
+      if (ro[r] < 0) b[r] = vw, c[r] = vw;
+  } else {
+#pragma unroll
+    for (int r = 0; r < kN; ++r) b[r] = byte_word(ro[r], x), c[r] = byte_word(ro[r], x + 4);
+  }
+  const int xe = lane == 0 ? x - 4 : x + 8;  // the word outside the warp (lanes 0 and 31)
+  if (lane == 0 || lane == 31) {
+    if (xe >= 0 && xe + 4 <= wc) {
+#pragma unroll
+      for (int r = 0; r < kN; ++r)
+        e[r] = *reinterpret_cast<const unsigned*>(data + (ro[r] < 0 ? 0 : ro[r] + xe));
+#pragma unroll
+      for (int r = 0; r < kN; ++r)
+        if (ro[r] < 0) e[r] = vw;
+    } else {
+#pragma unroll
+      for (int r = 0; r < kN; ++r) e[r] = byte_word(ro[r], xe);
+    }
+  } else {
+#pragma unroll
+    for (int r = 0; r < kN; ++r) e[r] = 0;
+  }
+#pragma unroll
+  for (int r = 0; r < kN; ++r) {
+    const unsigned up = __shfl_up_sync(0xffffffffu, c[r], 1);
+    const unsigned down = __shfl_down_sync(0xffffffffu, b[r], 1);
+    w[r] = Words4{lane == 0 ? e[r] : up, b[r], c[r], lane == 31 ? e[r] : down};
+  }
+}
+
+// The warps' rows of a rows8 grid (launch_3x3_cn): warp row wy = blockIdx.y * kR8Warps +
+// threadIdx.y, then every gridDim.y * kR8Warps; body(w, x, y0): the lane's window rows
+// (load_rows8: rows y0 - 1 .. y0 + kR8Rows) for its outputs at row bytes x .. x + 7 of rows
+// y0 .. y0 + kR8Rows - 1 (clipped by the body's stores).
+template <int CN, class Body>
+__device__ __forceinline__ void for_each_rows8(const DevView<std::uint8_t>& src,
+                                               const DevBorder<std::uint8_t>& border,
+                                               int warp_rows, Body&& body) {
+  const int bx = int(blockIdx.x) * kR8BW;
+  const bool aligned8 =
+      ((reinterpret_cast<unsigned long long>(src.data) | (unsigned long long)src.stride) & 7) == 0;
+  for (int wy = int(blockIdx.y) * kR8Warps + int(threadIdx.y); wy < warp_rows;
+       wy += int(gridDim.y) * kR8Warps) {
+    const int y0 = wy * kR8Rows;
+    Words4 w[kR8N];
+    load_rows8<kR8N, CN>(src, border, bx, y0 - 1, aligned8, w);
+    body(w, bx + 8 * tid_x_again(), y0);
+  }
+}
+
+// The words accessors of a lane's two output groups (bytes x .. x + 3 and x + 4 .. x + 7) in
+// the form the bodies take (words(r, a, b, c): tile_words'): (a, b, c) and (b, c, d).
+template <int kN>
+__device__ __forceinline__ auto rows8_group(const Words4 (&w)[kN], int g) {
+  return [&w, g](int r, unsigned& a, unsigned& b, unsigned& c) {
+    a = g == 0 ? w[r].a : w[r].b;
+    b = g == 0 ? w[r].b : w[r].c;
+    c = g == 0 ? w[r].c : w[r].d;
+  };
+}
+
+// A rows8 body from a 4-byte body: out4(words, put) computes kR8Rows output words of one
+// group (put(i, v)); both groups' words go out by store_rows8 (8-byte stores on 8-byte aligned
+// destination rows).
+template <class Out4>
+__device__ __forceinline__ void rows8_store_u8(const DevView<std::uint8_t>& dst,
+                                               const Words4 (&w)[kR8N], int x, int y0,
+                                               Out4&& out4) {
+  const bool aligned8 =
+      ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 7) == 0;
+  store_rows8<kR8Rows, kPackedEvictFirst>(dst, x, y0, aligned8, [&](auto&& put) {
+    unsigned lo[kR8Rows], hi[kR8Rows];
+    out4(rows8_group(w, 0), [&](int i, unsigned v) { lo[i] = v; });
+    out4(rows8_group(w, 1), [&](int i, unsigned v) { hi[i] = v; });
+#pragma unroll
+    for (int i = 0; i < kR8Rows; ++i) put(i, lo[i], hi[i]);
+  });
+}
+
 // Resident short morph3 blocks a SM: CN = 1 8 (32 registers, no spills with the rows path and
 // the 32-bit edge loader: one wave of 1020 blocks at 1920x1080, as deriv3 and linear3); CN = 3
 // 6 (at 32 it spilled 8 bytes). 6 for both restores the old bound for an A/B run.
@@ -525,51 +676,58 @@ constexpr int kMorph3ShortBlocks = CN == 1 ? kPackedShortFillBlocks : 6;
 // dilate (kMax) / erode 3x3: the column max (min) of three rows, then of three columns.
 // CN = 3: the rows' Cols3 words held three rows at a time (R + 2 rows of six words would be 60
 // registers), the vertical op on each word, then the horizontal op of (l, c, r).
+// words(r, a, b, c): the words of window row r (tile_words or the rows paths); put(i, v):
+// output row i's 4 bytes.
+template <bool kMax, int R, int CN, class Words, class Put>
+__device__ __forceinline__ void morph3_rows(Words&& words, Put&& put) {
+  auto op3 = [](unsigned a, unsigned b, unsigned c) {
+    return kMax ? vmax3(a, b, c) : vmin3(a, b, c);
+  };
+  if constexpr (CN == 1) {
+    unsigned p0[R + 2], p1[R + 2], p2[R + 2];
+#pragma unroll
+    for (int r = 0; r < R + 2; ++r) {
+      unsigned wa, wb, wc;
+      words(r, wa, wb, wc);
+      u8_3x3_dup::columns(wa, wb, wc, p0[r], p1[r], p2[r]);
+    }
+#pragma unroll
+    for (int i = 0; i < R; ++i)
+      put(i, u8_3x3_dup::morph3_row<kMax>(op3(p0[i], p0[i + 1], p0[i + 2]),
+                                          op3(p1[i], p1[i + 1], p1[i + 2]),
+                                          op3(p2[i], p2[i + 1], p2[i + 2])));
+  } else {
+    static_assert(CN == 3, "morph3_u8_kernel: 1 or 3 channels");
+    // The dup words of window row r (u8_3x3_dup.hpp: each lane's byte in both halves).
+    auto dup3 = [&](int r) {
+      unsigned wa, wb, wc;
+      words(r, wa, wb, wc);
+      return u8_3x3_dup::columns3(wa, wb, wc);
+    };
+    Cols3 k0 = dup3(0), k1 = dup3(1);
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      const Cols3 k2 = dup3(i + 2);
+      const unsigned o0 = op3(op3(k0.l0, k1.l0, k2.l0), op3(k0.c0, k1.c0, k2.c0),
+                              op3(k0.r0, k1.r0, k2.r0));  // bytes x0, x0+1
+      const unsigned o1 = op3(op3(k0.l1, k1.l1, k2.l1), op3(k0.c1, k1.c1, k2.c1),
+                              op3(k0.r1, k1.r1, k2.r1));  // bytes x0+2, x0+3
+      put(i, __byte_perm(o0, o1, 0x6420));
+      k0 = k1;
+      k1 = k2;
+    }
+  }
+}
+
 template <bool kMax, int R, int CN = 1>
 __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kMorph3ShortBlocks<CN>>)
     morph3_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                      DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
-  auto op3 = [](unsigned a, unsigned b, unsigned c) {
-    return kMax ? vmax3(a, b, c) : vmin3(a, b, c);
-  };
   auto out = [&](auto&& words, long long by0) {
     store_rows4<R, kPackedEvictFirst>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
-      if constexpr (CN == 1) {
-        unsigned p0[R + 2], p1[R + 2], p2[R + 2];
-#pragma unroll
-        for (int r = 0; r < R + 2; ++r) {
-          unsigned wa, wb, wc;
-          words(r, wa, wb, wc);
-          u8_3x3_dup::columns(wa, wb, wc, p0[r], p1[r], p2[r]);
-        }
-#pragma unroll
-        for (int i = 0; i < R; ++i)
-          put(i, u8_3x3_dup::morph3_row<kMax>(op3(p0[i], p0[i + 1], p0[i + 2]),
-                                              op3(p1[i], p1[i + 1], p1[i + 2]),
-                                              op3(p2[i], p2[i + 1], p2[i + 2])));
-      } else {
-        static_assert(CN == 3, "morph3_u8_kernel: 1 or 3 channels");
-        // The dup words of window row r (u8_3x3_dup.hpp: each lane's byte in both halves).
-        auto dup3 = [&](int r) {
-          unsigned wa, wb, wc;
-          words(r, wa, wb, wc);
-          return u8_3x3_dup::columns3(wa, wb, wc);
-        };
-        Cols3 k0 = dup3(0), k1 = dup3(1);
-#pragma unroll
-        for (int i = 0; i < R; ++i) {
-          const Cols3 k2 = dup3(i + 2);
-          const unsigned o0 = op3(op3(k0.l0, k1.l0, k2.l0), op3(k0.c0, k1.c0, k2.c0),
-                                  op3(k0.r0, k1.r0, k2.r0));  // bytes x0, x0+1
-          const unsigned o1 = op3(op3(k0.l1, k1.l1, k2.l1), op3(k0.c1, k1.c1, k2.c1),
-                                  op3(k0.r1, k1.r1, k2.r1));  // bytes x0+2, x0+3
-          put(i, __byte_perm(o0, o1, 0x6420));
-          k0 = k1;
-          k1 = k2;
-        }
-      }
+      morph3_rows<kMax, R, CN>(words, put);
     });
   };
   if constexpr (R == kRowsShort && kPackedRowsPath) {
@@ -585,6 +743,22 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kMorph3ShortBlocks<
   for_each_tile<R, CN, R == kRowsTall && CN == 3>(
       src, border, src_aligned, rows_of_blocks,
       [&](const auto& tile, long long by0) { out(tile_words<R>(tile), by0); });
+}
+
+// Resident rows8 blocks a SM (128 threads): 8, a 64-register bound (ptxas -v for sm_90 in
+// launch_3x3_cn's comment).
+constexpr int kR8MinBlocks = 8;
+
+// dilate / erode 3x3 in the rows8 shape (morph3_rows for each 4-byte group).
+template <bool kMax, int CN = 1>
+__global__ void __launch_bounds__(kTX* kR8Warps, kR8MinBlocks)
+    morph3_rows8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                        DevBorder<std::uint8_t> border, bool, int warp_rows) {
+  for_each_rows8<CN>(src, border, warp_rows, [&](const Words4(&w)[kR8N], int x, int y0) {
+    rows8_store_u8(dst, w, x, y0, [](auto&& words, auto&& put) {
+      morph3_rows<kMax, kR8Rows, CN>(words, put);
+    });
+  });
 }
 
 // Linear 3x3 on u8 (box, Gaussian): horizontal sums packed in 16-bit lanes — Q8 taps that sum
@@ -672,6 +846,23 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kPackedShortFillBlo
       [&](const auto& tile, long long by0) { out(tile_words<R>(tile), by0); });
 }
 
+// box / Gaussian 3x3 in the rows8 shape (linear3_rows for each 4-byte group).
+template <int CN = 1>
+__global__ void __launch_bounds__(kTX* kR8Warps, kR8MinBlocks)
+    linear3_rows8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                         DevBorder<std::uint8_t> border, bool, int warp_rows, Linear3 k) {
+  for_each_rows8<CN>(src, border, warp_rows, [&](const Words4(&w)[kR8N], int x, int y0) {
+    rows8_store_u8(dst, w, x, y0, [&](auto&& words, auto&& put) {
+      if (k.kind == 2)
+        linear3_rows<kR8Rows, CN, 2>(words, k, put);
+      else if (k.kind == 1)
+        linear3_rows<kR8Rows, CN, 1>(words, k, put);
+      else
+        linear3_rows<kR8Rows, CN, 0>(words, k, put);
+    });
+  });
+}
+
 // Outputs are never read again by the kernel: evict-first stores (st.global.cs) keep L2 for
 // the source rows that the next block row's tiles read again. false restores plain stores for
 // an A/B run.
@@ -690,11 +881,10 @@ constexpr int kD3TallBlocks = 5;
 // instructions a row of 4 outputs in the SASS.
 // words(r, a, b, c): the words of the thread's window row r = 0 .. R + 1 (bytes x0 - 4 ..
 // x0 + 7; from the tile, deriv3_tile_out, or from registers, the rows path).
-template <int R, int CN, class X, class Y, bool kEvictFirst, class Words>
-__device__ __forceinline__ void deriv3_out(Words&& words, const DevView<std::int16_t>& dst, int bx0,
-                                           long long by0) {
-  const int ty = threadIdx.y;
-  const int wc = dst.w;           // samples a row (launch_3x3_cn: the destination as row samples)
+// deriv3_rows: the packed row sums of words' R + 2 rows, then put(i, o0, o1) for output row i
+// (samples x0, x0 + 1 in o0 and x0 + 2, x0 + 3 in o1, s16 pairs).
+template <int R, int CN, class X, class Y, class Words, class Put>
+__device__ __forceinline__ void deriv3_rows(Words&& words, Put&& put) {
   unsigned h0[R + 2], h1[R + 2];  // packed row sums: samples (x0, x0+1), (x0+2, x0+3)
 #pragma unroll
   for (int r = 0; r < R + 2; ++r) {
@@ -702,6 +892,17 @@ __device__ __forceinline__ void deriv3_out(Words&& words, const DevView<std::int
     words(r, a, b, c);
     deriv3_u8::row_sums<CN, X, Y>(a, b, c, h0[r], h1[r]);
   }
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+    put(i, deriv3_u8::column_out<X, Y>(h0[i], h0[i + 1], h0[i + 2]),
+        deriv3_u8::column_out<X, Y>(h1[i], h1[i + 1], h1[i + 2]));
+}
+
+template <int R, int CN, class X, class Y, bool kEvictFirst, class Words>
+__device__ __forceinline__ void deriv3_out(Words&& words, const DevView<std::int16_t>& dst, int bx0,
+                                           long long by0) {
+  const int ty = threadIdx.y;
+  const int wc = dst.w;  // samples a row (launch_3x3_cn: the destination as row samples)
   // threadIdx.x read again here (volatile: not hoisted): at 48 registers ptxas kept x0 in
   // local memory across the tile load (4 bytes spilled, sobel dx=1) rather than re-read it.
   const int x0 = bx0 + tid_x_again() * kPX;
@@ -709,28 +910,23 @@ __device__ __forceinline__ void deriv3_out(Words&& words, const DevView<std::int
   const int rows = int(dst.h - y0);  // rows of this thread in the image (by0 < dst.h)
   unsigned char* d = dst.data + y0 * dst.stride + 2LL * x0;
   if (x0 + 3 < wc && rows >= R) {
-#pragma unroll
-    for (int i = 0; i < R; ++i) {
-      const uint2 o = make_uint2(deriv3_u8::column_out<X, Y>(h0[i], h0[i + 1], h0[i + 2]),
-                                 deriv3_u8::column_out<X, Y>(h1[i], h1[i + 1], h1[i + 2]));
+    deriv3_rows<R, CN, X, Y>(words, [&](int, unsigned o0, unsigned o1) {
       if constexpr (kEvictFirst)
-        __stcs(reinterpret_cast<uint2*>(d), o);
+        __stcs(reinterpret_cast<uint2*>(d), make_uint2(o0, o1));
       else
-        *reinterpret_cast<uint2*>(d) = o;
+        *reinterpret_cast<uint2*>(d) = make_uint2(o0, o1);
       d += dst.stride;
-    }
+    });
   } else {
-#pragma unroll
-    for (int i = 0; i < R; ++i) {
-      if (i >= rows) break;
-      const unsigned o0 = deriv3_u8::column_out<X, Y>(h0[i], h0[i + 1], h0[i + 2]);
-      const unsigned o1 = deriv3_u8::column_out<X, Y>(h1[i], h1[i + 1], h1[i + 2]);
-      // Registers, not an array indexed at run time (that would live in local memory).
-      std::int16_t* o = reinterpret_cast<std::int16_t*>(d);
-      for (int j = 0; j < 4 && x0 + j < wc; ++j)
-        o[j] = std::int16_t(std::uint16_t((j < 2 ? o0 : o1) >> (16 * (j % 2))));
+    deriv3_rows<R, CN, X, Y>(words, [&](int i, unsigned o0, unsigned o1) {
+      if (i < rows) {
+        // Registers, not an array indexed at run time (that would live in local memory).
+        std::int16_t* o = reinterpret_cast<std::int16_t*>(d);
+        for (int j = 0; j < 4 && x0 + j < wc; ++j)
+          o[j] = std::int16_t(std::uint16_t((j < 2 ? o0 : o1) >> (16 * (j % 2))));
+      }
       d += dst.stride;
-    }
+    });
   }
 }
 
@@ -779,6 +975,52 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, kD3TallBlocks, kPacked
                                                   bx0, by0);
     __syncthreads();
   }
+}
+
+// sobel / scharr 3x3 u8 -> s16 in the rows8 shape (deriv3_rows for each 4-byte group): a
+// lane's 8 samples a row in one 16-byte store where the destination rows are 16-byte aligned,
+// else two 8-byte stores (launch_3x3_cn: 8-byte aligned rows).
+template <int CN, class X, class Y>
+__global__ void __launch_bounds__(kTX* kR8Warps, kR8MinBlocks)
+    deriv3_rows8_kernel(DevView<std::uint8_t> src, DevView<std::int16_t> dst,
+                        DevBorder<std::uint8_t> border, bool, int warp_rows, bool) {
+  const bool aligned16 =
+      ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 15) == 0;
+  for_each_rows8<CN>(src, border, warp_rows, [&](const Words4(&w)[kR8N], int x, int y0) {
+    unsigned o[kR8Rows][4];
+    deriv3_rows<kR8Rows, CN, X, Y>(rows8_group(w, 0), [&](int i, unsigned o0, unsigned o1) {
+      o[i][0] = o0, o[i][1] = o1;
+    });
+    deriv3_rows<kR8Rows, CN, X, Y>(rows8_group(w, 1), [&](int i, unsigned o0, unsigned o1) {
+      o[i][2] = o0, o[i][3] = o1;
+    });
+    const int rows = dst.h - y0;
+    unsigned char* d = dst.data + (long long)y0 * dst.stride + 2LL * x;
+    if (x + 7 < dst.w && rows >= kR8Rows) {
+#pragma unroll
+      for (int i = 0; i < kR8Rows; ++i) {
+        if (aligned16) {
+          __stcs(reinterpret_cast<uint4*>(d), make_uint4(o[i][0], o[i][1], o[i][2], o[i][3]));
+        } else {
+          __stcs(reinterpret_cast<uint2*>(d), make_uint2(o[i][0], o[i][1]));
+          __stcs(reinterpret_cast<uint2*>(d) + 1, make_uint2(o[i][2], o[i][3]));
+        }
+        d += dst.stride;
+      }
+    } else {
+      const int n = dst.w - x;  // samples of the 8 inside the row (<= 0: none)
+#pragma unroll
+      for (int i = 0; i < kR8Rows; ++i) {
+        if (i < rows) {
+          std::int16_t* p = reinterpret_cast<std::int16_t*>(d);
+#pragma unroll
+          for (int j = 0; j < 8; ++j)
+            if (j < n) p[j] = std::int16_t(std::uint16_t(o[i][j / 2] >> (16 * (j % 2))));
+        }
+        d += dst.stride;
+      }
+    }
+  });
 }
 
 // CN = 3 (u8 x 3, the destination as row bytes): columns3's six words a tile row, the middle
@@ -863,24 +1105,21 @@ constexpr int kMedWideBlocks = CN == 1 ? 5 : 4;
 // bx0 + 8 lx .. + 7; rows by0 + H ly .. + H - 1 from tile rows H ly .. H ly + H + 1). The tile
 // words a, b, c, d = bytes x0 - 4 .. x0 + 11 are words 3 + 2 lx .. 6 + 2 lx of the chunk tile's
 // rows (kCOff = 3): three 8-byte loads (words 2 + 2 lx .. 7 + 2 lx, 8-byte aligned).
-template <int CN, class Rows, class Put>
-__device__ __forceinline__ void median3_wide_rows(const Rows& tile, int lx, int r0, Put&& put) {
-  constexpr int H = kMedWideRows, W = u8_3x3_dup::kWideCols<CN>;
+// median3_wide_body: H output rows from the column words of window rows 0 .. H + 1
+// (cols(r, out): columns_wide's words of row r), put(i, lo, hi) for output row i.
+template <int H, int CN, class Cols, class Put>
+__device__ __forceinline__ void median3_wide_body(Cols&& cols, Put&& put) {
+  constexpr int W = u8_3x3_dup::kWideCols<CN>;
   unsigned w[3][W];
-  auto load = [&](int r, unsigned(&out)[W]) {
-    const uint2* p = reinterpret_cast<const uint2*>(tile[r] + 2 * lx - 1);
-    const uint2 v0 = p[0], v1 = p[1], v2 = p[2];
-    u8_3x3_dup::columns_wide<CN>(v0.y, v1.x, v1.y, v2.x, out);
-  };
   // 1 and 2^32 - 1 that ptxas cannot prove constant (blockDim.x = kTX = 32): u8_3x3_dup::Adder.
   u8_3x3_dup::Adder f;
   f.one = blockDim.x / kTX;
   f.neg = 0u - f.one;
-  load(r0, w[0]);
-  load(r0 + 1, w[1]);
+  cols(0, w[0]);
+  cols(1, w[1]);
 #pragma unroll
   for (int i = 0; i < H; ++i) {
-    load(r0 + i + 2, w[(i + 2) % 3]);
+    cols(i + 2, w[(i + 2) % 3]);
     u8_3x3_dup::Sorted3 s[W];
 #pragma unroll
     for (int k = 0; k < W; ++k)
@@ -888,6 +1127,40 @@ __device__ __forceinline__ void median3_wide_rows(const Rows& tile, int lx, int 
     const u8_3x3_dup::Out8 o = u8_3x3_dup::median8_row<CN>(s, f);
     put(i, o.lo, o.hi);
   }
+}
+
+template <int CN, class Rows, class Put>
+__device__ __forceinline__ void median3_wide_rows(const Rows& tile, int lx, int r0, Put&& put) {
+  constexpr int W = u8_3x3_dup::kWideCols<CN>;
+  median3_wide_body<kMedWideRows, CN>(
+      [&](int r, unsigned(&out)[W]) {
+        const uint2* p = reinterpret_cast<const uint2*>(tile[r0 + r] + 2 * lx - 1);
+        const uint2 v0 = p[0], v1 = p[1], v2 = p[2];
+        u8_3x3_dup::columns_wide<CN>(v0.y, v1.x, v1.y, v2.x, out);
+      },
+      put);
+}
+
+// The 3x3 median in the rows8 shape: a lane's 8 outputs are the wide median's (its words a, b,
+// c, d = columns_wide's tile words), kR8Rows rows. 6 blocks a SM (an 80-register bound): at
+// kR8MinBlocks' 64, CN = 1 spilled 8 bytes.
+constexpr int kMedR8Blocks = 6;
+template <int CN = 1>
+__global__ void __launch_bounds__(kTX* kR8Warps, kMedR8Blocks)
+    median3_rows8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                         DevBorder<std::uint8_t> border, bool, int warp_rows) {
+  constexpr int W = u8_3x3_dup::kWideCols<CN>;
+  const bool aligned8 =
+      ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 7) == 0;
+  for_each_rows8<CN>(src, border, warp_rows, [&](const Words4(&w)[kR8N], int x, int y0) {
+    store_rows8<kR8Rows, kPackedEvictFirst>(dst, x, y0, aligned8, [&](auto&& put) {
+      median3_wide_body<kR8Rows, CN>(
+          [&](int r, unsigned(&out)[W]) {
+            u8_3x3_dup::columns_wide<CN>(w[r].a, w[r].b, w[r].c, w[r].d, out);
+          },
+          put);
+    });
+  });
 }
 
 // The wide tall median (R = kMedTallR in the tile engine's terms; see above), u8 x CN (CN = 3:
@@ -920,23 +1193,43 @@ using Kernel = void (*)(DevView<std::uint8_t>, DevView<Out>, DevBorder<std::uint
                         Extra...);
 
 // Launches one of the kernels above over a u8 x CN source (CN = 1 for every kernel, 3 for
-// morph3, linear3, deriv3 and median3, which must then be their CN = 3 instances), `tall`
-// (kTallR rows a thread in the tile engine's terms: kRowsTall, or kMedTallR for the wide median,
-// whose blocks are kBH<kTallR> rows high in the grid and in the rule) or `short_` (the same kernel
-// for kRowsShort) by the rule of launch.cuh (tall_blocks_fill), or returns false when the packed
-// path does not apply: another format, or destination rows not aligned for the kernel's stores of
-// four outputs (4 bytes for u8, 8 for s16). Source alignment only selects the tile's word loads.
-// The kernels see the destination as rows of bytes (width x CN, one channel): their outputs are row
-// bytes.
+// morph3, linear3, deriv3 and median3, which must then be their CN = 3 instances): `rows8` (the
+// rows8 shape, every size; nullptr for the kernels that have none, the composites) where the source rows are 4-byte aligned and the image's byte offsets
+// fit 32 bits; otherwise `tall` (kTallR rows a thread in the tile engine's terms: kRowsTall, or
+// kMedTallR for the wide median, whose blocks are kBH<kTallR> rows high in the grid and in the
+// rule) or `short_` (the same kernel for kRowsShort) by the rule of launch.cuh
+// (tall_blocks_fill). Returns false when the packed path does not apply: another format, or
+// destination rows not aligned for the kernels' stores of four outputs (4 bytes for u8, 8 for
+// s16). The kernels see the destination as rows of bytes (width x CN, one channel): their
+// outputs are row bytes.
 template <int CN, int kTallR = kRowsTall, class Out, class... Extra>
-bool launch_3x3_cn(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_,
-                   const ConstImageView& s, const ImageView& d, const Border& border,
-                   const char* op, cudaStream_t st, Extra... extra) {
+bool launch_3x3_cn(Kernel<Out, Extra...> rows8, Kernel<Out, Extra...> tall,
+                   Kernel<Out, Extra...> short_, const ConstImageView& s, const ImageView& d,
+                   const Border& border, const char* op, cudaStream_t st, Extra... extra) {
   static_assert(CN == 1 || CN == 3);
   const long long wc = d.width() * CN;
   if (s.depth() != Depth::u8 || s.channels() != CN || !rows_aligned(d, 4 * sizeof(Out)) ||
       wc > 0x7fffffffLL)
     return false;
+  DevView<Out> dv = dev_view<Out>(d);
+  dv.w = int(wc);
+  dv.cn = 1;
+  // The 32-bit edge rule (u8_3x3_edge: coordinates below 2^30, byte offsets h * stride below
+  // 2^31, with a warp's 256 bytes and a row of margin past the last row).
+  const bool offsets32 = wc < u8_3x3_edge::kMaxEdgeCoord &&
+                         d.height() < u8_3x3_edge::kMaxEdgeCoord && s.stride() > 0 &&
+                         (s.height() + 1) * s.stride() + kR8BW < 0x7fffffffLL;
+  if (rows8 != nullptr && offsets32 && rows_aligned(s, 4)) {
+    const int warp_rows = blocks_y(d.height(), kR8Rows);
+    const dim3 grid(unsigned((wc + kR8BW - 1) / kR8BW),
+                    unsigned(std::min<long long>((warp_rows + kR8Warps - 1) / kR8Warps, 65535)));
+    rows8<<<grid, dim3(kTX, kR8Warps), 0, st>>>(dev_view<std::uint8_t>(s), dv,
+                                                 dev_border<std::uint8_t>(border), true,
+                                                 warp_rows, extra...);
+    PIXFLOW_CUDA_CHECK_LAUNCH(op);
+    (void)op;
+    return true;
+  }
   const long long bx = (wc + kBW - 1) / kBW;
   // The short shape's edge loader is 32-bit (u8_3x3_edge: coordinates below 2^30, byte
   // offsets h * stride below 2^31); the rule takes the short shape only below 1056 tall blocks
@@ -946,9 +1239,6 @@ bool launch_3x3_cn(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_,
                         wc >= u8_3x3_edge::kMaxEdgeCoord ||
                         d.height() >= u8_3x3_edge::kMaxEdgeCoord || s.stride() <= 0 ||
                         s.height() * s.stride() >= 0x7fffffffLL;
-  DevView<Out> dv = dev_view<Out>(d);
-  dv.w = int(wc);
-  dv.cn = 1;
   const int bh = use_tall ? kBH<kTallR> : kBH<kRowsShort>;
   (use_tall ? tall : short_)<<<grid_2d(wc, d.height(), kBW, bh), dim3(kTX, kTY), 0, st>>>(
       dev_view<std::uint8_t>(s), dv, dev_border<std::uint8_t>(border), rows_aligned(s, 4),
@@ -960,10 +1250,10 @@ bool launch_3x3_cn(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_,
 
 // The one-channel form (every kernel above).
 template <int kTallR = kRowsTall, class Out, class... Extra>
-bool launch_3x3(Kernel<Out, Extra...> tall, Kernel<Out, Extra...> short_, const ConstImageView& s,
-                const ImageView& d, const Border& border, const char* op, cudaStream_t st,
-                Extra... extra) {
-  return launch_3x3_cn<1, kTallR>(tall, short_, s, d, border, op, st, extra...);
+bool launch_3x3(Kernel<Out, Extra...> rows8, Kernel<Out, Extra...> tall,
+                Kernel<Out, Extra...> short_, const ConstImageView& s, const ImageView& d,
+                const Border& border, const char* op, cudaStream_t st, Extra... extra) {
+  return launch_3x3_cn<1, kTallR>(rows8, tall, short_, s, d, border, op, st, extra...);
 }
 
 }  // namespace
