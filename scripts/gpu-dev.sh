@@ -3,6 +3,8 @@
 # binaries in $BUILD (kept between calls while the device machine stays warm), then
 #   TESTS='F1;F2;...'      runs pixflow_tests once per gtest filter, each under
 #                          `timeout ${STEP_TIMEOUT:-120}` (a hang costs one step, not the call),
+#                          as SHARDS parallel gtest shards (default 8: the CPU reference of the
+#                          large-image tests is most of their time; 1 runs them in one process),
 #   BENCH='REGEX'          runs pixflow-bench --filter REGEX (--json $OUT/bench-dev.json), also
 #                          under the step timeout,
 #   NCU='CASE@KERNEL;...'  profiles (ncu) the first launch of KERNEL in each bench CASE,
@@ -40,8 +42,19 @@ if [ -n "${TESTS:-}" ]; then
     log="$OUT/tests-$n.log"  # one log a filter: a crash's log is not overwritten by the next
     echo "==== tests: $f (timeout ${STEP_TIMEOUT}s, $log)"
     r=0
-    timeout --kill-after=5 "$STEP_TIMEOUT" "$BUILD/tests/pixflow_tests" --gtest_filter="$f" \
-      >"$log" 2>&1 || r=$?
+    shards="${SHARDS:-8}"
+    pids=()
+    for ((i = 0; i < shards; i++)); do
+      GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i timeout --kill-after=5 "$STEP_TIMEOUT" \
+        "$BUILD/tests/pixflow_tests" --gtest_filter="$f" >"$log.$i" 2>&1 &
+      pids+=($!)
+    done
+    for ((i = 0; i < shards; i++)); do
+      ri=0
+      wait "${pids[$i]}" || ri=$?
+      if [ $ri -ne 0 ] && [ $r -eq 0 ]; then r=$ri; fi
+    done
+    cat "$log".* >"$log" && rm -f "$log".*
     grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests from .* ran|Failure|Which is|trace:|seed=" \
       "$log" | head -30
     if [ $r -eq 124 ] || [ $r -eq 137 ]; then echo "TIMEOUT: $f after ${STEP_TIMEOUT}s"; fi

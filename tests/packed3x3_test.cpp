@@ -176,8 +176,8 @@ TEST(Packed3x3, RowsShapeMatchesRefAtEveryEdge) {
   std::vector<Border> borders = all_borders();
   borders.push_back(Border::constant(300));
   borders.push_back(Border::constant(-7));
-  const Size sizes[] = {{1, 1},   {3, 2},   {4, 5},   {7, 3},   {8, 4},   {9, 6},   {31, 7},
-                        {85, 9},  {255, 1}, {256, 2}, {257, 8}, {300, 5}, {517, 17}, {86, 33}};
+  const Size sizes[] = {{1, 1},  {3, 2},   {4, 5},   {7, 3},   {8, 4},   {9, 6},    {31, 7},
+                        {85, 9}, {255, 1}, {256, 2}, {257, 8}, {300, 5}, {517, 17}, {86, 33}};
   const std::vector<Op3> ops = packed_ops();
   std::size_t turn = 0;
   for (const Size& s : sizes) {
@@ -194,10 +194,9 @@ TEST(Packed3x3, RowsShapeMatchesRefAtEveryEdge) {
           op.run(src, want.view, b, Backend::ref);
           std::size_t bi = 0;
           for (Backend be : test_backends()) {
-            PIXFLOW_TRACE(testing::Message()
-                          << backend_name(be) << " " << op.name << " u8x" << cn << " " << s.w
-                          << "x" << s.h << " " << describe(b) << " source and destination at sample "
-                          << off);
+            PIXFLOW_TRACE(testing::Message() << backend_name(be) << " " << op.name << " u8x" << cn
+                                             << " " << s.w << "x" << s.h << " " << describe(b)
+                                             << " source and destination at sample " << off);
             TestImage got = make_dst_on(be, s.w + off, s.h, {op.out, cn}, rng, true);
             const ImageView got_roi = got.view.roi(off, 0, s.w, s.h);
             op.run(ConstImageView(on_backend[bi++].view).roi(off, 0, s.w, s.h), got_roi, b, be);

@@ -63,6 +63,18 @@ void check_row_bytes() {
   }
 }
 
+// The closed form of the indices just outside a line (the rows8 shape's edges).
+TEST(BorderIndex32, AdjacentIndicesMatchReferenceRule) {
+  for (const BorderType t : kBorders) {
+    for (const int len : {1, 2, 3, 4, 5, 17, 1920, (1 << 30) - 1}) {
+      ASSERT_EQ(edge::border_adjacent32(false, len, t), detail::border_index(-1, len, t))
+          << "len " << len << " border " << int(t);
+      ASSERT_EQ(edge::border_adjacent32(true, len, t), detail::border_index(len, len, t))
+          << "len " << len << " border " << int(t);
+    }
+  }
+}
+
 TEST(BorderIndex32, RowByteIndexMatchesPixelRule) {
   check_row_bytes<1>();
   check_row_bytes<3>();

@@ -1,12 +1,13 @@
 // Micro-benchmark of shapes for the packed u8 3x3 kernels (src/backends/cuda/u8_3x3.cuh),
 // built from the library's own pieces: dilate 3x3 u8x1, border reflect101, at 8192x8192 and
 // 1920x1080, (a) morph3_u8_kernel as launch_3x3 runs it today (tall: tiles; short: rows path),
-// (b) the rows path (no tile, no barrier; load_rows_words) at R = 2, 4, 8 rows a thread for
-// every block column inside the row. Timed as pixflow-bench times ops (graph of N calls,
-// median of 5 replays / N) beside the device copy; every output poisoned before and checked
-// against the host after. Build and run on the GPU machine, from the repository root:
+// (b) the rows8 shape (morph3 / median3 / linear3_rows8_kernel), each checked. Timed as
+// pixflow-bench times ops (graph of N calls, median of 5 replays / N) beside the device copy; every
+// output poisoned before and checked against the host after. Build and run on the GPU machine, from
+// the repository root:
 //   nvcc -std=c++20 -O3 -arch=sm_90 --expt-relaxed-constexpr -I include -I . -I src \
 //     -o /tmp/p3 bench/micro/packed3x3_shapes.cu && /tmp/p3
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -25,45 +26,6 @@ using namespace pixflow::cuda::u8_3x3;
       return 1;                                      \
     }                                                \
   } while (0)
-
-// morph3_u8_kernel's CN = 1 body with the rows path at any R (kRows) or the tile (!kRows).
-template <int R, bool kRows, int kMinB>
-__global__ void __launch_bounds__(kTX* kTY, kMinB)
-    dilate_shape(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
-                 DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const long long bx0 = (long long)blockIdx.x * kBW;
-  auto out = [&](auto&& words, long long by0) {
-    store_rows4<R, kPackedEvictFirst>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
-      unsigned p0[R + 2], p1[R + 2], p2[R + 2];
-#pragma unroll
-      for (int r = 0; r < R + 2; ++r) {
-        unsigned wa, wb, wc;
-        words(r, wa, wb, wc);
-        u8_3x3_dup::columns(wa, wb, wc, p0[r], p1[r], p2[r]);
-      }
-#pragma unroll
-      for (int i = 0; i < R; ++i)
-        put(i, u8_3x3_dup::morph3_row<true>(vmax3(p0[i], p0[i + 1], p0[i + 2]),
-                                            vmax3(p1[i], p1[i + 1], p1[i + 2]),
-                                            vmax3(p2[i], p2[i + 1], p2[i + 2])));
-    });
-  };
-  if constexpr (kRows) {
-    if (u8_3x3_edge::rows_x_inside(ctaid_x_again() * kBW, src.w, src_aligned)) {
-      for_each_rows_tile<R>(src, border, int(bx0), rows_of_blocks, out);
-      return;
-    }
-  }
-  __shared__ __align__(16) unsigned tile[kTileH<R>][kCTileWords];
-  const bool al16 = src_aligned && rows_aligned16(src);
-  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
-    const long long by0 = (long long)by * kBH<R>;
-    load_tile_chunks<R, 1>(tile, src, border, bx0, by0, src_aligned, al16);
-    out(tile_words<R>(TileRows<kCTileWords, kCOff>{&tile[0][0]}), by0);
-    __syncthreads();
-  }
-}
 
 template <class F>
 float time_graph(cudaStream_t st, F launch, int N) {
@@ -105,12 +67,16 @@ static int reflect101(int i, int n) {
   return i;
 }
 
-int main() {
+int main(int argc, char** argv) {
+  const int only = argc > 1 ? atoi(argv[1]) : -1;  // one size (its index) for ncu
   cudaStream_t st;
   cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
   int bad_variants = 0;
-  const int sizes[3][3] = {{8192, 8192, 200}, {1920, 1080, 1000}, {3840, 2160, 500}};
-  for (const auto& sz : sizes) {
+  const int sizes[4][3] = {
+      {8192, 8192, 200}, {1920, 1080, 1000}, {3840, 2160, 500}, {2048, 1080, 1000}};
+  for (int si = 0; si < 4; ++si) {
+    if (only >= 0 && si != only) continue;
+    const auto& sz = sizes[si];
     const int w = sz[0], h = sz[1], N = sz[2];
     const int pitch = w;
     unsigned char *s, *d;
@@ -119,25 +85,31 @@ int main() {
     std::vector<unsigned char> hs((size_t)pitch * h), hd(hs.size()), ref(hs.size());
     srand(7);
     for (auto& x : hs) x = (unsigned char)rand();
+    // References (border reflect101): dilate, median, box mean (sum / 9 rounded to nearest).
+    std::vector<unsigned char> ref_med(hs.size()), ref_box(hs.size());
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x) {
-        unsigned char m = 0;
+        unsigned char v[9];
+        int k = 0, sum = 0;
         for (int dy = -1; dy <= 1; ++dy)
-          for (int dx = -1; dx <= 1; ++dx) {
-            const unsigned char v =
-                hs[(size_t)reflect101(y + dy, h) * pitch + reflect101(x + dx, w)];
-            m = v > m ? v : m;
-          }
+          for (int dx = -1; dx <= 1; ++dx)
+            v[k++] = hs[(size_t)reflect101(y + dy, h) * pitch + reflect101(x + dx, w)];
+        unsigned char m = 0;
+        for (int i = 0; i < 9; ++i) m = v[i] > m ? v[i] : m, sum += v[i];
+        std::sort(v, v + 9);
         ref[(size_t)y * pitch + x] = m;
+        ref_med[(size_t)y * pitch + x] = v[4];
+        ref_box[(size_t)y * pitch + x] = (unsigned char)((2 * sum + 9) / 18);
       }
     CK(cudaMemcpy(s, hs.data(), hs.size(), cudaMemcpyHostToDevice));
     CK(cudaMemset(d, 0xCD, hs.size()));
     const DevView<std::uint8_t> sv{s, pitch, w, h, 1}, dv{d, pitch, w, h, 1};
     const DevBorder<std::uint8_t> bd{BorderType::reflect101, 0};
+    const std::vector<unsigned char>* want = &ref;
     auto check = [&](const char* name) {
       cudaMemcpy(hd.data(), d, hd.size(), cudaMemcpyDeviceToHost);
       long long bad = 0;
-      for (size_t i = 0; i < hd.size(); ++i) bad += hd[i] != ref[i];
+      for (size_t i = 0; i < hd.size(); ++i) bad += hd[i] != (*want)[i];
       if (bad) printf("  %s: %lld wrong pixels\n", name, bad), ++bad_variants;
       cudaMemset(d, 0xCD, hd.size());
     };
@@ -151,19 +123,33 @@ int main() {
       const int rob = blocks_y(h, bh);
       printf("  %-24s grid %4ux%-4u %.2f us\n", name, grid.x, grid.y,
              time_graph(
-                 st,
-                 [&] { kern<<<grid, dim3(kTX, kTY), 0, st>>>(sv, dv, bd, true, rob); }, N));
+                 st, [&] { kern<<<grid, dim3(kTX, kTY), 0, st>>>(sv, dv, bd, true, rob); }, N));
       check(name);
     };
+    // (Session 18's first run of this file tried the short shape's rows path at taller R:
+    // bench/NOTES.md.)
     run("today tall (tile R=8)", morph3_u8_kernel<true, kRowsTall>, kRowsTall);
     run("today short (rows R=2)", morph3_u8_kernel<true, kRowsShort>, kRowsShort);
-    run("tile R=8 (copy)", dilate_shape<8, false, 5>, 8);
-    run("rows R=2", dilate_shape<2, true, 8>, 2);
-    run("rows R=4", dilate_shape<4, true, 6>, 4);
-    run("rows R=4 minB4", dilate_shape<4, true, 4>, 4);
-    run("rows R=8", dilate_shape<8, true, 5>, 8);
-    run("rows R=8 minB4", dilate_shape<8, true, 4>, 4 * 2);
-    run("rows R=6", dilate_shape<6, true, 5>, 6);
+    auto run8 = [&](const char* name, auto kern, auto... extra) {
+      const int warp_rows = blocks_y(h, kR8Rows);
+      const dim3 grid((w + kR8BW - 1) / kR8BW, (warp_rows + kR8Warps - 1) / kR8Warps);
+      printf("  %-24s grid %4ux%-4u %.2f us\n", name, grid.x, grid.y,
+             time_graph(
+                 st,
+                 [&] {
+                   kern<<<grid, dim3(kTX, kR8Warps), 0, st>>>(sv, dv, bd, true, warp_rows,
+                                                              extra...);
+                 },
+                 N));
+      check(name);
+    };
+    run8("dilate rows8", morph3_rows8_kernel<true, 1>);
+    want = &ref_med;
+    run("median today wide (R=16)", median3_wide_u8_kernel<kMedTallR>, kMedTallR);
+    run("median today short", median3_u8_kernel<kRowsShort>, kRowsShort);
+    run8("median rows8", median3_rows8_kernel<1>);
+    want = &ref_box;
+    run8("box rows8", linear3_rows8_kernel<1>, Linear3{1, 1, 1, 1, 0});
     cudaFree(s);
     cudaFree(d);
   }

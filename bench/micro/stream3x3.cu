@@ -55,19 +55,21 @@ __device__ __forceinline__ void hmax(unsigned l, unsigned w, unsigned r, unsigne
 }
 
 // S output rows a thread (rows y0 .. y0 + S - 1), P rows of loads in flight.
-template <int V, int S, int P, bool kCS = false>
-__global__ void __launch_bounds__(128) dilate_stream(const uint8_t* __restrict__ s,
-                                                     uint8_t* __restrict__ d, int pitch, int w,
-                                                     int h) {
+template <int V, int S, int P, bool kCS = false, bool kStacked = false>
+__global__ void __launch_bounds__(128)
+    dilate_stream(const uint8_t* __restrict__ s, uint8_t* __restrict__ d, int pitch, int w, int h) {
   using VT = typename Vec<V>::T;
   constexpr int T = S + 2;
   const int lane = threadIdx.x & 31;
   const int words = w / 4;
-  const int c0 = (blockIdx.x * blockDim.x + threadIdx.x) * V;  // first word
+  // kStacked: the block's 4 warps one above the other (pixflow's rows8 layout: a block 256
+  // bytes x 4 S rows), else side by side (1024 bytes x S rows).
+  const int c0 = kStacked ? (blockIdx.x * 32 + (threadIdx.x & 31)) * V
+                          : (blockIdx.x * blockDim.x + threadIdx.x) * V;  // first word
   // Threads past the row end still take part in the shuffles: they clamp to the last vector.
   const int cc = c0 + V <= words ? c0 : words - V;
   const bool active = c0 + V <= words;
-  const int y0 = blockIdx.y * S;
+  const int y0 = kStacked ? (blockIdx.y * 4 + (threadIdx.x >> 5)) * S : blockIdx.y * S;
   const bool first = c0 == 0, last = c0 + V >= words;
   const int eword = lane == 0 ? (first ? 0 : cc - 1) : (last ? words - 1 : cc + V);
   const bool eload = lane == 0 || lane == 31;
@@ -196,30 +198,26 @@ int main() {
            time_graph(
                st, [&] { cudaMemcpyAsync(d, s, (size_t)w * h, cudaMemcpyDeviceToDevice, st); }, N));
     cudaMemset(d, 0xCD, (size_t)pitch * h);
-    auto run = [&](auto kern, int V, int S, int P) {
+    auto run = [&](auto kern, int V, int S, int P, bool stacked = false, int smem = 0) {
       const int words = w / 4;
-      dim3 grid((words / V + 127) / 128, (h + S - 1) / S);
+      dim3 grid = stacked ? dim3((words / V + 31) / 32, (h + 4 * S - 1) / (4 * S))
+                          : dim3((words / V + 127) / 128, (h + S - 1) / S);
       char name[64];
-      snprintf(name, sizeof name, "V=%d S=%-3d P=%-2d", V, S, P);
+      snprintf(name, sizeof name, "V=%d S=%-3d P=%-2d%s%s", V, S, P, stacked ? " stacked" : "",
+               smem ? " 8/SM" : "");
+      if (smem) cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
       printf("  %s grid %4ux%-4u %.2f us\n", name, grid.x, grid.y,
              time_graph(
-                 st, [&] { kern<<<grid, 128, 0, st>>>(s, d, pitch, w, h); }, N));
+                 st, [&] { kern<<<grid, 128, smem, st>>>(s, d, pitch, w, h); }, N));
       check(name);
     };
-    run(dilate_stream<1, 8, 4>, 1, 8, 4);
-    run(dilate_stream<1, 8, 10>, 1, 8, 10);
-    run(dilate_stream<2, 8, 4>, 2, 8, 4);
-    run(dilate_stream<2, 8, 10>, 2, 8, 10);
-    run(dilate_stream<2, 8, 4, true>, 2, 8, 4);
     run(dilate_stream<2, 4, 6>, 2, 4, 6);
-    run(dilate_stream<2, 4, 3>, 2, 4, 3);
-    run(dilate_stream<2, 6, 4>, 2, 6, 4);
-    run(dilate_stream<2, 12, 4>, 2, 12, 4);
-    run(dilate_stream<2, 8, 2>, 2, 8, 2);
-    run(dilate_stream<4, 8, 4>, 4, 8, 4);
-    run(dilate_stream<4, 4, 6>, 4, 4, 6);
-    run(dilate_stream<1, 4, 6>, 1, 4, 6);
-    run(dilate_stream<1, 2, 4>, 1, 2, 4);
+    run(dilate_stream<2, 4, 6, false, true>, 2, 4, 6, true);
+    run(dilate_stream<2, 4, 6>, 2, 4, 6, false, 26 * 1024);
+    run(dilate_stream<2, 4, 6, true>, 2, 4, 6);
+    run(dilate_stream<2, 4, 6, true, true>, 2, 4, 6, true, 26 * 1024);
+    run(dilate_stream<2, 8, 10>, 2, 8, 10);
+    run(dilate_stream<2, 8, 10, false, true>, 2, 8, 10, true);
     cudaFree(s);
     cudaFree(d);
   }

@@ -386,12 +386,12 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
     const bool wide = tall_blocks_fill((d.width() + u8_3x3::kBW - 1) / u8_3x3::kBW, d.height(),
                                        u8_3x3::kBH<u8_3x3::kMedTallR>);
     if (wide ? u8_3x3::launch_3x3<u8_3x3::kMedTallR>(
-                   u8_3x3::median3_rows8_kernel<1>, u8_3x3::median3_wide_u8_kernel<u8_3x3::kMedTallR>,
+                   u8_3x3::median3_rows8_kernel<1>,
+                   u8_3x3::median3_wide_u8_kernel<u8_3x3::kMedTallR>,
                    u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort>, s, d, p.border, "median", st)
-             : u8_3x3::launch_3x3(u8_3x3::median3_rows8_kernel<1>,
-                                  u8_3x3::median3_u8_kernel<u8_3x3::kRowsTall>,
-                                  u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort>, s, d, p.border,
-                                  "median", st))
+             : u8_3x3::launch_3x3(
+                   u8_3x3::median3_rows8_kernel<1>, u8_3x3::median3_u8_kernel<u8_3x3::kRowsTall>,
+                   u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort>, s, d, p.border, "median", st))
       return;
   }
   // 3x3 on u8 x 3: the same kernels over the row's bytes (CN = 3, channels interleaved), the
@@ -403,10 +403,9 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
                    u8_3x3::median3_rows8_kernel<3>,
                    u8_3x3::median3_wide_u8_kernel<u8_3x3::kMedTallR, 3>,
                    u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort, 3>, s, d, p.border, "median", st)
-             : u8_3x3::launch_3x3_cn<3>(u8_3x3::median3_rows8_kernel<3>,
-                                        u8_3x3::median3_u8_kernel<u8_3x3::kRowsTall, 3>,
-                                        u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort, 3>, s, d,
-                                        p.border, "median", st))
+             : u8_3x3::launch_3x3_cn<3>(
+                   u8_3x3::median3_rows8_kernel<3>, u8_3x3::median3_u8_kernel<u8_3x3::kRowsTall, 3>,
+                   u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort, 3>, s, d, p.border, "median", st))
       return;
   }
   // 3x3 on one f32 channel: f32_3x3.cuh (sorted columns on totalOrder keys).

@@ -743,10 +743,9 @@ void launch_morph(const ConstImageView& s, const ImageView& d, const SepWindow& 
   // when the destination allows it (8192^2 u8x1: 90 us against 110 for the van Herk kernel;
   // u8x3 took the byte-tile kernel: 26.1 us at 1920x1080 against NPP's 12.4).
   if (std::is_same_v<T, std::uint8_t> && w.kw == 3 && w.kh == 3 && w.ax == 1 && w.ay == 1 &&
-      (u8_3x3::launch_3x3(u8_3x3::morph3_rows8_kernel<kMax>,
-                          u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsTall>,
-                          u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort>, s, d, border,
-                          "morphology", st) ||
+      (u8_3x3::launch_3x3(
+           u8_3x3::morph3_rows8_kernel<kMax>, u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsTall>,
+           u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort>, s, d, border, "morphology", st) ||
        u8_3x3::launch_3x3_cn<3>(u8_3x3::morph3_rows8_kernel<kMax, 3>,
                                 u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsTall, 3>,
                                 u8_3x3::morph3_u8_kernel<kMax, u8_3x3::kRowsShort, 3>, s, d, border,

@@ -22,13 +22,12 @@ namespace {
 // (u8x3 took the byte-tile kernels: box 26.9, Gaussian 30.6 us at 1920x1080.)
 bool try_linear3_u8(const ConstImageView& s, const ImageView& d, const Border& border,
                     const u8_3x3::Linear3& k, cudaStream_t st) {
-  return u8_3x3::launch_3x3(u8_3x3::linear3_rows8_kernel<1>, u8_3x3::linear3_u8_kernel<u8_3x3::kRowsTall>,
-                            u8_3x3::linear3_u8_kernel<u8_3x3::kRowsShort>, s, d, border, "linear3",
-                            st, k) ||
-         u8_3x3::launch_3x3_cn<3>(u8_3x3::linear3_rows8_kernel<3>,
-                                  u8_3x3::linear3_u8_kernel<u8_3x3::kRowsTall, 3>,
-                                  u8_3x3::linear3_u8_kernel<u8_3x3::kRowsShort, 3>, s, d, border,
-                                  "linear3", st, k);
+  return u8_3x3::launch_3x3(
+             u8_3x3::linear3_rows8_kernel<1>, u8_3x3::linear3_u8_kernel<u8_3x3::kRowsTall>,
+             u8_3x3::linear3_u8_kernel<u8_3x3::kRowsShort>, s, d, border, "linear3", st, k) ||
+         u8_3x3::launch_3x3_cn<3>(
+             u8_3x3::linear3_rows8_kernel<3>, u8_3x3::linear3_u8_kernel<u8_3x3::kRowsTall, 3>,
+             u8_3x3::linear3_u8_kernel<u8_3x3::kRowsShort, 3>, s, d, border, "linear3", st, k);
 }
 
 // ---- box -------------------------------------------------------------------------------

@@ -522,146 +522,197 @@ __device__ __forceinline__ void store_rows8(const DevView<std::uint8_t>& dst, in
 // No tile, no shared memory, no barrier: a lane owns 8 row bytes x .. x + 7 (x = bx + 8 lane; a
 // warp 256 bytes) of kR8Rows output rows, loads its kR8Rows + 2 window rows before any is used
 // (an 8-byte load a row, or two word loads where the source rows are 4-byte aligned only) and
-// gets the 4 bytes left and right of its 8 from its neighbours by two shuffles a row (lanes 0
-// and 31 load that word themselves). Rows take the border rule by their offsets
-// (u8_3x3_edge::edge_row_offset, a warp-uniform test); lanes whose bytes reach past the row's
-// end and lane 0's left word at the row's start take each byte through the rule
-// (edge_byte_offset: the bytes past the end are the right neighbours of the last pixels).
+// gets the 4 bytes left and right of its 8 from its neighbours by shuffles where a body reads
+// them (lanes 0 and 31 load that word themselves). Of the bytes outside the row only the CN
+// before its start and the CN after its end reach an output inside it (a 3x3 window): those are
+// the pixel the rule puts at -1 and at w; likewise only the rows at -1 and at h. All four are
+// found once a kernel (Rows8Edge); the other bytes outside read nothing and hold 0, rows past h
+// read row 0. Lanes whose 8 bytes reach past the row's end (and the words outside the warp that
+// do) read byte by byte from column offsets found once a row of the warp (rows8_columns): with
+// the rule's switch inlined for every byte the kernel was 26k SASS instructions, its edge warps'
+// loads serialized behind branches, and dilate at 1920x1080 took 24 us (bench/NOTES.md, session
+// 18). The bodies run before any store (the shuffles need every lane), then the stores clip.
 // Measured against the tall / short shapes on the H100 (bench/micro/stream3x3.cu,
-// packed3x3_shapes.cu; bench/NOTES.md session 18): dilate 3x3 u8x1 at 8192^2 47.4 us against
-// 58.1 (copy 45.9), at 1920x1080 2.5 against 5.5 (copy 2.1): the tile's load -> barrier ->
-// compute chain and the short shape's 2 rows a thread were the time, and in a one-wave grid the
-// edge blocks' tile path set the kernel's end. kR8Rows = 4: 6 rows loaded for 4 outputs (the
-// micro: 4 and 8 rows within 1 % at 8192^2, 4 faster at 1080p).
-constexpr int kR8Rows = 4;                   // output rows a warp
-constexpr int kR8Warps = 4;                  // warps a block, stacked in y
-constexpr int kR8BW = 8 * 32;                // row bytes a warp (and a block)
-constexpr int kR8BH = kR8Rows * kR8Warps;    // rows a block
-constexpr int kR8N = kR8Rows + 2;            // window rows a warp loads
+// packed3x3_shapes.cu; bench/NOTES.md session 18): a plain dilate in this shape at 8192^2 47.4
+// us against 58.1 (copy 45.9), at 1920x1080 2.5 against 5.5 (copy 2.1): the tile's load ->
+// barrier -> compute chain and the short shape's 2 rows a thread were the time, and in a
+// one-wave grid the edge blocks' tile path set the kernel's end. kR8Rows = 4: 6 rows loaded
+// for 4 outputs (the micro: 4 and 8 rows within 1 % at 8192^2, 4 faster at 1080p); 12 blocks
+// a SM (40 registers; at 8, 8192^2 took 10 % longer in the micro).
+constexpr int kR8Rows = 4;                 // output rows a warp
+constexpr int kR8Warps = 4;                // warps a block, stacked in y
+constexpr int kR8BW = 8 * 32;              // row bytes a warp (and a block)
+constexpr int kR8BH = kR8Rows * kR8Warps;  // rows a block
+constexpr int kR8N = kR8Rows + 2;          // window rows a warp loads
 
-/// Row bytes x - 4 .. x + 11 of one window row of a lane (x .. x + 7: its own).
-struct Words4 {
-  unsigned a, b, c, d;
+// What the rule puts outside the image, found once a kernel (see above).
+struct Rows8Edge {
+  int wc;      // row bytes
+  int left;    // byte offset in a row of the pixel at -1 (its channel 0), -1: the border value
+  int right;   // the same for the pixel at w
+  int top;     // offset of the row at -1 from the image's first byte, -1: the border value
+  int bottom;  // the same for the row at h
 };
 
-// The window rows y .. y + kN - 1 of the lane's bytes (see above). aligned8: source rows
-// 8-byte aligned (one 8-byte load a row), else 4-byte aligned (two word loads).
-template <int kN, int CN>
-__device__ __forceinline__ void load_rows8(const DevView<std::uint8_t>& src,
-                                           const DevBorder<std::uint8_t>& border, int bx, int y,
-                                           bool aligned8, Words4 (&w)[kN]) {
-  namespace edge = u8_3x3_edge;
+// A lane's window rows: its own words b, c (bytes x .. x + 7) and, in lanes 0 and 31, the word
+// outside the warp e (lane 0: bytes x - 4 .. x - 1; lane 31: x + 8 .. x + 11).
+struct Rows8 {
+  unsigned b[kR8N], c[kR8N], e[kR8N];
+
+  // Row bytes x - 4 .. x - 1 and x + 8 .. x + 11 of window row r (shuffles: every lane calls).
+  __device__ __forceinline__ unsigned left(int r) const {
+    const unsigned up = __shfl_up_sync(0xffffffffu, c[r], 1);
+    return tid_x_again() == 0 ? e[r] : up;
+  }
+  __device__ __forceinline__ unsigned right(int r) const {
+    const unsigned down = __shfl_down_sync(0xffffffffu, b[r], 1);
+    return tid_x_again() == 31 ? e[r] : down;
+  }
+  // The words accessor of output group k (bytes x + 4 k .. x + 4 k + 3) in the form the 4-byte
+  // bodies take (words(r, a, b, c) = bytes x0 - 4 .. x0 + 7, tile_words'): (left, b, c) and
+  // (b, c, right).
+  __device__ __forceinline__ auto group(int k) const {
+    return [this, k](int r, unsigned& wa, unsigned& wb, unsigned& wc) {
+      if (k == 0)
+        wa = left(r), wb = b[r], wc = c[r];
+      else
+        wa = b[r], wb = c[r], wc = right(r);
+    };
+  }
+};
+
+// The window rows y .. y + kR8N - 1 of the lane's bytes (see above). aligned8: source rows
+// 8-byte aligned (one 8-byte load a row where all 8 bytes lie in the row), else 4-byte aligned
+// (word loads). Words that lie in the row are loaded whole (predicated, no branch); the bytes
+// left unread are the special bytes of an edge warp: the last wc % 4 bytes of the row, the CN
+// bytes after it (the pixel at w by the rule) and, at the row's start, the CN bytes before it
+// (the pixel at -1). An edge warp reads each of these once a row, at the same address for every
+// lane, and the lanes whose window holds it place it (a loop over the 2 CN + wc % 4 bytes at
+// most: 1920x1080 u8x1 has 2). The general per-byte rule here took 2.5 us more at 1920x1080
+// than at 2048x1080 (bench/NOTES.md, session 18).
+template <int CN>
+__device__ __forceinline__ void load_rows8(const DevView<std::uint8_t>& src, unsigned char value,
+                                           int bx, int y, bool aligned8, const Rows8Edge& g,
+                                           Rows8& w) {
   const int lane = tid_x_again();
-  const int x = bx + 8 * lane, wc = src.w * CN, stride = int(src.stride);
-  const BorderType bt = border.type;
+  const int x = bx + 8 * lane, stride = int(src.stride), wc = g.wc;
   const unsigned char* data = src.data;
-  const unsigned vw = border.value * 0x01010101u;
-  int ro[kN];
-  if (y >= 0 && y + kN <= src.h) {
+  const unsigned vw = value * 0x01010101u;
+  int ro[kR8N];
+  if (y >= 0 && y + kR8N <= src.h) {
 #pragma unroll
-    for (int r = 0; r < kN; ++r) ro[r] = (y + r) * stride;
+    for (int r = 0; r < kR8N; ++r) ro[r] = (y + r) * stride;
   } else {
 #pragma unroll
-    for (int r = 0; r < kN; ++r) ro[r] = edge::edge_row_offset(y + r, src.h, stride, bt);
+    for (int r = 0; r < kR8N; ++r) {
+      const int yy = y + r;
+      ro[r] = yy >= 0 && yy < src.h ? yy * stride : yy < 0 ? g.top : yy == src.h ? g.bottom : 0;
+    }
   }
-  unsigned b[kN], c[kN], e[kN];
-  auto byte_word = [&](int row_off, int x0) {  // bytes x0 .. x0 + 3 through the rule
-    unsigned v = 0;
+  // The words of the lane that lie in the row; the others 0 (the special bytes fill them).
+  const bool in8 = x + 8 <= wc, in4 = x + 4 <= wc;
+  const int xe = lane == 0 ? x - 4 : x + 8;  // the word outside the warp (lanes 0 and 31)
+  const bool ine = (lane == 0 || lane == 31) && xe >= 0 && xe + 4 <= wc;
+  // Every row's loads before any is used (one round trip): the whole-lane 8-byte form in a
+  // branch of its own (all lanes of all but the edge warps), the word form predicated.
+  if (aligned8 && in8) {
 #pragma unroll
-    for (int j = 0; j < 4; ++j)
-      v |= edge::edge_byte([&](int o) { return data[o]; },
-                           edge::edge_byte_offset<CN>(row_off, x0 + j, src.w, bt), border.value)
-           << (8 * j);
-    return v;
-  };
-  if (x + 8 <= wc) {
+    for (int r = 0; r < kR8N; ++r) {
+      const uint2 v = *reinterpret_cast<const uint2*>(data + (ro[r] < 0 ? 0 : ro[r] + x));
+      w.b[r] = v.x, w.c[r] = v.y;
+    }
+  } else {
 #pragma unroll
-    for (int r = 0; r < kN; ++r) {
-      const unsigned char* p = data + (ro[r] < 0 ? 0 : ro[r] + x);
-      if (aligned8) {
-        const uint2 v = *reinterpret_cast<const uint2*>(p);
-        b[r] = v.x, c[r] = v.y;
-      } else {
-        b[r] = reinterpret_cast<const unsigned*>(p)[0];
-        c[r] = reinterpret_cast<const unsigned*>(p)[1];
+    for (int r = 0; r < kR8N; ++r) {
+      const unsigned* p = reinterpret_cast<const unsigned*>(data + (ro[r] < 0 ? 0 : ro[r] + x));
+      w.b[r] = in4 ? p[0] : 0u;
+      w.c[r] = in8 ? p[1] : 0u;
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < kR8N; ++r)
+    w.e[r] =
+        ine ? *reinterpret_cast<const unsigned*>(data + (ro[r] < 0 || !ine ? 0 : ro[r] + xe)) : 0u;
+#pragma unroll
+  for (int r = 0; r < kR8N; ++r)
+    if (ro[r] < 0) w.b[r] = vw, w.c[r] = vw, w.e[r] = vw;
+  // The special bytes (warp-uniform: the warps at the row's start and end).
+  const int pw = wc & ~3;  // first byte of the row's last partial word
+  const bool at_start = bx == 0, at_end = bx + kR8BW + 4 > pw;
+  if (at_start || at_end) {
+    const int s0 = at_start ? -CN : pw, s1 = at_end ? wc + CN : 0;
+    for (int e = s0; e < s1; ++e) {
+      if (e == 0) e = pw;  // from the start's bytes to the end's (at_start and at_end)
+      if (e >= s1) break;
+      // The byte's column in a row (-1: the border value) and its slot in the lane's window of
+      // bytes x - 4 .. x + 11 (0..3: lane 0's e; 4..11: b, c; 12..15: lane 31's e).
+      const int col = e < 0    ? (g.left < 0 ? -1 : g.left + e + CN)
+                      : e < wc ? e
+                               : (g.right < 0 ? -1 : g.right + e - wc);
+      const int slot = e - x + 4;
+      const bool mine = slot >= 4 && slot < 12    ? true
+                        : slot >= 0 && slot < 4   ? lane == 0
+                        : slot >= 12 && slot < 16 ? lane == 31
+                                                  : false;
+      const int sh = 8 * (slot & 3), word = slot >> 2;  // word 0, 3: e; 1: b; 2: c
+#pragma unroll
+      for (int r = 0; r < kR8N; ++r) {
+        unsigned v = value;
+        if (ro[r] >= 0 && col >= 0) v = data[ro[r] + col];
+        if (mine && ro[r] >= 0) {
+          const unsigned m = v << sh;
+          if (word == 1)
+            w.b[r] |= m;
+          else if (word == 2)
+            w.c[r] |= m;
+          else
+            w.e[r] |= m;
+        }
       }
     }
-#pragma unroll
-    for (int r = 0; r < kN; ++r)
-      if (ro[r] < 0) b[r] = vw, c[r] = vw;
-  } else {
-#pragma unroll
-    for (int r = 0; r < kN; ++r) b[r] = byte_word(ro[r], x), c[r] = byte_word(ro[r], x + 4);
-  }
-  const int xe = lane == 0 ? x - 4 : x + 8;  // the word outside the warp (lanes 0 and 31)
-  if (lane == 0 || lane == 31) {
-    if (xe >= 0 && xe + 4 <= wc) {
-#pragma unroll
-      for (int r = 0; r < kN; ++r)
-        e[r] = *reinterpret_cast<const unsigned*>(data + (ro[r] < 0 ? 0 : ro[r] + xe));
-#pragma unroll
-      for (int r = 0; r < kN; ++r)
-        if (ro[r] < 0) e[r] = vw;
-    } else {
-#pragma unroll
-      for (int r = 0; r < kN; ++r) e[r] = byte_word(ro[r], xe);
-    }
-  } else {
-#pragma unroll
-    for (int r = 0; r < kN; ++r) e[r] = 0;
-  }
-#pragma unroll
-  for (int r = 0; r < kN; ++r) {
-    const unsigned up = __shfl_up_sync(0xffffffffu, c[r], 1);
-    const unsigned down = __shfl_down_sync(0xffffffffu, b[r], 1);
-    w[r] = Words4{lane == 0 ? e[r] : up, b[r], c[r], lane == 31 ? e[r] : down};
   }
 }
 
 // The warps' rows of a rows8 grid (launch_3x3_cn): warp row wy = blockIdx.y * kR8Warps +
 // threadIdx.y, then every gridDim.y * kR8Warps; body(w, x, y0): the lane's window rows
 // (load_rows8: rows y0 - 1 .. y0 + kR8Rows) for its outputs at row bytes x .. x + 7 of rows
-// y0 .. y0 + kR8Rows - 1 (clipped by the body's stores).
+// y0 .. y0 + kR8Rows - 1 (every lane of the warp calls it; the body clips its stores).
 template <int CN, class Body>
 __device__ __forceinline__ void for_each_rows8(const DevView<std::uint8_t>& src,
-                                               const DevBorder<std::uint8_t>& border,
-                                               int warp_rows, Body&& body) {
+                                               const DevBorder<std::uint8_t>& border, int warp_rows,
+                                               Body&& body) {
+  namespace edge = u8_3x3_edge;
   const int bx = int(blockIdx.x) * kR8BW;
   const bool aligned8 =
       ((reinterpret_cast<unsigned long long>(src.data) | (unsigned long long)src.stride) & 7) == 0;
+  const int l = edge::border_adjacent32(false, src.w, border.type);
+  const int r = edge::border_adjacent32(true, src.w, border.type);
+  const int t = edge::border_adjacent32(false, src.h, border.type);
+  const int b = edge::border_adjacent32(true, src.h, border.type);
+  const int stride = int(src.stride);
+  const Rows8Edge g{src.w * CN, l < 0 ? -1 : l * CN, r < 0 ? -1 : r * CN, t < 0 ? -1 : t * stride,
+                    b < 0 ? -1 : b * stride};
   for (int wy = int(blockIdx.y) * kR8Warps + int(threadIdx.y); wy < warp_rows;
        wy += int(gridDim.y) * kR8Warps) {
     const int y0 = wy * kR8Rows;
-    Words4 w[kR8N];
-    load_rows8<kR8N, CN>(src, border, bx, y0 - 1, aligned8, w);
+    Rows8 w;
+    load_rows8<CN>(src, border.value, bx, y0 - 1, aligned8, g, w);
     body(w, bx + 8 * tid_x_again(), y0);
   }
 }
 
-// The words accessors of a lane's two output groups (bytes x .. x + 3 and x + 4 .. x + 7) in
-// the form the bodies take (words(r, a, b, c): tile_words'): (a, b, c) and (b, c, d).
-template <int kN>
-__device__ __forceinline__ auto rows8_group(const Words4 (&w)[kN], int g) {
-  return [&w, g](int r, unsigned& a, unsigned& b, unsigned& c) {
-    a = g == 0 ? w[r].a : w[r].b;
-    b = g == 0 ? w[r].b : w[r].c;
-    c = g == 0 ? w[r].c : w[r].d;
-  };
-}
-
 // A rows8 body from a 4-byte body: out4(words, put) computes kR8Rows output words of one
-// group (put(i, v)); both groups' words go out by store_rows8 (8-byte stores on 8-byte aligned
-// destination rows).
+// group (put(i, v)); both groups' words, then the stores (store_rows8: 8-byte stores on 8-byte
+// aligned destination rows, else two word stores; clipped to the image).
 template <class Out4>
-__device__ __forceinline__ void rows8_store_u8(const DevView<std::uint8_t>& dst,
-                                               const Words4 (&w)[kR8N], int x, int y0,
-                                               Out4&& out4) {
+__device__ __forceinline__ void rows8_store_u8(const DevView<std::uint8_t>& dst, const Rows8& w,
+                                               int x, int y0, Out4&& out4) {
+  unsigned lo[kR8Rows], hi[kR8Rows];
+  out4(w.group(0), [&](int i, unsigned v) { lo[i] = v; });
+  out4(w.group(1), [&](int i, unsigned v) { hi[i] = v; });
   const bool aligned8 =
       ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 7) == 0;
   store_rows8<kR8Rows, kPackedEvictFirst>(dst, x, y0, aligned8, [&](auto&& put) {
-    unsigned lo[kR8Rows], hi[kR8Rows];
-    out4(rows8_group(w, 0), [&](int i, unsigned v) { lo[i] = v; });
-    out4(rows8_group(w, 1), [&](int i, unsigned v) { hi[i] = v; });
 #pragma unroll
     for (int i = 0; i < kR8Rows; ++i) put(i, lo[i], hi[i]);
   });
@@ -726,9 +777,8 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kMorph3ShortBlocks<
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
   auto out = [&](auto&& words, long long by0) {
-    store_rows4<R, kPackedEvictFirst>(dst, int(bx0) + tx * kPX, by0 + ty * R, [&](auto&& put) {
-      morph3_rows<kMax, R, CN>(words, put);
-    });
+    store_rows4<R, kPackedEvictFirst>(dst, int(bx0) + tx * kPX, by0 + ty * R,
+                                      [&](auto&& put) { morph3_rows<kMax, R, CN>(words, put); });
   };
   if constexpr (R == kRowsShort && kPackedRowsPath) {
     // The rows path (load_rows_words), as deriv3_u8_kernel's.
@@ -745,19 +795,22 @@ __global__ void __launch_bounds__(kTX* kTY, kMinBlocks<R, 5, kMorph3ShortBlocks<
       [&](const auto& tile, long long by0) { out(tile_words<R>(tile), by0); });
 }
 
-// Resident rows8 blocks a SM (128 threads): 8, a 64-register bound (ptxas -v for sm_90 in
-// launch_3x3_cn's comment).
-constexpr int kR8MinBlocks = 8;
+// Resident rows8 blocks a SM (128 threads): 9, a 56-register bound (linear3 and deriv3; at
+// 10 and 12 linear3 spilled 4 and 56 bytes); morph3 u8x1 12 (40 registers, no spills; u8x3
+// spilled 40 bytes there): in the micro-benchmark a plain dilate at 8 blocks a SM took 10 %
+// longer at 8192^2 than at 12.
+constexpr int kR8MinBlocks = 9;
+template <int CN>
+constexpr int kR8MorphBlocks = CN == 1 ? 12 : kR8MinBlocks;
 
 // dilate / erode 3x3 in the rows8 shape (morph3_rows for each 4-byte group).
 template <bool kMax, int CN = 1>
-__global__ void __launch_bounds__(kTX* kR8Warps, kR8MinBlocks)
+__global__ void __launch_bounds__(kTX* kR8Warps, kR8MorphBlocks<CN>)
     morph3_rows8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                         DevBorder<std::uint8_t> border, bool, int warp_rows) {
-  for_each_rows8<CN>(src, border, warp_rows, [&](const Words4(&w)[kR8N], int x, int y0) {
-    rows8_store_u8(dst, w, x, y0, [](auto&& words, auto&& put) {
-      morph3_rows<kMax, kR8Rows, CN>(words, put);
-    });
+  for_each_rows8<CN>(src, border, warp_rows, [&](const Rows8& w, int x, int y0) {
+    rows8_store_u8(dst, w, x, y0,
+                   [](auto&& words, auto&& put) { morph3_rows<kMax, kR8Rows, CN>(words, put); });
   });
 }
 
@@ -851,7 +904,7 @@ template <int CN = 1>
 __global__ void __launch_bounds__(kTX* kR8Warps, kR8MinBlocks)
     linear3_rows8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                          DevBorder<std::uint8_t> border, bool, int warp_rows, Linear3 k) {
-  for_each_rows8<CN>(src, border, warp_rows, [&](const Words4(&w)[kR8N], int x, int y0) {
+  for_each_rows8<CN>(src, border, warp_rows, [&](const Rows8& w, int x, int y0) {
     rows8_store_u8(dst, w, x, y0, [&](auto&& words, auto&& put) {
       if (k.kind == 2)
         linear3_rows<kR8Rows, CN, 2>(words, k, put);
@@ -986,14 +1039,12 @@ __global__ void __launch_bounds__(kTX* kR8Warps, kR8MinBlocks)
                         DevBorder<std::uint8_t> border, bool, int warp_rows, bool) {
   const bool aligned16 =
       ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 15) == 0;
-  for_each_rows8<CN>(src, border, warp_rows, [&](const Words4(&w)[kR8N], int x, int y0) {
+  for_each_rows8<CN>(src, border, warp_rows, [&](const Rows8& w, int x, int y0) {
     unsigned o[kR8Rows][4];
-    deriv3_rows<kR8Rows, CN, X, Y>(rows8_group(w, 0), [&](int i, unsigned o0, unsigned o1) {
-      o[i][0] = o0, o[i][1] = o1;
-    });
-    deriv3_rows<kR8Rows, CN, X, Y>(rows8_group(w, 1), [&](int i, unsigned o0, unsigned o1) {
-      o[i][2] = o0, o[i][3] = o1;
-    });
+    deriv3_rows<kR8Rows, CN, X, Y>(
+        w.group(0), [&](int i, unsigned o0, unsigned o1) { o[i][0] = o0, o[i][1] = o1; });
+    deriv3_rows<kR8Rows, CN, X, Y>(
+        w.group(1), [&](int i, unsigned o0, unsigned o1) { o[i][2] = o0, o[i][3] = o1; });
     const int rows = dst.h - y0;
     unsigned char* d = dst.data + (long long)y0 * dst.stride + 2LL * x;
     if (x + 7 < dst.w && rows >= kR8Rows) {
@@ -1144,7 +1195,7 @@ __device__ __forceinline__ void median3_wide_rows(const Rows& tile, int lx, int 
 // The 3x3 median in the rows8 shape: a lane's 8 outputs are the wide median's (its words a, b,
 // c, d = columns_wide's tile words), kR8Rows rows. 6 blocks a SM (an 80-register bound): at
 // kR8MinBlocks' 64, CN = 1 spilled 8 bytes.
-constexpr int kMedR8Blocks = 6;
+constexpr int kMedR8Blocks = 8;
 template <int CN = 1>
 __global__ void __launch_bounds__(kTX* kR8Warps, kMedR8Blocks)
     median3_rows8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
@@ -1152,13 +1203,16 @@ __global__ void __launch_bounds__(kTX* kR8Warps, kMedR8Blocks)
   constexpr int W = u8_3x3_dup::kWideCols<CN>;
   const bool aligned8 =
       ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 7) == 0;
-  for_each_rows8<CN>(src, border, warp_rows, [&](const Words4(&w)[kR8N], int x, int y0) {
+  for_each_rows8<CN>(src, border, warp_rows, [&](const Rows8& w, int x, int y0) {
+    unsigned lo[kR8Rows], hi[kR8Rows];
+    median3_wide_body<kR8Rows, CN>(
+        [&](int r, unsigned(&out)[W]) {
+          u8_3x3_dup::columns_wide<CN>(w.left(r), w.b[r], w.c[r], w.right(r), out);
+        },
+        [&](int i, unsigned l, unsigned h) { lo[i] = l, hi[i] = h; });
     store_rows8<kR8Rows, kPackedEvictFirst>(dst, x, y0, aligned8, [&](auto&& put) {
-      median3_wide_body<kR8Rows, CN>(
-          [&](int r, unsigned(&out)[W]) {
-            u8_3x3_dup::columns_wide<CN>(w[r].a, w[r].b, w[r].c, w[r].d, out);
-          },
-          put);
+#pragma unroll
+      for (int i = 0; i < kR8Rows; ++i) put(i, lo[i], hi[i]);
     });
   });
 }
@@ -1194,14 +1248,14 @@ using Kernel = void (*)(DevView<std::uint8_t>, DevView<Out>, DevBorder<std::uint
 
 // Launches one of the kernels above over a u8 x CN source (CN = 1 for every kernel, 3 for
 // morph3, linear3, deriv3 and median3, which must then be their CN = 3 instances): `rows8` (the
-// rows8 shape, every size; nullptr for the kernels that have none, the composites) where the source rows are 4-byte aligned and the image's byte offsets
-// fit 32 bits; otherwise `tall` (kTallR rows a thread in the tile engine's terms: kRowsTall, or
-// kMedTallR for the wide median, whose blocks are kBH<kTallR> rows high in the grid and in the
-// rule) or `short_` (the same kernel for kRowsShort) by the rule of launch.cuh
-// (tall_blocks_fill). Returns false when the packed path does not apply: another format, or
-// destination rows not aligned for the kernels' stores of four outputs (4 bytes for u8, 8 for
-// s16). The kernels see the destination as rows of bytes (width x CN, one channel): their
-// outputs are row bytes.
+// rows8 shape, every size; nullptr for the kernels that have none, the composites) where the source
+// rows are 4-byte aligned and the image's byte offsets fit 32 bits; otherwise `tall` (kTallR rows a
+// thread in the tile engine's terms: kRowsTall, or kMedTallR for the wide median, whose blocks are
+// kBH<kTallR> rows high in the grid and in the rule) or `short_` (the same kernel for kRowsShort)
+// by the rule of launch.cuh (tall_blocks_fill). Returns false when the packed path does not apply:
+// another format, or destination rows not aligned for the kernels' stores of four outputs (4 bytes
+// for u8, 8 for s16). The kernels see the destination as rows of bytes (width x CN, one channel):
+// their outputs are row bytes.
 template <int CN, int kTallR = kRowsTall, class Out, class... Extra>
 bool launch_3x3_cn(Kernel<Out, Extra...> rows8, Kernel<Out, Extra...> tall,
                    Kernel<Out, Extra...> short_, const ConstImageView& s, const ImageView& d,
@@ -1223,9 +1277,8 @@ bool launch_3x3_cn(Kernel<Out, Extra...> rows8, Kernel<Out, Extra...> tall,
     const int warp_rows = blocks_y(d.height(), kR8Rows);
     const dim3 grid(unsigned((wc + kR8BW - 1) / kR8BW),
                     unsigned(std::min<long long>((warp_rows + kR8Warps - 1) / kR8Warps, 65535)));
-    rows8<<<grid, dim3(kTX, kR8Warps), 0, st>>>(dev_view<std::uint8_t>(s), dv,
-                                                 dev_border<std::uint8_t>(border), true,
-                                                 warp_rows, extra...);
+    rows8<<<grid, dim3(kTX, kR8Warps), 0, st>>>(
+        dev_view<std::uint8_t>(s), dv, dev_border<std::uint8_t>(border), true, warp_rows, extra...);
     PIXFLOW_CUDA_CHECK_LAUNCH(op);
     (void)op;
     return true;

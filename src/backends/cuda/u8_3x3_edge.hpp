@@ -44,6 +44,25 @@ PIXFLOW_HD int border_index32(int p, int len, BorderType t) {
   return -1;
 }
 
+/// border_index32 of the index just outside a line of len >= 1: p = -1 (after = false) or p =
+/// len (after = true), in closed form (no division): what the rows8 shape (u8_3x3.cuh) needs
+/// of the rule, found at the start of every warp (border_index32's general form there was
+/// ~350 dependent instructions before the first load).
+PIXFLOW_HD int border_adjacent32(bool after, int len, BorderType t) {
+  switch (t) {
+    case BorderType::replicate:
+    case BorderType::reflect:
+      return after ? len - 1 : 0;
+    case BorderType::reflect101:
+      return len == 1 ? 0 : after ? len - 2 : 1;
+    case BorderType::wrap:
+      return after ? 0 : len - 1;
+    case BorderType::constant:
+      return -1;
+  }
+  return -1;
+}
+
 /// The source byte of row byte e (any sign, |e| < 2^30) of a u8 x CN row of w pixels: the
 /// byte's pixel floor(e / CN) mapped by the rule, its channel kept; -1 for the constant
 /// border (the border value). e inside the row is itself.
