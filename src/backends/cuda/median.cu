@@ -379,9 +379,10 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
         <<<grid, dim3(kBX, kTY), smem, st>>>(sv, dv, b, blocks_y(d.height(), kBY));
     PIXFLOW_CUDA_CHECK_LAUNCH("median");
   };
-  // 3x3 on one u8 channel: the packed kernel (u8_3x3.cuh) when the destination allows it. Its
-  // wide tall shape (128 x 128 outputs a block) where that grid fills the GPU (tall_blocks_fill
-  // on 128-row blocks), else the narrow tall one (128 x 64) where that fills it, else the short.
+  // 3x3 on one u8 channel: the packed kernel (u8_3x3.cuh) when the destination allows it: the
+  // rows8 shape where the source rows are 4-byte aligned (launch_3x3_cn), else its wide tall
+  // shape (128 x 128 outputs a block) where that grid fills the GPU (tall_blocks_fill on 128-row
+  // blocks), else the narrow tall one (128 x 64) where that fills it, else the short.
   if (std::is_same_v<T, std::uint8_t> && p.kw == 3 && p.kh == 3) {
     const bool wide = tall_blocks_fill((d.width() + u8_3x3::kBW - 1) / u8_3x3::kBW, d.height(),
                                        u8_3x3::kBH<u8_3x3::kMedTallR>);
@@ -399,8 +400,10 @@ void launch_median(const ConstImageView& s, const ImageView& d, const MedianPara
   if (std::is_same_v<T, std::uint8_t> && p.kw == 3 && p.kh == 3) {
     const bool wide = tall_blocks_fill((d.width() * 3 + u8_3x3::kBW - 1) / u8_3x3::kBW, d.height(),
                                        u8_3x3::kBH<u8_3x3::kMedTallR>);
+    // Large u8 x 3 images keep the wide tile kernel: in the rows8 shape 8192^2 took 211.4 us
+    // against its 197.7 (bench/NOTES.md, session 18); smaller ones take the rows8 shape.
     if (wide ? u8_3x3::launch_3x3_cn<3, u8_3x3::kMedTallR>(
-                   u8_3x3::median3_rows8_kernel<3>,
+                   decltype (&u8_3x3::median3_rows8_kernel<3>)(nullptr),
                    u8_3x3::median3_wide_u8_kernel<u8_3x3::kMedTallR, 3>,
                    u8_3x3::median3_u8_kernel<u8_3x3::kRowsShort, 3>, s, d, p.border, "median", st)
              : u8_3x3::launch_3x3_cn<3>(
