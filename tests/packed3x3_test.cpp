@@ -1,15 +1,16 @@
 // The CUDA packed u8 3x3 kernels (src/backends/cuda/u8_3x3.cuh) on grids of many blocks and at
-// every source alignment. Images below tall_blocks_fill (launch.cuh) take the short shape: 128 x
-// 16 outputs a block, one tile each (the streaming shape these sizes were chosen for, one wave
-// of blocks walking consecutive tiles, was removed after session 13 measured it slower). The
-// sizes give block columns with partial last tiles and widths (u8x1 1920x1080: 15 x 68 blocks,
-// the last tile 8 rows; 700x3000: the last block column 60 bytes wide; u8x3 1500x900: the last
-// tile 4 rows); the tall shape (4100x2200 u8x1, 4100x1100 u8x3) runs in the other ManyTiles
-// tests. Destinations are tight (4-byte aligned rows: the packed path runs; it falls back to the
-// generic kernels otherwise); sources tight (word loads) and padded at random offsets and
-// strides (mostly unaligned rows: every tile through the edge path, word by word with byte
-// loads). Every op the packed kernels serve, every border in turn for every size (constants
-// 300 and -7 outside u8).
+// every source alignment. Sources with 4-byte aligned rows take the rows8 shape (its edges:
+// RowsShapeMatchesRefAtEveryEdge, the last test); the others the tile shapes: below
+// tall_blocks_fill (launch.cuh) the short one, 128 x 16 outputs a block, one tile each (the
+// streaming shape these sizes were chosen for, one wave of blocks walking consecutive tiles, was
+// removed after session 13 measured it slower). The sizes give block columns with partial last
+// tiles and widths (u8x1 1920x1080: 15 x 68 blocks, the last tile 8 rows; 700x3000: the last
+// block column 60 bytes wide; u8x3 1500x900: the last tile 4 rows); the tall shape (4100x2200
+// u8x1, 4100x1100 u8x3) runs in the other ManyTiles tests. Destinations are tight (4-byte
+// aligned rows: the packed path runs; it falls back to the generic kernels otherwise); sources
+// tight (the rows8 shape) and padded at random offsets and strides (mostly unaligned rows: the
+// tile shapes, every tile through the edge path, word by word with byte loads). Every op the
+// packed kernels serve, every border in turn for every size (constants 300 and -7 outside u8).
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -136,9 +137,12 @@ TEST(Packed3x3, EveryOpMatchesRefAtEverySourceAlignment) {
     int cn, off;
     Size s;
   };
-  const Case cases[] = {{1, 0, {600, 150}},   {1, 16, {600, 150}},   {1, 4, {600, 150}},
-                        {1, 1, {600, 150}},   {3, 16, {600, 150}},   {1, 16, {4100, 2200}},
-                        {1, 4, {4100, 2200}}, {3, 16, {1400, 2200}}, {3, 4, {1400, 2200}}};
+  // (At sample 1 the source rows are not 4-byte aligned: the tile shapes, short at 600x150,
+  // tall at 4100x2200 and 1400x2200 u8x3; the other offsets take the rows8 shape.)
+  const Case cases[] = {{1, 0, {600, 150}},   {1, 16, {600, 150}},  {1, 4, {600, 150}},
+                        {1, 1, {600, 150}},   {3, 16, {600, 150}},  {1, 16, {4100, 2200}},
+                        {1, 4, {4100, 2200}}, {1, 1, {4100, 2200}}, {3, 16, {1400, 2200}},
+                        {3, 4, {1400, 2200}}, {3, 1, {1400, 2200}}};
   const std::vector<Op3> ops = packed_ops();
   std::size_t turn = 0;
   for (const Case& c : cases) {

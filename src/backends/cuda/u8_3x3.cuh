@@ -7,6 +7,10 @@
 // (u8x3 3x3 went through the byte-tile engines: 26-31 us at 1920x1080 against NPP's 12.4 for
 // dilate and 11.5 for Gaussian, bench/RESULTS.md 2026-11-25.)
 //
+// Where the source rows are 4-byte aligned and offsets fit 32 bits (every image pixflow
+// allocates), the kernels run in the rows8 shape (below, "The rows8 shape": a warp 256 row
+// bytes x 4 rows, a lane 8 bytes, no tile); the tile shapes described next remain for the
+// other sources.
 // Each thread computes 4 adjacent pixels of R consecutive rows (R = 8, or 2 for images too
 // small to fill the GPU with 8: launch_3x3 picks by tall_blocks_fill); the median on large
 // images 8 adjacent bytes of 8 rows instead (median3_wide_u8_kernel, below). (A streaming

@@ -41,11 +41,13 @@ constexpr int kEpsF32BX = 32, kEpsF32TY = 8, kEpsF32J = 4, kEpsF32BY = 32;
 // windows of radius > 4 and f32 x 3).
 constexpr int kPixelBX = 32, kPixelBY = 4;
 
-// Packed u8 3x3 kernels (u8_3x3.cuh): 32 x 8 threads, each 4 adjacent pixels of 8 rows, so
-// 128 x 64 outputs per block (step 4: median 3x3 116.5 us, dilate 3x3 89 us at 8K). Small
-// images take the short shape, 2 rows a thread (128 x 16 outputs a block), by the rule of
-// tall_blocks_fill below: at 1920x1080 the tall shape gave 15 x 17 = 255 blocks (1.9 a SM,
-// 13.8-17.5 us for 2 us of copy), the short one gives 15 x 68 = 1020 (7.7 a SM).
+// Packed u8 3x3 kernels (u8_3x3.cuh): the rows8 shape (32 x 4 threads, a warp 256 bytes x 4
+// rows, its constants there) for 4-byte aligned sources; else these tile shapes. Tiles: 32 x 8
+// threads, each 4 adjacent pixels of 8 rows, so 128 x 64 outputs per block (step 4: median 3x3
+// 116.5 us, dilate 3x3 89 us at 8K). Small images take the short shape, 2 rows a thread (128 x 16
+// outputs a block), by the rule of tall_blocks_fill below: at 1920x1080 the tall shape gave 15 x 17
+// = 255 blocks (1.9 a SM, 13.8-17.5 us for 2 us of copy), the short one gives 15 x 68 = 1020 (7.7 a
+// SM).
 constexpr int kPackedTX = 32, kPackedTY = 8;
 constexpr int kPackedPX = 4, kPackedRows = 8, kPackedRowsShort = 2;
 // Resident short blocks a SM of deriv3 and linear3 (u8_3x3.cuh, __launch_bounds__): 8, a
