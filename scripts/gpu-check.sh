@@ -20,7 +20,7 @@ BUILD="${BUILD:-build-gpu}"
 # of TOTAL minus the time reserved for the stages after it, so one slow stage cannot push the
 # run past the 10-minute call.
 TOTAL="${TOTAL:-560}"
-T_CONFIGURE=60 T_BUILD=240 T_CTEST=150 T_SANITIZER=200 T_BENCH=180 T_PEERS=100 T_COMPARE=30
+T_CONFIGURE=60 T_BUILD="${T_BUILD:-240}" T_CTEST=150 T_SANITIZER=200 T_BENCH=180 T_PEERS=100 T_COMPARE=30
 # A tests-only run (NO_BENCH) reserves nothing for the bench: memcheck gets what is left (the
 # default filter outgrew 200 s in session 11: it was still running at 174 s).
 # CTEST_RESERVE: what the ctest stage leaves for the stages after it (memcheck and the bench, or

@@ -72,7 +72,10 @@ template <int K, int R, bool kEdge>
 void run_thread(const std::vector<u32>& tile, long long tw, long long x0, long long y0, int halo,
                 const c3::Fix& f, const c3::Adder& ad, Img& out) {
   // Tile word (r, j) = bytes -16 + 4 j .. of row r - halo.
-  auto row = [&](int k) { return &tile[std::size_t((y0 + k) * tw + (x0 + 16 - 4) / 4)]; };
+  auto words = [&](int k, u32& a, u32& b, u32& c) {
+    const u32* p = &tile[std::size_t((y0 + k) * tw + (x0 + 16 - 4) / 4)];
+    a = p[0], b = p[1], c = p[2];
+  };
   auto put = [&](int i, u32 v) {
     const long long y = y0 + i;
     for (int j = 0; j < 4; ++j)
@@ -80,9 +83,9 @@ void run_thread(const std::vector<u32>& tile, long long tw, long long x0, long l
         out.px[std::size_t(y * out.w + x0 + j)] = std::uint8_t(v >> (8 * j));
   };
   if constexpr (K == 4)
-    c3::gradient_rows<R>(row, ad, put);
+    c3::gradient_rows<R>(words, ad, put);
   else
-    c3::comp3_rows<K, R, kEdge>(row, f, ad, put);
+    c3::comp3_rows<K, R, kEdge>(words, f, ad, put);
   (void)halo;
 }
 

@@ -79,6 +79,22 @@ std::vector<Op3> packed_ops() {
   };
 }
 
+// The 3x3 morphology composites u8x1 (morphology.cu: the rows8 shape with two halo rows, and
+// gradient's one), for the rows8 edge test.
+std::vector<Op3> composite_ops() {
+  std::vector<Op3> ops;
+  for (const auto& [name, op] :
+       {std::pair{"open", MorphOp::open}, std::pair{"close", MorphOp::close},
+        std::pair{"tophat", MorphOp::tophat}, std::pair{"blackhat", MorphOp::blackhat},
+        std::pair{"gradient", MorphOp::gradient}})
+    ops.push_back(
+        {name, Depth::u8,
+         [op = op](const ConstImageView& s, const ImageView& d, const Border& b, Backend be) {
+           morphology(s, d, op, MorphParams{3, 3, 1, b}, on(be));
+         }});
+  return ops;
+}
+
 TEST(Packed3x3, EveryBackendMatchesRefOnManyShortTiles) {
   auto rng = make_rng(0x5713);
   std::vector<Border> borders = all_borders();
@@ -174,7 +190,8 @@ TEST(Packed3x3, EveryOpMatchesRefAtEverySourceAlignment) {
 // below and around a warp's 4 rows (rows through the rule at both ends); sources at sample 0
 // (8-byte aligned rows: 8-byte loads) and 4 (4-byte aligned: two word loads), destinations at
 // sample 0 and 4 (u8: 4-byte aligned rows, two word stores; s16: 8-byte aligned, two 8-byte
-// stores), every op, u8x1 and u8x3, borders in turn (constants 300 and -7 among them).
+// stores), every op and the morphology composites (u8x1; u8x3 composites run as passes), u8x1
+// and u8x3, borders in turn (constants 300 and -7 among them).
 TEST(Packed3x3, RowsShapeMatchesRefAtEveryEdge) {
   auto rng = make_rng(0x5715);
   std::vector<Border> borders = all_borders();
@@ -182,7 +199,8 @@ TEST(Packed3x3, RowsShapeMatchesRefAtEveryEdge) {
   borders.push_back(Border::constant(-7));
   const Size sizes[] = {{1, 1},  {3, 2},   {4, 5},   {7, 3},   {8, 4},   {9, 6},    {31, 7},
                         {85, 9}, {255, 1}, {256, 2}, {257, 8}, {300, 5}, {517, 17}, {86, 33}};
-  const std::vector<Op3> ops = packed_ops();
+  std::vector<Op3> ops = packed_ops();
+  for (Op3& op : composite_ops()) ops.push_back(op);
   std::size_t turn = 0;
   for (const Size& s : sizes) {
     for (int cn : {1, 3}) {

@@ -210,19 +210,22 @@ PIXFLOW_HD void fix_row(Mid3& m, const Fix& f) {
   }
 }
 
-/// One tile's R output rows of a thread, K with an intermediate. row(k) (k = 0 .. R+3) points at
-/// the tile word of bytes x0-4 .. x0-1 of source row y0-2+k (the tile loaded through the border
-/// rule); put(i, v) stores output row y0+i's bytes x0 .. x0+3, i = 0 .. R-1 in order. kEdge:
-/// apply f (the tiles whose outputs read the intermediate outside the image).
-template <int K, int R, bool kEdge, class Row, class Put>
-PIXFLOW_HD void comp3_rows(const Row& row, const Fix& f, const Adder& ad, Put&& put) {
+/// One tile's R output rows of a thread, K with an intermediate. words(k, a, b, c) (k = 0 ..
+/// R+3): the words of bytes x0-4 .. x0-1, x0 .. x0+3, x0+4 .. x0+7 of source row y0-2+k (a tile
+/// loaded through the border rule, or the rows8 shape's registers: of the bytes outside the
+/// image only the pixel and the row just outside matter, the others feed intermediate pixels
+/// that f replaces); put(i, v) stores output row y0+i's bytes x0 .. x0+3, i = 0 .. R-1 in order.
+/// kEdge: apply f (the tiles whose outputs read the intermediate outside the image).
+template <int K, int R, bool kEdge, class Words, class Put>
+PIXFLOW_HD void comp3_rows(const Words& words, const Fix& f, const Adder& ad, Put&& put) {
   constexpr bool kMax = kFirstMax<K>;
   Src4 s[3];
   Mid3 m[3];
   PIXFLOW_UNROLL
   for (int k = 0; k < R + 4; ++k) {
-    const u32* p = row(k);
-    s[k % 3] = src_cols(p[0], p[1], p[2]);
+    u32 wa, wb, wc;
+    words(k, wa, wb, wc);
+    s[k % 3] = src_cols(wa, wb, wc);
     if (k < 2) continue;
     // Intermediate row k-2 (y0-3+k) from source rows k-2 .. k.
     Mid3 mm = first_pass<kMax>(s[(k + 1) % 3], s[(k + 2) % 3], s[k % 3]);
@@ -250,16 +253,17 @@ PIXFLOW_HD void comp3_rows(const Row& row, const Fix& f, const Adder& ad, Put&& 
   }
 }
 
-/// gradient's R output rows (the 3x3 tile of the single ops: row(k), k = 0 .. R+1, points at the
-/// word of bytes x0-4 .. x0-1 of source row y0-1+k).
-template <int R, class Row, class Put>
-PIXFLOW_HD void gradient_rows(const Row& row, const Adder& ad, Put&& put) {
+/// gradient's R output rows (the 3x3 window of the single ops: words(k, a, b, c), k = 0 ..
+/// R+1, the words of bytes x0-4 .. x0+7 of source row y0-1+k).
+template <int R, class Words, class Put>
+PIXFLOW_HD void gradient_rows(const Words& words, const Adder& ad, Put&& put) {
   u32 p[3][3];
   PIXFLOW_UNROLL
   for (int k = 0; k < R + 2; ++k) {
-    const u32* q = row(k);
+    u32 wa, wb, wc;
+    words(k, wa, wb, wc);
     u32(&c)[3] = p[k % 3];
-    u8_3x3_dup::columns(q[0], q[1], q[2], c[0], c[1], c[2]);
+    u8_3x3_dup::columns(wa, wb, wc, c[0], c[1], c[2]);
     if (k >= 2) put(k - 2, gradient_row(p[(k + 1) % 3], p[(k + 2) % 3], p[k % 3], ad));
   }
 }

@@ -956,7 +956,10 @@ __global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kTY, u8_3x3::kMinBlocks<R
     load_tile_chunks<R, 1, false, 2>(tile, src, border, bx0, by0, src_aligned, aligned16);
     const int tx = tid_x_again(), ty = threadIdx.y;
     const TileRows<kCTileWords, kCOff> rows{&tile[0][0]};
-    auto row = [&](int k) { return rows[ty * R + k] + tx; };
+    auto row = [&](int k, unsigned& a, unsigned& b, unsigned& c) {
+      const unsigned* p = rows[ty * R + k] + tx;
+      a = p[0], b = p[1], c = p[2];
+    };
     const int x0 = bx0 + tx * kPX;
     const long long y0 = by0 + ty * R;
     unsigned char* d = dst.data + y0 * dst.stride + x0;
@@ -1000,9 +1003,64 @@ __global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kTY, u8_3x3::kMinBlocks<R
       src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
         const int tx = threadIdx.x, ty = threadIdx.y;
         store_rows4<R, kPackedEvictFirst>(dst, bx0 + tx * kPX, by0 + ty * R, [&](auto&& put) {
-          comp3_u8::gradient_rows<R>([&](int k) { return tile[ty * R + k] + tx; }, ad, put);
+          comp3_u8::gradient_rows<R>(tile_words<R>(tile), ad, put);
         });
       });
+}
+
+// The composites in the rows8 shape (u8_3x3.cuh; sources with 4-byte aligned rows): a warp 256
+// row bytes x kR8Rows rows, each lane the bodies above for its two 4-byte groups from its window
+// rows' registers (two halo rows for the intermediate's, one for gradient). Warps whose outputs
+// read the intermediate outside the image (the first and last warp columns and rows) run the
+// body with each group's Fix, the others without. Resident blocks a SM: kComp3R8Blocks (ptxas
+// -v, sm_90, no spills: launch.cuh).
+template <int K>
+__global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kR8Warps, kComp3R8Blocks)
+    morph3_comp_rows8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                             DevBorder<std::uint8_t> border, bool, int warp_rows) {
+  using namespace u8_3x3;
+  comp3_u8::Adder ad;
+  ad.one = blockDim.x / kTX;
+  ad.neg = 0u - ad.one;
+  const bool aligned8 =
+      ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 7) == 0;
+  const int bx = int(blockIdx.x) * kR8BW;
+  for_each_rows8<1, 2>(src, border, warp_rows, [&](const Rows8<kR8Rows + 4>& w, int x, int y0) {
+    unsigned lo[kR8Rows], hi[kR8Rows];
+    auto to_lo = [&](int i, unsigned v) { lo[i] = v; };
+    auto to_hi = [&](int i, unsigned v) { hi[i] = v; };
+    if (bx >= 1 && bx + kR8BW < src.w && y0 >= 1 && y0 + kR8Rows < src.h) {
+      comp3_u8::comp3_rows<K, kR8Rows, false>(w.group(0), comp3_u8::Fix{}, ad, to_lo);
+      comp3_u8::comp3_rows<K, kR8Rows, false>(w.group(1), comp3_u8::Fix{}, ad, to_hi);
+    } else {
+      comp3_u8::comp3_rows<K, kR8Rows, true>(
+          w.group(0), comp3_u8::make_fix(x, y0, src.w, src.h, border.type, border.value, kR8Rows),
+          ad, to_lo);
+      comp3_u8::comp3_rows<K, kR8Rows, true>(
+          w.group(1),
+          comp3_u8::make_fix(x + 4, y0, src.w, src.h, border.type, border.value, kR8Rows), ad,
+          to_hi);
+    }
+    u8_3x3::store_rows8<kR8Rows, kPackedEvictFirst>(dst, x, y0, aligned8, [&](auto&& put) {
+#pragma unroll
+      for (int i = 0; i < kR8Rows; ++i) put(i, lo[i], hi[i]);
+    });
+  });
+}
+
+// gradient in the rows8 shape (gradient_rows for each 4-byte group).
+__global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kR8Warps, kComp3R8Blocks)
+    morph3_grad_rows8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                             DevBorder<std::uint8_t> border, bool, int warp_rows) {
+  using namespace u8_3x3;
+  comp3_u8::Adder ad;
+  ad.one = blockDim.x / kTX;
+  ad.neg = 0u - ad.one;
+  for_each_rows8<1>(src, border, warp_rows, [&](const Rows8<>& w, int x, int y0) {
+    rows8_store_u8(dst, w, x, y0, [&](auto&& words, auto&& put) {
+      comp3_u8::gradient_rows<kR8Rows>(words, ad, put);
+    });
+  });
 }
 
 // The packed composite for op (u8_3x3::launch_3x3's rule and checks: destination rows 4-byte
@@ -1010,24 +1068,29 @@ __global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kTY, u8_3x3::kMinBlocks<R
 bool try_comp3_packed(const ConstImageView& s, const ImageView& d, const detail::MorphPass& m,
                       cudaStream_t st) {
   using namespace u8_3x3;
-  auto run = [&](auto tall, auto short_) {
-    return launch_3x3(decltype(+tall)(nullptr), tall, short_, s, d, m.border, "morphology", st);
+  auto run = [&](auto rows8, auto tall, auto short_) {
+    return launch_3x3(rows8, tall, short_, s, d, m.border, "morphology", st);
   };
   switch (m.op) {
     case MorphOp::open:
-      return run(morph3_comp_u8_kernel<comp3_u8::kOpen, kRowsTall>,
+      return run(morph3_comp_rows8_kernel<comp3_u8::kOpen>,
+                 morph3_comp_u8_kernel<comp3_u8::kOpen, kRowsTall>,
                  morph3_comp_u8_kernel<comp3_u8::kOpen, kRowsShort>);
     case MorphOp::close:
-      return run(morph3_comp_u8_kernel<comp3_u8::kClose, kRowsTall>,
+      return run(morph3_comp_rows8_kernel<comp3_u8::kClose>,
+                 morph3_comp_u8_kernel<comp3_u8::kClose, kRowsTall>,
                  morph3_comp_u8_kernel<comp3_u8::kClose, kRowsShort>);
     case MorphOp::tophat:
-      return run(morph3_comp_u8_kernel<comp3_u8::kTophat, kRowsTall>,
+      return run(morph3_comp_rows8_kernel<comp3_u8::kTophat>,
+                 morph3_comp_u8_kernel<comp3_u8::kTophat, kRowsTall>,
                  morph3_comp_u8_kernel<comp3_u8::kTophat, kRowsShort>);
     case MorphOp::blackhat:
-      return run(morph3_comp_u8_kernel<comp3_u8::kBlackhat, kRowsTall>,
+      return run(morph3_comp_rows8_kernel<comp3_u8::kBlackhat>,
+                 morph3_comp_u8_kernel<comp3_u8::kBlackhat, kRowsTall>,
                  morph3_comp_u8_kernel<comp3_u8::kBlackhat, kRowsShort>);
     case MorphOp::gradient:
-      return run(morph3_grad_u8_kernel<kRowsTall>, morph3_grad_u8_kernel<kRowsShort>);
+      return run(morph3_grad_rows8_kernel, morph3_grad_u8_kernel<kRowsTall>,
+                 morph3_grad_u8_kernel<kRowsShort>);
     default:
       return false;
   }

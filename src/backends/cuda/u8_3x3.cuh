@@ -547,7 +547,7 @@ constexpr int kR8Rows = 4;                 // output rows a warp
 constexpr int kR8Warps = 4;                // warps a block, stacked in y
 constexpr int kR8BW = 8 * 32;              // row bytes a warp (and a block)
 constexpr int kR8BH = kR8Rows * kR8Warps;  // rows a block
-constexpr int kR8N = kR8Rows + 2;          // window rows a warp loads
+constexpr int kR8N = kR8Rows + 2;          // window rows a warp loads (3x3: one halo row)
 
 // What the rule puts outside the image, found once a kernel (see above).
 struct Rows8Edge {
@@ -558,10 +558,12 @@ struct Rows8Edge {
   int bottom;  // the same for the row at h
 };
 
-// A lane's window rows: its own words b, c (bytes x .. x + 7) and, in lanes 0 and 31, the word
-// outside the warp e (lane 0: bytes x - 4 .. x - 1; lane 31: x + 8 .. x + 11).
+// A lane's window rows (kN: kR8Rows and kHalo rows above and below; the composites of two 3x3
+// passes, morphology.cu, take 2): its own words b, c (bytes x .. x + 7) and, in lanes 0 and
+// 31, the word outside the warp e (lane 0: bytes x - 4 .. x - 1; lane 31: x + 8 .. x + 11).
+template <int kN = kR8N>
 struct Rows8 {
-  unsigned b[kR8N], c[kR8N], e[kR8N];
+  unsigned b[kN], c[kN], e[kN];
 
   // Row bytes x - 4 .. x - 1 and x + 8 .. x + 11 of window row r (shuffles: every lane calls).
   __device__ __forceinline__ unsigned left(int r) const {
@@ -585,7 +587,7 @@ struct Rows8 {
   }
 };
 
-// The window rows y .. y + kR8N - 1 of the lane's bytes (see above). aligned8: source rows
+// The window rows y .. y + kN - 1 of the lane's bytes (see above). aligned8: source rows
 // 8-byte aligned (one 8-byte load a row where all 8 bytes lie in the row), else 4-byte aligned
 // (word loads). Words that lie in the row are loaded whole (predicated, no branch); the bytes
 // left unread are the special bytes of an edge warp: the last wc % 4 bytes of the row, the CN
@@ -594,21 +596,21 @@ struct Rows8 {
 // lane, and the lanes whose window holds it place it (a loop over the 2 CN + wc % 4 bytes at
 // most: 1920x1080 u8x1 has 2). The general per-byte rule here took 2.5 us more at 1920x1080
 // than at 2048x1080 (bench/NOTES.md, session 18).
-template <int CN>
+template <int CN, int kN>
 __device__ __forceinline__ void load_rows8(const DevView<std::uint8_t>& src, unsigned char value,
                                            int bx, int y, bool aligned8, const Rows8Edge& g,
-                                           Rows8& w) {
+                                           Rows8<kN>& w) {
   const int lane = tid_x_again();
   const int x = bx + 8 * lane, stride = int(src.stride), wc = g.wc;
   const unsigned char* data = src.data;
   const unsigned vw = value * 0x01010101u;
-  int ro[kR8N];
-  if (y >= 0 && y + kR8N <= src.h) {
+  int ro[kN];
+  if (y >= 0 && y + kN <= src.h) {
 #pragma unroll
-    for (int r = 0; r < kR8N; ++r) ro[r] = (y + r) * stride;
+    for (int r = 0; r < kN; ++r) ro[r] = (y + r) * stride;
   } else {
 #pragma unroll
-    for (int r = 0; r < kR8N; ++r) {
+    for (int r = 0; r < kN; ++r) {
       const int yy = y + r;
       ro[r] = yy >= 0 && yy < src.h ? yy * stride : yy < 0 ? g.top : yy == src.h ? g.bottom : 0;
     }
@@ -621,24 +623,24 @@ __device__ __forceinline__ void load_rows8(const DevView<std::uint8_t>& src, uns
   // branch of its own (all lanes of all but the edge warps), the word form predicated.
   if (aligned8 && in8) {
 #pragma unroll
-    for (int r = 0; r < kR8N; ++r) {
+    for (int r = 0; r < kN; ++r) {
       const uint2 v = *reinterpret_cast<const uint2*>(data + (ro[r] < 0 ? 0 : ro[r] + x));
       w.b[r] = v.x, w.c[r] = v.y;
     }
   } else {
 #pragma unroll
-    for (int r = 0; r < kR8N; ++r) {
+    for (int r = 0; r < kN; ++r) {
       const unsigned* p = reinterpret_cast<const unsigned*>(data + (ro[r] < 0 ? 0 : ro[r] + x));
       w.b[r] = in4 ? p[0] : 0u;
       w.c[r] = in8 ? p[1] : 0u;
     }
   }
 #pragma unroll
-  for (int r = 0; r < kR8N; ++r)
+  for (int r = 0; r < kN; ++r)
     w.e[r] =
         ine ? *reinterpret_cast<const unsigned*>(data + (ro[r] < 0 || !ine ? 0 : ro[r] + xe)) : 0u;
 #pragma unroll
-  for (int r = 0; r < kR8N; ++r)
+  for (int r = 0; r < kN; ++r)
     if (ro[r] < 0) w.b[r] = vw, w.c[r] = vw, w.e[r] = vw;
   // The special bytes (warp-uniform: the warps at the row's start and end).
   const int pw = wc & ~3;  // first byte of the row's last partial word
@@ -660,7 +662,7 @@ __device__ __forceinline__ void load_rows8(const DevView<std::uint8_t>& src, uns
                                                   : false;
       const int sh = 8 * (slot & 3), word = slot >> 2;  // word 0, 3: e; 1: b; 2: c
 #pragma unroll
-      for (int r = 0; r < kR8N; ++r) {
+      for (int r = 0; r < kN; ++r) {
         unsigned v = value;
         if (ro[r] >= 0 && col >= 0) v = data[ro[r] + col];
         if (mine && ro[r] >= 0) {
@@ -679,9 +681,10 @@ __device__ __forceinline__ void load_rows8(const DevView<std::uint8_t>& src, uns
 
 // The warps' rows of a rows8 grid (launch_3x3_cn): warp row wy = blockIdx.y * kR8Warps +
 // threadIdx.y, then every gridDim.y * kR8Warps; body(w, x, y0): the lane's window rows
-// (load_rows8: rows y0 - 1 .. y0 + kR8Rows) for its outputs at row bytes x .. x + 7 of rows
-// y0 .. y0 + kR8Rows - 1 (every lane of the warp calls it; the body clips its stores).
-template <int CN, class Body>
+// (load_rows8: rows y0 - kHalo .. y0 + kR8Rows - 1 + kHalo) for its outputs at row bytes x .. x
+// + 7 of rows y0 .. y0 + kR8Rows - 1 (every lane of the warp calls it; the body clips its
+// stores).
+template <int CN, int kHalo = 1, class Body>
 __device__ __forceinline__ void for_each_rows8(const DevView<std::uint8_t>& src,
                                                const DevBorder<std::uint8_t>& border, int warp_rows,
                                                Body&& body) {
@@ -699,8 +702,8 @@ __device__ __forceinline__ void for_each_rows8(const DevView<std::uint8_t>& src,
   for (int wy = int(blockIdx.y) * kR8Warps + int(threadIdx.y); wy < warp_rows;
        wy += int(gridDim.y) * kR8Warps) {
     const int y0 = wy * kR8Rows;
-    Rows8 w;
-    load_rows8<CN>(src, border.value, bx, y0 - 1, aligned8, g, w);
+    Rows8<kR8Rows + 2 * kHalo> w;
+    load_rows8<CN>(src, border.value, bx, y0 - kHalo, aligned8, g, w);
     body(w, bx + 8 * tid_x_again(), y0);
   }
 }
@@ -709,7 +712,7 @@ __device__ __forceinline__ void for_each_rows8(const DevView<std::uint8_t>& src,
 // group (put(i, v)); both groups' words, then the stores (store_rows8: 8-byte stores on 8-byte
 // aligned destination rows, else two word stores; clipped to the image).
 template <class Out4>
-__device__ __forceinline__ void rows8_store_u8(const DevView<std::uint8_t>& dst, const Rows8& w,
+__device__ __forceinline__ void rows8_store_u8(const DevView<std::uint8_t>& dst, const Rows8<>& w,
                                                int x, int y0, Out4&& out4) {
   unsigned lo[kR8Rows], hi[kR8Rows];
   out4(w.group(0), [&](int i, unsigned v) { lo[i] = v; });
@@ -812,7 +815,7 @@ template <bool kMax, int CN = 1>
 __global__ void __launch_bounds__(kTX* kR8Warps, kR8MorphBlocks<CN>)
     morph3_rows8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                         DevBorder<std::uint8_t> border, bool, int warp_rows) {
-  for_each_rows8<CN>(src, border, warp_rows, [&](const Rows8& w, int x, int y0) {
+  for_each_rows8<CN>(src, border, warp_rows, [&](const Rows8<>& w, int x, int y0) {
     rows8_store_u8(dst, w, x, y0,
                    [](auto&& words, auto&& put) { morph3_rows<kMax, kR8Rows, CN>(words, put); });
   });
@@ -908,7 +911,7 @@ template <int CN = 1>
 __global__ void __launch_bounds__(kTX* kR8Warps, kR8MinBlocks)
     linear3_rows8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                          DevBorder<std::uint8_t> border, bool, int warp_rows, Linear3 k) {
-  for_each_rows8<CN>(src, border, warp_rows, [&](const Rows8& w, int x, int y0) {
+  for_each_rows8<CN>(src, border, warp_rows, [&](const Rows8<>& w, int x, int y0) {
     rows8_store_u8(dst, w, x, y0, [&](auto&& words, auto&& put) {
       if (k.kind == 2)
         linear3_rows<kR8Rows, CN, 2>(words, k, put);
@@ -1043,7 +1046,7 @@ __global__ void __launch_bounds__(kTX* kR8Warps, kR8MinBlocks)
                         DevBorder<std::uint8_t> border, bool, int warp_rows, bool) {
   const bool aligned16 =
       ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 15) == 0;
-  for_each_rows8<CN>(src, border, warp_rows, [&](const Rows8& w, int x, int y0) {
+  for_each_rows8<CN>(src, border, warp_rows, [&](const Rows8<>& w, int x, int y0) {
     unsigned o[kR8Rows][4];
     deriv3_rows<kR8Rows, CN, X, Y>(
         w.group(0), [&](int i, unsigned o0, unsigned o1) { o[i][0] = o0, o[i][1] = o1; });
@@ -1207,7 +1210,7 @@ __global__ void __launch_bounds__(kTX* kR8Warps, kMedR8Blocks)
   constexpr int W = u8_3x3_dup::kWideCols<CN>;
   const bool aligned8 =
       ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 7) == 0;
-  for_each_rows8<CN>(src, border, warp_rows, [&](const Rows8& w, int x, int y0) {
+  for_each_rows8<CN>(src, border, warp_rows, [&](const Rows8<>& w, int x, int y0) {
     unsigned lo[kR8Rows], hi[kR8Rows];
     median3_wide_body<kR8Rows, CN>(
         [&](int r, unsigned(&out)[W]) {

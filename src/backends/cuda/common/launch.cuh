@@ -66,6 +66,9 @@ constexpr int kPackedShortFillBlocks = 8;
 // Resident tall blocks a SM: 5, a 48-register bound, as the tall dilate (morph3) was measured
 // with; the short shape 6 (40 registers, u8_3x3::kMinBlocks). Not measured yet (branch comp3).
 constexpr int kComp3TallBlocks = 5;
+// Resident blocks a SM of the composites' rows8 kernels (morphology.cu; 128 threads): 8, a
+// 64-register bound.
+constexpr int kComp3R8Blocks = 6;
 
 // dilate/erode of small centred windows on one u8 channel (morphology.cu, morphk_u8_kernel:
 // 5x5, 7x7): 32 x 8 threads, each 8 adjacent outputs (two 4-byte tile words plus one on each
