@@ -1012,8 +1012,10 @@ __global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kTY, u8_3x3::kMinBlocks<R
 // row bytes x kR8Rows rows, each lane the bodies above for its two 4-byte groups from its window
 // rows' registers (two halo rows for the intermediate's, one for gradient). Warps whose outputs
 // read the intermediate outside the image (the first and last warp columns and rows) run the
-// body with each group's Fix, the others without. Resident blocks a SM: kComp3R8Blocks (ptxas
-// -v, sm_90, no spills: launch.cuh).
+// body with each group's Fix, the others without. Resident blocks a SM: kComp3R8Blocks
+// (launch.cuh). At 8192^2 open / close / tophat / blackhat measured slower than the tall tiles
+// (71.8 / 76.3 against 69.1 / 70.8 us), at 1920x1080 faster (5.5-6.2 against 8.2): bench/NOTES.md
+// session 18.
 template <int K>
 __global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kR8Warps, kComp3R8Blocks)
     morph3_comp_rows8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
