@@ -530,19 +530,21 @@ __device__ __forceinline__ void store_rows8(const DevView<std::uint8_t>& dst, in
 // them (lanes 0 and 31 load that word themselves). Of the bytes outside the row only the CN
 // before its start and the CN after its end reach an output inside it (a 3x3 window): those are
 // the pixel the rule puts at -1 and at w; likewise only the rows at -1 and at h. All four are
-// found once a kernel (Rows8Edge); the other bytes outside read nothing and hold 0, rows past h
-// read row 0. Lanes whose 8 bytes reach past the row's end (and the words outside the warp that
-// do) read byte by byte from column offsets found once a row of the warp (rows8_columns): with
-// the rule's switch inlined for every byte the kernel was 26k SASS instructions, its edge warps'
-// loads serialized behind branches, and dilate at 1920x1080 took 24 us (bench/NOTES.md, session
-// 18). The bodies run before any store (the shuffles need every lane), then the stores clip.
+// found once a kernel in closed form (Rows8Edge, border_adjacent32); the other bytes outside
+// hold 0, rows past h read row 0. Words that lie in the row are loaded whole; the row's last
+// wc % 4 bytes and the bytes the rule puts beside it are read once a row by the edge warps
+// (load_rows8's special bytes). With the rule's switch inlined for every edge byte the kernel
+// was 26k SASS instructions, its edge warps' loads serialized behind branches, and dilate at
+// 1920x1080 took 24 us (bench/NOTES.md, session 18). The bodies run before any store (the
+// shuffles need every lane), then the stores clip.
 // Measured against the tall / short shapes on the H100 (bench/micro/stream3x3.cu,
 // packed3x3_shapes.cu; bench/NOTES.md session 18): a plain dilate in this shape at 8192^2 47.4
 // us against 58.1 (copy 45.9), at 1920x1080 2.5 against 5.5 (copy 2.1): the tile's load ->
 // barrier -> compute chain and the short shape's 2 rows a thread were the time, and in a
 // one-wave grid the edge blocks' tile path set the kernel's end. kR8Rows = 4: 6 rows loaded
-// for 4 outputs (the micro: 4 and 8 rows within 1 % at 8192^2, 4 faster at 1080p); 12 blocks
-// a SM (40 registers; at 8, 8192^2 took 10 % longer in the micro).
+// for 4 outputs (the micro: 4 and 8 rows within 1 % at 8192^2, 4 faster at 1080p). Resident
+// blocks a SM per family (kR8MinBlocks, kR8MorphBlocks, kMedR8Blocks): in the micro a plain
+// dilate at 8 blocks a SM took 10 % longer at 8192^2 than at 12.
 constexpr int kR8Rows = 4;                 // output rows a warp
 constexpr int kR8Warps = 4;                // warps a block, stacked in y
 constexpr int kR8BW = 8 * 32;              // row bytes a warp (and a block)
