@@ -9,14 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#define CK(x)                                        \
-  do {                                               \
-    cudaError_t e = (x);                             \
-    if (e) {                                         \
-      printf("%s: %s\n", #x, cudaGetErrorString(e)); \
-      return 1;                                      \
-    }                                                \
-  } while (0)
+#include "micro_timing.cuh"
 __device__ __forceinline__ unsigned thr4(unsigned w, unsigned t) {
   unsigned r = 0;
 #pragma unroll
@@ -65,39 +58,6 @@ __global__ void kflat(const uint8_t* s, uint8_t* d, int pitch, int cpr, int tota
 #pragma unroll
   for (int k = 0; k < V; ++k)
     if (off[k] >= 0) *(uint4*)(d + off[k]) = thr16(v[k], t);
-}
-template <class F>
-float time_graph(cudaStream_t st, F launch, int N) {
-  cudaGraph_t g;
-  cudaGraphExec_t ge;
-  launch();
-  cudaStreamSynchronize(st);
-  cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal);
-  for (int i = 0; i < N; ++i) launch();
-  cudaStreamEndCapture(st, &g);
-  cudaGraphInstantiate(&ge, g, 0);
-  cudaGraphLaunch(ge, st);
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  float best[5];
-  for (int r = 0; r < 5; ++r) {
-    cudaEventRecord(a, st);
-    cudaGraphLaunch(ge, st);
-    cudaEventRecord(b, st);
-    cudaEventSynchronize(b);
-    cudaEventElapsedTime(&best[r], a, b);
-  }
-  for (int i = 0; i < 5; ++i)
-    for (int j = i + 1; j < 5; ++j)
-      if (best[j] < best[i]) {
-        float x = best[i];
-        best[i] = best[j];
-        best[j] = x;
-      }
-  cudaGraphExecDestroy(ge);
-  cudaGraphDestroy(g);
-  return best[2] * 1000.f / N;
 }
 int main() {
   const int w = 1920, h = 1080, N = 1000;
