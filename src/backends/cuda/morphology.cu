@@ -14,7 +14,7 @@
 #include "src/backends/cuda/common/byte_tile.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/common/separable.cuh"
-#include "src/backends/cuda/comp3_u8_packed.hpp"
+#include "src/backends/cuda/comp3_u8.cuh"
 #include "src/backends/cuda/f32_3x3.cuh"
 #include "src/backends/cuda/morph_k_u8_packed.hpp"
 #include "src/backends/cuda/u8_3x3.cuh"
@@ -925,179 +925,6 @@ __global__ void __launch_bounds__(kC3TX* kC3TY)
   }
 }
 
-// ---- 3x3 composites on one u8 channel, the packed kernels (u8_3x3.cuh's machinery) ---------
-// The shapes of the single 3x3 ops (launch_3x3: 32 x 8 threads, 4 adjacent outputs of R rows a
-// thread, the tall R = 8 or short R = 2 by tall_blocks_fill; 16-byte chunk tiles, one edge test
-// a tile, lanes of v * 257, evict-first stores), with the thread body of comp3_u8_packed.hpp
-// (host-tested): open, close, tophat, blackhat from a tile with two halo rows (the first pass
-// for the R + 2 intermediate rows and the 6 intermediate columns the thread's second pass reads,
-// rolled through registers: the intermediate never leaves the thread), gradient from the single
-// ops' tile. Where morph3_composite_u8_kernel moved the intermediate through a second shared
-// tile (two barriers, a ring pass, byte loops at the edges, 4 rows a thread), these take
-// ~13 instructions an output (SASS counts: bench/NOTES.md, branch comp3).
-//
-// Interior tiles (no output of the block reads the intermediate outside the image) run the body
-// without fixes and store without tests; edge tiles run it with the thread's Fix (the
-// intermediate's own border at x = -1, w and y = -1, h) and clipped byte stores.
-template <int K, int R>
-__global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kTY, u8_3x3::kMinBlocks<R, kComp3TallBlocks>)
-    morph3_comp_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
-                          DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
-  using namespace u8_3x3;
-  __shared__ __align__(16) unsigned tile[kBH<R> + 4][kCTileWords];
-  const int bx0 = int(blockIdx.x) * kBW;  // launch_3x3: row bytes < 2^31
-  const bool aligned16 = src_aligned && rows_aligned16(src);
-  // 1 and 2^32 - 1 that ptxas cannot prove constant (Adder: the subtractions as IMAD).
-  comp3_u8::Adder ad;
-  ad.one = blockDim.x / kTX;
-  ad.neg = 0u - ad.one;
-  for (int by = blockIdx.y; by < rows_of_blocks; by += gridDim.y) {
-    const long long by0 = (long long)by * kBH<R>;
-    load_tile_chunks<R, 1, false, 2>(tile, src, border, bx0, by0, src_aligned, aligned16);
-    const int tx = tid_x_again(), ty = threadIdx.y;
-    const TileRows<kCTileWords, kCOff> rows{&tile[0][0]};
-    auto row = [&](int k, unsigned& a, unsigned& b, unsigned& c) {
-      const unsigned* p = rows[ty * R + k] + tx;
-      a = p[0], b = p[1], c = p[2];
-    };
-    const int x0 = bx0 + tx * kPX;
-    const long long y0 = by0 + ty * R;
-    unsigned char* d = dst.data + y0 * dst.stride + x0;
-    // The intermediate pixels the block's outputs read: x0 - 1 .. x0 + kBW, y0 - 1 .. y0 + kBH.
-    if (bx0 >= 1 && bx0 + kBW < src.w && by0 >= 1 && by0 + kBH<R> < src.h) {
-      comp3_u8::comp3_rows<K, R, false>(row, comp3_u8::Fix{}, ad, [&](int, unsigned v) {
-        __stcs(reinterpret_cast<unsigned*>(d), v);
-        d += dst.stride;
-      });
-    } else {
-      const comp3_u8::Fix f =
-          comp3_u8::make_fix(x0, y0, src.w, src.h, border.type, border.value, R);
-      const int rows_in = int(min((long long)R, dst.h - y0));  // <= 0: none
-      const int n = dst.w - x0;                                // bytes of the 4 in the row
-      comp3_u8::comp3_rows<K, R, true>(row, f, ad, [&](int i, unsigned v) {
-        if (i < rows_in) {
-          if (n > 0) d[0] = std::uint8_t(v);
-          if (n > 1) d[1] = std::uint8_t(v >> 8);
-          if (n > 2) d[2] = std::uint8_t(v >> 16);
-          if (n > 3) d[3] = std::uint8_t(v >> 24);
-        }
-        d += dst.stride;
-      });
-    }
-    __syncthreads();  // the next tile overwrites this one
-  }
-}
-
-// gradient = dilate - erode of the source: the single ops' tile and stores (for_each_tile,
-// store_rows4), both passes of a row from the same column words.
-template <int R>
-__global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kTY, u8_3x3::kMinBlocks<R, kComp3TallBlocks>)
-    morph3_grad_u8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
-                          DevBorder<std::uint8_t> border, bool src_aligned, int rows_of_blocks) {
-  using namespace u8_3x3;
-  const int bx0 = int(blockIdx.x) * kBW;
-  comp3_u8::Adder ad;
-  ad.one = blockDim.x / kTX;
-  ad.neg = 0u - ad.one;
-  for_each_tile<R, 1, false>(
-      src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
-        const int tx = threadIdx.x, ty = threadIdx.y;
-        store_rows4<R, kPackedEvictFirst>(dst, bx0 + tx * kPX, by0 + ty * R, [&](auto&& put) {
-          comp3_u8::gradient_rows<R>(tile_words<R>(tile), ad, put);
-        });
-      });
-}
-
-// The composites in the rows8 shape (u8_3x3.cuh; sources with 4-byte aligned rows): a warp 256
-// row bytes x kR8Rows rows, each lane the bodies above for its two 4-byte groups from its window
-// rows' registers (two halo rows for the intermediate's, one for gradient). Warps whose outputs
-// read the intermediate outside the image (the first and last warp columns and rows) run the
-// body with each group's Fix, the others without. Resident blocks a SM: kComp3R8Blocks
-// (launch.cuh). At 8192^2 open / close / tophat / blackhat measured slower than the tall tiles
-// (71.8 / 76.3 against 69.1 / 70.8 us), at 1920x1080 faster (5.5-6.2 against 8.2): bench/NOTES.md
-// session 18.
-template <int K>
-__global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kR8Warps, kComp3R8Blocks)
-    morph3_comp_rows8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
-                             DevBorder<std::uint8_t> border, bool, int warp_rows) {
-  using namespace u8_3x3;
-  comp3_u8::Adder ad;
-  ad.one = blockDim.x / kTX;
-  ad.neg = 0u - ad.one;
-  const bool aligned8 =
-      ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 7) == 0;
-  const int bx = int(blockIdx.x) * kR8BW;
-  for_each_rows8<1, 2>(src, border, warp_rows, [&](const Rows8<kR8Rows + 4>& w, int x, int y0) {
-    unsigned lo[kR8Rows], hi[kR8Rows];
-    auto to_lo = [&](int i, unsigned v) { lo[i] = v; };
-    auto to_hi = [&](int i, unsigned v) { hi[i] = v; };
-    if (bx >= 1 && bx + kR8BW < src.w && y0 >= 1 && y0 + kR8Rows < src.h) {
-      comp3_u8::comp3_rows<K, kR8Rows, false>(w.group(0), comp3_u8::Fix{}, ad, to_lo);
-      comp3_u8::comp3_rows<K, kR8Rows, false>(w.group(1), comp3_u8::Fix{}, ad, to_hi);
-    } else {
-      comp3_u8::comp3_rows<K, kR8Rows, true>(
-          w.group(0), comp3_u8::make_fix(x, y0, src.w, src.h, border.type, border.value, kR8Rows),
-          ad, to_lo);
-      comp3_u8::comp3_rows<K, kR8Rows, true>(
-          w.group(1),
-          comp3_u8::make_fix(x + 4, y0, src.w, src.h, border.type, border.value, kR8Rows), ad,
-          to_hi);
-    }
-    u8_3x3::store_rows8<kR8Rows, kPackedEvictFirst>(dst, x, y0, aligned8, [&](auto&& put) {
-#pragma unroll
-      for (int i = 0; i < kR8Rows; ++i) put(i, lo[i], hi[i]);
-    });
-  });
-}
-
-// gradient in the rows8 shape (gradient_rows for each 4-byte group).
-__global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kR8Warps, kComp3R8Blocks)
-    morph3_grad_rows8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
-                             DevBorder<std::uint8_t> border, bool, int warp_rows) {
-  using namespace u8_3x3;
-  comp3_u8::Adder ad;
-  ad.one = blockDim.x / kTX;
-  ad.neg = 0u - ad.one;
-  for_each_rows8<1>(src, border, warp_rows, [&](const Rows8<>& w, int x, int y0) {
-    rows8_store_u8(dst, w, x, y0, [&](auto&& words, auto&& put) {
-      comp3_u8::gradient_rows<kR8Rows>(words, ad, put);
-    });
-  });
-}
-
-// The packed composite for op (u8_3x3::launch_3x3's rule and checks: destination rows 4-byte
-// aligned, row bytes < 2^31), or false.
-bool try_comp3_packed(const ConstImageView& s, const ImageView& d, const detail::MorphPass& m,
-                      cudaStream_t st) {
-  using namespace u8_3x3;
-  auto run = [&](auto rows8, auto tall, auto short_) {
-    return launch_3x3(rows8, tall, short_, s, d, m.border, "morphology", st);
-  };
-  switch (m.op) {
-    case MorphOp::open:
-      return run(morph3_comp_rows8_kernel<comp3_u8::kOpen>,
-                 morph3_comp_u8_kernel<comp3_u8::kOpen, kRowsTall>,
-                 morph3_comp_u8_kernel<comp3_u8::kOpen, kRowsShort>);
-    case MorphOp::close:
-      return run(morph3_comp_rows8_kernel<comp3_u8::kClose>,
-                 morph3_comp_u8_kernel<comp3_u8::kClose, kRowsTall>,
-                 morph3_comp_u8_kernel<comp3_u8::kClose, kRowsShort>);
-    case MorphOp::tophat:
-      return run(morph3_comp_rows8_kernel<comp3_u8::kTophat>,
-                 morph3_comp_u8_kernel<comp3_u8::kTophat, kRowsTall>,
-                 morph3_comp_u8_kernel<comp3_u8::kTophat, kRowsShort>);
-    case MorphOp::blackhat:
-      return run(morph3_comp_rows8_kernel<comp3_u8::kBlackhat>,
-                 morph3_comp_u8_kernel<comp3_u8::kBlackhat, kRowsTall>,
-                 morph3_comp_u8_kernel<comp3_u8::kBlackhat, kRowsShort>);
-    case MorphOp::gradient:
-      return run(morph3_grad_rows8_kernel, morph3_grad_u8_kernel<kRowsTall>,
-                 morph3_grad_u8_kernel<kRowsShort>);
-    default:
-      return false;
-  }
-}
-
 // The composites morph3_composite_u8_kernel takes: 3x3 centred (one iteration), any border
 // but wrap (core runs the others as passes; the format, u8 x 1, is the registration's).
 bool composite3_covers(const detail::MorphPass& m) {
@@ -1113,7 +940,7 @@ void morph_composite(const ConstImageView& s, const ImageView& d, const detail::
                      cudaStream_t st) {
   detail::require(composite3_covers(m), Status::internal, morph_op_name(m.op),
                   "the fused CUDA composite was called for a window or border it does not take");
-  if (try_comp3_packed(s, d, m, st)) return;
+  if (comp3::try_comp3_packed(s, d, m, st)) return;
   // Destinations whose rows are not 4-byte aligned: the shared-tile kernel.
   const dim3 grid = grid_2d(d.width(), d.height(), kC3BW, kC3BH);
   auto launch = [&](auto kernel) {

@@ -94,6 +94,16 @@ __device__ __forceinline__ unsigned between(unsigned l, unsigned r) {
   return __byte_perm(l, r, 0x5432);
 }
 
+// u8_3x3_dup::Adder with its constants (1, 2^32 - 1) in registers that ptxas cannot prove
+// constant (blockDim.x / kTX is 1 in every launch of these kernels), so that its additions stay
+// IMADs on the FMA pipe.
+__device__ __forceinline__ u8_3x3_dup::Adder opaque_adder() {
+  u8_3x3_dup::Adder f;
+  f.one = blockDim.x / kTX;
+  f.neg = 0u - f.one;
+  return f;
+}
+
 // threadIdx.x through a volatile read: the compiler re-reads it where it is used instead of
 // keeping it (or what it computed from it) live across a loop body.
 __device__ __forceinline__ int tid_x_again() {
@@ -1171,10 +1181,7 @@ template <int H, int CN, class Cols, class Put>
 __device__ __forceinline__ void median3_wide_body(Cols&& cols, Put&& put) {
   constexpr int W = u8_3x3_dup::kWideCols<CN>;
   unsigned w[3][W];
-  // 1 and 2^32 - 1 that ptxas cannot prove constant (blockDim.x = kTX = 32): u8_3x3_dup::Adder.
-  u8_3x3_dup::Adder f;
-  f.one = blockDim.x / kTX;
-  f.neg = 0u - f.one;
+  const u8_3x3_dup::Adder f = opaque_adder();
   cols(0, w[0]);
   cols(1, w[1]);
 #pragma unroll
