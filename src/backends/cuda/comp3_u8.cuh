@@ -109,8 +109,7 @@ __global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kR8Warps, kComp3R8Blocks)
                              DevBorder<std::uint8_t> border, bool, int warp_rows) {
   using namespace u8_3x3;
   const comp3_u8::Adder ad = opaque_adder();
-  const bool aligned8 =
-      ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 7) == 0;
+  const bool aligned8 = view_rows_aligned<8>(dst);
   const int bx = int(blockIdx.x) * kR8BW;
   for_each_rows8<1, 2>(src, border, warp_rows, [&](const Rows8<kR8Rows + 4>& w, int x, int y0) {
     unsigned lo[kR8Rows], hi[kR8Rows];

@@ -274,10 +274,17 @@ struct TileRows {
   }
 };
 
-// Source rows 16-byte aligned (rows_aligned(s, 16)), from the view itself: the kernels
-// launched through launch_3x3_cn without deriv3's extra argument.
+// A view's start and every row start kBytes-aligned (launch.cuh's rows_aligned on the device),
+// from the view itself.
+template <int kBytes, class T>
+__device__ __forceinline__ bool view_rows_aligned(const DevView<T>& v) {
+  return ((reinterpret_cast<unsigned long long>(v.data) | (unsigned long long)v.stride) &
+          (kBytes - 1)) == 0;
+}
+// Source rows 16-byte aligned (rows_aligned(s, 16)): the kernels launched through
+// launch_3x3_cn without deriv3's extra argument.
 __device__ __forceinline__ bool rows_aligned16(const DevView<std::uint8_t>& v) {
-  return ((reinterpret_cast<unsigned long long>(v.data) | (unsigned long long)v.stride) & 15) == 0;
+  return view_rows_aligned<16>(v);
 }
 
 // rows_aligned16 (kBytes = 16; 4: launch_3x3_cn's src_aligned, rows_aligned(s, 4)), computed
@@ -702,8 +709,7 @@ __device__ __forceinline__ void for_each_rows8(const DevView<std::uint8_t>& src,
                                                Body&& body) {
   namespace edge = u8_3x3_edge;
   const int bx = int(blockIdx.x) * kR8BW;
-  const bool aligned8 =
-      ((reinterpret_cast<unsigned long long>(src.data) | (unsigned long long)src.stride) & 7) == 0;
+  const bool aligned8 = view_rows_aligned<8>(src);
   const int l = edge::border_adjacent32(false, src.w, border.type);
   const int r = edge::border_adjacent32(true, src.w, border.type);
   const int t = edge::border_adjacent32(false, src.h, border.type);
@@ -729,8 +735,7 @@ __device__ __forceinline__ void rows8_store_u8(const DevView<std::uint8_t>& dst,
   unsigned lo[kR8Rows], hi[kR8Rows];
   out4(w.group(0), [&](int i, unsigned v) { lo[i] = v; });
   out4(w.group(1), [&](int i, unsigned v) { hi[i] = v; });
-  const bool aligned8 =
-      ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 7) == 0;
+  const bool aligned8 = view_rows_aligned<8>(dst);
   store_rows8<kR8Rows, kPackedEvictFirst>(dst, x, y0, aligned8, [&](auto&& put) {
 #pragma unroll
     for (int i = 0; i < kR8Rows; ++i) put(i, lo[i], hi[i]);
@@ -1056,8 +1061,7 @@ template <int CN, class X, class Y>
 __global__ void __launch_bounds__(kTX* kR8Warps, kR8MinBlocks)
     deriv3_rows8_kernel(DevView<std::uint8_t> src, DevView<std::int16_t> dst,
                         DevBorder<std::uint8_t> border, bool, int warp_rows, bool) {
-  const bool aligned16 =
-      ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 15) == 0;
+  const bool aligned16 = view_rows_aligned<16>(dst);
   for_each_rows8<CN>(src, border, warp_rows, [&](const Rows8<>& w, int x, int y0) {
     unsigned o[kR8Rows][4];
     deriv3_rows<kR8Rows, CN, X, Y>(
@@ -1217,8 +1221,7 @@ __global__ void __launch_bounds__(kTX* kR8Warps, kMedR8Blocks)
     median3_rows8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                          DevBorder<std::uint8_t> border, bool, int warp_rows) {
   constexpr int W = u8_3x3_dup::kWideCols<CN>;
-  const bool aligned8 =
-      ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 7) == 0;
+  const bool aligned8 = view_rows_aligned<8>(dst);
   for_each_rows8<CN>(src, border, warp_rows, [&](const Rows8<>& w, int x, int y0) {
     unsigned lo[kR8Rows], hi[kR8Rows];
     median3_wide_body<kR8Rows, CN>(
@@ -1245,8 +1248,7 @@ __global__ void __launch_bounds__(kTX* kTY, kMedWideBlocks<CN>)
   static_assert(R == kMedTallR, "the wide median's block is 128 x 128");
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long bx0 = (long long)blockIdx.x * kBW;
-  const bool aligned8 =
-      ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 7) == 0;
+  const bool aligned8 = view_rows_aligned<8>(dst);
   for_each_tile<R, CN, false>(
       src, border, src_aligned, rows_of_blocks, [&](const auto& tile, long long by0) {
         // Thread (lx, ly) of the 16 x 16: the warp's two halves are two rows of threads.
