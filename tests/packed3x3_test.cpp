@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "pixflow/ops.hpp"
@@ -92,6 +93,22 @@ std::vector<Op3> composite_ops() {
          [op = op](const ConstImageView& s, const ImageView& d, const Border& b, Backend be) {
            morphology(s, d, op, MorphParams{3, 3, 1, b}, on(be));
          }});
+  return ops;
+}
+
+// dilate/erode 5x5 and 7x7 (morphology.cu: u8x1 in the rows8 shape with two and three halo
+// rows and the rule's pixels outside found on the host, rows8_edge; u8x3 in other kernels), for
+// the rows8 edge test: images narrower and shorter than the reach included.
+std::vector<Op3> morph_k_ops() {
+  std::vector<Op3> ops;
+  for (const auto& [name, op, k] :
+       {std::tuple{"dilate 5x5", MorphOp::dilate, 5}, std::tuple{"erode 5x5", MorphOp::erode, 5},
+        std::tuple{"dilate 7x7", MorphOp::dilate, 7}, std::tuple{"erode 7x7", MorphOp::erode, 7}})
+    ops.push_back({name, Depth::u8,
+                   [op = op, k = k](const ConstImageView& s, const ImageView& d, const Border& b,
+                                    Backend be) {
+                     morphology(s, d, op, MorphParams{k, k, 1, b}, on(be));
+                   }});
   return ops;
 }
 
@@ -190,8 +207,8 @@ TEST(Packed3x3, EveryOpMatchesRefAtEverySourceAlignment) {
 // below and around a warp's 4 rows (rows through the rule at both ends); sources at sample 0
 // (8-byte aligned rows: 8-byte loads) and 4 (4-byte aligned: two word loads), destinations at
 // sample 0 and 4 (u8: 4-byte aligned rows, two word stores; s16: 8-byte aligned, two 8-byte
-// stores), every op and the morphology composites (u8x1; u8x3 composites run as passes), u8x1
-// and u8x3, borders in turn (constants 300 and -7 among them).
+// stores), every op, the morphology composites (u8x1; u8x3 composites run as passes) and
+// dilate/erode 5x5 and 7x7, u8x1 and u8x3, borders in turn (constants 300 and -7 among them).
 TEST(Packed3x3, RowsShapeMatchesRefAtEveryEdge) {
   auto rng = make_rng(0x5715);
   std::vector<Border> borders = all_borders();
@@ -201,6 +218,7 @@ TEST(Packed3x3, RowsShapeMatchesRefAtEveryEdge) {
                         {85, 9}, {255, 1}, {256, 2}, {257, 8}, {300, 5}, {517, 17}, {86, 33}};
   std::vector<Op3> ops = packed_ops();
   for (Op3& op : composite_ops()) ops.push_back(op);
+  for (Op3& op : morph_k_ops()) ops.push_back(op);
   std::size_t turn = 0;
   for (const Size& s : sizes) {
     for (int cn : {1, 3}) {

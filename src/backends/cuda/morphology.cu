@@ -668,8 +668,51 @@ bool try_morphv_u8c1(const ConstImageView& s, const ImageView& d, const SepWindo
   return true;
 }
 
+// The same windows in the rows8 shape (u8_3x3.cuh: a warp 256 row bytes x kR8Rows rows, a lane
+// 8 bytes with its kR8Rows + K - 1 window rows loaded before any is used and its neighbours'
+// 4 bytes each side by shuffles, no tile, no barrier): morphk_u8_kernel's arithmetic (hrow on
+// the lane's words x - 4 .. x + 11 of each window row, vpair for each pair of output rows) with
+// the rule's K / 2 pixels and rows outside the image found on the host (rows8_edge). Where the
+// packed 3x3 ops moved from tiles to this shape, 8192^2 dilate went 58.6 -> 47.9 us and 1920 x
+// 1080 5.4 -> 3.2 (bench/NOTES.md, session 18).
+template <bool kMax, int K>
+__global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kR8Warps, kMorphKR8Blocks)
+    morphk_rows8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                        DevBorder<std::uint8_t> border, int warp_rows,
+                        u8_3x3::Rows8Edge<K / 2> edge) {
+  using namespace u8_3x3;
+  static_assert(kR8Rows % 2 == 0, "morphk_rows8_kernel: output rows in pairs");
+  const bool aligned8 = view_rows_aligned<8>(dst);
+  for_each_rows8_edge<1, K / 2>(
+      src, border.value, edge, warp_rows, [&](const Rows8<kR8Rows + K - 1>& w, int x, int y0) {
+        unsigned hw[kR8Rows + K - 1][4];
+#pragma unroll
+        for (int r = 0; r < kR8Rows + K - 1; ++r)
+          morph_k::hrow<K, kMax>(w.left(r), w.b[r], w.c[r], w.right(r), hw[r]);
+        unsigned lo[kR8Rows], hi[kR8Rows];
+#pragma unroll
+        for (int i = 0; i < kR8Rows; i += 2) {
+          unsigned o0[4], o1[4];
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            unsigned col[K + 1];
+#pragma unroll
+            for (int t = 0; t <= K; ++t) col[t] = hw[i + t][j];
+            morph_k::vpair<K, kMax>(col, o0[j], o1[j]);
+          }
+          lo[i] = morph_k::pack(o0[0], o0[1]), hi[i] = morph_k::pack(o0[2], o0[3]);
+          lo[i + 1] = morph_k::pack(o1[0], o1[1]), hi[i + 1] = morph_k::pack(o1[2], o1[3]);
+        }
+        u8_3x3::store_rows8<kR8Rows, kPackedEvictFirst>(dst, x, y0, aligned8, [&](auto&& put) {
+#pragma unroll
+          for (int i = 0; i < kR8Rows; ++i) put(i, lo[i], hi[i]);
+        });
+      });
+}
+
 // The windows morphk_u8_kernel takes: u8 x 1, square K = 5 or 7, centred (other windows, anchors
-// and channel counts: the van Herk and doubling kernels above).
+// and channel counts: the van Herk and doubling kernels above). The rows8 kernel where the source
+// rows are 4-byte aligned and the destination's too (u8_3x3::rows8_fits), else the tiles.
 template <bool kMax>
 bool try_morphk_u8c1(const ConstImageView& s, const ImageView& d, const SepWindow& w,
                      const Border& border, cudaStream_t st) {
@@ -677,6 +720,40 @@ bool try_morphk_u8c1(const ConstImageView& s, const ImageView& d, const SepWindo
   if (s.channels() != 1 || w.kh != k || (k != 5 && k != 7) || w.ax != k / 2 || w.ay != k / 2 ||
       d.width() > 0x7fffff00LL)
     return false;
+  if (u8_3x3::rows8_fits(s, d, 1) && rows_aligned(d, 4)) {
+    using namespace u8_3x3;
+    const int warp_rows = blocks_y(d.height(), kR8Rows);
+    const dim3 grid(unsigned((d.width() + kR8BW - 1) / kR8BW),
+                    unsigned(std::min<long long>((warp_rows + kR8Warps - 1) / kR8Warps, 65535)));
+    auto launch8 = [&](auto kernel, auto edge) {
+      kernel<<<grid, dim3(kTX, kR8Warps), 0, st>>>(
+          dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
+          warp_rows, edge);
+    };
+    if (k == 5)
+      launch8(morphk_rows8_kernel<kMax, 5>, rows8_edge<2>(s, border, 1));
+    else
+      launch8(morphk_rows8_kernel<kMax, 7>, rows8_edge<3>(s, border, 1));
+    PIXFLOW_CUDA_CHECK_LAUNCH("morphology");
+    return true;
+  }
+  if (u8_3x3::rows8_fits(s, d, 1) && rows_aligned(d, 4)) {
+    using namespace u8_3x3;
+    const int warp_rows = blocks_y(d.height(), kR8Rows);
+    const dim3 grid(unsigned((d.width() + kR8BW - 1) / kR8BW),
+                    unsigned(std::min<long long>((warp_rows + kR8Warps - 1) / kR8Warps, 65535)));
+    auto launch8 = [&](auto kernel, auto edge) {
+      kernel<<<grid, dim3(kTX, kR8Warps), 0, st>>>(
+          dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
+          warp_rows, edge);
+    };
+    if (k == 5)
+      launch8(morphk_rows8_kernel<kMax, 5>, rows8_edge<2>(s, border, 1));
+    else
+      launch8(morphk_rows8_kernel<kMax, 7>, rows8_edge<3>(s, border, 1));
+    PIXFLOW_CUDA_CHECK_LAUNCH("morphology");
+    return true;
+  }
   const long long bx = (d.width() + kMkBW - 1) / kMkBW;
   const bool tall = tall_blocks_fill(bx, d.height(), kMkBH<kMorphKRows>);
   const int bh = tall ? kMkBH<kMorphKRows> : kMkBH<kMorphKRowsShort>;

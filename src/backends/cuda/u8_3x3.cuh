@@ -568,13 +568,39 @@ constexpr int kR8BW = 8 * 32;              // row bytes a warp (and a block)
 constexpr int kR8BH = kR8Rows * kR8Warps;  // rows a block
 constexpr int kR8N = kR8Rows + 2;          // window rows a warp loads (3x3: one halo row)
 
-// What the rule puts outside the image, found once a kernel (see above).
+// What the rule puts outside the image (see above), for the kReach pixels and rows each side
+// that reach an output (1 for the 3x3 windows, found once a kernel; K / 2 for morphology.cu's
+// K x K rows8 kernel, found on the host: rows8_edge).
+template <int kReach = 1>
 struct Rows8Edge {
-  int wc;      // row bytes
-  int left;    // byte offset in a row of the pixel at -1 (its channel 0), -1: the border value
-  int right;   // the same for the pixel at w
-  int top;     // offset of the row at -1 from the image's first byte, -1: the border value
-  int bottom;  // the same for the row at h
+  int wc;              // row bytes
+  int left[kReach];    // byte offset in a row of the pixel at -1 - d (its channel 0), -1: the
+                       // border value
+  int right[kReach];   // the same for the pixel at w + d
+  int top[kReach];     // offset of the row at -1 - d from the image's first byte, -1: the value
+  int bottom[kReach];  // the same for the row at h + d
+
+  // The offset of row yy (outside the image, reach d < kReach) or 0 (row 0: rows further out
+  // reach no output). Compile-time indices (a run-time one would put the arrays in local memory).
+  __device__ __forceinline__ int row_outside(int yy, int h) const {
+    int o = 0;
+#pragma unroll
+    for (int d = 0; d < kReach; ++d) o = yy == -1 - d ? top[d] : yy == h + d ? bottom[d] : o;
+    return o;
+  }
+  // The column of row byte e outside the row (e < 0 or e >= wc, within kReach pixels of CN
+  // bytes), -1: the border value.
+  template <int CN>
+  __device__ __forceinline__ int col_outside(int e) const {
+    int c = -1;
+#pragma unroll
+    for (int d = 0; d < kReach; ++d) {
+      const int lo = -CN * (d + 1), hi = wc + CN * d;  // the pixel's channel 0 either side
+      if (e >= lo && e < lo + CN) c = left[d] < 0 ? -1 : left[d] + e - lo;
+      if (e >= hi && e < hi + CN) c = right[d] < 0 ? -1 : right[d] + e - hi;
+    }
+    return c;
+  }
 };
 
 // A lane's window rows (kN: kR8Rows and kHalo rows above and below; the composites of two 3x3
@@ -615,10 +641,11 @@ struct Rows8 {
 // lane, and the lanes whose window holds it place it (a loop over the 2 CN + wc % 4 bytes at
 // most: 1920x1080 u8x1 has 2). The general per-byte rule here took 2.5 us more at 1920x1080
 // than at 2048x1080 (bench/NOTES.md, session 18).
-template <int CN, int kN>
+template <int CN, int kN, int kReach>
 __device__ __forceinline__ void load_rows8(const DevView<std::uint8_t>& src, unsigned char value,
-                                           int bx, int y, bool aligned8, const Rows8Edge& g,
+                                           int bx, int y, bool aligned8, const Rows8Edge<kReach>& g,
                                            Rows8<kN>& w) {
+  static_assert(kReach * CN <= 4, "load_rows8: the bytes outside reach 4 past the lane's 8");
   const int lane = tid_x_again();
   const int x = bx + 8 * lane, stride = int(src.stride), wc = g.wc;
   const unsigned char* data = src.data;
@@ -631,7 +658,7 @@ __device__ __forceinline__ void load_rows8(const DevView<std::uint8_t>& src, uns
 #pragma unroll
     for (int r = 0; r < kN; ++r) {
       const int yy = y + r;
-      ro[r] = yy >= 0 && yy < src.h ? yy * stride : yy < 0 ? g.top : yy == src.h ? g.bottom : 0;
+      ro[r] = yy >= 0 && yy < src.h ? yy * stride : g.row_outside(yy, src.h);
     }
   }
   // The words of the lane that lie in the row; the others 0 (the special bytes fill them).
@@ -665,15 +692,13 @@ __device__ __forceinline__ void load_rows8(const DevView<std::uint8_t>& src, uns
   const int pw = wc & ~3;  // first byte of the row's last partial word
   const bool at_start = bx == 0, at_end = bx + kR8BW + 4 > pw;
   if (at_start || at_end) {
-    const int s0 = at_start ? -CN : pw, s1 = at_end ? wc + CN : 0;
+    const int s0 = at_start ? -kReach * CN : pw, s1 = at_end ? wc + kReach * CN : 0;
     for (int e = s0; e < s1; ++e) {
       if (e == 0) e = pw;  // from the start's bytes to the end's (at_start and at_end)
       if (e >= s1) break;
       // The byte's column in a row (-1: the border value) and its slot in the lane's window of
       // bytes x - 4 .. x + 11 (0..3: lane 0's e; 4..11: b, c; 12..15: lane 31's e).
-      const int col = e < 0    ? (g.left < 0 ? -1 : g.left + e + CN)
-                      : e < wc ? e
-                               : (g.right < 0 ? -1 : g.right + e - wc);
+      const int col = e >= 0 && e < wc ? e : g.template col_outside<CN>(e);
       const int slot = e - x + 4;
       const bool mine = slot >= 4 && slot < 12    ? true
                         : slot >= 0 && slot < 4   ? lane == 0
@@ -698,6 +723,24 @@ __device__ __forceinline__ void load_rows8(const DevView<std::uint8_t>& src, uns
   }
 }
 
+// for_each_rows8 (below) with the rule's pixels and rows outside the image given (g: kReach of
+// them each side, kReach <= kHalo).
+template <int CN, int kHalo, int kReach, class Body>
+__device__ __forceinline__ void for_each_rows8_edge(const DevView<std::uint8_t>& src,
+                                                    unsigned char value, const Rows8Edge<kReach>& g,
+                                                    int warp_rows, Body&& body) {
+  static_assert(kReach <= kHalo, "for_each_rows8_edge: rows outside the image past the halo");
+  const int bx = int(blockIdx.x) * kR8BW;
+  const bool aligned8 = view_rows_aligned<8>(src);
+  for (int wy = int(blockIdx.y) * kR8Warps + int(threadIdx.y); wy < warp_rows;
+       wy += int(gridDim.y) * kR8Warps) {
+    const int y0 = wy * kR8Rows;
+    Rows8<kR8Rows + 2 * kHalo> w;
+    load_rows8<CN>(src, value, bx, y0 - kHalo, aligned8, g, w);
+    body(w, bx + 8 * tid_x_again(), y0);
+  }
+}
+
 // The warps' rows of a rows8 grid (launch_3x3_cn): warp row wy = blockIdx.y * kR8Warps +
 // threadIdx.y, then every gridDim.y * kR8Warps; body(w, x, y0): the lane's window rows
 // (load_rows8: rows y0 - kHalo .. y0 + kR8Rows - 1 + kHalo) for its outputs at row bytes x .. x
@@ -708,22 +751,17 @@ __device__ __forceinline__ void for_each_rows8(const DevView<std::uint8_t>& src,
                                                const DevBorder<std::uint8_t>& border, int warp_rows,
                                                Body&& body) {
   namespace edge = u8_3x3_edge;
-  const int bx = int(blockIdx.x) * kR8BW;
-  const bool aligned8 = view_rows_aligned<8>(src);
   const int l = edge::border_adjacent32(false, src.w, border.type);
   const int r = edge::border_adjacent32(true, src.w, border.type);
   const int t = edge::border_adjacent32(false, src.h, border.type);
   const int b = edge::border_adjacent32(true, src.h, border.type);
   const int stride = int(src.stride);
-  const Rows8Edge g{src.w * CN, l < 0 ? -1 : l * CN, r < 0 ? -1 : r * CN, t < 0 ? -1 : t * stride,
-                    b < 0 ? -1 : b * stride};
-  for (int wy = int(blockIdx.y) * kR8Warps + int(threadIdx.y); wy < warp_rows;
-       wy += int(gridDim.y) * kR8Warps) {
-    const int y0 = wy * kR8Rows;
-    Rows8<kR8Rows + 2 * kHalo> w;
-    load_rows8<CN>(src, border.value, bx, y0 - kHalo, aligned8, g, w);
-    body(w, bx + 8 * tid_x_again(), y0);
-  }
+  const Rows8Edge<1> g{src.w * CN,
+                       {l < 0 ? -1 : l * CN},
+                       {r < 0 ? -1 : r * CN},
+                       {t < 0 ? -1 : t * stride},
+                       {b < 0 ? -1 : b * stride}};
+  for_each_rows8_edge<CN, kHalo>(src, border.value, g, warp_rows, body);
 }
 
 // A rows8 body from a 4-byte body: out4(words, put) computes kR8Rows output words of one
@@ -1259,6 +1297,36 @@ __global__ void __launch_bounds__(kTX* kTY, kMedWideBlocks<CN>)
       });
 }
 
+// Whether the rows8 shape takes a u8 x CN source s for destination d: source rows 4-byte
+// aligned, and the 32-bit edge rule's bounds (u8_3x3_edge: coordinates below 2^30, byte offsets
+// h * stride below 2^31, with a warp's 256 bytes and a row of margin past the last row).
+inline bool rows8_fits(const ConstImageView& s, const ImageView& d, int cn) {
+  const long long wc = d.width() * cn;
+  return wc < u8_3x3_edge::kMaxEdgeCoord && d.height() < u8_3x3_edge::kMaxEdgeCoord &&
+         s.stride() > 0 && (s.height() + 1) * s.stride() + kR8BW < 0x7fffffffLL &&
+         rows_aligned(s, 4);
+}
+
+// Rows8Edge<kReach> of a u8 x CN source by the border rule (detail::border_index, the
+// reference's), computed on the host (for_each_rows8_edge's kernels; rows8_fits must hold).
+template <int kReach>
+Rows8Edge<kReach> rows8_edge(const ConstImageView& s, const Border& border, int cn) {
+  Rows8Edge<kReach> g;
+  g.wc = int(s.width() * cn);
+  const long long w = s.width(), h = s.height(), stride = s.stride();
+  auto at = [&](long long p, long long len, long long scale) {
+    const long long i = detail::border_index(p, len, border.type);
+    return i < 0 ? -1 : int(i * scale);
+  };
+  for (int d = 0; d < kReach; ++d) {
+    g.left[d] = at(-1 - d, w, cn);
+    g.right[d] = at(w + d, w, cn);
+    g.top[d] = at(-1 - d, h, stride);
+    g.bottom[d] = at(h + d, h, stride);
+  }
+  return g;
+}
+
 // A kernel above for R rows a thread: (src, dst, border, src_aligned, rows_of_blocks, extra...).
 template <class Out, class... Extra>
 using Kernel = void (*)(DevView<std::uint8_t>, DevView<Out>, DevBorder<std::uint8_t>, bool, int,
@@ -1286,12 +1354,7 @@ bool launch_3x3_cn(Kernel<Out, Extra...> rows8, Kernel<Out, Extra...> tall,
   DevView<Out> dv = dev_view<Out>(d);
   dv.w = int(wc);
   dv.cn = 1;
-  // The 32-bit edge rule (u8_3x3_edge: coordinates below 2^30, byte offsets h * stride below
-  // 2^31, with a warp's 256 bytes and a row of margin past the last row).
-  const bool offsets32 = wc < u8_3x3_edge::kMaxEdgeCoord &&
-                         d.height() < u8_3x3_edge::kMaxEdgeCoord && s.stride() > 0 &&
-                         (s.height() + 1) * s.stride() + kR8BW < 0x7fffffffLL;
-  if (rows8 != nullptr && offsets32 && rows_aligned(s, 4)) {
+  if (rows8 != nullptr && rows8_fits(s, d, CN)) {
     const int warp_rows = blocks_y(d.height(), kR8Rows);
     const dim3 grid(unsigned((wc + kR8BW - 1) / kR8BW),
                     unsigned(std::min<long long>((warp_rows + kR8Warps - 1) / kR8Warps, 65535)));

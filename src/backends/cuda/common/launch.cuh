@@ -88,6 +88,9 @@ constexpr int kMorphKRows = 8, kMorphKRowsShort = 2;
 // (sm_90) at R = 8: 56 (K = 5) and 60 (K = 7) registers tall with 20.2 / 19.6 KB of tile, 44
 // short, no spills (at R = 16: 56 and 64).
 constexpr int kMorphKMinBlocks = 4;
+// The same windows in the rows8 shape (morphology.cu, morphk_rows8_kernel; 128 threads a
+// block): resident blocks a SM.
+constexpr int kMorphKR8Blocks = 8;
 // The 15x15 kernel (morphology.cu, morphv_u8_kernel; branch morph6, not measured yet): morphk's
 // tile and block (32 x 8 threads, 256 output bytes) at kMorphVRows = 8 (64 output rows, a
 // 288 x 78-byte tile) plus the 64 x 272-byte vertical result: 39.9 KB of shared memory, so 5
