@@ -675,23 +675,26 @@ bool try_morphv_u8c1(const ConstImageView& s, const ImageView& d, const SepWindo
 // the rule's K / 2 pixels and rows outside the image found on the host (rows8_edge). Where the
 // packed 3x3 ops moved from tiles to this shape, 8192^2 dilate went 58.6 -> 47.9 us and 1920 x
 // 1080 5.4 -> 3.2 (bench/NOTES.md, session 18).
-template <bool kMax, int K>
-__global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kR8Warps, kMorphKR8Blocks)
+// kRows output rows a warp: u8_3x3::kR8Rows, or kMorphKR8TallRows on grids that fill the GPU
+// (launch.cuh).
+template <bool kMax, int K, int kRows = u8_3x3::kR8Rows>
+__global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kR8Warps,
+                                  kRows == u8_3x3::kR8Rows ? kMorphKR8Blocks : kMorphKR8TallBlocks)
     morphk_rows8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
                         DevBorder<std::uint8_t> border, int warp_rows,
                         u8_3x3::Rows8Edge<K / 2> edge) {
   using namespace u8_3x3;
-  static_assert(kR8Rows % 2 == 0, "morphk_rows8_kernel: output rows in pairs");
+  static_assert(kRows % 2 == 0, "morphk_rows8_kernel: output rows in pairs");
   const bool aligned8 = view_rows_aligned<8>(dst);
-  for_each_rows8_edge<1, K / 2>(
-      src, border.value, edge, warp_rows, [&](const Rows8<kR8Rows + K - 1>& w, int x, int y0) {
-        unsigned hw[kR8Rows + K - 1][4];
+  for_each_rows8_edge<1, K / 2, K / 2, kRows>(
+      src, border.value, edge, warp_rows, [&](const Rows8<kRows + K - 1>& w, int x, int y0) {
+        unsigned hw[kRows + K - 1][4];
 #pragma unroll
-        for (int r = 0; r < kR8Rows + K - 1; ++r)
+        for (int r = 0; r < kRows + K - 1; ++r)
           morph_k::hrow<K, kMax>(w.left(r), w.b[r], w.c[r], w.right(r), hw[r]);
-        unsigned lo[kR8Rows], hi[kR8Rows];
+        unsigned lo[kRows], hi[kRows];
 #pragma unroll
-        for (int i = 0; i < kR8Rows; i += 2) {
+        for (int i = 0; i < kRows; i += 2) {
           unsigned o0[4], o1[4];
 #pragma unroll
           for (int j = 0; j < 4; ++j) {
@@ -703,9 +706,9 @@ __global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kR8Warps, kMorphKR8Blocks
           lo[i] = morph_k::pack(o0[0], o0[1]), hi[i] = morph_k::pack(o0[2], o0[3]);
           lo[i + 1] = morph_k::pack(o1[0], o1[1]), hi[i + 1] = morph_k::pack(o1[2], o1[3]);
         }
-        u8_3x3::store_rows8<kR8Rows, kPackedEvictFirst>(dst, x, y0, aligned8, [&](auto&& put) {
+        u8_3x3::store_rows8<kRows, kPackedEvictFirst>(dst, x, y0, aligned8, [&](auto&& put) {
 #pragma unroll
-          for (int i = 0; i < kR8Rows; ++i) put(i, lo[i], hi[i]);
+          for (int i = 0; i < kRows; ++i) put(i, lo[i], hi[i]);
         });
       });
 }
@@ -722,15 +725,19 @@ bool try_morphk_u8c1(const ConstImageView& s, const ImageView& d, const SepWindo
     return false;
   if (u8_3x3::rows8_fits(s, d, 1) && rows_aligned(d, 4)) {
     using namespace u8_3x3;
-    const int warp_rows = blocks_y(d.height(), kR8Rows);
-    const dim3 grid(unsigned((d.width() + kR8BW - 1) / kR8BW),
+    const long long bx8 = (d.width() + kR8BW - 1) / kR8BW;
+    const bool tall8 = k == 5 && tall_blocks_fill(bx8, d.height(), kMorphKR8TallRows * kR8Warps);
+    const int warp_rows = blocks_y(d.height(), tall8 ? kMorphKR8TallRows : kR8Rows);
+    const dim3 grid(unsigned(bx8),
                     unsigned(std::min<long long>((warp_rows + kR8Warps - 1) / kR8Warps, 65535)));
     auto launch8 = [&](auto kernel, auto edge) {
       kernel<<<grid, dim3(kTX, kR8Warps), 0, st>>>(
           dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
           warp_rows, edge);
     };
-    if (k == 5)
+    if (tall8)
+      launch8(morphk_rows8_kernel<kMax, 5, kMorphKR8TallRows>, rows8_edge<2>(s, border, 1));
+    else if (k == 5)
       launch8(morphk_rows8_kernel<kMax, 5>, rows8_edge<2>(s, border, 1));
     else
       launch8(morphk_rows8_kernel<kMax, 7>, rows8_edge<3>(s, border, 1));
@@ -739,15 +746,19 @@ bool try_morphk_u8c1(const ConstImageView& s, const ImageView& d, const SepWindo
   }
   if (u8_3x3::rows8_fits(s, d, 1) && rows_aligned(d, 4)) {
     using namespace u8_3x3;
-    const int warp_rows = blocks_y(d.height(), kR8Rows);
-    const dim3 grid(unsigned((d.width() + kR8BW - 1) / kR8BW),
+    const long long bx8 = (d.width() + kR8BW - 1) / kR8BW;
+    const bool tall8 = k == 5 && tall_blocks_fill(bx8, d.height(), kMorphKR8TallRows * kR8Warps);
+    const int warp_rows = blocks_y(d.height(), tall8 ? kMorphKR8TallRows : kR8Rows);
+    const dim3 grid(unsigned(bx8),
                     unsigned(std::min<long long>((warp_rows + kR8Warps - 1) / kR8Warps, 65535)));
     auto launch8 = [&](auto kernel, auto edge) {
       kernel<<<grid, dim3(kTX, kR8Warps), 0, st>>>(
           dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
           warp_rows, edge);
     };
-    if (k == 5)
+    if (tall8)
+      launch8(morphk_rows8_kernel<kMax, 5, kMorphKR8TallRows>, rows8_edge<2>(s, border, 1));
+    else if (k == 5)
       launch8(morphk_rows8_kernel<kMax, 5>, rows8_edge<2>(s, border, 1));
     else
       launch8(morphk_rows8_kernel<kMax, 7>, rows8_edge<3>(s, border, 1));

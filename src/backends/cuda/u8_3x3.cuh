@@ -724,8 +724,8 @@ __device__ __forceinline__ void load_rows8(const DevView<std::uint8_t>& src, uns
 }
 
 // for_each_rows8 (below) with the rule's pixels and rows outside the image given (g: kReach of
-// them each side, kReach <= kHalo).
-template <int CN, int kHalo, int kReach, class Body>
+// them each side, kReach <= kHalo) and kRows output rows a warp (warp_rows = blocks_y(h, kRows)).
+template <int CN, int kHalo, int kReach, int kRows = kR8Rows, class Body>
 __device__ __forceinline__ void for_each_rows8_edge(const DevView<std::uint8_t>& src,
                                                     unsigned char value, const Rows8Edge<kReach>& g,
                                                     int warp_rows, Body&& body) {
@@ -734,8 +734,8 @@ __device__ __forceinline__ void for_each_rows8_edge(const DevView<std::uint8_t>&
   const bool aligned8 = view_rows_aligned<8>(src);
   for (int wy = int(blockIdx.y) * kR8Warps + int(threadIdx.y); wy < warp_rows;
        wy += int(gridDim.y) * kR8Warps) {
-    const int y0 = wy * kR8Rows;
-    Rows8<kR8Rows + 2 * kHalo> w;
+    const int y0 = wy * kRows;
+    Rows8<kRows + 2 * kHalo> w;
     load_rows8<CN>(src, value, bx, y0 - kHalo, aligned8, g, w);
     body(w, bx + 8 * tid_x_again(), y0);
   }

@@ -89,8 +89,14 @@ constexpr int kMorphKRows = 8, kMorphKRowsShort = 2;
 // short, no spills (at R = 16: 56 and 64).
 constexpr int kMorphKMinBlocks = 4;
 // The same windows in the rows8 shape (morphology.cu, morphk_rows8_kernel; 128 threads a
-// block): resident blocks a SM.
+// block): resident blocks a SM at 4 output rows a warp (63 / 64 registers at K = 5 / 7, no
+// spills), and kMorphKR8TallRows = 8 rows a warp at 6 blocks (K = 5: 79 registers) where
+// that grid fills the GPU (tall_blocks_fill on blocks of 8 kR8Warps rows). Measured at 5x5
+// (bench/micro/morphk_shapes.cu, session 19): 8192^2 4 rows at 6 / 8 / 10 blocks 62.3 / 54.4 /
+// 60.7 us (10: 44 bytes spilled), 8 rows at 5 / 6 blocks 54.3 / 50.2; 1920x1080 4 rows 4.5-4.9,
+// 8 rows 5.3-5.6.
 constexpr int kMorphKR8Blocks = 8;
+constexpr int kMorphKR8TallRows = 8, kMorphKR8TallBlocks = 6;
 // The 15x15 kernel (morphology.cu, morphv_u8_kernel; branch morph6, not measured yet): morphk's
 // tile and block (32 x 8 threads, 256 output bytes) at kMorphVRows = 8 (64 output rows, a
 // 288 x 78-byte tile) plus the 64 x 272-byte vertical result: 39.9 KB of shared memory, so 5
