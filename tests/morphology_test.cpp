@@ -637,7 +637,10 @@ TEST(Morphology, CompositesMatchRefOnManyTiles3x3) {
 // or at byte 1 (the shared-tile fallback); sources at byte offsets 0, 16 (16-byte chunks), 4
 // (words), 1 (bytes). Sizes: tiny (every edge fix in one block), several 128 x 16 blocks of
 // the short shape in x and y with partial last ones (517x70, 600x150, 300x97, 4100x1100), the
-// tall shape (128 x 64 blocks: 4100x2200 = 33 x 35, 8200x4000); every composite, every border
+// tall shape (128 x 64 blocks: 4100x2200 = 33 x 35, 8200x4000); sources at bytes 0, 16 and 4
+// with tight destinations take open / close / tophat / blackhat's rows8 kernel (comp3_u8.cuh: 4
+// rows a warp, 8 where that grid fills the GPU: 4100x2200 and up; 4100x2203 leaves a last
+// warp of 3 rows) and gradient's; every composite, every border
 // (constant 300 and -7 saturate to 255 and 0), random and impulse sources (a ring taken from
 // the source's border instead of the intermediate's differs at the edges).
 TEST(Morphology, PackedCompositesMatchRefAtEveryAlignment3x3) {
@@ -659,7 +662,7 @@ TEST(Morphology, PackedCompositesMatchRefAtEveryAlignment3x3) {
       {{517, 70}, 1, 1, true},     {{600, 150}, 4, 0, true},     {{600, 150}, 0, 1, true},
       {{300, 97}, 1, 0, true},     {{300, 97}, 16, 0, true},     {{4100, 1100}, 16, 0, false},
       {{4100, 1100}, 4, 0, false}, {{4100, 2200}, 16, 0, false}, {{4100, 2200}, 1, 0, false},
-      {{4100, 2200}, 0, 1, false}, {{8200, 4000}, 16, 0, false}};
+      {{4100, 2200}, 0, 1, false}, {{4100, 2203}, 4, 0, false},  {{8200, 4000}, 16, 0, false}};
   auto round16 = [](std::int64_t n) { return (n + 15) / 16 * 16; };
   std::size_t turn = 0;
   for (const Case& c : cases) {

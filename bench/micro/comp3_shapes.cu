@@ -1,9 +1,10 @@
 // Micro-benchmark of the packed 3x3 composites u8x1 (src/backends/cuda/comp3_u8.cuh): open,
 // close, tophat, blackhat, border reflect101, at 8192x8192 and 1920x1080, in (a) the tall / short
-// tile kernels (morph3_comp_u8_kernel), (b) the library's rows8 kernel (morph3_comp_rows8_kernel),
-// (c) the same body under other resident-block bounds (kComp3R8Blocks). Session 19 also tried
-// here one first pass over a lane's 8 outputs instead of two 4-byte groups, and the between
-// pairs as two IMADs (FMA pipe) or a funnel shift instead of a PRMT: none was faster
+// tile kernels (morph3_comp_u8_kernel), (b) the rows8 kernel (morph3_comp_rows8_kernel<K, kRows,
+// kBlocks>) at 4 and 8 output rows a warp and several resident-block bounds (the library runs
+// <K, 4, 6> and, at 8192^2, <K, 8, kComp3R8TallBlocks<K>>). Session 19
+// also tried here one first pass over a lane's 8 outputs instead of two 4-byte groups, and the
+// between pairs as two IMADs (FMA pipe) or a funnel shift instead of a PRMT: none was faster
 // (bench/NOTES.md, session 19). Timed as pixflow-bench times ops (graph of N calls, median of 5
 // replays / N) beside the device copy; every output poisoned before and checked against the host
 // (two reference passes) after. Build and run on the GPU machine, from the repository root:
@@ -31,38 +32,6 @@ bool pixflow::cuda::debug_sync() {
                                                   int) {
   printf("%s: %s\n", what, cudaGetErrorString(err));
   exit(1);
-}
-
-// (c): the library's rows8 kernel body under other resident-block bounds.
-template <int K, int kBlocks>
-__global__ void __launch_bounds__(kTX* kR8Warps, kBlocks)
-    comp_r8_variant(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
-                    DevBorder<std::uint8_t> border, bool, int warp_rows) {
-  const comp3_u8::Adder ad = opaque_adder();
-  const bool aligned8 =
-      ((reinterpret_cast<unsigned long long>(dst.data) | (unsigned long long)dst.stride) & 7) == 0;
-  const int bx = int(blockIdx.x) * kR8BW;
-  for_each_rows8<1, 2>(src, border, warp_rows, [&](const Rows8<kR8Rows + 4>& w, int x, int y0) {
-    unsigned lo[kR8Rows], hi[kR8Rows];
-    auto to_lo = [&](int i, unsigned v) { lo[i] = v; };
-    auto to_hi = [&](int i, unsigned v) { hi[i] = v; };
-    if (bx >= 1 && bx + kR8BW < src.w && y0 >= 1 && y0 + kR8Rows < src.h) {
-      comp3_u8::comp3_rows<K, kR8Rows, false>(w.group(0), comp3_u8::Fix{}, ad, to_lo);
-      comp3_u8::comp3_rows<K, kR8Rows, false>(w.group(1), comp3_u8::Fix{}, ad, to_hi);
-    } else {
-      comp3_u8::comp3_rows<K, kR8Rows, true>(
-          w.group(0), comp3_u8::make_fix(x, y0, src.w, src.h, border.type, border.value, kR8Rows),
-          ad, to_lo);
-      comp3_u8::comp3_rows<K, kR8Rows, true>(
-          w.group(1),
-          comp3_u8::make_fix(x + 4, y0, src.w, src.h, border.type, border.value, kR8Rows), ad,
-          to_hi);
-    }
-    store_rows8<kR8Rows, kPackedEvictFirst>(dst, x, y0, aligned8, [&](auto&& put) {
-#pragma unroll
-      for (int i = 0; i < kR8Rows; ++i) put(i, lo[i], hi[i]);
-    });
-  });
 }
 
 static int reflect101(int i, int n) {
@@ -140,13 +109,15 @@ int main(int argc, char** argv) {
               N));
       check(name, k);
     };
-    auto run8 = [&](const char* name, const char* what, int k, auto kern) {
-      const int warp_rows = blocks_y(h, kR8Rows);
+    const Rows8Edge<1> edge =
+        rows8_edge<1>(ConstImageView(s, w, h, w, Format{Depth::u8, 1}), Border::reflect101(), 1);
+    auto run8e = [&](const char* name, const char* what, int k, auto kern, int rows) {
+      const int warp_rows = blocks_y(h, rows);
       const dim3 grid((w + kR8BW - 1) / kR8BW, (warp_rows + kR8Warps - 1) / kR8Warps);
       printf(
           "  %-9s %-22s %.2f us\n", name, what,
           time_graph(
-              st, [&] { kern<<<grid, dim3(kTX, kR8Warps), 0, st>>>(sv, dv, bd, true, warp_rows); },
+              st, [&] { kern<<<grid, dim3(kTX, kR8Warps), 0, st>>>(sv, dv, bd, warp_rows, edge); },
               N));
       check(name, k);
     };
@@ -156,10 +127,11 @@ int main(int argc, char** argv) {
         run_tile(name, K, comp3::morph3_comp_u8_kernel<K, kRowsTall>, kRowsTall);
       else
         run_tile(name, K, comp3::morph3_comp_u8_kernel<K, kRowsShort>, kRowsShort);
-      run8(name, "rows8 lib (6 blocks)", K, comp3::morph3_comp_rows8_kernel<K>);
-      run8(name, "rows8 5 blocks", K, comp_r8_variant<K, 5>);
-      run8(name, "rows8 7 blocks", K, comp_r8_variant<K, 7>);
-      run8(name, "rows8 8 blocks", K, comp_r8_variant<K, 8>);
+      run8e(name, "rows8 4 rows, 6 blocks", K, comp3::morph3_comp_rows8_kernel<K, 4, 6>, 4);
+      run8e(name, "rows8 4 rows, 7 blocks", K, comp3::morph3_comp_rows8_kernel<K, 4, 7>, 4);
+      run8e(name, "rows8 8 rows, 4 blocks", K, comp3::morph3_comp_rows8_kernel<K, 8, 4>, 8);
+      run8e(name, "rows8 8 rows, 5 blocks", K, comp3::morph3_comp_rows8_kernel<K, 8, 5>, 8);
+      run8e(name, "rows8 8 rows, 6 blocks", K, comp3::morph3_comp_rows8_kernel<K, 8, 6>, 8);
     };
     family("open", std::integral_constant<int, comp3_u8::kOpen>{});
     family("close", std::integral_constant<int, comp3_u8::kClose>{});

@@ -5,6 +5,7 @@
 // u8_3x3.cuh's.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "src/backends/cuda/common/launch.cuh"
@@ -94,44 +95,55 @@ __global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kTY, u8_3x3::kMinBlocks<R
 }
 
 // The composites in the rows8 shape (u8_3x3.cuh; sources with 4-byte aligned rows): a warp 256
-// row bytes x kR8Rows rows, each lane the bodies above for its two 4-byte groups from its window
-// rows' registers (two halo rows for the intermediate's, one for gradient). Warps whose outputs
-// read the intermediate outside the image (the first and last warp columns and rows) run the
-// body with each group's Fix, the others without. Resident blocks a SM: kComp3R8Blocks
-// (launch.cuh). At 8192^2 open / close / tophat / blackhat measured slower than the tall tiles
-// (71.8 / 76.3 against 69.1 / 70.8 us), at 1920x1080 faster (5.5-6.2 against 8.2): bench/NOTES.md
-// session 18; try_comp3_packed runs them only where the tall tile grid would not fill the GPU.
-// Both shapes are bound by the 16-lane integer pipe (ncu at 8192^2, session 19: 73-77 % of its
-// peak here, 67 % in the tiles; bench/micro/comp3_shapes.cu).
+// row bytes x kRows rows, each lane the bodies above for its two 4-byte groups from its window
+// rows' registers (two halo rows for the intermediate's; the rule's pixel and row outside the
+// image from the host, rows8_edge). Warps whose outputs read the intermediate outside the image
+// (the first and last warp columns and rows) run the body with each group's Fix, the others
+// without. kRows = kR8Rows (4) at kComp3R8Blocks resident blocks a SM; where the grid of 8-row
+// warps fills the GPU, 8 rows at kComp3R8TallBlocks<K> (launch.cuh): the first pass then runs
+// 1.25 intermediate rows an output row instead of 1.5. Both shapes are bound by the 16-lane
+// integer pipe (ncu at 8192^2, session 19: 73-77 % of its peak at 4 rows, 67 % in the tall
+// tiles); measured at 8192^2 (bench/micro/comp3_shapes.cu, session 19) open 71.5 at 4 rows, 62.5
+// at 8 (tall tiles 68.8), tophat 74.7 / 67.4 (71.5); at 1920x1080 4 rows 5.4-5.9 (8: 6.7-7.4,
+// short tiles 8.4).
+// Resident blocks a SM at kComp3R8TallRows (launch.cuh): open / close 4 (no spills, 113
+// registers unbounded), tophat / blackhat 5 (96 registers, 56 bytes spilled), the fastest of 4 /
+// 5 / 6 at 8192^2 (bench/micro/comp3_shapes.cu, session 19: open 62.5 / 63.6 / 66.0 us, tophat
+// 70.1 / 67.4 / 68.2).
 template <int K>
-__global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kR8Warps, kComp3R8Blocks)
+constexpr int kComp3R8TallBlocks = K == comp3_u8::kOpen || K == comp3_u8::kClose ? 4 : 5;
+
+template <int K, int kRows, int kBlocks>
+__global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kR8Warps, kBlocks)
     morph3_comp_rows8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
-                             DevBorder<std::uint8_t> border, bool, int warp_rows) {
+                             DevBorder<std::uint8_t> border, int warp_rows,
+                             u8_3x3::Rows8Edge<1> edge) {
   using namespace u8_3x3;
   const comp3_u8::Adder ad = opaque_adder();
   const bool aligned8 = view_rows_aligned<8>(dst);
   const int bx = int(blockIdx.x) * kR8BW;
-  for_each_rows8<1, 2>(src, border, warp_rows, [&](const Rows8<kR8Rows + 4>& w, int x, int y0) {
-    unsigned lo[kR8Rows], hi[kR8Rows];
-    auto to_lo = [&](int i, unsigned v) { lo[i] = v; };
-    auto to_hi = [&](int i, unsigned v) { hi[i] = v; };
-    if (bx >= 1 && bx + kR8BW < src.w && y0 >= 1 && y0 + kR8Rows < src.h) {
-      comp3_u8::comp3_rows<K, kR8Rows, false>(w.group(0), comp3_u8::Fix{}, ad, to_lo);
-      comp3_u8::comp3_rows<K, kR8Rows, false>(w.group(1), comp3_u8::Fix{}, ad, to_hi);
-    } else {
-      comp3_u8::comp3_rows<K, kR8Rows, true>(
-          w.group(0), comp3_u8::make_fix(x, y0, src.w, src.h, border.type, border.value, kR8Rows),
-          ad, to_lo);
-      comp3_u8::comp3_rows<K, kR8Rows, true>(
-          w.group(1),
-          comp3_u8::make_fix(x + 4, y0, src.w, src.h, border.type, border.value, kR8Rows), ad,
-          to_hi);
-    }
-    u8_3x3::store_rows8<kR8Rows, kPackedEvictFirst>(dst, x, y0, aligned8, [&](auto&& put) {
+  for_each_rows8_edge<1, 2, 1, kRows>(
+      src, border.value, edge, warp_rows, [&](const Rows8<kRows + 4>& w, int x, int y0) {
+        unsigned lo[kRows], hi[kRows];
+        auto to_lo = [&](int i, unsigned v) { lo[i] = v; };
+        auto to_hi = [&](int i, unsigned v) { hi[i] = v; };
+        if (bx >= 1 && bx + kR8BW < src.w && y0 >= 1 && y0 + kRows < src.h) {
+          comp3_u8::comp3_rows<K, kRows, false>(w.group(0), comp3_u8::Fix{}, ad, to_lo);
+          comp3_u8::comp3_rows<K, kRows, false>(w.group(1), comp3_u8::Fix{}, ad, to_hi);
+        } else {
+          comp3_u8::comp3_rows<K, kRows, true>(
+              w.group(0), comp3_u8::make_fix(x, y0, src.w, src.h, border.type, border.value, kRows),
+              ad, to_lo);
+          comp3_u8::comp3_rows<K, kRows, true>(
+              w.group(1),
+              comp3_u8::make_fix(x + 4, y0, src.w, src.h, border.type, border.value, kRows), ad,
+              to_hi);
+        }
+        u8_3x3::store_rows8<kRows, kPackedEvictFirst>(dst, x, y0, aligned8, [&](auto&& put) {
 #pragma unroll
-      for (int i = 0; i < kR8Rows; ++i) put(i, lo[i], hi[i]);
-    });
-  });
+          for (int i = 0; i < kRows; ++i) put(i, lo[i], hi[i]);
+        });
+      });
 }
 
 // gradient in the rows8 shape (gradient_rows for each 4-byte group).
@@ -147,35 +159,58 @@ __global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kR8Warps, kComp3R8Blocks)
   });
 }
 
-// The packed composite for op (u8_3x3::launch_3x3's rule and checks: destination rows 4-byte
-// aligned, row bytes < 2^31), or false.
+// Launches morph3_comp_rows8_kernel<K, ...> (kRows by the rule above) where the rows8 shape
+// takes the source and the destination rows are 4-byte aligned; false otherwise.
+template <int K>
+bool launch_comp3_rows8(const ConstImageView& s, const ImageView& d, const Border& border,
+                        cudaStream_t st) {
+  using namespace u8_3x3;
+  if (s.depth() != Depth::u8 || s.channels() != 1 || !rows8_fits(s, d, 1) || !rows_aligned(d, 4))
+    return false;
+  const long long bx = (d.width() + kR8BW - 1) / kR8BW;
+  const bool tall = tall_blocks_fill(bx, d.height(), kComp3R8TallRows * kR8Warps);
+  const int warp_rows = blocks_y(d.height(), tall ? kComp3R8TallRows : kR8Rows);
+  const dim3 grid(unsigned(bx),
+                  unsigned(std::min<long long>((warp_rows + kR8Warps - 1) / kR8Warps, 65535)));
+  auto launch = [&](auto kernel) {
+    kernel<<<grid, dim3(kTX, kR8Warps), 0, st>>>(
+        dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
+        warp_rows, rows8_edge<1>(s, border, 1));
+  };
+  if (tall)
+    launch(morph3_comp_rows8_kernel<K, kComp3R8TallRows, kComp3R8TallBlocks<K>>);
+  else
+    launch(morph3_comp_rows8_kernel<K, kR8Rows, kComp3R8Blocks>);
+  PIXFLOW_CUDA_CHECK_LAUNCH("morphology");
+  return true;
+}
+
+// The packed composite for op: open / close / tophat / blackhat in the rows8 shape
+// (launch_comp3_rows8), else the tiles (u8_3x3::launch_3x3's rule and checks: destination rows
+// 4-byte aligned, row bytes < 2^31); gradient through launch_3x3 (its rows8 kernel at every
+// size); false where none applies.
 bool try_comp3_packed(const ConstImageView& s, const ImageView& d, const detail::MorphPass& m,
                       cudaStream_t st) {
   using namespace u8_3x3;
-  // open / close / tophat / blackhat take the rows8 shape only where the tall tile grid would
-  // not fill the GPU: at 8192^2 their rows8 kernels (two halo rows, 80 registers) measured
-  // 71.8 / 76.3 us against the tall tiles' 69.1 / 70.8, at 1080p 5.5-6.2 against 8.2
-  // (bench/NOTES.md, session 18). Gradient (one halo row) takes rows8 at every size.
-  const bool tall_fills = tall_blocks_fill((d.width() + kBW - 1) / kBW, d.height(), kBH<kRowsTall>);
   auto run = [&](auto rows8, auto tall, auto short_) {
-    return launch_3x3(tall_fills ? decltype(rows8)(nullptr) : rows8, tall, short_, s, d, m.border,
-                      "morphology", st);
+    return rows8(s, d, m.border, st) || launch_3x3(Kernel<std::uint8_t>(nullptr), tall, short_, s,
+                                                   d, m.border, "morphology", st);
   };
   switch (m.op) {
     case MorphOp::open:
-      return run(morph3_comp_rows8_kernel<comp3_u8::kOpen>,
+      return run(launch_comp3_rows8<comp3_u8::kOpen>,
                  morph3_comp_u8_kernel<comp3_u8::kOpen, kRowsTall>,
                  morph3_comp_u8_kernel<comp3_u8::kOpen, kRowsShort>);
     case MorphOp::close:
-      return run(morph3_comp_rows8_kernel<comp3_u8::kClose>,
+      return run(launch_comp3_rows8<comp3_u8::kClose>,
                  morph3_comp_u8_kernel<comp3_u8::kClose, kRowsTall>,
                  morph3_comp_u8_kernel<comp3_u8::kClose, kRowsShort>);
     case MorphOp::tophat:
-      return run(morph3_comp_rows8_kernel<comp3_u8::kTophat>,
+      return run(launch_comp3_rows8<comp3_u8::kTophat>,
                  morph3_comp_u8_kernel<comp3_u8::kTophat, kRowsTall>,
                  morph3_comp_u8_kernel<comp3_u8::kTophat, kRowsShort>);
     case MorphOp::blackhat:
-      return run(morph3_comp_rows8_kernel<comp3_u8::kBlackhat>,
+      return run(launch_comp3_rows8<comp3_u8::kBlackhat>,
                  morph3_comp_u8_kernel<comp3_u8::kBlackhat, kRowsTall>,
                  morph3_comp_u8_kernel<comp3_u8::kBlackhat, kRowsShort>);
     case MorphOp::gradient:

@@ -66,10 +66,13 @@ constexpr int kPackedShortFillBlocks = 8;
 // Resident tall blocks a SM: 5, a 48-register bound, as the tall dilate (morph3) was measured
 // with; the short shape 6 (40 registers, u8_3x3::kMinBlocks). Not measured yet (branch comp3).
 constexpr int kComp3TallBlocks = 5;
-// Resident blocks a SM of the composites' rows8 kernels (morphology.cu; 128 threads): 6, an
-// 80-register bound (ptxas -v, sm_90: open / close no spills, tophat / blackhat 12 bytes; at 8
-// blocks 104-112 bytes, at 7 24-52).
+// Resident blocks a SM of the composites' rows8 kernels (comp3_u8.cuh; 128 threads) at 4
+// output rows a warp: 6, an 80-register bound (ptxas -v, sm_90, session 18: open / close no
+// spills, tophat / blackhat 12 bytes; at 8 blocks 104-112 bytes, at 7 24-52). At
+// kComp3R8TallRows = 8 rows a warp (grids that fill the GPU) the blocks a SM are per op
+// (comp3_u8.cuh, kComp3R8TallBlocks).
 constexpr int kComp3R8Blocks = 6;
+constexpr int kComp3R8TallRows = 8;
 
 // dilate/erode of small centred windows on one u8 channel (morphology.cu, morphk_u8_kernel:
 // 5x5, 7x7): 32 x 8 threads, each 8 adjacent outputs (two 4-byte tile words plus one on each
