@@ -17,15 +17,17 @@ namespace pixflow::cuda::comp3 {
 namespace {
 
 // ---- 3x3 composites on one u8 channel, the packed kernels (u8_3x3.cuh's machinery) ---------
-// The shapes of the single 3x3 ops (launch_3x3: 32 x 8 threads, 4 adjacent outputs of R rows a
-// thread, the tall R = 8 or short R = 2 by tall_blocks_fill; 16-byte chunk tiles, one edge test
-// a tile, lanes of v * 257, evict-first stores), with the thread body of comp3_u8_packed.hpp
-// (host-tested): open, close, tophat, blackhat from a tile with two halo rows (the first pass
-// for the R + 2 intermediate rows and the 6 intermediate columns the thread's second pass reads,
-// rolled through registers: the intermediate never leaves the thread), gradient from the single
-// ops' tile. Where morph3_composite_u8_kernel moved the intermediate through a second shared
-// tile (two barriers, a ring pass, byte loops at the edges, 4 rows a thread), these take
-// ~13 instructions an output (SASS counts: bench/NOTES.md, branch comp3).
+// open / close / tophat / blackhat run in the rows8 shape (morph3_comp_rows8_kernel, below) where
+// the source rows are 4-byte aligned; the tile kernels here take the other sources.
+// The tile kernels take the shapes of the single 3x3 ops (launch_3x3: 32 x 8 threads, 4 adjacent
+// outputs of R rows a thread, the tall R = 8 or short R = 2 by tall_blocks_fill; 16-byte chunk
+// tiles, one edge test a tile, lanes of v * 257, evict-first stores), with the thread body of
+// comp3_u8_packed.hpp (host-tested): open, close, tophat, blackhat from a tile with two halo rows
+// (the first pass for the R + 2 intermediate rows and the 6 intermediate columns the thread's
+// second pass reads, rolled through registers: the intermediate never leaves the thread), gradient
+// from the single ops' tile. Where morph3_composite_u8_kernel moved the intermediate through a
+// second shared tile (two barriers, a ring pass, byte loops at the edges, 4 rows a thread), these
+// take ~13 instructions an output (SASS counts: bench/NOTES.md, branch comp3).
 //
 // Interior tiles (no output of the block reads the intermediate outside the image) run the body
 // without fixes and store without tests; edge tiles run it with the thread's Fix (the

@@ -1,13 +1,14 @@
 // "morph_pass" (one dilate or erode) on CUDA. u8: 3x3 centred on one channel through the
-// packed kernel (u8_3x3.cuh); 5x5 and 7x7 centred on one channel in registers (morphk_u8_kernel,
-// morph_k_u8_packed.hpp); 15x15 centred on one channel where the tall grid fills the GPU by van
-// Herk on items of 16 outputs, vertical then horizontal (morphv_u8_kernel, same header); other
-// windows on one channel by van Herk over 16-bit lanes (morph_u8c1_kernel), on 2-4 channels by
-// doubling levels over byte tiles (morph_u8_kernel); f32 3x3 centred on one channel through
-// f32_3x3.cuh; u16, other f32 (and windows whose tile does not fit): the fused separable kernel
-// with max / min (any size and anchor). Iterations and the composites (open, close, ...) are
-// built by core from this pass and "sub", except "morph_composite": 3x3 on one u8 channel in one
-// kernel.
+// packed kernel (u8_3x3.cuh); 5x5 and 7x7 centred on one channel in registers, in the rows8 shape
+// where the source and destination rows are 4-byte aligned (morphk_rows8_kernel), else in tiles
+// (morphk_u8_kernel; both morph_k_u8_packed.hpp's arithmetic); 15x15 centred on one channel where
+// the tall grid fills the GPU by van Herk on items of 16 outputs, vertical then horizontal
+// (morphv_u8_kernel, same header); other windows on one channel by van Herk over 16-bit lanes
+// (morph_u8c1_kernel), on 2-4 channels by doubling levels over byte tiles (morph_u8_kernel); f32
+// 3x3 centred on one channel through f32_3x3.cuh; u16, other f32 (and windows whose tile does not
+// fit): the fused separable kernel with max / min (any size and anchor). Iterations and the
+// composites (open, close, ...) are built by core from this pass and "sub", except
+// "morph_composite": 3x3 on one u8 channel in one kernel (comp3_u8.cuh).
 #include <cstdint>
 #include <type_traits>
 
