@@ -1,7 +1,9 @@
 // Micro-benchmark of shapes for the packed u8 3x3 kernels (src/backends/cuda/u8_3x3.cuh),
 // built from the library's own pieces: dilate 3x3 u8x1, border reflect101, at 8192x8192 and
 // 1920x1080, (a) morph3_u8_kernel as launch_3x3 runs it today (tall: tiles; short: rows path),
-// (b) the rows8 shape (morph3 / median3 / linear3_rows8_kernel), each checked. Timed as
+// (b) the rows8 shape (morph3 / median3 / linear3_rows8_kernel), (c) the median's rows8 body
+// at 4 and 8 output rows a warp (median_r8_variant, session 19: 8 rows no faster), each
+// checked. Timed as
 // pixflow-bench times ops (graph of N calls, median of 5 replays / N) beside the device copy; every
 // output poisoned before and checked against the host after. Build and run on the GPU machine, from
 // the repository root:
@@ -19,6 +21,29 @@ using namespace pixflow::cuda;
 using namespace pixflow::cuda::u8_3x3;
 
 #include "micro_timing.cuh"
+
+// The 3x3 median in the rows8 shape (median3_rows8_kernel's body) with kRows output rows a warp
+// and kBlocks resident blocks a SM (the rule's pixel and row outside from the host).
+template <int kRows, int kBlocks>
+__global__ void __launch_bounds__(kTX* kR8Warps, kBlocks)
+    median_r8_variant(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
+                      DevBorder<std::uint8_t> border, int warp_rows, Rows8Edge<1> edge) {
+  constexpr int W = u8_3x3_dup::kWideCols<1>;
+  const bool aligned8 = view_rows_aligned<8>(dst);
+  for_each_rows8_edge<1, 1, 1, kRows>(
+      src, border.value, edge, warp_rows, [&](const Rows8<kRows + 2>& w, int x, int y0) {
+        unsigned lo[kRows], hi[kRows];
+        median3_wide_body<kRows, 1>(
+            [&](int r, unsigned(&out)[W]) {
+              u8_3x3_dup::columns_wide<1>(w.left(r), w.b[r], w.c[r], w.right(r), out);
+            },
+            [&](int i, unsigned l, unsigned h) { lo[i] = l, hi[i] = h; });
+        store_rows8<kRows, kPackedEvictFirst>(dst, x, y0, aligned8, [&](auto&& put) {
+#pragma unroll
+          for (int i = 0; i < kRows; ++i) put(i, lo[i], hi[i]);
+        });
+      });
+}
 
 static int reflect101(int i, int n) {
   if (n == 1) return 0;
@@ -107,6 +132,24 @@ int main(int argc, char** argv) {
     run("median today wide (R=16)", median3_wide_u8_kernel<kMedTallR>, kMedTallR);
     run("median today short", median3_u8_kernel<kRowsShort>, kRowsShort);
     run8("median rows8", median3_rows8_kernel<1>);
+    {
+      const Rows8Edge<1> edge = rows8_edge<1>(ConstImageView(s, w, h, pitch, Format{Depth::u8, 1}),
+                                              Border::reflect101(), 1);
+      auto run8r = [&](const char* name, auto kern, int rows) {
+        const int warp_rows = blocks_y(h, rows);
+        const dim3 grid((w + kR8BW - 1) / kR8BW, (warp_rows + kR8Warps - 1) / kR8Warps);
+        printf("  %-24s grid %4ux%-4u %.2f us\n", name, grid.x, grid.y,
+               time_graph(
+                   st,
+                   [&] { kern<<<grid, dim3(kTX, kR8Warps), 0, st>>>(sv, dv, bd, warp_rows, edge); },
+                   N));
+        check(name);
+      };
+      run8r("median r8 4 rows, 8", median_r8_variant<4, 8>, 4);
+      run8r("median r8 8 rows, 5", median_r8_variant<8, 5>, 8);
+      run8r("median r8 8 rows, 6", median_r8_variant<8, 6>, 8);
+      run8r("median r8 8 rows, 8", median_r8_variant<8, 8>, 8);
+    }
     want = &ref_box;
     run8("box rows8", linear3_rows8_kernel<1>, Linear3{1, 1, 1, 1, 0});
     cudaFree(s);
