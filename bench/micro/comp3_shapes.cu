@@ -21,24 +21,8 @@ using namespace pixflow;
 using namespace pixflow::cuda;
 using namespace pixflow::cuda::u8_3x3;
 
+#include "micro_lib.cuh"
 #include "micro_timing.cuh"
-
-// comp3_u8.cuh's launcher (try_comp3_packed, not called here) reports launch errors through the
-// library's device.cu; this file links without the library.
-bool pixflow::cuda::debug_sync() {
-  return false;
-}
-[[noreturn]] void pixflow::cuda::throw_cuda_error(cudaError_t err, const char* what, const char*,
-                                                  int) {
-  printf("%s: %s\n", what, cudaGetErrorString(err));
-  exit(1);
-}
-
-static int reflect101(int i, int n) {
-  if (n == 1) return 0;
-  while (i < 0 || i >= n) i = i < 0 ? -i : 2 * (n - 1) - i;
-  return i;
-}
 
 static std::vector<unsigned char> pass3(const std::vector<unsigned char>& in, int w, int h,
                                         bool is_max) {
@@ -112,8 +96,9 @@ int main(int argc, char** argv) {
     const Rows8Edge<1> edge =
         rows8_edge<1>(ConstImageView(s, w, h, w, Format{Depth::u8, 1}), Border::reflect101(), 1);
     auto run8e = [&](const char* name, const char* what, int k, auto kern, int rows) {
-      const int warp_rows = blocks_y(h, rows);
-      const dim3 grid((w + kR8BW - 1) / kR8BW, (warp_rows + kR8Warps - 1) / kR8Warps);
+      const Rows8Grid g = rows8_grid(w, h, rows);
+      const dim3 grid = g.grid;
+      const int warp_rows = g.warp_rows;
       printf(
           "  %-9s %-22s %.2f us\n", name, what,
           time_graph(

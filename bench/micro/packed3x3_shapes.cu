@@ -20,6 +20,7 @@ using namespace pixflow;
 using namespace pixflow::cuda;
 using namespace pixflow::cuda::u8_3x3;
 
+#include "micro_lib.cuh"
 #include "micro_timing.cuh"
 
 // The 3x3 median in the rows8 shape (median3_rows8_kernel's body) with kRows output rows a warp
@@ -43,12 +44,6 @@ __global__ void __launch_bounds__(kTX* kR8Warps, kBlocks)
           for (int i = 0; i < kRows; ++i) put(i, lo[i], hi[i]);
         });
       });
-}
-
-static int reflect101(int i, int n) {
-  if (n == 1) return 0;
-  while (i < 0 || i >= n) i = i < 0 ? -i : 2 * (n - 1) - i;
-  return i;
 }
 
 int main(int argc, char** argv) {
@@ -115,8 +110,9 @@ int main(int argc, char** argv) {
     run("today tall (tile R=8)", morph3_u8_kernel<true, kRowsTall>, kRowsTall);
     run("today short (rows R=2)", morph3_u8_kernel<true, kRowsShort>, kRowsShort);
     auto run8 = [&](const char* name, auto kern, auto... extra) {
-      const int warp_rows = blocks_y(h, kR8Rows);
-      const dim3 grid((w + kR8BW - 1) / kR8BW, (warp_rows + kR8Warps - 1) / kR8Warps);
+      const Rows8Grid g = rows8_grid(w, h, kR8Rows);
+      const dim3 grid = g.grid;
+      const int warp_rows = g.warp_rows;
       printf("  %-24s grid %4ux%-4u %.2f us\n", name, grid.x, grid.y,
              time_graph(
                  st,
@@ -136,8 +132,9 @@ int main(int argc, char** argv) {
       const Rows8Edge<1> edge = rows8_edge<1>(ConstImageView(s, w, h, pitch, Format{Depth::u8, 1}),
                                               Border::reflect101(), 1);
       auto run8r = [&](const char* name, auto kern, int rows) {
-        const int warp_rows = blocks_y(h, rows);
-        const dim3 grid((w + kR8BW - 1) / kR8BW, (warp_rows + kR8Warps - 1) / kR8Warps);
+        const Rows8Grid g = rows8_grid(w, h, rows);
+        const dim3 grid = g.grid;
+        const int warp_rows = g.warp_rows;
         printf("  %-24s grid %4ux%-4u %.2f us\n", name, grid.x, grid.y,
                time_graph(
                    st,

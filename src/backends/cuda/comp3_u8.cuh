@@ -5,8 +5,8 @@
 // u8_3x3.cuh's.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/comp3_u8_packed.hpp"
@@ -171,13 +171,11 @@ bool launch_comp3_rows8(const ConstImageView& s, const ImageView& d, const Borde
     return false;
   const long long bx = (d.width() + kR8BW - 1) / kR8BW;
   const bool tall = tall_blocks_fill(bx, d.height(), kComp3R8TallRows * kR8Warps);
-  const int warp_rows = blocks_y(d.height(), tall ? kComp3R8TallRows : kR8Rows);
-  const dim3 grid(unsigned(bx),
-                  unsigned(std::min<long long>((warp_rows + kR8Warps - 1) / kR8Warps, 65535)));
+  const Rows8Grid g = rows8_grid(d.width(), d.height(), tall ? kComp3R8TallRows : kR8Rows);
   auto launch = [&](auto kernel) {
-    kernel<<<grid, dim3(kTX, kR8Warps), 0, st>>>(
+    kernel<<<g.grid, dim3(kTX, kR8Warps), 0, st>>>(
         dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
-        warp_rows, rows8_edge<1>(s, border, 1));
+        g.warp_rows, rows8_edge<1>(s, border, 1));
   };
   if (tall)
     launch(morph3_comp_rows8_kernel<K, kComp3R8TallRows, kComp3R8TallBlocks<K>>);
@@ -194,27 +192,22 @@ bool launch_comp3_rows8(const ConstImageView& s, const ImageView& d, const Borde
 bool try_comp3_packed(const ConstImageView& s, const ImageView& d, const detail::MorphPass& m,
                       cudaStream_t st) {
   using namespace u8_3x3;
-  auto run = [&](auto rows8, auto tall, auto short_) {
-    return rows8(s, d, m.border, st) || launch_3x3(Kernel<std::uint8_t>(nullptr), tall, short_, s,
-                                                   d, m.border, "morphology", st);
+  // K's rows8 kernel, else its tile kernels.
+  auto run = [&](auto kind) {
+    constexpr int K = decltype(kind)::value;
+    return launch_comp3_rows8<K>(s, d, m.border, st) ||
+           launch_3x3(Kernel<std::uint8_t>(nullptr), morph3_comp_u8_kernel<K, kRowsTall>,
+                      morph3_comp_u8_kernel<K, kRowsShort>, s, d, m.border, "morphology", st);
   };
   switch (m.op) {
     case MorphOp::open:
-      return run(launch_comp3_rows8<comp3_u8::kOpen>,
-                 morph3_comp_u8_kernel<comp3_u8::kOpen, kRowsTall>,
-                 morph3_comp_u8_kernel<comp3_u8::kOpen, kRowsShort>);
+      return run(std::integral_constant<int, comp3_u8::kOpen>{});
     case MorphOp::close:
-      return run(launch_comp3_rows8<comp3_u8::kClose>,
-                 morph3_comp_u8_kernel<comp3_u8::kClose, kRowsTall>,
-                 morph3_comp_u8_kernel<comp3_u8::kClose, kRowsShort>);
+      return run(std::integral_constant<int, comp3_u8::kClose>{});
     case MorphOp::tophat:
-      return run(launch_comp3_rows8<comp3_u8::kTophat>,
-                 morph3_comp_u8_kernel<comp3_u8::kTophat, kRowsTall>,
-                 morph3_comp_u8_kernel<comp3_u8::kTophat, kRowsShort>);
+      return run(std::integral_constant<int, comp3_u8::kTophat>{});
     case MorphOp::blackhat:
-      return run(launch_comp3_rows8<comp3_u8::kBlackhat>,
-                 morph3_comp_u8_kernel<comp3_u8::kBlackhat, kRowsTall>,
-                 morph3_comp_u8_kernel<comp3_u8::kBlackhat, kRowsShort>);
+      return run(std::integral_constant<int, comp3_u8::kBlackhat>{});
     case MorphOp::gradient:
       return launch_3x3(morph3_grad_rows8_kernel, morph3_grad_u8_kernel<kRowsTall>,
                         morph3_grad_u8_kernel<kRowsShort>, s, d, m.border, "morphology", st);

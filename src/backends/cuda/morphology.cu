@@ -18,6 +18,7 @@
 #include "src/backends/cuda/comp3_u8.cuh"
 #include "src/backends/cuda/f32_3x3.cuh"
 #include "src/backends/cuda/morph_k_u8_packed.hpp"
+#include "src/backends/cuda/morphk_rows8.cuh"
 #include "src/backends/cuda/u8_3x3.cuh"
 #include "src/base/backend.hpp"
 #include "src/base/numeric.hpp"
@@ -669,54 +670,9 @@ bool try_morphv_u8c1(const ConstImageView& s, const ImageView& d, const SepWindo
   return true;
 }
 
-// The same windows in the rows8 shape (u8_3x3.cuh: a warp 256 row bytes x kR8Rows rows, a lane
-// 8 bytes with its kR8Rows + K - 1 window rows loaded before any is used and its neighbours'
-// 4 bytes each side by shuffles, no tile, no barrier): morphk_u8_kernel's arithmetic (hrow on
-// the lane's words x - 4 .. x + 11 of each window row, vpair for each pair of output rows) with
-// the rule's K / 2 pixels and rows outside the image found on the host (rows8_edge). Where the
-// packed 3x3 ops moved from tiles to this shape, 8192^2 dilate went 58.6 -> 47.9 us and 1920 x
-// 1080 5.4 -> 3.2 (bench/NOTES.md, session 18).
-// kRows output rows a warp: u8_3x3::kR8Rows, or kMorphKR8TallRows on grids that fill the GPU
-// (launch.cuh).
-template <bool kMax, int K, int kRows = u8_3x3::kR8Rows>
-__global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kR8Warps,
-                                  kRows == u8_3x3::kR8Rows ? kMorphKR8Blocks : kMorphKR8TallBlocks)
-    morphk_rows8_kernel(DevView<std::uint8_t> src, DevView<std::uint8_t> dst,
-                        DevBorder<std::uint8_t> border, int warp_rows,
-                        u8_3x3::Rows8Edge<K / 2> edge) {
-  using namespace u8_3x3;
-  static_assert(kRows % 2 == 0, "morphk_rows8_kernel: output rows in pairs");
-  const bool aligned8 = view_rows_aligned<8>(dst);
-  for_each_rows8_edge<1, K / 2, K / 2, kRows>(
-      src, border.value, edge, warp_rows, [&](const Rows8<kRows + K - 1>& w, int x, int y0) {
-        unsigned hw[kRows + K - 1][4];
-#pragma unroll
-        for (int r = 0; r < kRows + K - 1; ++r)
-          morph_k::hrow<K, kMax>(w.left(r), w.b[r], w.c[r], w.right(r), hw[r]);
-        unsigned lo[kRows], hi[kRows];
-#pragma unroll
-        for (int i = 0; i < kRows; i += 2) {
-          unsigned o0[4], o1[4];
-#pragma unroll
-          for (int j = 0; j < 4; ++j) {
-            unsigned col[K + 1];
-#pragma unroll
-            for (int t = 0; t <= K; ++t) col[t] = hw[i + t][j];
-            morph_k::vpair<K, kMax>(col, o0[j], o1[j]);
-          }
-          lo[i] = morph_k::pack(o0[0], o0[1]), hi[i] = morph_k::pack(o0[2], o0[3]);
-          lo[i + 1] = morph_k::pack(o1[0], o1[1]), hi[i + 1] = morph_k::pack(o1[2], o1[3]);
-        }
-        u8_3x3::store_rows8<kRows, kPackedEvictFirst>(dst, x, y0, aligned8, [&](auto&& put) {
-#pragma unroll
-          for (int i = 0; i < kRows; ++i) put(i, lo[i], hi[i]);
-        });
-      });
-}
-
 // The windows morphk_u8_kernel takes: u8 x 1, square K = 5 or 7, centred (other windows, anchors
-// and channel counts: the van Herk and doubling kernels above). The rows8 kernel where the source
-// rows are 4-byte aligned and the destination's too (u8_3x3::rows8_fits), else the tiles.
+// and channel counts: the van Herk and doubling kernels above). The rows8 kernel
+// (morphk_rows8.cuh) where it applies, else the tiles.
 template <bool kMax>
 bool try_morphk_u8c1(const ConstImageView& s, const ImageView& d, const SepWindow& w,
                      const Border& border, cudaStream_t st) {
@@ -724,48 +680,7 @@ bool try_morphk_u8c1(const ConstImageView& s, const ImageView& d, const SepWindo
   if (s.channels() != 1 || w.kh != k || (k != 5 && k != 7) || w.ax != k / 2 || w.ay != k / 2 ||
       d.width() > 0x7fffff00LL)
     return false;
-  if (u8_3x3::rows8_fits(s, d, 1) && rows_aligned(d, 4)) {
-    using namespace u8_3x3;
-    const long long bx8 = (d.width() + kR8BW - 1) / kR8BW;
-    const bool tall8 = k == 5 && tall_blocks_fill(bx8, d.height(), kMorphKR8TallRows * kR8Warps);
-    const int warp_rows = blocks_y(d.height(), tall8 ? kMorphKR8TallRows : kR8Rows);
-    const dim3 grid(unsigned(bx8),
-                    unsigned(std::min<long long>((warp_rows + kR8Warps - 1) / kR8Warps, 65535)));
-    auto launch8 = [&](auto kernel, auto edge) {
-      kernel<<<grid, dim3(kTX, kR8Warps), 0, st>>>(
-          dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
-          warp_rows, edge);
-    };
-    if (tall8)
-      launch8(morphk_rows8_kernel<kMax, 5, kMorphKR8TallRows>, rows8_edge<2>(s, border, 1));
-    else if (k == 5)
-      launch8(morphk_rows8_kernel<kMax, 5>, rows8_edge<2>(s, border, 1));
-    else
-      launch8(morphk_rows8_kernel<kMax, 7>, rows8_edge<3>(s, border, 1));
-    PIXFLOW_CUDA_CHECK_LAUNCH("morphology");
-    return true;
-  }
-  if (u8_3x3::rows8_fits(s, d, 1) && rows_aligned(d, 4)) {
-    using namespace u8_3x3;
-    const long long bx8 = (d.width() + kR8BW - 1) / kR8BW;
-    const bool tall8 = k == 5 && tall_blocks_fill(bx8, d.height(), kMorphKR8TallRows * kR8Warps);
-    const int warp_rows = blocks_y(d.height(), tall8 ? kMorphKR8TallRows : kR8Rows);
-    const dim3 grid(unsigned(bx8),
-                    unsigned(std::min<long long>((warp_rows + kR8Warps - 1) / kR8Warps, 65535)));
-    auto launch8 = [&](auto kernel, auto edge) {
-      kernel<<<grid, dim3(kTX, kR8Warps), 0, st>>>(
-          dev_view<std::uint8_t>(s), dev_view<std::uint8_t>(d), dev_border<std::uint8_t>(border),
-          warp_rows, edge);
-    };
-    if (tall8)
-      launch8(morphk_rows8_kernel<kMax, 5, kMorphKR8TallRows>, rows8_edge<2>(s, border, 1));
-    else if (k == 5)
-      launch8(morphk_rows8_kernel<kMax, 5>, rows8_edge<2>(s, border, 1));
-    else
-      launch8(morphk_rows8_kernel<kMax, 7>, rows8_edge<3>(s, border, 1));
-    PIXFLOW_CUDA_CHECK_LAUNCH("morphology");
-    return true;
-  }
+  if (morphk_r8::launch_morphk_rows8<kMax>(s, d, k, border, st)) return true;
   const long long bx = (d.width() + kMkBW - 1) / kMkBW;
   const bool tall = tall_blocks_fill(bx, d.height(), kMkBH<kMorphKRows>);
   const int bh = tall ? kMkBH<kMorphKRows> : kMkBH<kMorphKRowsShort>;

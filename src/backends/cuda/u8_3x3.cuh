@@ -1307,6 +1307,20 @@ inline bool rows8_fits(const ConstImageView& s, const ImageView& d, int cn) {
          rows_aligned(s, 4);
 }
 
+// The grid of a rows8 kernel over wc row bytes x h rows at `rows` output rows a warp (kR8Rows,
+// or more for the kernels that take it): one block a kR8BW-byte column of kR8Warps warps, warp
+// rows beyond 65535 block rows walked by the kernels' loop (for_each_rows8_edge).
+struct Rows8Grid {
+  dim3 grid;
+  int warp_rows;  // the kernels' warp_rows argument
+};
+inline Rows8Grid rows8_grid(long long wc, long long h, int rows) {
+  const int warp_rows = blocks_y(h, rows);
+  return {dim3(unsigned((wc + kR8BW - 1) / kR8BW),
+               unsigned(std::min<long long>((warp_rows + kR8Warps - 1) / kR8Warps, 65535))),
+          warp_rows};
+}
+
 // Rows8Edge<kReach> of a u8 x CN source by the border rule (detail::border_index, the
 // reference's), computed on the host (for_each_rows8_edge's kernels; rows8_fits must hold).
 template <int kReach>
@@ -1355,11 +1369,10 @@ bool launch_3x3_cn(Kernel<Out, Extra...> rows8, Kernel<Out, Extra...> tall,
   dv.w = int(wc);
   dv.cn = 1;
   if (rows8 != nullptr && rows8_fits(s, d, CN)) {
-    const int warp_rows = blocks_y(d.height(), kR8Rows);
-    const dim3 grid(unsigned((wc + kR8BW - 1) / kR8BW),
-                    unsigned(std::min<long long>((warp_rows + kR8Warps - 1) / kR8Warps, 65535)));
-    rows8<<<grid, dim3(kTX, kR8Warps), 0, st>>>(
-        dev_view<std::uint8_t>(s), dv, dev_border<std::uint8_t>(border), true, warp_rows, extra...);
+    const Rows8Grid g = rows8_grid(wc, d.height(), kR8Rows);
+    rows8<<<g.grid, dim3(kTX, kR8Warps), 0, st>>>(dev_view<std::uint8_t>(s), dv,
+                                                  dev_border<std::uint8_t>(border), true,
+                                                  g.warp_rows, extra...);
     PIXFLOW_CUDA_CHECK_LAUNCH(op);
     (void)op;
     return true;

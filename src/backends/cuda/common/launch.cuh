@@ -91,7 +91,7 @@ constexpr int kMorphKRows = 8, kMorphKRowsShort = 2;
 // (sm_90) at R = 8: 56 (K = 5) and 60 (K = 7) registers tall with 20.2 / 19.6 KB of tile, 44
 // short, no spills (at R = 16: 56 and 64).
 constexpr int kMorphKMinBlocks = 4;
-// The same windows in the rows8 shape (morphology.cu, morphk_rows8_kernel; 128 threads a
+// The same windows in the rows8 shape (morphk_rows8.cuh, morphk_rows8_kernel; 128 threads a
 // block): resident blocks a SM at 4 output rows a warp (63 / 64 registers at K = 5 / 7, no
 // spills), and kMorphKR8TallRows = 8 rows a warp at 6 blocks (K = 5: 79 registers) where
 // that grid fills the GPU (tall_blocks_fill on blocks of 8 kR8Warps rows). Measured at 5x5
