@@ -589,26 +589,29 @@ TEST(Box, WarpKernelEmulationMatchesRef) {
   // Every path of the kernel ran: inside direct, pick inside, pick on border rows, border rows
   // direct, gather.
   for (std::size_t i = 0; i < paths.size(); ++i) EXPECT_GT(paths[i], 0) << "path " << i;
-  // The plan at 8192^2: 31 wide = 37 strips of 224 outputs (10 blocks) x 92 segments of 90 rows
-  // (920 blocks, 7 a SM); 9 wide = 35 strips of 240 (9 blocks) x 102 of 81 (918). Every plan
-  // fits one wave of whole blocks (session 14's counted warps and launched a second wave).
+  // The plan at 8192^2: 31 wide = 37 strips of 224 outputs (10 blocks) x 256 segments of
+  // kMaxSegRows = 32 rows (one wave, 7 blocks a SM, would take 92 of 90 rows); 9 wide = 35
+  // strips of 240 (9 blocks) x 256 of 32 (one wave: 102 of 81). Every plan with segments
+  // between the bounds fits one wave of whole blocks (session 14's counted warps and launched a
+  // second wave).
   EXPECT_EQ(bw::outs_of(31), 224);
   EXPECT_EQ(bw::outs_of(9), 240);
   const bw::Plan p31 = bw::plan(8192, 8192, 31, 132);
   EXPECT_EQ(p31.strips, 37);
-  EXPECT_EQ(p31.seg_rows, 90);
-  EXPECT_EQ(p31.segs, 92);
+  EXPECT_EQ(p31.seg_rows, bw::kMaxSegRows);
+  EXPECT_EQ(p31.segs, 256);
   const bw::Plan p9 = bw::plan(8192, 8192, 9, 132);
   EXPECT_EQ(p9.strips, 35);
-  EXPECT_EQ(p9.seg_rows, 81);
-  EXPECT_EQ(p9.segs, 102);
+  EXPECT_EQ(p9.seg_rows, bw::kMaxSegRows);
+  EXPECT_EQ(p9.segs, 256);
   for (Size sz : std::vector<Size>{{8192, 8192}, {1920, 1080}, {4096, 4096}, {8200, 300}})
     for (int kw = bw::kMinKw; kw <= bw::kMaxKw; kw += 2) {
       const bw::Plan pl = bw::plan(sz.w, sz.h, kw, 132);
       const long long blocks = (pl.strips + bw::kWarps - 1) / bw::kWarps * pl.segs;
-      if (pl.seg_rows > bw::kMinSegRows) {
+      if (pl.seg_rows > bw::kMinSegRows && pl.seg_rows < bw::kMaxSegRows) {
         EXPECT_LE(blocks, 132 * bw::kMinBlocks) << sz.w << " " << kw;
       }
+      EXPECT_LE(pl.seg_rows, bw::kMaxSegRows);
       EXPECT_GE(pl.segs * pl.seg_rows, sz.h);
     }
   EXPECT_FALSE(bw::takes(3, 3, true));

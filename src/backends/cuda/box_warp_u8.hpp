@@ -76,7 +76,12 @@ constexpr int min_blocks(int kw, bool sum) {
 // scheduler, 18.7 us); at 4, 2 x 270 = 540 blocks and chains of 12 rows instead of 24. Fewer
 // warps with longer segments measured slower (session 14, H100: 16 warps a SM, 9x9 113 -> 171
 // us).
-constexpr int kMinSegRows = 4;
+// At most kMaxSegRows, in several waves where one wave would take longer segments: measured
+// (bench/micro/box_warp_shapes.cu, session 20, H100, 8192^2) 9x9 89.4 us at one wave's 81 rows,
+// 78.9 / 80.0 / 83.1 / 106.3 at 48 / 32 / 16 / 8; 31x31 114.6 at 90, 99.5 / 98.0 / 104.5 / 134.7
+// (the kh rows a segment sums first are loaded again, from L2). At 2100 x 8200 one wave's 27
+// rows stay (38.4 / 48.2 us against 40.5 / 49.9 at 32).
+constexpr int kMinSegRows = 4, kMaxSegRows = 32;
 // Rows whose loads are in flight ahead of the row being summed (a register ring): the row loop
 // takes rows in pairs and a warp's pair costs ~170 instructions, ~1400 clocks with 32 warps
 // sharing a SM's 4 schedulers, while a DRAM load under full load takes ~1500-2000 clocks; 4
@@ -517,8 +522,8 @@ struct Plan {
   long long strips, segs;
   int seg_rows;
 };
-/// One wave of whole blocks: the grid is ceil(strips / kWarps) x segs blocks, per_sm a SM
-/// (min_blocks of the instance).
+/// One wave of whole blocks (segments of at most kMaxSegRows rows: then several waves): the
+/// grid is ceil(strips / kWarps) x segs blocks, per_sm a SM (min_blocks of the instance).
 /// Why blocks and not warps: session 14's plan filled 32 warps a SM counting warps (4165 at 9x9)
 /// but launched 9 x 119 = 1071 blocks for 1056 slots (31x31: 10 x 114 = 1140), a second wave
 /// of 15 / 84 blocks that each ran a whole segment alone (ncu: "1 full wave and a partial
@@ -531,6 +536,7 @@ inline Plan plan(long long w, long long h, int kw, long long sm_count, int per_s
   long long target = sm_count * per_sm / bx;
   if (target < 1) target = 1;
   long long rows = (h + target - 1) / target;
+  if (rows > kMaxSegRows) rows = kMaxSegRows;
   if (rows < kMinSegRows) rows = kMinSegRows;
   pl.seg_rows = int(rows < h ? rows : h);
   pl.segs = (h + pl.seg_rows - 1) / pl.seg_rows;
