@@ -35,6 +35,36 @@ TEST(Transpose, EveryBackendMatchesRef) {
         ASSERT_TRUE(backends_match_ref("transpose", "", {d, ch}, s, rng));
 }
 
+// u8 x 1 with 4-byte aligned rows both ways (tight views: the CUDA word-tile kernel,
+// src/backends/cuda/transpose.cu): heights that leave the last tile row partial (56 rows at
+// 1080; 53 at 1077, whose last output word holds one byte; a single row), widths that leave
+// the last tile column partial (byte by byte) and whole tiles.
+TEST(Transpose, EveryBackendMatchesRefU8WordTilesWithPartialTiles) {
+  auto rng = make_rng(0x7004);
+  const Format f{Depth::u8, 1};
+  for (Size s : std::vector<Size>{{1920, 1080},
+                                  {128, 1077},
+                                  {64, 1},
+                                  {64, 65},
+                                  {256, 130},
+                                  {192, 3},
+                                  {100, 70},
+                                  {64, 64}}) {
+    const TestImage src = random_image(s.w, s.h, f, rng, true);
+    TestImage want = make_dst(s.h, s.w, f, rng, true);
+    transpose(src.view, want.view, {Backend::ref});
+    for (Backend be : test_backends()) {
+      PIXFLOW_TRACE(testing::Message() << backend_name(be) << " " << s.w << "x" << s.h);
+      const TestImage on = to_backend(be, src.view, rng, true);
+      TestImage got = make_dst_on(be, s.h, s.w, f, rng, true);
+      Context ctx;
+      ctx.backend = be;
+      transpose(on.view, got.view, ctx);
+      ASSERT_EQ(compare(to_host(got.view), want.view), "");
+    }
+  }
+}
+
 #if PIXFLOW_HAVE_OPENCV
 TEST(Transpose, RefMatchesOpenCV) {
   auto rng = make_rng(0x7003);
