@@ -11,8 +11,9 @@
 // - the first row's maps are waited for alone (no other copy issued before them), and once a
 //   row's use has called ahead() every row up to kRing - 1 rows ahead of it has been copied
 //   (the look-ahead the kernel relies on for bandwidth), none further.
-// And the grids the host launches (blocks_y): at most kMaxRows rows a thread, one row a thread
-// where one wave would give at most kMaxRows, the documented shapes of the bench's sizes.
+// And the grids the host launches (blocks_y): one row a thread where one wave would give at most
+// kMaxRows, that wave up to kOneWaveRows, else at most kMaxRows rows a thread; the documented
+// shapes of the bench's sizes.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -136,38 +137,49 @@ long long rows_of(long long by, int ty, long long gy, long long h, int block_row
   return r0 < h ? (h - r0 + step - 1) / step : 0;
 }
 
-TEST(RemapRing, GridsHoldAtMostMaxRowsAThreadOneOnSmallImages) {
+TEST(RemapRing, GridsByTheRowsOneWaveWouldGive) {
   constexpr int kBy = 8;
   constexpr long long kSms = 132;
   // The bench's sizes (launch shapes: remap_ring.hpp; bench/NOTES.md, branch `remap4`).
-  EXPECT_EQ(rr::blocks_y(15, 1080, kBy, kSms), 135);  // 1920x1080, 4 outputs a thread: 1 row
-  EXPECT_EQ(rr::blocks_y(64, 8192, kBy, kSms), 256);  // 8192^2, 4 outputs a thread: 4 rows
-  for (long long bx : {1LL, 2LL, 5LL, 15LL, 30LL, 33LL, 64LL, 65LL, 128LL, 600LL})
-    for (long long h : {1LL, 7LL, 8LL, 9LL, 70LL, 1080LL, 2160LL, 8192LL, 70000LL, 1LL << 22}) {
-      const long long gy = rr::blocks_y(bx, h, kBy, kSms);
-      ASSERT_GE(gy, 1);
-      ASSERT_LE(gy, 65535);
-      ASSERT_LE(gy, (h + kBy - 1) / kBy) << "empty block rows: bx " << bx << " h " << h;
-      long long lo = h, hi = 0;
-      for (long long by : {0LL, gy / 2, gy - 1})
-        for (int ty = 0; ty < kBy; ++ty) {
-          const long long r = rows_of(by, ty, gy, h, kBy);
-          if (by * kBy + ty >= h) continue;
-          lo = r < lo ? r : lo;
-          hi = r > hi ? r : hi;
+  // 1920x1080, 4 outputs a thread: u8 one row, f32 one wave of 4 rows; 8192^2: 4 rows.
+  EXPECT_EQ(rr::blocks_y(15, 1080, kBy, kSms, true), 135);
+  EXPECT_EQ(rr::blocks_y(15, 1080, kBy, kSms, false), 34);
+  EXPECT_EQ(rr::blocks_y(64, 8192, kBy, kSms, true), 256);
+  EXPECT_EQ(rr::blocks_y(64, 8192, kBy, kSms, false), 256);
+  for (bool one_row : {true, false})
+    for (long long bx : {1LL, 2LL, 5LL, 15LL, 30LL, 33LL, 64LL, 65LL, 128LL, 600LL})
+      for (long long h : {1LL, 7LL, 8LL, 9LL, 70LL, 1080LL, 2160LL, 8192LL, 70000LL, 1LL << 22}) {
+        const long long gy = rr::blocks_y(bx, h, kBy, kSms, one_row);
+        ASSERT_GE(gy, 1);
+        ASSERT_LE(gy, 65535);
+        ASSERT_LE(gy, (h + kBy - 1) / kBy) << "empty block rows: bx " << bx << " h " << h;
+        long long lo = h, hi = 0;
+        for (long long by : {0LL, gy / 2, gy - 1})
+          for (int ty = 0; ty < kBy; ++ty) {
+            const long long r = rows_of(by, ty, gy, h, kBy);
+            if (by * kBy + ty >= h) continue;
+            lo = r < lo ? r : lo;
+            hi = r > hi ? r : hi;
+          }
+        if (gy < 65535) {
+          ASSERT_LE(hi, rr::kOneWaveRows) << "bx " << bx << " h " << h << " one_row " << one_row;
         }
-      if (gy < 65535) {
-        ASSERT_LE(hi, rr::kMaxRows) << "bx " << bx << " h " << h;
+        ASSERT_LE(hi - lo, 1) << "bx " << bx << " h " << h << " one_row " << one_row;
+        // Where one wave's blocks would give every thread at most kMaxRows rows, one row a
+        // thread (below the grid's limit); at most kOneWaveRows, one wave; else at most
+        // kMaxRows rows a thread.
+        const long long wave = kSms * rr::kMinBlocks / bx > 0 ? kSms * rr::kMinBlocks / bx : 1;
+        const long long thread_rows = (h + kBy - 1) / kBy;
+        if (one_row && thread_rows <= wave * rr::kMaxRows) {
+          if (thread_rows < 65535) {
+            ASSERT_EQ(gy, thread_rows) << "bx " << bx << " h " << h << " one_row " << one_row;
+          }
+        } else if (thread_rows <= wave * rr::kOneWaveRows) {
+          ASSERT_LE(gy, wave) << "bx " << bx << " h " << h << " one_row " << one_row;
+        } else if (gy < 65535) {
+          ASSERT_LE(hi, rr::kMaxRows) << "bx " << bx << " h " << h << " one_row " << one_row;
+        }
       }
-      ASSERT_LE(hi - lo, 1) << "bx " << bx << " h " << h;
-      // Where one wave's blocks would give every thread at most kMaxRows rows, one row a
-      // thread (below the grid's limit).
-      const long long wave = kSms * rr::kMinBlocks / bx > 0 ? kSms * rr::kMinBlocks / bx : 1;
-      const long long thread_rows = (h + kBy - 1) / kBy;
-      if (thread_rows <= wave * rr::kMaxRows && thread_rows < 65535) {
-        ASSERT_EQ(gy, thread_rows) << "bx " << bx << " h " << h;
-      }
-    }
 }
 
 }  // namespace

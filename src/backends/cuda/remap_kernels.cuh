@@ -562,7 +562,8 @@ template <class T, int CN, bool kLinear, bool kWordTaps = false>
 void launch_fast(const RemapArgs<T>& a, cudaStream_t st) {
   constexpr int P = remap_px<T, CN>();
   const long long bx = ((a.dst.w + P - 1) / P + kRemapBX - 1) / kRemapBX;
-  const dim3 grid(unsigned(bx), unsigned(remap_ring::blocks_y(bx, a.dst.h, kRemapBY, kSmCount)));
+  const dim3 grid(unsigned(bx),
+                  unsigned(remap_ring::blocks_y(bx, a.dst.h, kRemapBY, kSmCount, sizeof(T) == 1)));
   remap_ring_kernel<T, CN, kLinear, kWordTaps><<<grid, dim3(kRemapBX, kRemapBY), 0, st>>>(a);
   PIXFLOW_CUDA_CHECK_LAUNCH("remap");
 }

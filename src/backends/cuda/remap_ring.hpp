@@ -36,15 +36,18 @@ constexpr int kRing = 4;
 // u8x1/f32x1 linear, 64 u8x3 linear, no spills; the streaming kernel it replaced held the next
 // row's maps in registers: 80 registers, 3 blocks a SM).
 constexpr int kMinBlocks = 4;
-// Rows a thread at most (blocks_y): whole waves' worth of block rows of up to this many rows a
-// thread (8192^2: 64 x 256 blocks of 4 rows), so that a lens map's slower edge columns are
-// spread over many blocks; images where one wave would give every thread at most this many rows
-// take one row a thread in several waves (1920x1080: 15 x 135 blocks). Measured
+// Rows a thread (blocks_y), by the rows one wave of blocks (kMinBlocks a SM) would give each
+// thread: at most kMaxRows -> one row a thread in several waves for u8 (1920x1080: 15 x 135
+// blocks); at most kOneWaveRows -> that one wave (1920x1080 f32x1: 15 x 34 blocks of 4 rows);
+// more -> whole waves of at most kMaxRows rows (8192^2: 64 x 256 blocks of 4 rows), so that a
+// lens map's slower edge columns are spread over many blocks. Measured
 // (bench/micro/remap_shapes.cu, session 20, H100; rows a thread 1 / 2 / 4 / 8 / 16): 8192^2 u8x1
 // 332.2 / 262.1 / 259.9 / 263.7 / 270.8 us, u8x3 392.2 / 361.5 / 359.4 / 366.3 / 378.7;
-// 1920x1080 u8x3 13.85 / 14.55 / 15.7 (the one-wave rule before: 4) / 18.9, u8x1 9.29 / 9.40 /
-// 10.0 / 12.6. (The rule before: one wave at 1080p, up to 16 rows at 8192^2.)
-constexpr int kMaxRows = 4;
+// 1920x1080 u8x3 13.85 / 14.55 / 15.7 (one wave) / 18.9, u8x1 9.29 / 9.40 / 10.0 (one wave) /
+// 12.6; in the bench, 1920x1080 f32x1 took 11.7 at one row a thread against 10.6 in its one
+// wave of 4 rows, so one row a thread is for u8 only (u16 is not measured: the one wave).
+// (The rule before: one wave up to 16 rows, whole waves of 16 above.)
+constexpr int kMaxRows = 4, kOneWaveRows = 16;
 // Samples (registers) of the border path's loads in flight at once (remap.cu,
 // remap_border_group): 16 keeps every instance under the 64-register bound without spills.
 constexpr int kBorderSamples = 16;
@@ -103,19 +106,19 @@ PIXFLOW_HD void walk(int y, long long h, long long step, Copy&& copy, Commit&& c
 }
 
 /// Blocks in y of the kernel's grid, blocks_x wide, for h rows of blocks of block_rows thread
-/// rows on sms SMs: one row a thread where one wave (kMinBlocks blocks a SM) would give every
-/// thread at most kMaxRows rows; else block rows in multiples of one wave with at most kMaxRows
-/// rows a thread, the fewest that give every thread the same number of rows give or take one
-/// (at most 65535, the grid's limit: then more rows a thread).
-/// 1920x1080 u8x1/u8x3/f32x1 (15 block columns, 135 thread rows of 8; a wave is 35 block rows):
-/// 135 block rows of one row; 8192^2 u8x1 (64 columns, 1024 thread rows): 8 a wave -> 32 waves,
-/// 256 block rows of 4 rows.
-constexpr long long blocks_y(long long blocks_x, long long h, int block_rows, long long sms) {
+/// rows on sms SMs (the rule above; one_row: u8 samples): one row a thread, or one wave, or
+/// block rows in multiples of one wave with at most kMaxRows rows a thread; every thread the
+/// same number of rows give or take one (at most 65535 block rows, the grid's limit: then more
+/// rows a thread).
+constexpr long long blocks_y(long long blocks_x, long long h, int block_rows, long long sms,
+                             bool one_row) {
   const long long thread_rows = (h + block_rows - 1) / block_rows;
   long long wave = sms * kMinBlocks / blocks_x;
   if (wave < 1) wave = 1;
-  if (thread_rows <= wave * kMaxRows) return thread_rows < 65535 ? thread_rows : 65535;
-  const long long waves = (thread_rows + wave * kMaxRows - 1) / (wave * kMaxRows);
+  if (one_row && thread_rows <= wave * kMaxRows) return thread_rows < 65535 ? thread_rows : 65535;
+  const long long waves = thread_rows <= wave * kOneWaveRows
+                              ? 1
+                              : (thread_rows + wave * kMaxRows - 1) / (wave * kMaxRows);
   const long long rows_each = (thread_rows + wave * waves - 1) / (wave * waves);
   const long long gy = (thread_rows + rows_each - 1) / rows_each;
   return gy < 65535 ? gy : 65535;

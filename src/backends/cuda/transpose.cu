@@ -1,10 +1,12 @@
 // transpose: 32x32 pixel tiles through padded shared memory; pixels move as opaque
-// byte groups of the format's pixel size, so one kernel serves every depth x channels.
+// byte groups of the format's pixel size, so one kernel serves every depth x channels; u8 x 1
+// with 4-byte aligned rows: 64 x 64-byte word tiles (transpose_u8.cuh).
 #include "src/backends/cuda/check.cuh"
 #include "src/backends/cuda/common/image.cuh"
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/backends/cuda/cuda_ops.hpp"
+#include "src/backends/cuda/transpose_u8.cuh"
 #include "src/base/backend.hpp"
 #include "src/base/error.hpp"
 
@@ -51,75 +53,6 @@ void launch_transpose(const ConstImageView& s, const ImageView& d, cudaStream_t 
                                reinterpret_cast<unsigned char*>(d.data()), d.stride(),
                                int(s.width()), int(s.height()), blocks_y(s.height(), kTile));
   PIXFLOW_CUDA_CHECK_LAUNCH("transpose");
-}
-
-// u8 x 1 fast path: 64x64-byte tiles; each thread loads a 4x4 byte block as four words,
-// transposes it in registers with byte permutes, and the block writes whole words back
-// through shared memory (4 bytes per thread per access instead of 1). Needs 4-byte
-// aligned rows in both views. Tiles whose 64 columns lie inside the image take this path
-// even where rows run out (the last tile row: rows past the image load nothing, and an output
-// word whose 4 bytes are not all inside its row is stored by bytes); only tiles past the
-// right edge go byte by byte. Why: at 1920x1080 the 30 tiles of the last tile row (56 rows)
-// went byte by byte, one scattered byte store a thread an iteration, and in the one wave of
-// 510 blocks they set the time (7.0 us against the copy's 2.0; NPP 6.9).
-__device__ __forceinline__ void transpose4x4(unsigned r0, unsigned r1, unsigned r2, unsigned r3,
-                                             unsigned (&c)[4]) {
-  const unsigned t0 = __byte_perm(r0, r1, 0x5140), t1 = __byte_perm(r2, r3, 0x5140);
-  const unsigned t2 = __byte_perm(r0, r1, 0x7362), t3 = __byte_perm(r2, r3, 0x7362);
-  c[0] = __byte_perm(t0, t1, 0x5410);
-  c[1] = __byte_perm(t0, t1, 0x7632);
-  c[2] = __byte_perm(t2, t3, 0x5410);
-  c[3] = __byte_perm(t2, t3, 0x7632);
-}
-
-static_assert(kTransposeU8Tile == 64 && kTransposeU8Threads == 16,
-              "transpose_u8_kernel is written for these");
-
-__global__ void __launch_bounds__(kTransposeU8Threads* kTransposeU8Threads)
-    transpose_u8_kernel(const unsigned char* src, long long sstride, unsigned char* dst,
-                        long long dstride, int w, int h, int rows_of_tiles) {
-  __shared__ unsigned out[64][17];  // 64 output rows x 16 words (+1 against bank conflicts)
-  const int tx = threadIdx.x, ty = threadIdx.y;  // 16 x 16
-  const int x0 = blockIdx.x * 64;
-  for (int by = blockIdx.y; by < rows_of_tiles; by += gridDim.y) {
-    const int y0 = by * 64;
-    if (x0 + 64 <= w) {
-      const int rows = min(64, h - y0);  // source rows of the tile (> 0)
-      unsigned r[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int yy = 4 * ty + i;
-        r[i] =
-            yy < rows
-                ? reinterpret_cast<const unsigned*>(src + (long long)(y0 + yy) * sstride + x0)[tx]
-                : 0u;
-      }
-      unsigned c[4];
-      transpose4x4(r[0], r[1], r[2], r[3], c);
-#pragma unroll
-      for (int j = 0; j < 4; ++j) out[4 * tx + j][ty] = c[j];  // output row x0+4tx+j, word ty
-      __syncthreads();
-      // Output row x0 + 4ty + i, bytes y0 + 4tx .. + 3 (source rows): a word where all 4 exist.
-      const int n = rows - 4 * tx;
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        unsigned char* o = dst + (long long)(x0 + 4 * ty + i) * dstride + y0 + 4 * tx;
-        const unsigned v = out[4 * ty + i][tx];
-        if (n >= 4) {
-          *reinterpret_cast<unsigned*>(o) = v;
-        } else {
-          for (int b = 0; b < n; ++b) o[b] = std::uint8_t(v >> (8 * b));
-        }
-      }
-      __syncthreads();
-    } else {
-      const int tid = ty * 16 + tx;
-      for (int i = tid; i < 64 * 64; i += 256) {
-        const int yy = y0 + i / 64, xx = x0 + i % 64;
-        if (xx < w && yy < h) dst[(long long)xx * dstride + yy] = src[(long long)yy * sstride + xx];
-      }
-    }
-  }
 }
 
 // PB-byte pixels with the widest access both views allow (AL: 1, or the sample size `al`).
