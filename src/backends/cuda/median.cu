@@ -4,8 +4,8 @@
 // u8 x 1 at 7x7, u8 x 3 at 5x5: median_u8_packed_kernel below (separable sorting networks on
 // pixels packed two per word, median_u8_packed.hpp; u8 x 3 over the row's bytes; 7x7 passes
 // each thread's sorted shared window columns from its first output word to its second through
-// shared memory). u8 x 1 at 5x5: median5_u8_kernel, the same body in one wave of blocks that
-// walk tiles, the next tile copied by cp.async while the current one sorts (median5_u8.cuh).
+// shared memory). u8 x 1 at 5x5: median5_u8_kernel (median5_u8.cuh), the same body, its tiles
+// copied by cp.async, one block a tile.
 // f32 x 1 at 3x3: f32_3x3.cuh (sorted window columns on totalOrder keys).
 // Other square 3x3, 5x5, 7x7: a shared-memory tile with halo; each thread gathers its window into
 // registers and runs a forgetful selection (keep n/2+2 values, drop the min and max, take

@@ -14,9 +14,12 @@ namespace {
 
 // u8 x 1, 5x5: median_u8_packed_kernel's body and block shape (128 x kTY*H outputs, 32 x 8
 // threads, median5_rows_shared) in blocks that walk tiles (median_u8_packed.hpp, tile5_origin:
-// at most one wave, block b takes tiles b, b + g, ...), each tile's 16-byte rows copied into one
-// of two buffers by cp.async while the block sorts the other (a tile inside a 16-byte aligned
-// image; edge tiles load through the border rule, load_word_tile_u8, when their turn comes).
+// block b takes tiles b, b + g, ...), each tile's 16-byte rows copied into one of two buffers by
+// cp.async while the block sorts the other (a tile inside a 16-byte aligned image; edge tiles
+// load through the border rule, load_word_tile_u8, when their turn comes). The library launches
+// one block a tile (launch_median5_u8: measured faster than the one wave it launched before), so
+// there each tile is copied by cp.async and waited for at once; bench/micro/median5_shapes.cu
+// runs the walking grids.
 // Why: ncu (session 16) put a quarter of median_u8_packed_kernel<5,8,1>'s stall samples on its
 // tile loads (three load round trips a block, each block loading then sorting in series) with
 // the min/max pipe at 79 %. One barrier a tile: after it the tile is complete and every thread

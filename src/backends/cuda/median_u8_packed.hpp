@@ -392,9 +392,9 @@ PIXFLOW_HD bool tile5_inside(bool aligned16, long long xs, long long ys, long lo
   return aligned16 && xs >= 0 && xs + 16 * kTile5Chunks <= w && ys >= 0 && ys + rows <= h;
 }
 
-// The blocks walk the tiles: a grid of g blocks (at most one wave: kSmCount x the blocks a SM),
-// block b takes tiles b, b + g, b + 2g, ... (tile t = block column t % bx, block row t / bx), so
-// that each block copies its next tile while it sorts this one.
+// The blocks walk the tiles: a grid of g blocks, block b takes tiles b, b + g, b + 2g, ... (tile
+// t = block column t % bx, block row t / bx), so that each block copies its next tile while it
+// sorts this one (the library launches g = the tiles: measured faster, median5_u8.cuh).
 PIXFLOW_HD void tile5_origin(int t, int blocks_x, int bh, long long& bx0, long long& by0) {
   const int by = int(unsigned(t) / unsigned(blocks_x));  // t >= 0, blocks_x > 0
   bx0 = (long long)(t - by * blocks_x) * kBW;
