@@ -1,8 +1,9 @@
 // Streaming (non-temporal) stores of the SIMD kernels (src/backends/cpu/simd/store_out-inl.hpp):
 // they switch on only for destinations larger than a quarter of the last-level cache, which
-// few other tests reach (1920x1080 u8x4 on a 32 MiB cache), so here the threshold is 0 and every kernel that uses them runs against the
-// reference on each SIMD target. make_dst's ROI offsets give rows that start aligned
-// (streamed) and rows that do not (plain stores); each case runs a few times to meet both.
+// few other tests reach (1920x1080 u8x4 on a 32 MiB cache), so here the threshold is 0 and every
+// kernel that uses them runs against the reference on each SIMD target. make_dst's ROI offsets give
+// rows that start aligned (streamed) and rows that do not (plain stores); each case runs a few
+// times to meet both.
 #include <gtest/gtest.h>
 
 #include <string>
