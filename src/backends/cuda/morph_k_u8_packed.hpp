@@ -215,4 +215,22 @@ PIXFLOW_HD u32 pack(u32 lo, u32 hi) {
   return px::byte_perm(lo, hi, 0x6420);
 }
 
+/// Output rows i and i + 1 of a thread's 8 outputs from its horizontal results hw[i .. i + K]
+/// (hrow's 4 words a row): vpair on each word, packed into each row's two words of 4 bytes
+/// (row0 / row1 [0]: outputs 0 .. 3, [1]: 4 .. 7). i is a constant in the kernels' unrolled
+/// loops, so hw stays in registers.
+template <int K, bool kMax, int N>
+PIXFLOW_HD void vpair_rows(const u32 (&hw)[N][4], int i, u32 (&row0)[2], u32 (&row1)[2]) {
+  u32 o0[4], o1[4];
+  PIXFLOW_UNROLL
+  for (int j = 0; j < 4; ++j) {
+    u32 col[K + 1];
+    PIXFLOW_UNROLL
+    for (int t = 0; t <= K; ++t) col[t] = hw[i + t][j];
+    vpair<K, kMax>(col, o0[j], o1[j]);
+  }
+  row0[0] = pack(o0[0], o0[1]), row0[1] = pack(o0[2], o0[3]);
+  row1[0] = pack(o1[0], o1[1]), row1[1] = pack(o1[2], o1[3]);
+}
+
 }  // namespace pixflow::cuda::morph_k

@@ -39,16 +39,10 @@ __global__ void __launch_bounds__(u8_3x3::kTX* u8_3x3::kR8Warps, kBlocks)
         unsigned lo[kRows], hi[kRows];
 #pragma unroll
         for (int i = 0; i < kRows; i += 2) {
-          unsigned o0[4], o1[4];
-#pragma unroll
-          for (int j = 0; j < 4; ++j) {
-            unsigned col[K + 1];
-#pragma unroll
-            for (int t = 0; t <= K; ++t) col[t] = hw[i + t][j];
-            morph_k::vpair<K, kMax>(col, o0[j], o1[j]);
-          }
-          lo[i] = morph_k::pack(o0[0], o0[1]), hi[i] = morph_k::pack(o0[2], o0[3]);
-          lo[i + 1] = morph_k::pack(o1[0], o1[1]), hi[i + 1] = morph_k::pack(o1[2], o1[3]);
+          unsigned r0[2], r1[2];
+          morph_k::vpair_rows<K, kMax>(hw, i, r0, r1);
+          lo[i] = r0[0], hi[i] = r0[1];
+          lo[i + 1] = r1[0], hi[i + 1] = r1[1];
         }
         u8_3x3::store_rows8<kRows, kPackedEvictFirst>(dst, x, y0, aligned8, [&](auto&& put) {
 #pragma unroll

@@ -502,16 +502,10 @@ __global__ void __launch_bounds__(kMkThreads, kMorphKMinBlocks)
         morph_k::hrow<K, kMax>(row[0], bc.x, bc.y, row[3], hw[r]);
         if (r >= K && (r - K) % 2 == 0) {  // output rows i, i + 1 have all their rows
           const int i = r - K;
-          unsigned o0[4], o1[4];
-#pragma unroll
-          for (int j = 0; j < 4; ++j) {
-            unsigned col[K + 1];
-#pragma unroll
-            for (int t = 0; t <= K; ++t) col[t] = hw[i + t][j];
-            morph_k::vpair<K, kMax>(col, o0[j], o1[j]);
-          }
-          put(i, make_uint2(morph_k::pack(o0[0], o0[1]), morph_k::pack(o0[2], o0[3])));
-          put(i + 1, make_uint2(morph_k::pack(o1[0], o1[1]), morph_k::pack(o1[2], o1[3])));
+          unsigned r0[2], r1[2];
+          morph_k::vpair_rows<K, kMax>(hw, i, r0, r1);
+          put(i, make_uint2(r0[0], r0[1]));
+          put(i + 1, make_uint2(r1[0], r1[1]));
         }
       }
     });

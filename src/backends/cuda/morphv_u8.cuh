@@ -85,12 +85,12 @@ __device__ __forceinline__ void morphk_load_tile(unsigned* tile, const DevView<s
 }
 
 // u8, one channel, centred 15x15 windows on the tall grid: morphv_u8_kernel. The van Herk kernel
-// above (morph_u8c1_kernel<kMax, 15, 15>) was measured issue-bound (ncu, session 16: 113 us at
-// 8192^2, 0.77 warp instructions issued a scheduler a cycle, 4 barriers a tile, a vertical pass of
-// LDS.U16 + PRMT a sample pair on items of 8 outputs, the horizontal one through a transposed
-// buffer and a stage). This one: morphk's tile (288 bytes x (64 + K - 1) rows, 16-byte chunks
-// with every load of a thread in flight, the border rule on edge tiles), then two passes of van
-// Herk on items of 16 outputs (morph_k::vh16: one suffix and one prefix block, no boundary
+// (morphology.cu, morph_u8c1_kernel<kMax, 15, 15>) was measured issue-bound (ncu, session 16: 113
+// us at 8192^2, 0.77 warp instructions issued a scheduler a cycle, 4 barriers a tile, a vertical
+// pass of LDS.U16 + PRMT a sample pair on items of 8 outputs, the horizontal one through a
+// transposed buffer and a stage). This one: morphk's tile (288 bytes x (64 + K - 1) rows, 16-byte
+// chunks with every load of a thread in flight, the border rule on edge tiles), then two passes of
+// van Herk on items of 16 outputs (morph_k::vh16: one suffix and one prefix block, no boundary
 // inside an item) and two barriers a tile:
 // - vertical: 68 column quads (bytes bx0 - 8 .. bx0 + 263) x 4 groups of 16 rows = 272 items; an
 //   item reads its quad's word in 30 rows (LDS, conflict-free: a warp's lanes are consecutive
