@@ -27,7 +27,9 @@ demo: build
 
 # The whole suite, then the I/O, CLI, bad-input, fuzz-corpus and backend-versus-reference
 # tests (the cpu backend's SIMD kernels, every target the CPU has) again under
-# AddressSanitizer and UndefinedBehaviorSanitizer (host code; CUDA off in that build), then
+# AddressSanitizer and UndefinedBehaviorSanitizer (host code; CUDA and OpenCL off in that
+# build: the drivers are not built with the sanitizers, and PoCL's LLVM would be checked
+# instead of pixflow), then
 # every fuzz target for FUZZ_SECONDS.
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -35,7 +37,7 @@ test: build
 	$(MAKE) fuzz
 
 test-asan: deps
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPIXFLOW_CUDA=OFF \
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPIXFLOW_CUDA=OFF -DPIXFLOW_OPENCL=OFF \
 	  -DPIXFLOW_BUILD_BENCH=OFF -DPIXFLOW_SANITIZE=address,undefined
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -46,7 +48,7 @@ test-asan: deps
 # stored findings, FUZZ_JOBS at a time. Any finding fails (inputs in $(FUZZ_BUILD)/fuzz-findings).
 fuzz: deps
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Fuzz \
-	  -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" -DPIXFLOW_FUZZ=ON -DPIXFLOW_CUDA=OFF \
+	  -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" -DPIXFLOW_FUZZ=ON -DPIXFLOW_CUDA=OFF -DPIXFLOW_OPENCL=OFF \
 	  -DPIXFLOW_BUILD_TESTS=OFF -DPIXFLOW_BUILD_BENCH=OFF -DPIXFLOW_SANITIZE=address,undefined
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target pixflow_fuzz
 	bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_JOBS)

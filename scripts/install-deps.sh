@@ -12,6 +12,8 @@ packages=(
   libbenchmark-dev python3                     # benchmarks
   libopenblas-dev                              # pixflow-bench-cpu's matmul peer
   clang libclang-rt-14-dev                     # fuzzing (libFuzzer, make fuzz)
+  ocl-icd-opencl-dev opencl-c-headers clinfo  # the OpenCL backend (ICD loader, headers)
+  pocl-opencl-icd                              # an OpenCL CPU device for its tests (PoCL)
 )
 
 missing=()

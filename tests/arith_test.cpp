@@ -192,7 +192,7 @@ TEST(Arith, IntegersSaturateInsteadOfWrappingAndScalarsRoundHalfToEven) {
 TEST(Arith, EveryBackendMatchesRefExactlyImageAndScalarFormsAndInPlace) {
   auto rng = make_rng(0xA0203);
   auto sizes = std::vector<Size>{{1, 1}, {1, 9}, {9, 1}, {17, 13}, {101, 67}, {1920, 1080}};
-  for (Backend be : test_backends())
+  for (Backend be : test_backends_for("add"))
     for (ArithOp op : kOps)
       for (Depth d : kAll)
         for (int ch : {1, 3, 4})
@@ -233,7 +233,7 @@ TEST(Arith, EveryBackendMatchesRefExactlyImageAndScalarFormsAndInPlace) {
 TEST(Arith, EveryBackendMatchesRefOnManyTiles) {
   auto rng = make_rng(0xA0209);
   const std::vector<Size> sizes = {{517, 70}, {600, 150}, {300, 97}, {512, 33}, {4100, 1100}};
-  for (Backend be : test_backends())
+  for (Backend be : test_backends_for("add"))
     for (ArithOp op : kOps)
       for (Depth d : kAll)
         for (int ch : {1, 3, 4})
@@ -306,7 +306,7 @@ TEST(Arith, S32SaturatesExactlyAtTheRangeEdgesOnEverySimdTarget) {
     if (op == ArithOp::add) {
       ASSERT_EQ(want.view.row<std::int32_t>(0)[1], lo);  // saturated
     }
-    for (Backend be : test_backends())
+    for (Backend be : test_backends_for("add"))
       for (const std::string& target : cpu_targets_for(be)) {
         PIXFLOW_TRACE(testing::Message()
                       << backend_name(be) << " " << target << " " << arith_op_name(op));

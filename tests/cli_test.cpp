@@ -508,6 +508,28 @@ TEST(CliRun, ThreadsOptionGivesTheSameBytesAtOneThreadAndAtAll) {
   EXPECT_FALSE(fs::exists(t / "bad.png"));
 }
 
+TEST(CliRun, OpenclBackendWritesWhatTheCpuBackendWrites) {
+  TempDir t;
+  const std::string in = t / "in.ppm";
+  write_pnm(in, random_u8(37, 23, 3, 0xc6));
+  const std::string pipe = "gray | threshold t=100 | transpose";
+  auto r = run_cli({"run", pipe, in, "-o", t / "cpu.pgm", "--backend", "cpu"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  r = run_cli({"run", pipe, in, "-o", t / "ocl.pgm", "--backend", "opencl"});
+  if (device_count(Location::Kind::opencl) == 0) {
+    EXPECT_EQ(r.code, 1) << show(r);
+    EXPECT_NE(r.err.find("opencl"), std::string::npos) << show(r);
+    EXPECT_FALSE(fs::exists(t / "ocl.pgm"));
+    GTEST_SKIP() << "no OpenCL device: checked the error only";
+  }
+  ASSERT_EQ(r.code, 0) << show(r);
+  EXPECT_EQ(compare(read_image(t / "ocl.pgm"), read_image(t / "cpu.pgm")), "");
+  r = run_cli({"run", pipe, in, "-o", t / "bad.pgm", "--backend", "opencl", "--device", "99"});
+  EXPECT_EQ(r.code, 2) << show(r);
+  EXPECT_NE(r.err.find("OpenCL device"), std::string::npos) << show(r);
+  EXPECT_FALSE(fs::exists(t / "bad.pgm"));
+}
+
 TEST(CliRun, OutputDirectoryForOneFileTakesTheInputsName) {
   TempDir t;
   const std::string in = t / "one.pgm";
@@ -541,8 +563,8 @@ TEST(CliRun, FailedRunExits1AndLeavesNoOutputAndNoTempFile) {
        {},
        "o5.pgm",
        ""},
-      // a backend that is not available
-      {{"run", "transpose", t / "big.pgm", "-o", t / "o6.pgm", "--backend", "opencl"},
+      // an op the OpenCL backend lacks (or, without an OpenCL device, the backend itself)
+      {{"run", "median k=3", t / "big.pgm", "-o", t / "o6.pgm", "--backend", "opencl"},
        {},
        "o6.pgm",
        "opencl"},

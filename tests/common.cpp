@@ -7,6 +7,7 @@
 #include "src/base/numeric.hpp"
 #include "src/schema/schema.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -251,8 +252,58 @@ void set_test_cuda_device(int device) {
   g_cuda_device = device;
 }
 
+int test_opencl_device() {
+  static const int device = [] {
+    const char* s = std::getenv("PIXFLOW_TEST_OPENCL_DEVICE");
+    if (!s) return 0;
+    char* end = nullptr;
+    const long d = std::strtol(s, &end, 10);
+    const int n = device_count(Location::Kind::opencl);
+    if (*s == '\0' || *end != '\0' || d < 0 || d >= n) {
+      std::fprintf(stderr,
+                   "[pixflow] PIXFLOW_TEST_OPENCL_DEVICE='%s' is not an OpenCL device (%d found)\n",
+                   s, n);
+      std::exit(1);  // a run that was asked to test a device must not pass without it
+    }
+    std::printf("[pixflow] OpenCL tests run on opencl:%ld (PIXFLOW_TEST_OPENCL_DEVICE): %s\n", d,
+                describe_device(Location::opencl(int(d))).c_str());
+    return int(d);
+  }();
+  return device;
+}
+
+const std::vector<std::string>& opencl_pending_ops() {
+  static const std::vector<std::string> pending = {
+      "median",   "dilate",    "erode",    "open",         "close", "gradient", "tophat",
+      "blackhat", "box",       "gaussian", "gaussian_iir", "sobel", "scharr",   "filter2d",
+      "epsilon",  "bilateral", "remap",    "dot",          "matmul"};
+  return pending;
+}
+
+std::vector<Backend> test_backends_for(std::string_view op) {
+  std::vector<Backend> b = test_backends();
+  const auto& pending = opencl_pending_ops();
+  if (std::find(pending.begin(), pending.end(), op) != pending.end()) return b;
+  if (device_count(Location::Kind::opencl) > 0) {
+    b.push_back(Backend::opencl);
+  } else {
+    static bool said = false;
+    if (!said) {
+      said = true;
+      const std::vector<Backend> built = compiled_backends();
+      std::printf("[pixflow] OpenCL backend not tested: %s\n",
+                  std::find(built.begin(), built.end(), Backend::opencl) != built.end()
+                      ? "no OpenCL platform with a device"
+                      : "built without OpenCL");
+    }
+  }
+  return b;
+}
+
 Location backend_location(Backend b) {
-  return b == Backend::cuda ? Location::cuda(test_cuda_device()) : Location::host();
+  if (b == Backend::cuda) return Location::cuda(test_cuda_device());
+  if (b == Backend::opencl) return Location::opencl(test_opencl_device());
+  return Location::host();
 }
 
 TestImage to_backend(Backend b, const ConstImageView& host, std::mt19937_64& rng, bool tight) {
@@ -441,7 +492,7 @@ namespace {
     bound->run(src, want, Context{Backend::ref});
     if (bits ? has_bits(want, 0x7fc00000u) : has_nan(want))
       return ::testing::AssertionFailure() << what << ": the reference left poison (NaN)";
-    for (Backend be : test_backends())
+    for (Backend be : test_backends_for(op_name))
       for (const std::string& target : cpu_targets_for(be)) {
         stage = backend_name(be) + (target.empty() ? "" : " (SIMD " + target + ")");
         SimdTargetScope forced(target);

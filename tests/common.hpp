@@ -48,6 +48,16 @@ TestImage make_dst(std::int64_t w, std::int64_t h, Format fmt, std::mt19937_64& 
 /// Backends checked against the reference: cpu always, cuda when built and a GPU is
 /// present. (A test that finds no GPU says so once, visibly, via cuda_skip_note().)
 std::vector<Backend> test_backends();
+/// test_backends() plus opencl when an OpenCL device is present and the OpenCL backend has
+/// `op` (a catalogue op, "dot" or "matmul"); ops still listed in opencl_pending_ops() are
+/// left out. Once the list is empty, opencl joins test_backends() and this goes.
+std::vector<Backend> test_backends_for(std::string_view op);
+/// The ops the OpenCL backend does not have yet (issue 11 in progress; checked both ways by
+/// OpenclBackend.PendingListIsExactlyWhatItLacks).
+const std::vector<std::string>& opencl_pending_ops();
+/// The OpenCL device the tests use: PIXFLOW_TEST_OPENCL_DEVICE (exits with a message when
+/// that is not a device here), else 0.
+int test_opencl_device();
 /// The SIMD targets the checks run backend b under: for `cpu` (built with Highway) every
 /// target the machine has, best first (AVX3, AVX2, SSE4, SCALAR = the reference); {""}
 /// (whatever dispatch picks) otherwise.
@@ -64,7 +74,7 @@ class SimdTargetScope {
   bool forced_;
 };
 /// Where images for backend b live: host for ref/cpu, cuda:N for cuda with N =
-/// test_cuda_device().
+/// test_cuda_device(), opencl:N for opencl with N = test_opencl_device().
 Location backend_location(Backend b);
 /// The CUDA device the tests put their device images on: PIXFLOW_TEST_CUDA_DEVICE (exits
 /// with a message when that is not a device here), else 0, unless set_test_cuda_device chose.

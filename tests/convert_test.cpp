@@ -158,7 +158,7 @@ TEST(Convert, RoundsHalfToEvenInDoubleAndSaturates) {
 
 TEST(Convert, EveryBackendMatchesRefExactlyIncludingInPlace) {
   auto rng = make_rng(0xC0204);
-  for (Backend be : test_backends())
+  for (Backend be : test_backends_for("convert"))
     for (Depth from : kAll)
       for (Depth to : kAll)
         for (int ch : {1, 3, 4})

@@ -132,7 +132,7 @@ TEST(Threshold, F32ComparesAgainstFloatT) {
 TEST(Threshold, EveryBackendMatchesRefExactlyIncludingInPlace) {
   auto rng = make_rng(0x7203);
   const Depth all[] = {Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32};
-  for (Backend be : test_backends())
+  for (Backend be : test_backends_for("threshold"))
     for (Depth d : all)
       for (ThresholdType type : kTypes)
         for (int ch : {1, 3, 4})
@@ -162,7 +162,7 @@ TEST(Threshold, EveryBackendMatchesRefOnManyTiles) {
   auto rng = make_rng(0x7204);
   const Depth all[] = {Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32};
   const std::vector<Size> sizes = {{517, 70}, {600, 150}, {300, 97}, {4100, 1100}};
-  for (Backend be : test_backends())
+  for (Backend be : test_backends_for("threshold"))
     for (Depth d : all)
       for (int ch : {1, 3})
         for (Size s : sizes)

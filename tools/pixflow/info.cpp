@@ -46,11 +46,18 @@ void print_text(const std::vector<OpInfo>& ops) {
   for (int d = 0; d < devices; ++d)
     std::cout << "    " << describe_device(Location::cuda(d)) << "\n";
   std::string backends;
+  bool opencl_built = false;
+  const int cl_devices = device_count(Location::Kind::opencl);
+  for (Backend b : compiled_backends()) opencl_built = opencl_built || b == Backend::opencl;
   for (Backend b : compiled_backends())
     backends += (backends.empty() ? "" : ", ") + std::string(backend_name(b));
   std::cout << "  backends:      " << backends << "\n"
-            << "  OpenCL:        not available yet\n"
-            << "  CPU threads:   " << std::thread::hardware_concurrency() << "\n"
+            << "  OpenCL backend: " << (opencl_built ? "compiled" : "not compiled") << "\n"
+            << "  OpenCL devices: " << cl_devices
+            << (opencl_built ? " (every platform the ICD loader finds; --device N)" : "") << "\n";
+  for (int d = 0; d < cl_devices; ++d)
+    std::cout << "    " << describe_device(Location::opencl(d)) << "\n";
+  std::cout << "  CPU threads:   " << std::thread::hardware_concurrency() << "\n"
             << "  CPU backend:   " << backend_note(Backend::cpu) << "\n"
             << "  TIFF support:  " << (have_tiff() ? "yes" : "no") << "\n"
             << "  auto backend:  " << (devices > 0 ? "cuda:0" : "cpu") << "\n"

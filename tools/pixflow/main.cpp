@@ -36,7 +36,9 @@ int main(int argc, char** argv) {
                    "auto (CUDA if a GPU is present, else CPU), cpu, "
                    "cuda, opencl, or ref (the scalar reference, for comparison)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "opencl", "ref"}));
-  run_cmd->add_option("--device", run.device, "CUDA device number (default: 0; a batch uses all)");
+  run_cmd->add_option("--device", run.device,
+                      "device number: CUDA (default 0; a batch uses all) or OpenCL (default 0, as "
+                      "`pixflow info` lists them)");
   run_cmd
       ->add_option("--threads", run.threads,
                    "threads of the cpu backend per image (default 0: every hardware thread)")

@@ -67,12 +67,13 @@ Pipeline parse_pipeline(const std::string& text, const IoLimits& limits) {
   }
 }
 
-// Where the pipeline runs: the host (CPU backend) or a list of CUDA devices.
+// Where the pipeline runs: the host (CPU backend) or a list of CUDA or OpenCL devices.
 struct Target {
   Backend backend = Backend::cpu;
   std::optional<Error> unavailable;  // thrown after the usage checks (a failure, exit 1)
-  std::vector<int> devices;          // CUDA device numbers; empty for the CPU
-  int threads = 0;                   // --threads: the host backends' thread cap (0 = all)
+  Location::Kind kind = Location::Kind::host;
+  std::vector<int> devices;  // device numbers of `kind`; empty for the CPU
+  int threads = 0;           // --threads: the host backends' thread cap (0 = all)
   Context context() const {
     Context c;
     c.backend = backend;
@@ -80,7 +81,7 @@ struct Target {
     return c;
   }
   Location location(int worker) const {
-    return devices.empty() ? Location::host() : Location::cuda(devices[std::size_t(worker)]);
+    return devices.empty() ? Location::host() : Location{kind, devices[std::size_t(worker)]};
   }
 };
 
@@ -89,10 +90,24 @@ Target resolve_target(const RunOptions& opt, bool batch) {
     throw UsageError("--device must be >= 0 (got " + std::to_string(*opt.device) + ")");
   std::string b = opt.backend;
   Target t;
-  if (b == "opencl") {
-    t.unavailable =
-        Error(Status::backend_unavailable,
-              "opencl: the OpenCL backend is not available yet (use --backend cpu or cuda)");
+  if (b == "opencl") {  // never chosen by auto: an explicit choice, one device
+    const int m = device_count(Location::Kind::opencl);
+    if (m == 0) {
+      const std::vector<Backend> built = compiled_backends();
+      t.unavailable = Error(Status::backend_unavailable,
+                            std::count(built.begin(), built.end(), Backend::opencl)
+                                ? "opencl: no OpenCL device found (`pixflow info` lists platforms)"
+                                : "opencl: pixflow was built without OpenCL");
+      return t;
+    }
+    const int d = opt.device.value_or(0);
+    if (d >= m)
+      throw UsageError("--device " + std::to_string(d) + " is out of range (" + std::to_string(m) +
+                       " OpenCL device(s): 0.." + std::to_string(m - 1) +
+                       ", numbered as `pixflow info` lists them)");
+    t.backend = Backend::opencl;
+    t.kind = Location::Kind::opencl;
+    t.devices = {d};
     return t;
   }
   const int n = cuda_device_count();
@@ -105,6 +120,7 @@ Target resolve_target(const RunOptions& opt, bool batch) {
       return t;
     }
     t.backend = Backend::cuda;
+    t.kind = Location::Kind::cuda;
     if (opt.device) {
       if (*opt.device >= n)
         throw UsageError("--device " + std::to_string(*opt.device) + " is out of range (" +

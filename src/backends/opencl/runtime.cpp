@@ -1,0 +1,373 @@
+// The OpenCL runtime (runtime.hpp): devices, contexts, queues, programs, buffers, launches.
+#include "src/backends/opencl/runtime.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "src/base/error.hpp"
+
+namespace pixflow::opencl {
+
+std::string_view kernel_source(std::string_view name);  // generated (cmake/embed_cl.cmake)
+
+namespace {
+
+const char* cl_error_name(cl_int e) {
+  switch (e) {
+#define PIXFLOW_CL_ERR(x) \
+  case x:                 \
+    return #x;
+    PIXFLOW_CL_ERR(CL_DEVICE_NOT_FOUND)
+    PIXFLOW_CL_ERR(CL_DEVICE_NOT_AVAILABLE)
+    PIXFLOW_CL_ERR(CL_COMPILER_NOT_AVAILABLE)
+    PIXFLOW_CL_ERR(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+    PIXFLOW_CL_ERR(CL_OUT_OF_RESOURCES)
+    PIXFLOW_CL_ERR(CL_OUT_OF_HOST_MEMORY)
+    PIXFLOW_CL_ERR(CL_BUILD_PROGRAM_FAILURE)
+    PIXFLOW_CL_ERR(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+    PIXFLOW_CL_ERR(CL_INVALID_VALUE)
+    PIXFLOW_CL_ERR(CL_INVALID_DEVICE)
+    PIXFLOW_CL_ERR(CL_INVALID_CONTEXT)
+    PIXFLOW_CL_ERR(CL_INVALID_COMMAND_QUEUE)
+    PIXFLOW_CL_ERR(CL_INVALID_MEM_OBJECT)
+    PIXFLOW_CL_ERR(CL_INVALID_BUILD_OPTIONS)
+    PIXFLOW_CL_ERR(CL_INVALID_PROGRAM)
+    PIXFLOW_CL_ERR(CL_INVALID_PROGRAM_EXECUTABLE)
+    PIXFLOW_CL_ERR(CL_INVALID_KERNEL_NAME)
+    PIXFLOW_CL_ERR(CL_INVALID_KERNEL)
+    PIXFLOW_CL_ERR(CL_INVALID_ARG_INDEX)
+    PIXFLOW_CL_ERR(CL_INVALID_ARG_VALUE)
+    PIXFLOW_CL_ERR(CL_INVALID_ARG_SIZE)
+    PIXFLOW_CL_ERR(CL_INVALID_KERNEL_ARGS)
+    PIXFLOW_CL_ERR(CL_INVALID_WORK_DIMENSION)
+    PIXFLOW_CL_ERR(CL_INVALID_WORK_GROUP_SIZE)
+    PIXFLOW_CL_ERR(CL_INVALID_WORK_ITEM_SIZE)
+    PIXFLOW_CL_ERR(CL_INVALID_GLOBAL_OFFSET)
+    PIXFLOW_CL_ERR(CL_INVALID_EVENT_WAIT_LIST)
+    PIXFLOW_CL_ERR(CL_INVALID_OPERATION)
+    PIXFLOW_CL_ERR(CL_INVALID_BUFFER_SIZE)
+    PIXFLOW_CL_ERR(CL_INVALID_GLOBAL_WORK_SIZE)
+    PIXFLOW_CL_ERR(CL_INVALID_PLATFORM)
+    PIXFLOW_CL_ERR(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+#undef PIXFLOW_CL_ERR
+  }
+  return "an OpenCL error";
+}
+
+std::string info_string(cl_platform_id p, cl_platform_info what) {
+  std::size_t n = 0;
+  if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+  std::string s(n, '\0');
+  if (clGetPlatformInfo(p, what, n, s.data(), nullptr) != CL_SUCCESS) return {};
+  s.resize(std::strlen(s.c_str()));
+  return s;
+}
+
+std::string info_string(cl_device_id d, cl_device_info what) {
+  std::size_t n = 0;
+  if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return {};
+  std::string s(n, '\0');
+  if (clGetDeviceInfo(d, what, n, s.data(), nullptr) != CL_SUCCESS) return {};
+  s.resize(std::strlen(s.c_str()));
+  return s;
+}
+
+template <class T>
+T info_value(cl_device_id d, cl_device_info what) {
+  T v{};
+  if (clGetDeviceInfo(d, what, sizeof v, &v, nullptr) != CL_SUCCESS) return T{};
+  return v;
+}
+
+std::vector<DeviceInfo> enumerate() {
+  std::vector<DeviceInfo> out;
+  cl_uint np = 0;
+  if (clGetPlatformIDs(0, nullptr, &np) != CL_SUCCESS || np == 0) return out;
+  std::vector<cl_platform_id> ps(np);
+  if (clGetPlatformIDs(np, ps.data(), nullptr) != CL_SUCCESS) return out;
+  for (cl_uint pi = 0; pi < np; ++pi) {
+    cl_uint nd = 0;
+    if (clGetDeviceIDs(ps[pi], CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) != CL_SUCCESS || nd == 0)
+      continue;
+    std::vector<cl_device_id> ds(nd);
+    if (clGetDeviceIDs(ps[pi], CL_DEVICE_TYPE_ALL, nd, ds.data(), nullptr) != CL_SUCCESS) continue;
+    for (cl_uint di = 0; di < nd; ++di) {
+      DeviceInfo d;
+      d.platform = ps[pi];
+      d.id = ds[di];
+      d.platform_index = int(pi);
+      d.device_index = int(di);
+      d.platform_name = info_string(ps[pi], CL_PLATFORM_NAME);
+      d.platform_version = info_string(ps[pi], CL_PLATFORM_VERSION);
+      d.name = info_string(ds[di], CL_DEVICE_NAME);
+      d.version = info_string(ds[di], CL_DEVICE_VERSION);
+      d.driver = info_string(ds[di], CL_DRIVER_VERSION);
+      d.global_mem = info_value<cl_ulong>(ds[di], CL_DEVICE_GLOBAL_MEM_SIZE);
+      d.local_mem = info_value<cl_ulong>(ds[di], CL_DEVICE_LOCAL_MEM_SIZE);
+      d.compute_units = info_value<cl_uint>(ds[di], CL_DEVICE_MAX_COMPUTE_UNITS);
+      d.fp64 = info_string(ds[di], CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos;
+      out.push_back(std::move(d));
+    }
+  }
+  return out;
+}
+
+std::string where(int device) {
+  const auto& ds = devices();
+  if (device < 0 || device >= int(ds.size())) return detail::cat("opencl:", device);
+  return detail::cat("opencl:", device, " (", ds[std::size_t(device)].name, ")");
+}
+
+// One device's context, default queue and built programs, for the life of the process
+// (NVIDIA's context creation alone takes about 2 s: never per call).
+struct DeviceState {
+  cl_context ctx = nullptr;
+  cl_command_queue queue = nullptr;
+  std::mutex mu;  // programs
+  std::map<std::string, cl_program, std::less<>> programs;
+};
+
+DeviceState& state(int device) {
+  const auto& ds = devices();
+  detail::require(device >= 0 && device < int(ds.size()), Status::backend_unavailable, "opencl",
+                  "no device opencl:", device, " (", ds.size(), " OpenCL devices visible)");
+  static std::mutex mu;
+  static std::map<int, std::unique_ptr<DeviceState>> states;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& s = states[device];
+  if (!s) {
+    auto fresh = std::make_unique<DeviceState>();
+    const DeviceInfo& d = ds[std::size_t(device)];
+    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                           reinterpret_cast<cl_context_properties>(d.platform), 0};
+    cl_int err = CL_SUCCESS;
+    fresh->ctx = clCreateContext(props, 1, &d.id, nullptr, nullptr, &err);
+    check(err, "opencl", device, "clCreateContext");
+    fresh->queue = clCreateCommandQueue(fresh->ctx, d.id, 0, &err);
+    if (err != CL_SUCCESS) clReleaseContext(fresh->ctx);
+    check(err, "opencl", device, "clCreateCommandQueue");
+    s = std::move(fresh);
+  }
+  return *s;
+}
+
+// The first lines of a build log, for an error message.
+std::string log_head(const std::string& log, int lines) {
+  std::istringstream in(log);
+  std::string line, out;
+  for (int i = 0; i < lines && std::getline(in, line); ++i) out += "\n  " + line;
+  return out;
+}
+
+cl_program build(int device, DeviceState& s, std::string_view source, const std::string& options,
+                 std::string_view op) {
+  const std::string key = detail::cat(source, "|", options);
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (auto it = s.programs.find(key); it != s.programs.end()) return it->second;
+  const std::string_view prelude = kernel_source("common"), body = kernel_source(source);
+  detail::require(!body.empty(), Status::internal, op, "no OpenCL kernel source '", source, "'");
+  const std::string text = detail::cat(prelude, "\n", body);
+  const char* str = text.c_str();
+  const std::size_t len = text.size();
+  cl_int err = CL_SUCCESS;
+  cl_program prog = clCreateProgramWithSource(s.ctx, 1, &str, &len, &err);
+  check(err, op, device, "clCreateProgramWithSource");
+  const std::string opts = "-cl-std=CL1.2 -Werror " + options;
+  const cl_device_id id = devices()[std::size_t(device)].id;
+  err = clBuildProgram(prog, 1, &id, opts.c_str(), nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    std::size_t n = 0;
+    std::string log;
+    if (clGetProgramBuildInfo(prog, id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) == CL_SUCCESS &&
+        n > 1) {
+      log.resize(n);
+      (void)clGetProgramBuildInfo(prog, id, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+      log.resize(std::strlen(log.c_str()));
+    }
+    clReleaseProgram(prog);
+    detail::fail(Status::backend_error, op, "building the OpenCL program '", source, "' (", options,
+                 ") failed on ", where(device), ": ", cl_error_name(err), log_head(log, 8));
+  }
+  s.programs.emplace(key, prog);
+  return prog;
+}
+
+// The reserved address ranges of the live buffers.
+struct Region {
+  std::size_t size;
+  cl_mem mem;
+  int device;
+};
+std::mutex g_regions_mu;
+std::map<std::uintptr_t, Region> g_regions;
+
+std::size_t page_round(std::size_t bytes) {
+  static const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
+  return (std::max<std::size_t>(bytes, 1) + page - 1) / page * page;
+}
+
+}  // namespace
+
+const std::vector<DeviceInfo>& devices() noexcept {
+  static const std::vector<DeviceInfo> ds = [] {
+    try {
+      return enumerate();
+    } catch (...) {
+      return std::vector<DeviceInfo>{};
+    }
+  }();
+  return ds;
+}
+
+int device_index(int platform, int device) noexcept {
+  const auto& ds = devices();
+  for (std::size_t i = 0; i < ds.size(); ++i)
+    if (ds[i].platform_index == platform && ds[i].device_index == device) return int(i);
+  return -1;
+}
+
+void check(cl_int err, std::string_view op, int device, const char* what) {
+  if (err == CL_SUCCESS) return;
+  const bool oom = err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_HOST_MEMORY ||
+                   err == CL_INVALID_BUFFER_SIZE;
+  throw Error(oom ? Status::out_of_memory : Status::backend_error,
+              detail::cat(op, ": OpenCL ", what, " failed on ", where(device), ": ",
+                          cl_error_name(err), " (", err, ")"));
+}
+
+cl_context context(int device) {
+  return state(device).ctx;
+}
+
+cl_command_queue default_queue(int device) {
+  return state(device).queue;
+}
+
+cl_kernel kernel(int device, std::string_view source, const std::string& options, const char* name,
+                 std::string_view op) {
+  DeviceState& s = state(device);
+  cl_program prog = build(device, s, source, options, op);
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(prog, name, &err);
+  check(err, op, device, "clCreateKernel");
+  return k;
+}
+
+std::shared_ptr<std::byte> allocate(int device, std::size_t bytes) {
+  const cl_context ctx = context(device);
+  const std::size_t reserved = page_round(bytes);
+  cl_int err = CL_SUCCESS;
+  cl_mem mem =
+      clCreateBuffer(ctx, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1), nullptr, &err);
+  check(err, "image", device, "clCreateBuffer");
+  void* addr =
+      mmap(nullptr, reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (addr == MAP_FAILED) {
+    clReleaseMemObject(mem);
+    detail::fail(Status::out_of_memory, "image", "cannot reserve ", reserved,
+                 " bytes of address space for an OpenCL buffer");
+  }
+  {
+    std::lock_guard<std::mutex> lock(g_regions_mu);
+    g_regions[reinterpret_cast<std::uintptr_t>(addr)] = {std::max<std::size_t>(bytes, 1), mem,
+                                                         device};
+  }
+  return std::shared_ptr<std::byte>(static_cast<std::byte*>(addr), [reserved](std::byte* p) {
+    cl_mem m = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(g_regions_mu);
+      auto it = g_regions.find(reinterpret_cast<std::uintptr_t>(p));
+      if (it != g_regions.end()) {
+        m = it->second.mem;
+        g_regions.erase(it);
+      }
+    }
+    munmap(p, reserved);
+    // The driver frees the memory once the commands queued on it have finished.
+    if (m) clReleaseMemObject(m);
+  });
+}
+
+BufferRef resolve(const void* p, int device, std::string_view op) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  std::lock_guard<std::mutex> lock(g_regions_mu);
+  auto it = g_regions.upper_bound(a);
+  if (it != g_regions.begin()) {
+    --it;
+    const Region& r = it->second;
+    if (a - it->first < r.size) {
+      detail::require(r.device == device, Status::invalid_argument, op, "the image at ", p,
+                      " is on opencl:", r.device, ", not opencl:", device);
+      return {r.mem, a - it->first, r.size - (a - it->first)};
+    }
+  }
+  detail::fail(Status::invalid_argument, op, "the pointer ", p, " of an opencl:", device,
+               " image is not in any OpenCL buffer pixflow allocated");
+}
+
+Kernel::Kernel(const Launch& l, std::string_view source, const std::string& options,
+               const char* name, std::string_view op)
+    : launch_(l), op_(op), k_(kernel(l.device, source, options, name, op)) {}
+
+Kernel::~Kernel() {
+  if (k_) clReleaseKernel(k_);
+}
+
+void Kernel::set(std::size_t bytes, const void* value) {
+  check(clSetKernelArg(k_, next_, bytes, value), op_, launch_.device, "clSetKernelArg");
+  ++next_;
+}
+
+Kernel& Kernel::image(const ConstImageView& v) {
+  BufferRef b{};
+  if (!v.empty()) b = resolve(v.data(), launch_.device, op_);
+  const cl_ulong off = b.offset;
+  const cl_long stride = v.stride();
+  set(sizeof(cl_mem), &b.mem);
+  set(sizeof off, &off);
+  set(sizeof stride, &stride);
+  return *this;
+}
+
+Kernel& Kernel::local(std::size_t bytes) {
+  set(bytes, nullptr);
+  return *this;
+}
+
+void Kernel::run(std::size_t gx, std::size_t gy, std::size_t lx, std::size_t ly) {
+  if (gx == 0 || gy == 0) return;
+  const std::size_t g[2] = {(gx + lx - 1) / lx * lx, (gy + ly - 1) / ly * ly};
+  const std::size_t l[2] = {lx, ly};
+  check(clEnqueueNDRangeKernel(launch_.queue, k_, 2, nullptr, g, l, 0, nullptr, nullptr), op_,
+        launch_.device, "clEnqueueNDRangeKernel");
+}
+
+const char* cl_type(Depth d) {
+  switch (d) {
+    case Depth::u8:
+      return "uchar";
+    case Depth::u16:
+      return "ushort";
+    case Depth::s16:
+      return "short";
+    case Depth::s32:
+      return "int";
+    case Depth::f32:
+      return "float";
+  }
+  return "uchar";
+}
+
+std::string depth_options(Depth d, const char* prefix) {
+  static const char* const kTag[] = {"U8", "U16", "S16", "S32", "F32"};
+  return detail::cat("-D", prefix, "=", cl_type(d), " -D", prefix, "_", kTag[int(d)], "=1 ");
+}
+
+}  // namespace pixflow::opencl
