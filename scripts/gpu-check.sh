@@ -133,7 +133,15 @@ if [ $BUILD_OK -ne 1 ]; then
   exit 1
 fi
 
-"$BUILD/pixflow" info 2>&1 | grep -E "CPU backend|CPU threads" | tee -a "$SUMMARY"
+"$BUILD/pixflow" info 2>&1 | grep -E "CPU backend|CPU threads|OpenCL|^    opencl:" | tee -a "$SUMMARY"
+# The OpenCL tests run on NVIDIA's device (PoCL, also registered here, is what CI tests).
+CL_NVIDIA=$("$BUILD/pixflow" info 2>/dev/null | sed -n 's/^ *opencl:\([0-9]*\) .*NVIDIA CUDA.*/\1/p' | head -1)
+if [ -n "$CL_NVIDIA" ]; then
+  export PIXFLOW_TEST_OPENCL_DEVICE=$CL_NVIDIA
+  say "OpenCL tests on opencl:$CL_NVIDIA (NVIDIA)"
+else
+  say "OpenCL: no NVIDIA OpenCL device found (the OpenCL tests run on whatever is device 0)"
+fi
 grep -m1 "model name" /proc/cpuinfo | tee -a "$SUMMARY"
 
 # ---- tests ----
@@ -152,6 +160,8 @@ grep -m1 "model name" /proc/cpuinfo | tee -a "$SUMMARY"
     grep -E '^ *[0-9]+/[0-9]+ Test +#.*(\*\*\*Skipped|Not Run|Disabled)' "$LOGS/ctest.log" | sed 's/^ */  /' | head -40
     grep -E "^ *[0-9]+ - .*(Failed|Timeout|SEGFAULT|Exception)" "$LOGS/ctest.log" | sed 's/^/  FAILED /' | head -40
     grep -m3 -F "[pixflow] CUDA backend not tested" "$LOGS/ctest.log"
+    grep -m1 -F "[pixflow] OpenCL tests run on" "$LOGS/ctest.log"
+    grep -m1 -F "[pixflow] OpenCL backend not tested" "$LOGS/ctest.log"
   } | tee -a "$SUMMARY"
   TESTBIN=$(find "$BUILD" -maxdepth 3 -type f -name pixflow_tests -perm -u+x | head -1)
   if [ -n "$TESTBIN" ]; then
@@ -159,7 +169,11 @@ grep -m1 "model name" /proc/cpuinfo | tee -a "$SUMMARY"
     if command -v compute-sanitizer >/dev/null; then
       # MEMCHECK_SHARDS processes in parallel (scripts/sanitize-shards.sh): in one process the
       # filter ran past 312 s in session 14.
-      stage memcheck $T_SANITIZER $MEMCHECK_RESERVE "$LOGS/memcheck.log" bash scripts/sanitize-shards.sh \
+      # Without OpenCL devices (an empty vendors folder): memcheck checks the CUDA kernels,
+      # and the OpenCL tests would only add time there.
+      mkdir -p /tmp/ocl-none
+      stage memcheck $T_SANITIZER $MEMCHECK_RESERVE "$LOGS/memcheck.log" \
+        env -u PIXFLOW_TEST_OPENCL_DEVICE OCL_ICD_VENDORS=/tmp/ocl-none bash scripts/sanitize-shards.sh \
         memcheck "${MEMCHECK_SHARDS:-8}" "$LOGS/memcheck-shard" "$TESTBIN" "$SANITIZER_FILTER"
       { cat "$LOGS/memcheck.log"
         grep -hE "^\[  FAILED  \]" "$LOGS"/memcheck-shard-*.log | head -10
