@@ -528,6 +528,19 @@ TEST(CliRun, OpenclBackendWritesWhatTheCpuBackendWrites) {
   EXPECT_EQ(r.code, 2) << show(r);
   EXPECT_NE(r.err.find("OpenCL device"), std::string::npos) << show(r);
   EXPECT_FALSE(fs::exists(t / "bad.pgm"));
+  // P:D names device D of platform P (0:0 exists wherever a device does).
+  r = run_cli({"run", pipe, in, "-o", t / "pd.pgm", "--backend", "opencl", "--device", "0:0"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  EXPECT_EQ(compare(read_image(t / "pd.pgm"), read_image(t / "cpu.pgm")), "");
+  for (const char* bad : {"7:0", "0:9", "0:", ":0", "a:b"}) {
+    r = run_cli({"run", pipe, in, "-o", t / "bad.pgm", "--backend", "opencl", "--device", bad});
+    EXPECT_EQ(r.code, 2) << bad << " " << show(r);
+    EXPECT_NE(r.err.find("--device"), std::string::npos) << show(r);
+    EXPECT_FALSE(fs::exists(t / "bad.pgm"));
+  }
+  r = run_cli({"run", pipe, in, "-o", t / "bad.pgm", "--backend", "cpu", "--device", "0:0"});
+  EXPECT_EQ(r.code, 2) << show(r);
+  EXPECT_NE(r.err.find("OpenCL"), std::string::npos) << show(r);
 }
 
 TEST(CliRun, OutputDirectoryForOneFileTakesTheInputsName) {

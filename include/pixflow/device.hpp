@@ -32,6 +32,9 @@ struct Queue {
 /// Number of devices of a location kind that this build can use (0 when its backend is
 /// compiled out or no device is present; 1 for host).
 int device_count(Location::Kind kind) noexcept;
+/// The device number of a `P:D` name (OpenCL: device D of platform P, in the order `pixflow
+/// info` lists them), or -1 when there is none or the kind has no platforms.
+int device_index(Location::Kind kind, int platform, int device) noexcept;
 /// Number of CUDA devices visible (0 when CUDA is compiled out or no GPU is present).
 int cuda_device_count() noexcept;
 /// True when pixflow was compiled with the CUDA backend.

@@ -102,6 +102,14 @@ class DeviceApi {
     return -1;
   }
 
+  /// The device number of member `member` of group `group` (OpenCL: device D of platform P,
+  /// `--device P:D`), or -1 when there is none or the kind has no groups.
+  virtual int index_of(int group, int member) const noexcept {
+    (void)group;
+    (void)member;
+    return -1;
+  }
+
   /// Makes `device` current on the calling thread; returns the previous one for `leave`.
   virtual int enter(int device) const = 0;
   virtual void leave(int previous) const noexcept = 0;

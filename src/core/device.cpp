@@ -50,6 +50,11 @@ int device_count(Location::Kind kind) noexcept {
   return api ? api->count() : 0;
 }
 
+int device_index(Location::Kind kind, int platform, int device) noexcept {
+  const detail::DeviceApi* api = detail::impl_table().device(kind);
+  return api ? api->index_of(platform, device) : -1;
+}
+
 int cuda_device_count() noexcept {
   return device_count(Location::Kind::cuda);
 }

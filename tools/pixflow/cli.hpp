@@ -48,9 +48,9 @@ int stop_signal();
 
 struct RunOptions {
   std::string pipeline, input, output;
-  std::string backend = "auto";  ///< auto | cpu | cuda | opencl | ref
-  std::optional<int> device;     ///< --device N
-  int threads = 0;               ///< --threads N: CPU backend threads (0 = all cores)
+  std::string backend = "auto";       ///< auto | cpu | cuda | opencl | ref
+  std::optional<std::string> device;  ///< --device N (or P:D for OpenCL)
+  int threads = 0;                    ///< --threads N: CPU backend threads (0 = all cores)
   bool keep_going = false;
   bool overwrite_input = false;   ///< allow an output that is an input or an operand file
   bool no_clobber = false;        ///< keep existing outputs (skip those items)

@@ -85,9 +85,32 @@ struct Target {
   }
 };
 
+// --device: a number, or P:D (platform P, device D) for OpenCL; nullopt when not given.
+std::optional<int> parse_device(const RunOptions& opt, bool opencl) {
+  if (!opt.device) return std::nullopt;
+  const std::string& s = *opt.device;
+  auto number = [&](const std::string& t) {
+    if (t.empty() || t.size() > 6 || t.find_first_not_of("0123456789") != std::string::npos)
+      throw UsageError("--device must be a device number >= 0" +
+                       std::string(opencl ? " or P:D (platform:device)" : "") + " (got '" + s +
+                       "')");
+    return std::stoi(t);
+  };
+  const auto colon = s.find(':');
+  if (colon == std::string::npos) return number(s);
+  if (!opencl)
+    throw UsageError("--device " + s +
+                     ": the P:D form names an OpenCL device (use --backend opencl)");
+  const int p = number(s.substr(0, colon)), d = number(s.substr(colon + 1));
+  const int n = device_index(Location::Kind::opencl, p, d);
+  if (n < 0)
+    throw UsageError("--device " + s + ": no device " + std::to_string(d) + " on OpenCL platform " +
+                     std::to_string(p) + " (`pixflow info` lists them)");
+  return n;
+}
+
 Target resolve_target(const RunOptions& opt, bool batch) {
-  if (opt.device && *opt.device < 0)
-    throw UsageError("--device must be >= 0 (got " + std::to_string(*opt.device) + ")");
+  const std::optional<int> device = parse_device(opt, opt.backend == "opencl");
   std::string b = opt.backend;
   Target t;
   if (b == "opencl") {  // never chosen by auto: an explicit choice, one device
@@ -100,7 +123,7 @@ Target resolve_target(const RunOptions& opt, bool batch) {
                                 : "opencl: pixflow was built without OpenCL");
       return t;
     }
-    const int d = opt.device.value_or(0);
+    const int d = device.value_or(0);
     if (d >= m)
       throw UsageError("--device " + std::to_string(d) + " is out of range (" + std::to_string(m) +
                        " OpenCL device(s): 0.." + std::to_string(m - 1) +
@@ -121,18 +144,18 @@ Target resolve_target(const RunOptions& opt, bool batch) {
     }
     t.backend = Backend::cuda;
     t.kind = Location::Kind::cuda;
-    if (opt.device) {
-      if (*opt.device >= n)
-        throw UsageError("--device " + std::to_string(*opt.device) + " is out of range (" +
+    if (device) {
+      if (*device >= n)
+        throw UsageError("--device " + std::to_string(*device) + " is out of range (" +
                          std::to_string(n) + " CUDA device(s): 0.." + std::to_string(n - 1) + ")");
-      t.devices = {*opt.device};
+      t.devices = {*device};
     } else {
       for (int d = 0; d < (batch ? n : 1); ++d) t.devices.push_back(d);
     }
     return t;
   }
-  if (opt.device && *opt.device != 0)
-    throw UsageError("--device " + std::to_string(*opt.device) +
+  if (device && *device != 0)
+    throw UsageError("--device " + std::to_string(*device) +
                      " is out of range (the CPU backend has device 0 only" +
                      (n == 0 ? std::string(", and no CUDA device was found)") : std::string(")")));
   if (b == "ref") t.backend = Backend::ref;

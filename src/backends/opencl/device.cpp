@@ -127,6 +127,10 @@ class OpenclDevice final : public detail::DeviceApi {
     return -1;
   }
 
+  int index_of(int platform, int device) const noexcept override {
+    return device_index(platform, device);
+  }
+
   // OpenCL has no current device: every call names its device and queue.
   int enter(int device) const override { return device; }
   void leave(int) const noexcept override {}
