@@ -41,7 +41,7 @@ TEST(Dot, RefWithinFourUlpOfDoubleAndSumsInTheDocumentedOrder) {
 
 TEST(Dot, EveryBackendMatchesRefExactly) {
   auto rng = make_rng(0xD0302);
-  for (Backend be : test_backends())
+  for (Backend be : test_backends_for("dot"))
     for (Size s : std::vector<Size>{{1, 1}, {1, 9}, {9, 1}, {17, 13}, {1920, 1080}}) {
       PIXFLOW_TRACE(testing::Message() << backend_name(be) << " " << s.w << "x" << s.h);
       auto a = random_image(s.w, s.h, {Depth::f32, 4}, rng),
@@ -80,7 +80,7 @@ const Mkn kShapes[] = {{1, 1, 1}, {1, 97, 1}, {1, 1, 13}, {5, 1, 3}, {17, 13, 29
 
 TEST(Matmul, F32RefWithinOneE5TimesKOfDoubleSumOnEveryBackend) {
   auto rng = make_rng(0xD0303);
-  std::vector<Backend> backends = test_backends();
+  std::vector<Backend> backends = test_backends_for("matmul");
   backends.insert(backends.begin(), Backend::ref);
   for (Backend be : backends)
     for (Mkn s : kShapes) {
@@ -115,7 +115,7 @@ TEST(Matmul, F32EveryBackendMatchesRefOnEverySimdPath) {
     a.view.row<float>(0)[0] = -0.0f;  // a first term of -0: 0 + (-0) is +0 on every path
     auto want = make_dst(s.n, s.m, {Depth::f32, 1}, rng);
     matmul(a, b, want, {Backend::ref});
-    for (Backend be : test_backends())
+    for (Backend be : test_backends_for("matmul"))
       for (const std::string& target : cpu_targets_for(be))
         for (int split : {0, 1}) {  // AVX-512 on full-width or on split (Zen 4) units
           PIXFLOW_TRACE(testing::Message()
@@ -138,7 +138,7 @@ TEST(Matmul, F32EveryBackendMatchesRefOnEverySimdPath) {
     auto a = random_image(w, 3, {Depth::f32, 4}, rng), b = random_image(w, 3, {Depth::f32, 4}, rng);
     auto want = make_dst(w, 3, {Depth::f32, 1}, rng);
     dot(a, b, want, {Backend::ref});
-    for (Backend be : test_backends())
+    for (Backend be : test_backends_for("dot"))
       for (const std::string& target : cpu_targets_for(be)) {
         PIXFLOW_TRACE(testing::Message() << backend_name(be) << " " << target);
         SimdTargetScope forced(target);
@@ -185,7 +185,7 @@ TEST(Matmul, S32IsExactAndSaturatesEvenBeyondInt64) {
 
 TEST(Matmul, S32EveryBackendMatchesRefExactly) {
   auto rng = make_rng(0xD0305);
-  for (Backend be : test_backends())
+  for (Backend be : test_backends_for("matmul"))
     for (Mkn s : kShapes) {
       PIXFLOW_TRACE(testing::Message()
                     << backend_name(be) << " M=" << s.m << " K=" << s.k << " N=" << s.n);
@@ -260,7 +260,7 @@ TEST(Matmul, S32EveryBackendMatchesRefOnEverySimdPath) {
         ASSERT_EQ(want.view.row<std::int32_t>(0)[0],
                   std::clamp<std::int64_t>(exact, INT32_MIN, INT32_MAX));
       }
-      for (Backend be : test_backends())
+      for (Backend be : test_backends_for("matmul"))
         for (const std::string& target : cpu_targets_for(be)) {  // (full width: no split path)
           PIXFLOW_TRACE(testing::Message() << backend_name(be) << " " << target);
           SimdTargetScope forced(target);

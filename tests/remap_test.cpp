@@ -124,7 +124,7 @@ TEST(Remap, NonFiniteAndFarAwayMapEntriesGiveTheDocumentedResult) {
 
 TEST(Remap, EveryBackendMatchesRefExactly) {
   auto rng = make_rng(0x7e04);
-  for (Backend be : test_backends())
+  for (Backend be : test_backends_for("remap"))
     for (Depth d : {Depth::u8, Depth::u16, Depth::f32})
       for (int ch : {1, 3, 4})
         for (Size s : std::vector<Size>{{1, 1}, {1, 40}, {40, 1}, {17, 13}, {203, 101}})
@@ -183,7 +183,7 @@ TEST(Remap, EveryBackendMatchesRefOnEverySimdPath) {
             my.view.row<float>(0)[w / 3] = -std::numeric_limits<float>::infinity();
             auto want = make_dst(w, h, {d, ch}, rng);
             remap(src, mx, my, want, RemapParams{in, b}, {Backend::ref});
-            for (Backend be : test_backends())
+            for (Backend be : test_backends_for("remap"))
               for (const std::string& target : cpu_targets_for(be)) {
                 PIXFLOW_TRACE(testing::Message() << backend_name(be) << " " << target);
                 SimdTargetScope forced(target);
@@ -238,7 +238,7 @@ TEST(Remap, EveryBackendMatchesRefOnManyTiles) {
     return cands[rng() % std::size(cands)];
   };
   std::uniform_real_distribution<float> jitter(-1.5f, 1.5f), unit(0.0f, 1.0f);
-  for (Backend be : test_backends())
+  for (Backend be : test_backends_for("remap"))
     for (Depth d : {Depth::u8, Depth::u16, Depth::f32})
       for (int ch : {1, 3, 4})
         for (Interp in : {Interp::nearest, Interp::linear})
@@ -336,7 +336,7 @@ TEST(Remap, EveryBackendMatchesRefOnLensMaps) {
       bench::smooth_map_row(y, w, h, mx.view.row<float>(y), my.view.row<float>(y));
     mx.view.row<float>(h / 2)[w / 3] = std::numeric_limits<float>::quiet_NaN();
     my.view.row<float>(h - 1)[w - 2] = -std::numeric_limits<float>::infinity();
-    for (Backend be : test_backends())
+    for (Backend be : test_backends_for("remap"))
       for (Depth d : {Depth::u8, Depth::u16, Depth::f32})
         for (int ch : {1, 3, 4})
           for (Interp in : {Interp::nearest, Interp::linear}) {
@@ -375,7 +375,7 @@ TEST(Remap, EveryBackendMatchesRefOnLensMaps) {
 // of zero results); sources of +-0 make the sign visible.
 TEST(Remap, EveryBackendMatchesRefOnSignedZeros) {
   auto rng = make_rng(0x7e08);
-  for (Backend be : test_backends())
+  for (Backend be : test_backends_for("remap"))
     for (int ch : {1, 3})
       for (Interp in : {Interp::nearest, Interp::linear})
         for (const Border& b : {Border::replicate(), Border::constant(-0.0)}) {

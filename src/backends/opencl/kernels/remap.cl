@@ -1,0 +1,63 @@
+// remap (docs/ops/remap.md, src/ref/remap.cpp): one work-item per destination pixel, every
+// channel. Built per sample type (-DT=uchar / ushort / float, T_U8 / T_U16 / T_F32). Each tap
+// goes through border_index on its own (constant outside: the border value, saturated to T on
+// the host). The arithmetic is the reference's: map values clamped to +-2^30, linear in
+// float in the reference's order (FP_CONTRACT OFF: no FMA), integers rounded half to even and
+// saturated.
+
+#if defined(T_F32)
+#define OUT_T(v) (v)
+#elif defined(T_U8)
+#define OUT_T(v) convert_uchar_sat_rte(v)
+#else
+#define OUT_T(v) convert_ushort_sat_rte(v)
+#endif
+
+#define REMAP_MAX_COORD 1073741824.0f
+
+// Sample c of source pixel (x, y) through the border, as float (exact for u8 / u16).
+inline float remap_tap(__global const uchar *base, long stride, int w, int h, int cn, int x, int y,
+                       int c, int border, float cval) {
+  const int xx = border_index(x, w, border), yy = border_index(y, h, border);
+  if (xx < 0 || yy < 0) return cval;
+  return (float)((__global const T *)(base + (long)yy * stride))[xx * cn + c];
+}
+
+// sw, sh: the source's size; dw, dh: the destination's (= the maps'). cval: the constant
+// border's value as T (as float); invalid: what a non-finite map entry gives (cval for the
+// constant border, 0 otherwise).
+__kernel void remap(CIMG(s), CIMG(mx), CIMG(my), IMG(d), int sw, int sh, int cn, int dw, int dh,
+                    int linear, int border, float cval, float invalid) {
+  const int x = get_global_id(0), y = get_global_id(1);
+  if (x >= dw || y >= dh) return;
+  __global const uchar *base = s + s_off;
+  float fmx = CROW(float, mx, y)[x], fmy = CROW(float, my, y)[x];
+  __global T *out = ROW(T, d, y) + x * cn;
+  if (!isfinite(fmx) || !isfinite(fmy)) {
+    for (int c = 0; c < cn; ++c) out[c] = (T)invalid;
+    return;
+  }
+  fmx = fmin(fmax(fmx, -REMAP_MAX_COORD), REMAP_MAX_COORD);
+  fmy = fmin(fmax(fmy, -REMAP_MAX_COORD), REMAP_MAX_COORD);
+  // m = floor(m) + f exactly (f = m - floor(m) in [0, 1) is exact in float), so the
+  // reference's floor(double(m) + 0.5) (an exact sum) is floor(m) + (f >= 0.5): no double.
+  const float x0f = floor(fmx), y0f = floor(fmy);
+  const float fx = fmx - x0f, fy = fmy - y0f;  // -0 - floor(-0) = +0, as the reference
+  const int x0 = (int)x0f, y0 = (int)y0f;      // |x0| <= 2^30: x0 + 1 fits an int
+  if (!linear) {
+    const int xi = x0 + (fx >= 0.5f ? 1 : 0), yi = y0 + (fy >= 0.5f ? 1 : 0);
+    for (int c = 0; c < cn; ++c)
+      out[c] = (T)remap_tap(base, s_stride, sw, sh, cn, xi, yi, c, border, cval);
+    return;
+  }
+  for (int c = 0; c < cn; ++c) {
+    const float p00 = remap_tap(base, s_stride, sw, sh, cn, x0, y0, c, border, cval);
+    const float p10 = remap_tap(base, s_stride, sw, sh, cn, x0 + 1, y0, c, border, cval);
+    const float p01 = remap_tap(base, s_stride, sw, sh, cn, x0, y0 + 1, c, border, cval);
+    const float p11 = remap_tap(base, s_stride, sw, sh, cn, x0 + 1, y0 + 1, c, border, cval);
+    const float top = (1.0f - fx) * p00 + fx * p10;
+    const float bottom = (1.0f - fx) * p01 + fx * p11;
+    const float v = (1.0f - fy) * top + fy * bottom;
+    out[c] = OUT_T(v);
+  }
+}
