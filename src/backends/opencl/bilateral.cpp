@@ -1,0 +1,107 @@
+// OpenCL bilateral (kernels/bilateral.cl): one work-item per output pixel. The window (taps
+// and space weights) and the colour table are the reference's (src/ref/bilateral.cpp), built
+// here on the host expression for expression and uploaded per call; the f32 table is
+// src/base/bilateral_f32.hpp's.
+#include <CL/cl.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "pixflow/ops.hpp"
+#include "src/backends/opencl/register.hpp"
+#include "src/backends/opencl/runtime.hpp"
+#include "src/base/bilateral_f32.hpp"
+#include "src/base/error.hpp"
+#include "src/base/numeric.hpp"
+
+namespace pixflow::opencl {
+namespace {
+
+constexpr std::size_t kLx = 16, kLy = 8;
+
+// `bytes` of host data in a new buffer of the launch's device (written before the call
+// returns; released with the returned pointer, after the kernels that use it).
+std::shared_ptr<std::byte> upload(const Launch& l, const void* data, std::size_t bytes,
+                                  cl_mem* mem) {
+  std::shared_ptr<std::byte> block = allocate(l.device, bytes);
+  *mem = resolve(block.get(), l.device, "bilateral").mem;
+  check(clEnqueueWriteBuffer(l.queue, *mem, CL_TRUE, 0, bytes, data, 0, nullptr, nullptr),
+        "bilateral", l.device, "clEnqueueWriteBuffer");
+  return block;
+}
+
+// The reference's window (src/ref/bilateral.cpp make_window), expression for expression:
+// radius = d > 0 ? d/2 : round(1.5 sigma_s), at least 1; offsets with sqrt(i^2 + j^2) <=
+// radius, rows outer; three ints a tap: dx, dy and the bits of float(exp(r*r * coeff)).
+std::vector<std::int32_t> make_taps(const BilateralParams& p) {
+  const double ss = p.sigma_space <= 0 ? 1.0 : p.sigma_space;
+  const double space_coeff = -0.5 / (ss * ss);
+  int radius = p.d > 0 ? p.d / 2 : int(detail::round_half_even(ss * 1.5));
+  if (radius < 1) radius = 1;
+  std::vector<std::int32_t> taps;
+  for (int i = -radius; i <= radius; ++i)
+    for (int j = -radius; j <= radius; ++j) {
+      const double r = std::sqrt(double(i) * i + double(j) * j);
+      if (r > radius) continue;
+      const float w = float(std::exp(r * r * space_coeff));
+      std::int32_t bits;
+      std::memcpy(&bits, &w, sizeof bits);
+      taps.insert(taps.end(), {j, i, bits});
+    }
+  return taps;
+}
+
+void bilateral(const ConstImageView& s, const ImageView& d, const BilateralParams& p,
+               const Launch& l) {
+  detail::require(devices()[std::size_t(l.device)].fp64, Status::unsupported, "bilateral",
+                  "opencl:", l.device, " (", devices()[std::size_t(l.device)].name,
+                  ") has no double precision (cl_khr_fp64), which this op's kernel needs for "
+                  "the correctly rounded float quotient");
+  const int ch = s.channels();
+  const bool f32 = s.depth() == Depth::f32;
+  const std::vector<std::int32_t> taps = make_taps(p);
+  const double sc = p.sigma_color <= 0 ? 1.0 : p.sigma_color;
+  std::vector<float> lut;
+  const float* table = nullptr;
+  std::size_t table_floats = 0;
+  float scale = 0;
+  if (f32) {
+    table = detail::bilateral_f32::table(ch).data();
+    table_floats = detail::bilateral_f32::table(ch).size();
+    scale = detail::bilateral_f32::scale(sc, ch);
+  } else {
+    const double color_coeff = -0.5 / (sc * sc);
+    lut.resize(std::size_t(256 * ch));
+    for (int i = 0; i < 256 * ch; ++i)
+      lut[std::size_t(i)] = float(std::exp(double(i) * i * color_coeff));
+    table = lut.data();
+    table_floats = lut.size();
+  }
+  cl_mem taps_mem = nullptr, table_mem = nullptr;
+  const auto taps_block = upload(l, taps.data(), taps.size() * sizeof(std::int32_t), &taps_mem);
+  const auto table_block = upload(l, table, table_floats * sizeof(float), &table_mem);
+  Kernel k(l, "bilateral", depth_options(s.depth()) + detail::cat("-DCH=", ch), "bilateral",
+           "bilateral");
+  k.image(s).image(d).arg(cl_int(d.width())).arg(cl_int(d.height())).arg(cl_int(p.border.type));
+  if (f32)
+    k.arg(cl_float(detail::saturate_cast<float>(p.border.value)));
+  else
+    k.arg(cl_uchar(detail::saturate_cast<std::uint8_t>(p.border.value)));
+  k.arg(taps_mem)
+      .arg(cl_int(taps.size() / 3))
+      .arg(table_mem)
+      .arg(cl_int(detail::bilateral_f32::bins(ch)))
+      .arg(cl_float(scale))
+      .run(std::size_t(d.width()), std::size_t(d.height()), kLx, kLy);
+}
+
+}  // namespace
+}  // namespace pixflow::opencl
+
+PIXFLOW_REGISTER_IMPLS(opencl_bilateral) {
+  using namespace pixflow;
+  // Channels 1..4 as CUDA (core validates 1 or 3, cv::bilateralFilter's set).
+  opencl::add<&opencl::bilateral>(table, "bilateral", opencl::depths({Depth::u8, Depth::f32}));
+}

@@ -1,0 +1,94 @@
+// OpenCL gaussian_iir (kernels/iir.cl): the block-rule line filter of src/base/iir.hpp in
+// double, one work-item per line: rows into an f32 intermediate, then columns. The
+// coefficients (iir_coeffs: B, b1..b3, the Triggs-Sdika matrix, the block response tables)
+// are computed here on the host by the same header and uploaded per call. The intermediate
+// and the per-line scratch are buffers allocated in the call (released when the queued
+// kernels finish), so no "gaussian_iir.workspace" entry: core asks a backend for one only to
+// size a caller's workspace, and a backend without it needs none.
+#include <CL/cl.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "pixflow/ops.hpp"
+#include "src/backends/opencl/register.hpp"
+#include "src/backends/opencl/runtime.hpp"
+#include "src/base/error.hpp"
+#include "src/base/iir.hpp"
+#include "src/base/numeric.hpp"
+
+namespace pixflow::opencl {
+namespace {
+
+constexpr std::size_t kLx = 64;
+
+// The coefficient buffer of kernels/iir.cl: B, b1, b2, b3, M row-major, H row-major.
+std::vector<double> coeff_buffer(const detail::IirCoeffs& k) {
+  std::vector<double> v = {k.B, k.b1, k.b2, k.b3};
+  for (const auto& row : k.M) v.insert(v.end(), std::begin(row), std::end(row));
+  for (const auto& row : k.H) v.insert(v.end(), std::begin(row), std::end(row));
+  return v;
+}
+
+// One pass: `lines` lines of `len` samples (rows: channel L % ch of row L / ch; else of
+// column L / ch), s -> d, with the scratch w.
+void pass(const Launch& l, const ConstImageView& s, const ImageView& d, std::int64_t lines,
+          std::int64_t len, bool rows, int e, const GaussianIirParams& p, double cval,
+          cl_mem coeffs, cl_mem w) {
+  Kernel(l, "iir", depth_options(s.depth(), "S") + depth_options(d.depth(), "D"), "iir_pass",
+         "gaussian_iir")
+      .image(s)
+      .image(d)
+      .arg(cl_int(lines))
+      .arg(cl_int(len))
+      .arg(cl_int(s.channels()))
+      .arg(cl_int(rows ? 1 : 0))
+      .arg(cl_int(e))
+      .arg(cl_int(p.border.type))
+      .arg(cl_double(cval))
+      .arg(coeffs)
+      .arg(w)
+      .run(std::size_t(lines), 1, kLx, 1);
+}
+
+void gaussian_iir(const ConstImageView& s, const ImageView& d, const GaussianIirParams& p,
+                  const Launch& l) {
+  detail::require(devices()[std::size_t(l.device)].fp64, Status::unsupported, "gaussian_iir",
+                  "opencl:", l.device, " (", devices()[std::size_t(l.device)].name,
+                  ") has no double precision (cl_khr_fp64), which this op's rule needs");
+  const detail::IirCoeffs k = detail::iir_coeffs(p.sigma);
+  const std::int64_t e = detail::iir_extension(p);
+  const int cn = s.channels();
+  const std::int64_t w = s.width(), h = s.height();
+  // The constant border's value in the op's depth, for both passes (as the reference).
+  const double cval = s.depth() == Depth::u8
+                          ? double(detail::saturate_cast<std::uint8_t>(p.border.value))
+                          : double(detail::saturate_cast<float>(p.border.value));
+  const std::vector<double> c = coeff_buffer(k);
+  const std::shared_ptr<std::byte> coeff_block = allocate(l.device, c.size() * sizeof(double));
+  const cl_mem coeffs = resolve(coeff_block.get(), l.device, "gaussian_iir").mem;
+  check(clEnqueueWriteBuffer(l.queue, coeffs, CL_TRUE, 0, c.size() * sizeof(double), c.data(), 0,
+                             nullptr, nullptr),
+        "gaussian_iir", l.device, "clEnqueueWriteBuffer");
+  // Scratch for the larger pass: (len + 2e + 6) doubles a line.
+  const std::int64_t doubles = std::max(h * cn * (w + 2 * e + 6), w * cn * (h + 2 * e + 6));
+  const std::shared_ptr<std::byte> scratch =
+      allocate(l.device, std::size_t(doubles) * sizeof(double));
+  const cl_mem wmem = resolve(scratch.get(), l.device, "gaussian_iir").mem;
+  const Format ft{Depth::f32, cn};
+  const std::int64_t tmp_stride = std::int64_t(ft.pixel_bytes()) * w;
+  const std::shared_ptr<std::byte> tmp_block = allocate(l.device, std::size_t(tmp_stride * h));
+  const ImageView tmp(tmp_block.get(), w, h, tmp_stride, ft, s.location());
+  pass(l, s, tmp, h * cn, w, true, int(e), p, cval, coeffs, wmem);
+  pass(l, tmp, d, w * cn, h, false, int(e), p, cval, coeffs, wmem);
+}
+
+}  // namespace
+}  // namespace pixflow::opencl
+
+PIXFLOW_REGISTER_IMPLS(opencl_iir) {
+  using namespace pixflow;
+  opencl::add<&opencl::gaussian_iir>(table, "gaussian_iir",
+                                     opencl::depths({Depth::u8, Depth::f32}));
+}
