@@ -402,7 +402,8 @@ TEST(Morphology, EveryBackendMatchesRefOnManyTilesSmallWindows) {
     TestImage wide = random_image(c.s.w + c.off, c.s.h, {Depth::u8, 1}, rng, true);
     const ConstImageView src = ConstImageView(wide.view).roi(c.off, 0, c.s.w, c.s.h);
     std::vector<TestImage> on_backend;
-    for (Backend be : test_backends()) on_backend.push_back(to_backend(be, wide.view, rng, true));
+    for (Backend be : test_backends_for("dilate"))
+      on_backend.push_back(to_backend(be, wide.view, rng, true));
     for (Win k : c.large ? large_wins : all_wins)
       for (MorphOp op : {MorphOp::dilate, MorphOp::erode}) {
         const Border b = borders[turn++ % borders.size()];
@@ -412,7 +413,7 @@ TEST(Morphology, EveryBackendMatchesRefOnManyTilesSmallWindows) {
         on_ref.backend = Backend::ref;
         morphology(src, want.view, op, p, on_ref);
         std::size_t bi = 0;
-        for (Backend be : test_backends()) {
+        for (Backend be : test_backends_for("dilate")) {
           PIXFLOW_TRACE(testing::Message() << backend_name(be) << " " << morph_op_name(op) << " "
                                            << k.kw << "x" << k.kh << " " << c.s.w << "x" << c.s.h
                                            << " " << describe(b) << " source at sample " << c.off);
@@ -428,8 +429,9 @@ TEST(Morphology, EveryBackendMatchesRefOnManyTilesSmallWindows) {
 }
 
 // 15x15 dilate or erode of the u8 x 1 source at sample `off` of every row of `wide` (an s.w + off
-// wide image; `on_backend` holds its copy on each of test_backends()), every backend against
-// the reference, into destinations tight and/or padded (`tights`).
+// wide image; `on_backend` holds its copy on each of test_backends_for("dilate"), which erode,
+// the same morph_pass, shares), every backend against the reference, into destinations tight
+// and/or padded (`tights`).
 void expect_15x15_roi_matches_ref(const TestImage& wide, const std::vector<TestImage>& on_backend,
                                   int off, Size s, MorphOp op, const Border& b,
                                   std::initializer_list<bool> tights, std::mt19937_64& rng) {
@@ -439,7 +441,7 @@ void expect_15x15_roi_matches_ref(const TestImage& wide, const std::vector<TestI
   on_ref.backend = Backend::ref;
   morphology(ConstImageView(wide.view).roi(off, 0, s.w, s.h), want.view, op, p, on_ref);
   std::size_t bi = 0;
-  for (Backend be : test_backends()) {
+  for (Backend be : test_backends_for("dilate")) {
     PIXFLOW_TRACE(testing::Message()
                   << backend_name(be) << " " << morph_op_name(op) << " 15x15 " << s.w << "x" << s.h
                   << " " << describe(b) << " source at sample " << off);
@@ -495,7 +497,8 @@ TEST(Morphology, EveryBackendMatchesRefVanHerk15x15) {
   for (const Case& c : cases) {
     TestImage wide = random_image(c.s.w + c.off, c.s.h, {Depth::u8, 1}, rng, true);
     std::vector<TestImage> on_backend;
-    for (Backend be : test_backends()) on_backend.push_back(to_backend(be, wide.view, rng, true));
+    for (Backend be : test_backends_for("dilate"))
+      on_backend.push_back(to_backend(be, wide.view, rng, true));
     for (MorphOp op : {MorphOp::dilate, MorphOp::erode})
       ASSERT_NO_FATAL_FAILURE(expect_15x15_roi_matches_ref(
           wide, on_backend, c.off, c.s, op, borders[turn++ % borders.size()], {true, false}, rng));
@@ -529,7 +532,8 @@ TEST(Morphology, EveryBackendMatchesRef15x15OnNarrowTallGrids) {
   for (const Case& c : cases) {
     TestImage wide = random_image(c.s.w + c.off, c.s.h, {Depth::u8, 1}, rng, true);
     std::vector<TestImage> on_backend;
-    for (Backend be : test_backends()) on_backend.push_back(to_backend(be, wide.view, rng, true));
+    for (Backend be : test_backends_for("dilate"))
+      on_backend.push_back(to_backend(be, wide.view, rng, true));
     for (const Border& b : borders)
       ASSERT_NO_FATAL_FAILURE(expect_15x15_roi_matches_ref(
           wide, on_backend, c.off, c.s, turn++ % 2 == 0 ? MorphOp::dilate : MorphOp::erode, b,
@@ -581,7 +585,7 @@ TEST(Morphology, EveryBackendMatchesRefOnManyTilesU8x3Packed3x3) {
   const std::vector<Size> sizes = {{1, 1},     {2, 3},    {43, 5},     {517, 70},
                                    {600, 150}, {300, 97}, {4100, 1100}};
   std::size_t turn = 0;
-  for (Backend be : test_backends())
+  for (Backend be : test_backends_for("dilate"))
     for (Size s : sizes)
       for (MorphOp op : {MorphOp::dilate, MorphOp::erode})
         for (std::size_t bi = 0; bi < (s.w == 4100 ? 2 : borders.size()); ++bi)
@@ -685,7 +689,7 @@ TEST(Morphology, PackedCompositesMatchRefAtEveryAlignment3x3) {
           const ConstImageView src = ConstImageView(wide.view).roi(c.src_off, 0, s.w, s.h);
           TestImage want = make_dst(s.w, s.h, {Depth::u8, 1}, rng, true);
           morphology(src, want.view, op, MorphParams{3, 3, 1, b}, {Backend::ref});
-          for (Backend be : test_backends()) {
+          for (Backend be : test_backends_for(morph_op_name(op))) {
             PIXFLOW_TRACE(testing::Message()
                           << backend_name(be) << " " << morph_op_name(op) << " u8x1 " << s.w << "x"
                           << s.h << " " << describe(b) << " source at byte " << c.src_off
