@@ -638,7 +638,7 @@ TEST(Box, EveryBackendMatchesRefOnManyWarpStrips) {
   const Win wins[] = {{9, 9}, {31, 31},  {9, 31}, {31, 9}, {5, 5}, {1, 31},
                       {7, 1}, {17, 255}, {25, 4}, {33, 3}, {3, 3}, {11, 13}};
   std::size_t turn = 0;
-  for (Backend be : test_backends())
+  for (Backend be : test_backends_for("box"))
     for (Size s : sizes)
       for (Win k : wins) {
         const bool big = s.w * s.h > 500000;
@@ -709,7 +709,7 @@ TEST(Box, EveryBackendMatchesRefOnManyTilesU8x3Packed3x3) {
   const std::vector<Size> sizes = {{1, 1},     {2, 3},    {43, 5},     {517, 70},
                                    {600, 150}, {300, 97}, {4100, 1100}};
   std::size_t turn = 0;
-  for (Backend be : test_backends())
+  for (Backend be : test_backends_for("box"))
     for (Size s : sizes)
       for (bool norm : {true, false})
         for (std::size_t bi = 0; bi < (s.w == 4100 ? 2 : borders.size()); ++bi)

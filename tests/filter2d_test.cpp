@@ -119,7 +119,7 @@ TEST(Filter2d, RefMatchesOpenCV) {
 
 TEST(Filter2d, EveryBackendMatchesRefExactly) {
   auto rng = make_rng(0xf203);
-  for (Backend be : test_backends())
+  for (Backend be : test_backends_for("filter2d"))
     for (Depth d : {Depth::u8, Depth::f32})
       for (int ch : {1, 3, 4})
         for (Size s : std::vector<Size>{{1, 1}, {1, 40}, {40, 1}, {17, 13}, {203, 101}})
@@ -232,7 +232,7 @@ TEST(Filter2d, EveryBackendMatchesRefOnManyTiles) {
         auto src = random_image(s.w, s.h, {d, ch}, rng, true);
         auto want = make_dst(s.w, s.h, {d, ch}, rng, true);
         filter2d(src, want, p, {Backend::ref});
-        for (Backend be : test_backends()) {
+        for (Backend be : test_backends_for("filter2d")) {
           auto dsrc = to_backend(be, src, rng, true);
           auto got = make_dst_on(be, s.w, s.h, {d, ch}, rng, true);
           filter2d(dsrc, got, p, {be});

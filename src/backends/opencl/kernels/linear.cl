@@ -1,0 +1,228 @@
+// Linear filters (docs/ops/box.md, gaussian.md, sobel.md, filter2d.md): box, gaussian,
+// sobel / scharr, filter2d. One work-item per output sample (x over width * channels), the
+// window read through border_index; the separable ones (box, gaussian) in two passes through
+// a buffer of row or column sums so that a 255-wide window costs O(kw + kh) a sample.
+// Arithmetic as src/ref/*.cpp: the same integer formulas, float and double sums in the
+// reference's order (FP_CONTRACT OFF in the prelude, no mad/fma). Taps, tables and the
+// constant-border values come from the host (src/base/gaussian_taps.hpp, deriv_taps.hpp).
+// Built per depth: T is the sample type (-DT=uchar ...), T_U8 .. T_F32 tell which.
+#ifdef NEED_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+// Integer saturation of a long (the sums are exact) and of a float / double (round half to
+// even, NaN -> 0: src/base/numeric.hpp saturate_cast).
+#if defined(T_U8)
+#define SAT_T_LONG(v) convert_uchar_sat(v)
+#define SAT_T_RTE(v) convert_uchar_sat_rte(v)
+#elif defined(T_U16)
+#define SAT_T_LONG(v) convert_ushort_sat(v)
+#define SAT_T_RTE(v) convert_ushort_sat_rte(v)
+#endif
+
+// src/base/numeric.hpp div_round_half_even: num / den rounded half to even, den > 0.
+// (Could move to common.cl with the other shared rules.)
+inline long div_round_half_even(long num, long den) {
+  long q = num / den, r = num % den;
+  if (r < 0) {
+    q -= 1;
+    r += den;
+  }
+  if (2 * r > den || (2 * r == den && (q & 1))) q += 1;
+  return q;
+}
+
+// ---- box ----------------------------------------------------------------------------------
+// src/ref/box.cpp: per output row the column sums over the kh window rows (in row order),
+// then per output sample the sum of kw column sums (in column order); constant outside:
+// cval per row, cval * kh per column. ACC: long for integers (exact), double for f32.
+#ifdef BOX
+#ifdef T_F32
+#define ACC double
+#else
+#define ACC long
+#endif
+
+// Pass 1: col[y][i] = sum_j src(border(y - ay + j), i), i < n = width * channels.
+__kernel void box_cols(CIMG(s), __global ACC *col, int n, int h, int kh, int ay, int btype,
+                       ACC cval) {
+  const int i = get_global_id(0), y = get_global_id(1);
+  if (i >= n || y >= h) return;
+  ACC acc = 0;
+  for (int j = 0; j < kh; ++j) {
+    const int sy = border_index(y - ay + j, h, btype);
+    acc += sy < 0 ? cval : (ACC)CROW(T, s, sy)[i];
+  }
+  col[(long)y * n + i] = acc;
+}
+
+// Pass 2: out(x, c) = sum_i col[border(x - ax + i)] (mean: divided by kw * kh).
+__kernel void box_rows(__global const ACC *col, IMG(d), int n, int w, int h, int ch, int kw, int kh,
+                       int ax, int btype, ACC cval, int normalize) {
+  const int i = get_global_id(0), y = get_global_id(1);
+  if (i >= n || y >= h) return;
+  const int x = i / ch, c = i - x * ch;
+  __global const ACC *cr = col + (long)y * n;
+  const ACC cvk = cval * (ACC)kh;
+  ACC s = 0;
+  for (int k = 0; k < kw; ++k) {
+    const int sx = border_index(x - ax + k, w, btype);
+    s += sx < 0 ? cvk : cr[sx * ch + c];
+  }
+  const long area = (long)kw * kh;
+#ifdef T_F32
+  ROW(float, d, y)[i] = normalize ? (float)(s / (double)area) : (float)s;
+#else
+  ROW(T, d, y)[i] = SAT_T_LONG(normalize ? div_round_half_even(s, area) : s);
+#endif
+}
+#endif
+
+// ---- gaussian -----------------------------------------------------------------------------
+// src/ref/gaussian.cpp: the horizontal pass of each source row (border in x; H: int for u8
+// with Q8 taps, long for u16 with Q16 taps, float for f32), then the vertical pass over the
+// kh row results of the window; a row outside (constant border) is hconst, the horizontal
+// pass of a row of cval (computed on the host in the same order).
+#ifdef GAUSS
+#if defined(T_U8)
+#define TAP int
+#define H int
+#elif defined(T_U16)
+#define TAP int
+#define H long
+#else
+#define TAP float
+#define H float
+#endif
+
+// Pass 1: hb[sy][i] = sum_k src(sy, border(x - rx + k), c) * tx[k], for every source row.
+__kernel void gauss_rows(CIMG(s), __global H *hb, __global const TAP *tx, int n, int w, int h,
+                         int ch, int kw, int rx, int btype, T cval) {
+  const int i = get_global_id(0), y = get_global_id(1);
+  if (i >= n || y >= h) return;
+  const int x = i / ch, c = i - x * ch;
+  __global const T *sr = CROW(T, s, y);
+  H acc = 0;
+  for (int k = 0; k < kw; ++k) {
+    const int sx = border_index(x - rx + k, w, btype);
+    const T v = sx < 0 ? cval : sr[sx * ch + c];
+    acc += (H)v * (H)tx[k];
+  }
+  hb[(long)y * n + i] = acc;
+}
+
+// Pass 2: out = sum_j hb[border(y - ry + j)][i] * ty[j], then (integers) rounded by `shift`.
+__kernel void gauss_cols(__global const H *hb, __global const TAP *ty, IMG(d), int n, int h,
+                         int kh, int ry, int btype, H hconst, int shift) {
+  const int i = get_global_id(0), y = get_global_id(1);
+  if (i >= n || y >= h) return;
+  H acc = 0;
+  for (int j = 0; j < kh; ++j) {
+    const int sy = border_index(y - ry + j, h, btype);
+    const H v = sy < 0 ? hconst : hb[(long)sy * n + i];
+    acc += v * (H)ty[j];
+  }
+#ifdef T_F32
+  ROW(float, d, y)[i] = acc;
+#else
+  const long r = ((long)acc + ((long)1 << (shift - 1))) >> shift;
+  ROW(T, d, y)[i] = SAT_T_LONG(r);
+#endif
+}
+#endif
+
+// ---- sobel / scharr -----------------------------------------------------------------------
+// src/ref/sobel.cpp: the 2-D sum of the separable integer taps tx (nx) and ty (ny), both at
+// most 7 (int8 arguments). u8 source: exact integer sum, then s16 saturated (plain) or
+// saturate(rint(sum * scale + delta)) in double, or f32 float(sum * scale + delta) in double.
+// f32 source: per window row a float sum from 0 in tap order, then the float sum of the rows
+// times their taps, then v * scale + delta in float.
+#ifdef DERIV
+inline int tap8(int8 t, int k) {
+  switch (k) {
+    case 0: return t.s0;
+    case 1: return t.s1;
+    case 2: return t.s2;
+    case 3: return t.s3;
+    case 4: return t.s4;
+    case 5: return t.s5;
+    case 6: return t.s6;
+    default: return t.s7;
+  }
+}
+
+__kernel void deriv(CIMG(s), IMG(d), int n, int w, int h, int ch, int8 tx, int8 ty, int nx,
+                    int ny, int btype, T cval, int plain,
+#ifdef NEED_FP64
+                    double scale, double delta
+#else
+                    float scale, float delta
+#endif
+) {
+  const int i = get_global_id(0), y = get_global_id(1);
+  if (i >= n || y >= h) return;
+  const int x = i / ch, c = i - x * ch;
+  const int rx = nx / 2, ry = ny / 2;
+#ifdef T_F32
+  float v = 0.0f;
+  for (int j = 0; j < ny; ++j) {
+    const int yy = border_index(y + j - ry, h, btype);
+    float hs = 0.0f;
+    for (int k = 0; k < nx; ++k) {
+      const int xx = border_index(x + k - rx, w, btype);
+      const float p = (xx < 0 || yy < 0) ? cval : CROW(float, s, yy)[xx * ch + c];
+      hs += (float)tap8(tx, k) * p;
+    }
+    v += (float)tap8(ty, j) * hs;
+  }
+  ROW(float, d, y)[i] = v * scale + delta;
+#else
+  long sum = 0;
+  for (int j = 0; j < ny; ++j) {
+    const int yy = border_index(y + j - ry, h, btype);
+    long hs = 0;
+    for (int k = 0; k < nx; ++k) {
+      const int xx = border_index(x + k - rx, w, btype);
+      const T p = (xx < 0 || yy < 0) ? cval : CROW(T, s, yy)[xx * ch + c];
+      hs += tap8(tx, k) * (long)p;
+    }
+    sum += tap8(ty, j) * hs;
+  }
+#if defined(OUT_F32)
+  ROW(float, d, y)[i] = (float)((double)sum * scale + delta);
+#elif defined(NEED_FP64)
+  ROW(short, d, y)[i] = plain ? convert_short_sat(sum) : convert_short_sat_rte((double)sum * scale + delta);
+#else
+  ROW(short, d, y)[i] = convert_short_sat(sum);
+#endif
+#endif
+}
+#endif
+
+// ---- filter2d -----------------------------------------------------------------------------
+// src/ref/filter2d.cpp: correlation, the float sum from 0.0f in kernel row-major order of
+// k[r][q] * float(src), then + delta (float); u8 rounds half to even and saturates.
+#ifdef F2D
+__kernel void filter2d(CIMG(s), IMG(d), __global const float *kern, int n, int w, int h, int ch,
+                       int kw, int kh, int btype, T cval, float delta) {
+  const int i = get_global_id(0), y = get_global_id(1);
+  if (i >= n || y >= h) return;
+  const int x = i / ch, c = i - x * ch;
+  const int ax = kw / 2, ay = kh / 2;
+  float sum = 0.0f;
+  for (int r = 0; r < kh; ++r) {
+    const int yy = border_index(y + r - ay, h, btype);
+    for (int q = 0; q < kw; ++q) {
+      const int xx = border_index(x + q - ax, w, btype);
+      const T v = (xx < 0 || yy < 0) ? cval : CROW(T, s, yy)[xx * ch + c];
+      sum += kern[r * kw + q] * (float)v;
+    }
+  }
+  sum += delta;
+#ifdef T_F32
+  ROW(float, d, y)[i] = sum;
+#else
+  ROW(T, d, y)[i] = SAT_T_RTE(sum);
+#endif
+}
+#endif

@@ -1,0 +1,287 @@
+// OpenCL linear filters: box, gaussian, sobel, scharr, filter2d (kernels/linear.cl). What the
+// reference computes once per call (the Gaussian and derivative taps, the constant-border
+// values and the Gaussian's horizontal pass of a constant row) is computed here with the same
+// rule headers (src/base/gaussian_taps.hpp, deriv_taps.hpp, numeric.hpp) and passed in; the
+// kernels reproduce the per-sample arithmetic of src/ref in its order. box and gaussian run in
+// two passes through a device buffer of sums (allocated per call, released when the kernels
+// are done: the driver keeps a buffer alive while enqueued kernels use it).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "pixflow/ops.hpp"
+#include "src/backends/opencl/register.hpp"
+#include "src/backends/opencl/runtime.hpp"
+#include "src/base/deriv_taps.hpp"
+#include "src/base/error.hpp"
+#include "src/base/gaussian_taps.hpp"
+#include "src/base/numeric.hpp"
+#include "src/base/visit_depth.hpp"
+
+namespace pixflow::opencl {
+namespace {
+
+constexpr std::size_t kLx = 64, kLy = 4;
+
+void require_fp64(const Launch& l, const char* op) {
+  detail::require(devices()[std::size_t(l.device)].fp64, Status::unsupported, op,
+                  "opencl:", l.device, " (", devices()[std::size_t(l.device)].name,
+                  ") has no double precision (cl_khr_fp64), which this op's rule needs");
+}
+
+// A device buffer of `bytes` (its memory and its cl_mem at offset 0), optionally filled from
+// `data` (blocking write on the call's queue).
+struct DeviceBuffer {
+  std::shared_ptr<std::byte> owner;
+  cl_mem mem = nullptr;
+};
+DeviceBuffer device_buffer(const Launch& l, std::size_t bytes, const char* op,
+                           const void* data = nullptr) {
+  DeviceBuffer b;
+  b.owner = allocate(l.device, bytes);
+  const BufferRef r = resolve(b.owner.get(), l.device, op);
+  detail::require(r.offset == 0, Status::internal, op, "an allocation resolved at offset ",
+                  r.offset);
+  b.mem = r.mem;
+  if (data)
+    check(clEnqueueWriteBuffer(l.queue, b.mem, CL_TRUE, 0, bytes, data, 0, nullptr, nullptr), op,
+          l.device, "clEnqueueWriteBuffer");
+  return b;
+}
+
+cl_int border_arg(const Border& b) {
+  return cl_int(b.type);
+}
+
+// The constant border's sample (the border value saturated to the depth), as the kernel's T.
+template <class T>
+auto cl_sample(double v) {
+  const T t = detail::saturate_cast<T>(v);
+  if constexpr (std::is_same_v<T, float>)
+    return cl_float(t);
+  else if constexpr (std::is_same_v<T, std::uint8_t>)
+    return cl_uchar(t);
+  else
+    return cl_ushort(t);
+}
+
+// ---- box ----------------------------------------------------------------------------------
+template <class T>
+void box_t(const ConstImageView& s, const ImageView& d, const BoxParams& p, const Launch& l) {
+  constexpr bool f32 = std::is_same_v<T, float>;
+  const int ch = s.channels(), w = int(s.width()), h = int(s.height()), n = w * ch;
+  if (w == 0 || h == 0) return;
+  std::string opts = depth_options(s.depth()) + "-DBOX=1 ";
+  if constexpr (f32) {
+    require_fp64(l, "box");
+    opts += "-DNEED_FP64=1 ";
+  }
+  using Acc = std::conditional_t<f32, cl_double, cl_long>;
+  const Acc cval = Acc(detail::saturate_cast<T>(p.border.value));
+  const DeviceBuffer col = device_buffer(l, std::size_t(n) * std::size_t(h) * sizeof(Acc), "box");
+  Kernel(l, "linear", opts, "box_cols", "box")
+      .image(s)
+      .arg(col.mem)
+      .arg(cl_int(n))
+      .arg(cl_int(h))
+      .arg(cl_int(p.kh))
+      .arg(cl_int(p.kh / 2))
+      .arg(border_arg(p.border))
+      .arg(cval)
+      .run(std::size_t(n), std::size_t(h), kLx, kLy);
+  Kernel(l, "linear", opts, "box_rows", "box")
+      .arg(col.mem)
+      .image(d)
+      .arg(cl_int(n))
+      .arg(cl_int(w))
+      .arg(cl_int(h))
+      .arg(cl_int(ch))
+      .arg(cl_int(p.kw))
+      .arg(cl_int(p.kh))
+      .arg(cl_int(p.kw / 2))
+      .arg(border_arg(p.border))
+      .arg(cval)
+      .arg(cl_int(p.normalize ? 1 : 0))
+      .run(std::size_t(n), std::size_t(h), kLx, kLy);
+}
+
+void box(const ConstImageView& s, const ImageView& d, const BoxParams& p, const Launch& l) {
+  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(
+      s.depth(), [&](auto t) { box_t<decltype(t)>(s, d, p, l); });
+}
+
+// ---- gaussian -----------------------------------------------------------------------------
+// Tap and horizontal-sum types of src/ref/gaussian.cpp per depth.
+template <class T>
+struct GaussTypes {
+  using Tap = std::int32_t;
+  using H = std::conditional_t<std::is_same_v<T, std::uint8_t>, std::int32_t, std::int64_t>;
+  static constexpr int shift = std::is_same_v<T, std::uint8_t> ? 16 : 32;
+  static constexpr int bits =
+      std::is_same_v<T, std::uint8_t> ? detail::kGaussianBitsU8 : detail::kGaussianBitsU16;
+  static void taps(int n, double sigma, Tap* t) { detail::gaussian_taps_fixed(n, sigma, bits, t); }
+};
+template <>
+struct GaussTypes<float> {
+  using Tap = float;
+  using H = float;
+  static constexpr int shift = 0;
+  static void taps(int n, double sigma, Tap* t) { detail::gaussian_taps_float(n, sigma, t); }
+};
+
+template <class T>
+void gaussian_t(const ConstImageView& s, const ImageView& d, const GaussianParams& p,
+                const Launch& l) {
+  using G = GaussTypes<T>;
+  using Tap = typename G::Tap;
+  using H = typename G::H;
+  const int ch = s.channels(), w = int(s.width()), h = int(s.height()), n = w * ch;
+  if (w == 0 || h == 0) return;
+  std::vector<Tap> tx(std::size_t(p.kw)), ty(std::size_t(p.kh));
+  G::taps(p.kw, p.sigma, tx.data());
+  G::taps(p.kh, p.sigma_y, ty.data());
+  // A window row outside the image (constant border): the horizontal pass of cval, summed
+  // as the reference sums it.
+  const T cval = detail::saturate_cast<T>(p.border.value);
+  H hconst = 0;
+  for (int i = 0; i < p.kw; ++i) hconst += H(cval) * H(tx[std::size_t(i)]);
+  const std::string opts = depth_options(s.depth()) + "-DGAUSS=1 ";
+  const DeviceBuffer btx = device_buffer(l, tx.size() * sizeof(Tap), "gaussian", tx.data());
+  const DeviceBuffer bty = device_buffer(l, ty.size() * sizeof(Tap), "gaussian", ty.data());
+  const DeviceBuffer hb = device_buffer(l, std::size_t(n) * std::size_t(h) * sizeof(H), "gaussian");
+  Kernel(l, "linear", opts, "gauss_rows", "gaussian")
+      .image(s)
+      .arg(hb.mem)
+      .arg(btx.mem)
+      .arg(cl_int(n))
+      .arg(cl_int(w))
+      .arg(cl_int(h))
+      .arg(cl_int(ch))
+      .arg(cl_int(p.kw))
+      .arg(cl_int(p.kw / 2))
+      .arg(border_arg(p.border))
+      .arg(cl_sample<T>(p.border.value))
+      .run(std::size_t(n), std::size_t(h), kLx, kLy);
+  Kernel(l, "linear", opts, "gauss_cols", "gaussian")
+      .arg(hb.mem)
+      .arg(bty.mem)
+      .image(d)
+      .arg(cl_int(n))
+      .arg(cl_int(h))
+      .arg(cl_int(p.kh))
+      .arg(cl_int(p.kh / 2))
+      .arg(border_arg(p.border))
+      .arg(hconst)
+      .arg(cl_int(G::shift))
+      .run(std::size_t(n), std::size_t(h), kLx, kLy);
+}
+
+void gaussian(const ConstImageView& s, const ImageView& d, const GaussianParams& p,
+              const Launch& l) {
+  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(
+      s.depth(), [&](auto t) { gaussian_t<decltype(t)>(s, d, p, l); });
+}
+
+// ---- sobel / scharr -----------------------------------------------------------------------
+struct DerivTaps {
+  cl_int8 x{}, y{};
+  int nx = 0, ny = 0;
+};
+
+void deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, double scale,
+           double delta, const Border& b, const char* op, const Launch& l) {
+  const int ch = s.channels(), w = int(s.width()), h = int(s.height()), n = w * ch;
+  if (w == 0 || h == 0) return;
+  const bool f32 = s.depth() == Depth::f32;
+  const bool plain = scale == 1.0 && delta == 0.0;
+  // The u8 source's scaled or f32 results are computed in double.
+  const bool fp64 = !f32 && (d.depth() == Depth::f32 || !plain);
+  std::string opts = depth_options(s.depth()) + "-DDERIV=1 ";
+  if (!f32 && d.depth() == Depth::f32) opts += "-DOUT_F32=1 ";
+  if (fp64) {
+    require_fp64(l, op);
+    opts += "-DNEED_FP64=1 ";
+  }
+  Kernel k(l, "linear", opts, "deriv", op);
+  k.image(s)
+      .image(d)
+      .arg(cl_int(n))
+      .arg(cl_int(w))
+      .arg(cl_int(h))
+      .arg(cl_int(ch))
+      .arg(t.x)
+      .arg(t.y)
+      .arg(cl_int(t.nx))
+      .arg(cl_int(t.ny))
+      .arg(border_arg(b));
+  if (f32)
+    k.arg(cl_sample<float>(b.value));
+  else
+    k.arg(cl_sample<std::uint8_t>(b.value));
+  k.arg(cl_int(plain ? 1 : 0));
+  if (fp64)
+    k.arg(cl_double(scale)).arg(cl_double(delta));
+  else
+    k.arg(cl_float(float(scale))).arg(cl_float(float(delta)));
+  k.run(std::size_t(n), std::size_t(h), kLx, kLy);
+}
+
+void sobel(const ConstImageView& s, const ImageView& d, const SobelParams& p, const Launch& l) {
+  DerivTaps t;
+  t.nx = detail::sobel_taps_len(p.k, p.dx);
+  t.ny = detail::sobel_taps_len(p.k, p.dy);
+  detail::sobel_taps(p.k, p.dx, t.x.s);
+  detail::sobel_taps(p.k, p.dy, t.y.s);
+  deriv(s, d, t, p.scale, p.delta, p.border, "sobel", l);
+}
+
+void scharr(const ConstImageView& s, const ImageView& d, const ScharrParams& p, const Launch& l) {
+  DerivTaps t;
+  t.nx = t.ny = 3;
+  detail::scharr_taps(p.dx, t.x.s);
+  detail::scharr_taps(p.dy, t.y.s);
+  deriv(s, d, t, p.scale, p.delta, p.border, "scharr", l);
+}
+
+// ---- filter2d -----------------------------------------------------------------------------
+void filter2d(const ConstImageView& s, const ImageView& d, const Filter2dParams& p,
+              const Launch& l) {
+  const int ch = s.channels(), w = int(s.width()), h = int(s.height()), n = w * ch;
+  if (w == 0 || h == 0) return;
+  const DeviceBuffer kern =
+      device_buffer(l, p.kernel.size() * sizeof(float), "filter2d", p.kernel.data());
+  Kernel k(l, "linear", depth_options(s.depth()) + "-DF2D=1 ", "filter2d", "filter2d");
+  k.image(s)
+      .image(d)
+      .arg(kern.mem)
+      .arg(cl_int(n))
+      .arg(cl_int(w))
+      .arg(cl_int(h))
+      .arg(cl_int(ch))
+      .arg(cl_int(p.kw))
+      .arg(cl_int(p.kh))
+      .arg(border_arg(p.border));
+  if (s.depth() == Depth::f32)
+    k.arg(cl_sample<float>(p.border.value));
+  else
+    k.arg(cl_sample<std::uint8_t>(p.border.value));
+  k.arg(cl_float(float(p.delta))).run(std::size_t(n), std::size_t(h), kLx, kLy);
+}
+
+}  // namespace
+}  // namespace pixflow::opencl
+
+PIXFLOW_REGISTER_IMPLS(opencl_linear) {
+  using namespace pixflow;
+  const auto u8_u16_f32 = opencl::depths({Depth::u8, Depth::u16, Depth::f32});
+  const auto u8_f32 = opencl::depths({Depth::u8, Depth::f32});
+  opencl::add<&opencl::box>(table, "box", u8_u16_f32);
+  // `p` arrives resolved (kw, kh, sigma, sigma_y all set) by core.
+  opencl::add<&opencl::gaussian>(table, "gaussian", u8_u16_f32);
+  // Derivatives: u8 -> s16 or f32, f32 -> f32 (the destination depth is validated by core).
+  opencl::add<&opencl::sobel>(table, "sobel", u8_f32);
+  opencl::add<&opencl::scharr>(table, "scharr", u8_f32);
+  opencl::add<&opencl::filter2d>(table, "filter2d", u8_f32);
+}
