@@ -49,10 +49,11 @@ TestImage make_dst(std::int64_t w, std::int64_t h, Format fmt, std::mt19937_64& 
 /// present. (A test that finds no GPU says so once, visibly, via cuda_skip_note().)
 std::vector<Backend> test_backends();
 /// test_backends() plus opencl when an OpenCL device is present and the OpenCL backend has
-/// `op` (a catalogue op, "dot" or "matmul"); ops still listed in opencl_pending_ops() are
-/// left out. Once the list is empty, opencl joins test_backends() and this goes.
+/// `op` (a catalogue op, "dot" or "matmul"); ops listed in opencl_pending_ops() are left out.
+/// The family tests that check an op against the reference loop over this, so a backend's
+/// port can land op by op; test_backends() stays cpu + cuda for the device-specific tests.
 std::vector<Backend> test_backends_for(std::string_view op);
-/// The ops the OpenCL backend does not have yet (issue 11 in progress; checked both ways by
+/// The ops the OpenCL backend does not have (empty since session 21; checked both ways by
 /// OpenclBackend.PendingListIsExactlyWhatItLacks).
 const std::vector<std::string>& opencl_pending_ops();
 /// The OpenCL device the tests use: PIXFLOW_TEST_OPENCL_DEVICE (exits with a message when
