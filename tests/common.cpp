@@ -277,10 +277,21 @@ const std::vector<std::string>& opencl_pending_ops() {
   return pending;
 }
 
+bool opencl_tests_off() {
+  static const bool off = [] {
+    const char* v = std::getenv("PIXFLOW_TEST_OPENCL");
+    if (!v || std::strcmp(v, "off") != 0) return false;
+    std::printf("[pixflow] OpenCL backend not tested: PIXFLOW_TEST_OPENCL=off\n");
+    return true;
+  }();
+  return off;
+}
+
 std::vector<Backend> test_backends_for(std::string_view op) {
   std::vector<Backend> b = test_backends();
   const auto& pending = opencl_pending_ops();
   if (std::find(pending.begin(), pending.end(), op) != pending.end()) return b;
+  if (opencl_tests_off()) return b;
   if (device_count(Location::Kind::opencl) > 0) {
     b.push_back(Backend::opencl);
   } else {

@@ -53,6 +53,9 @@ std::vector<Backend> test_backends();
 /// The family tests that check an op against the reference loop over this, so a backend's
 /// port can land op by op; test_backends() stays cpu + cuda for the device-specific tests.
 std::vector<Backend> test_backends_for(std::string_view op);
+/// PIXFLOW_TEST_OPENCL=off: the OpenCL backend is left out of every test (scripts/gpu-check.sh
+/// runs the CUDA suite so and the OpenCL tests as a stage of their own).
+bool opencl_tests_off();
 /// The ops the OpenCL backend does not have (empty since session 21; checked both ways by
 /// OpenclBackend.PendingListIsExactlyWhatItLacks).
 const std::vector<std::string>& opencl_pending_ops();

@@ -14,7 +14,7 @@ namespace pixflow::test {
 namespace {
 
 bool have_opencl() {
-  return device_count(Location::Kind::opencl) > 0;
+  return !opencl_tests_off() && device_count(Location::Kind::opencl) > 0;
 }
 
 const char* built_with_opencl() {
@@ -22,9 +22,10 @@ const char* built_with_opencl() {
   return std::count(built.begin(), built.end(), Backend::opencl) ? "with" : "without";
 }
 
-#define PIXFLOW_NEED_OPENCL() \
-  if (!have_opencl())         \
-  GTEST_SKIP() << "no OpenCL device (built " << built_with_opencl() << " the OpenCL backend)"
+#define PIXFLOW_NEED_OPENCL()                                       \
+  if (!have_opencl())                                               \
+  GTEST_SKIP() << "no OpenCL device (built " << built_with_opencl() \
+               << " the OpenCL backend), or PIXFLOW_TEST_OPENCL=off"
 
 TEST(OpenclBackend, ListsItsDevicesWithNameAndVersion) {
   PIXFLOW_NEED_OPENCL();

@@ -113,6 +113,8 @@ std::vector<DeviceInfo> enumerate() {
       d.local_mem = info_value<cl_ulong>(ds[di], CL_DEVICE_LOCAL_MEM_SIZE);
       d.compute_units = info_value<cl_uint>(ds[di], CL_DEVICE_MAX_COMPUTE_UNITS);
       d.fp64 = info_string(ds[di], CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos;
+      d.rounded_divide = (info_value<cl_device_fp_config>(ds[di], CL_DEVICE_SINGLE_FP_CONFIG) &
+                          CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
       out.push_back(std::move(d));
     }
   }
@@ -179,8 +181,14 @@ cl_program build(int device, DeviceState& s, std::string_view source, const std:
   cl_int err = CL_SUCCESS;
   cl_program prog = clCreateProgramWithSource(s.ctx, 1, &str, &len, &err);
   check(err, op, device, "clCreateProgramWithSource");
-  const std::string opts = "-cl-std=CL1.2 -Werror " + options;
-  const cl_device_id id = devices()[std::size_t(device)].id;
+  // Float division and sqrt correctly rounded, as on the host: without it OpenCL allows
+  // 2.5 ulp, and NVIDIA's compiler turned bilateral's (float)((double)a / (double)b) into
+  // its approximate div.full.f32 (PTX of session 21), one ulp off the reference.
+  const DeviceInfo& info = devices()[std::size_t(device)];
+  const std::string opts = std::string("-cl-std=CL1.2 -Werror ") +
+                           (info.rounded_divide ? "-cl-fp32-correctly-rounded-divide-sqrt " : "") +
+                           options;
+  const cl_device_id id = info.id;
   err = clBuildProgram(prog, 1, &id, opts.c_str(), nullptr, nullptr);
   if (err != CL_SUCCESS) {
     std::size_t n = 0;

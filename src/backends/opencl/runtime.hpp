@@ -32,6 +32,7 @@ struct DeviceInfo {
   std::uint64_t global_mem = 0, local_mem = 0;
   unsigned compute_units = 0;
   bool fp64 = false;
+  bool rounded_divide = false;  ///< CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT (float / and sqrt)
 };
 
 /// Every device of every platform (GPU, CPU, accelerator), platform by platform. Never
