@@ -21,17 +21,6 @@ namespace {
 
 constexpr std::size_t kLx = 16, kLy = 8;
 
-// `bytes` of host data in a new buffer of the launch's device (written before the call
-// returns; released with the returned pointer, after the kernels that use it).
-std::shared_ptr<std::byte> upload(const Launch& l, const void* data, std::size_t bytes,
-                                  cl_mem* mem) {
-  std::shared_ptr<std::byte> block = allocate(l.device, bytes);
-  *mem = resolve(block.get(), l.device, "bilateral").mem;
-  check(clEnqueueWriteBuffer(l.queue, *mem, CL_TRUE, 0, bytes, data, 0, nullptr, nullptr),
-        "bilateral", l.device, "clEnqueueWriteBuffer");
-  return block;
-}
-
 // The reference's window (src/ref/bilateral.cpp make_window), expression for expression:
 // radius = d > 0 ? d/2 : round(1.5 sigma_s), at least 1; offsets with sqrt(i^2 + j^2) <=
 // radius, rows outer; three ints a tap: dx, dy and the bits of float(exp(r*r * coeff)).
@@ -55,10 +44,7 @@ std::vector<std::int32_t> make_taps(const BilateralParams& p) {
 
 void bilateral(const ConstImageView& s, const ImageView& d, const BilateralParams& p,
                const Launch& l) {
-  detail::require(devices()[std::size_t(l.device)].fp64, Status::unsupported, "bilateral",
-                  "opencl:", l.device, " (", devices()[std::size_t(l.device)].name,
-                  ") has no double precision (cl_khr_fp64), which this op's kernel needs for "
-                  "the correctly rounded float quotient");
+  require_fp64(l, "bilateral");  // the quotient in double (the kernel's comment says why)
   const int ch = s.channels();
   const bool f32 = s.depth() == Depth::f32;
   const std::vector<std::int32_t> taps = make_taps(p);
@@ -79,9 +65,9 @@ void bilateral(const ConstImageView& s, const ImageView& d, const BilateralParam
     table = lut.data();
     table_floats = lut.size();
   }
-  cl_mem taps_mem = nullptr, table_mem = nullptr;
-  const auto taps_block = upload(l, taps.data(), taps.size() * sizeof(std::int32_t), &taps_mem);
-  const auto table_block = upload(l, table, table_floats * sizeof(float), &table_mem);
+  const DeviceBuffer taps_buf =
+      device_buffer(l, taps.size() * sizeof(std::int32_t), "bilateral", taps.data());
+  const DeviceBuffer table_buf = device_buffer(l, table_floats * sizeof(float), "bilateral", table);
   Kernel k(l, "bilateral", depth_options(s.depth()) + detail::cat("-DCH=", ch), "bilateral",
            "bilateral");
   k.image(s).image(d).arg(cl_int(d.width())).arg(cl_int(d.height())).arg(cl_int(p.border.type));
@@ -89,9 +75,9 @@ void bilateral(const ConstImageView& s, const ImageView& d, const BilateralParam
     k.arg(cl_float(detail::saturate_cast<float>(p.border.value)));
   else
     k.arg(cl_uchar(detail::saturate_cast<std::uint8_t>(p.border.value)));
-  k.arg(taps_mem)
+  k.arg(taps_buf.mem)
       .arg(cl_int(taps.size() / 3))
-      .arg(table_mem)
+      .arg(table_buf.mem)
       .arg(cl_int(detail::bilateral_f32::bins(ch)))
       .arg(cl_float(scale))
       .run(std::size_t(d.width()), std::size_t(d.height()), kLx, kLy);

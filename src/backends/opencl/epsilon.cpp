@@ -18,11 +18,7 @@ void epsilon(const ConstImageView& src, const ImageView& dst, const EpsilonParam
              const Launch& l) {
   if (dst.width() == 0 || dst.height() == 0) return;
   const bool f32 = src.depth() == Depth::f32;
-  if (f32) {
-    const DeviceInfo& dev = devices()[std::size_t(l.device)];
-    detail::require(dev.fp64, Status::unsupported, "epsilon", "opencl:", l.device, " (", dev.name,
-                    ") has no double precision (cl_khr_fp64), which the f32 rule needs");
-  }
+  if (f32) require_fp64(l, "epsilon");
   Kernel k(l, "epsilon", depth_options(src.depth()), "epsilon", "epsilon");
   k.image(src)
       .image(dst)

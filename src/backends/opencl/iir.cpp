@@ -54,9 +54,7 @@ void pass(const Launch& l, const ConstImageView& s, const ImageView& d, std::int
 
 void gaussian_iir(const ConstImageView& s, const ImageView& d, const GaussianIirParams& p,
                   const Launch& l) {
-  detail::require(devices()[std::size_t(l.device)].fp64, Status::unsupported, "gaussian_iir",
-                  "opencl:", l.device, " (", devices()[std::size_t(l.device)].name,
-                  ") has no double precision (cl_khr_fp64), which this op's rule needs");
+  require_fp64(l, "gaussian_iir");
   const detail::IirCoeffs k = detail::iir_coeffs(p.sigma);
   const std::int64_t e = detail::iir_extension(p);
   const int cn = s.channels();
@@ -66,16 +64,14 @@ void gaussian_iir(const ConstImageView& s, const ImageView& d, const GaussianIir
                           ? double(detail::saturate_cast<std::uint8_t>(p.border.value))
                           : double(detail::saturate_cast<float>(p.border.value));
   const std::vector<double> c = coeff_buffer(k);
-  const std::shared_ptr<std::byte> coeff_block = allocate(l.device, c.size() * sizeof(double));
-  const cl_mem coeffs = resolve(coeff_block.get(), l.device, "gaussian_iir").mem;
-  check(clEnqueueWriteBuffer(l.queue, coeffs, CL_TRUE, 0, c.size() * sizeof(double), c.data(), 0,
-                             nullptr, nullptr),
-        "gaussian_iir", l.device, "clEnqueueWriteBuffer");
+  const DeviceBuffer coeff_buf =
+      device_buffer(l, c.size() * sizeof(double), "gaussian_iir", c.data());
+  const cl_mem coeffs = coeff_buf.mem;
   // Scratch for the larger pass: (len + 2e + 6) doubles a line.
   const std::int64_t doubles = std::max(h * cn * (w + 2 * e + 6), w * cn * (h + 2 * e + 6));
-  const std::shared_ptr<std::byte> scratch =
-      allocate(l.device, std::size_t(doubles) * sizeof(double));
-  const cl_mem wmem = resolve(scratch.get(), l.device, "gaussian_iir").mem;
+  const DeviceBuffer scratch =
+      device_buffer(l, std::size_t(doubles) * sizeof(double), "gaussian_iir");
+  const cl_mem wmem = scratch.mem;
   const Format ft{Depth::f32, cn};
   const std::int64_t tmp_stride = std::int64_t(ft.pixel_bytes()) * w;
   const std::shared_ptr<std::byte> tmp_block = allocate(l.device, std::size_t(tmp_stride * h));

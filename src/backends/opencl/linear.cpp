@@ -25,32 +25,6 @@ namespace {
 
 constexpr std::size_t kLx = 64, kLy = 4;
 
-void require_fp64(const Launch& l, const char* op) {
-  detail::require(devices()[std::size_t(l.device)].fp64, Status::unsupported, op,
-                  "opencl:", l.device, " (", devices()[std::size_t(l.device)].name,
-                  ") has no double precision (cl_khr_fp64), which this op's rule needs");
-}
-
-// A device buffer of `bytes` (its memory and its cl_mem at offset 0), optionally filled from
-// `data` (blocking write on the call's queue).
-struct DeviceBuffer {
-  std::shared_ptr<std::byte> owner;
-  cl_mem mem = nullptr;
-};
-DeviceBuffer device_buffer(const Launch& l, std::size_t bytes, const char* op,
-                           const void* data = nullptr) {
-  DeviceBuffer b;
-  b.owner = allocate(l.device, bytes);
-  const BufferRef r = resolve(b.owner.get(), l.device, op);
-  detail::require(r.offset == 0, Status::internal, op, "an allocation resolved at offset ",
-                  r.offset);
-  b.mem = r.mem;
-  if (data)
-    check(clEnqueueWriteBuffer(l.queue, b.mem, CL_TRUE, 0, bytes, data, 0, nullptr, nullptr), op,
-          l.device, "clEnqueueWriteBuffer");
-  return b;
-}
-
 cl_int border_arg(const Border& b) {
   return cl_int(b.type);
 }

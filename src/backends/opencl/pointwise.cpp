@@ -14,13 +14,6 @@ namespace {
 
 constexpr std::size_t kLx = 64, kLy = 4;
 
-// The scalar forms compute in double (the rule): a device without fp64 cannot run them.
-void require_fp64(const Launch& l, const char* op) {
-  detail::require(devices()[std::size_t(l.device)].fp64, Status::unsupported, op,
-                  "opencl:", l.device, " (", devices()[std::size_t(l.device)].name,
-                  ") has no double precision (cl_khr_fp64), which this op's rule needs");
-}
-
 void arith_image(const ConstImageView& a, const ConstImageView& b, const ImageView& d, ArithOp op,
                  const Launch& l) {
   const int n = int(d.width() * d.channels()), rows = int(d.height());

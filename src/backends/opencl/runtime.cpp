@@ -320,6 +320,26 @@ BufferRef resolve(const void* p, int device, std::string_view op) {
                " image is not in any OpenCL buffer pixflow allocated");
 }
 
+void require_fp64(const Launch& l, std::string_view op) {
+  const DeviceInfo& d = devices()[std::size_t(l.device)];
+  detail::require(d.fp64, Status::unsupported, op, "opencl:", l.device, " (", d.name,
+                  ") has no double precision (cl_khr_fp64), which this op's rule needs");
+}
+
+DeviceBuffer device_buffer(const Launch& l, std::size_t bytes, std::string_view op,
+                           const void* data) {
+  DeviceBuffer b;
+  b.owner = allocate(l.device, bytes);
+  const BufferRef r = resolve(b.owner.get(), l.device, op);
+  detail::require(r.offset == 0, Status::internal, op, "an allocation resolved at offset ",
+                  r.offset);
+  b.mem = r.mem;
+  if (data)
+    check(clEnqueueWriteBuffer(l.queue, b.mem, CL_TRUE, 0, bytes, data, 0, nullptr, nullptr), op,
+          l.device, "clEnqueueWriteBuffer");
+  return b;
+}
+
 Kernel::Kernel(const Launch& l, std::string_view source, const std::string& options,
                const char* name, std::string_view op)
     : launch_(l), op_(op), k_(kernel(l.device, source, options, name, op)) {}

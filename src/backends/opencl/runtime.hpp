@@ -78,6 +78,20 @@ struct Launch {
   cl_command_queue queue = nullptr;
 };
 
+/// Throws unsupported naming `op` when the launch's device has no double precision
+/// (cl_khr_fp64), which the op's rule needs.
+void require_fp64(const Launch& l, std::string_view op);
+
+/// A per-call buffer of `bytes` on the launch's device, written from `data` (blocking, on the
+/// call's queue) when given: `mem` for a kernel argument; `owner` keeps it alive (releasing it
+/// while kernels that use it are queued is safe: the driver frees it when they finish).
+struct DeviceBuffer {
+  std::shared_ptr<std::byte> owner;
+  cl_mem mem = nullptr;
+};
+DeviceBuffer device_buffer(const Launch& l, std::size_t bytes, std::string_view op,
+                           const void* data = nullptr);
+
 /// Builds a kernel's argument list and enqueues it. Images go in as three arguments
 /// (buffer, ulong byte offset, long stride in bytes).
 class Kernel {
