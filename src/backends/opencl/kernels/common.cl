@@ -39,3 +39,13 @@ inline int border_index(int p, int len, int type) {
   }
   return -1;
 }
+
+// The ordering ops' f32 order (src/base/numeric.hpp order_key / from_order_key): IEEE
+// totalOrder as signed 32-bit keys, equal only for identical bits; the map is its own inverse.
+inline int order_key(float v) {
+  const int i = as_int(v);
+  return i ^ ((i >> 31) & 0x7fffffff);
+}
+inline float from_order_key(int k) {
+  return as_float(k ^ ((k >> 31) & 0x7fffffff));
+}

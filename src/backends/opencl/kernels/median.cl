@@ -14,15 +14,9 @@
 
 #if defined(T_F32)
 #define KEY_BITS 32
-// order_key(v) ^ 0x80000000: totalOrder as unsigned keys.
-inline uint key_of(float v) {
-  const int i = as_int(v);
-  return (uint)(i ^ ((i >> 31) & 0x7fffffff)) ^ 0x80000000u;
-}
-inline float from_key(uint k) {
-  const int i = (int)(k ^ 0x80000000u);
-  return as_float(i ^ ((i >> 31) & 0x7fffffff));
-}
+// order_key(v) ^ 0x80000000: totalOrder as unsigned keys (common.cl).
+#define key_of(v) ((uint)order_key(v) ^ 0x80000000u)
+#define from_key(k) from_order_key((int)((k) ^ 0x80000000u))
 #elif defined(T_U8)
 #define KEY_BITS 8
 #define key_of(v) ((uint)(v))

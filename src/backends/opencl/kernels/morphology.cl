@@ -19,13 +19,8 @@
 // min(k, 2 * len + 2) long whatever the window (iterations enlarge it up to 25401).
 
 #if defined(T_F32)
-inline int key_of(float v) {
-  const int i = as_int(v);
-  return i ^ ((i >> 31) & 0x7fffffff);
-}
-inline float from_key(int k) {
-  return as_float(k ^ ((k >> 31) & 0x7fffffff));
-}
+#define key_of(v) order_key(v)
+#define from_key(k) from_order_key(k)
 #elif defined(T_U8)
 #define key_of(v) ((int)(v))
 #define from_key(k) ((uchar)(k))
