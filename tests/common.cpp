@@ -19,6 +19,14 @@
 
 namespace pixflow::test {
 
+namespace {
+// The OpenCL programs the tests (and the CLI processes they start, which inherit the
+// environment) build go to a cache folder of the build tree, never into the user's ~/.cache;
+// a PIXFLOW_OPENCL_CACHE_DIR set by the caller wins. Set before main, so before any build.
+[[maybe_unused]] const bool g_opencl_cache_dir_set =
+    setenv("PIXFLOW_OPENCL_CACHE_DIR", PIXFLOW_TEST_OPENCL_CACHE_DIR, /*overwrite=*/0) == 0;
+}  // namespace
+
 template <class T>
 T detail_saturate(double v) {
   return detail::saturate_cast<T>(v);

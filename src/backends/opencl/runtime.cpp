@@ -10,7 +10,9 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <vector>
 
+#include "src/backends/opencl/program_cache.hpp"
 #include "src/base/error.hpp"
 
 namespace pixflow::opencl {
@@ -127,13 +129,21 @@ std::string where(int device) {
   return detail::cat("opencl:", device, " (", ds[std::size_t(device)].name, ")");
 }
 
+// One program of a device: made once, under its own lock, so that building one program does
+// not hold up threads that want another (every OpenCL 1.2 call but clSetKernelArg is
+// thread-safe, clBuildProgram on distinct programs included).
+struct ProgramSlot {
+  std::mutex mu;
+  cl_program prog = nullptr;  // null until built (a failed build leaves it null: tried again)
+};
+
 // One device's context, default queue and built programs, for the life of the process
 // (NVIDIA's context creation alone takes about 2 s: never per call).
 struct DeviceState {
   cl_context ctx = nullptr;
   cl_command_queue queue = nullptr;
-  std::mutex mu;  // programs
-  std::map<std::string, cl_program, std::less<>> programs;
+  std::mutex mu;  // programs (the map; each slot has its own lock)
+  std::map<std::string, std::shared_ptr<ProgramSlot>, std::less<>> programs;
 };
 
 DeviceState& state(int device) {
@@ -168,19 +178,59 @@ std::string log_head(const std::string& log, int lines) {
   return out;
 }
 
-cl_program build(int device, DeviceState& s, std::string_view source, const std::string& options,
-                 std::string_view op) {
-  const std::string key = detail::cat(source, "|", options);
-  std::lock_guard<std::mutex> lock(s.mu);
-  if (auto it = s.programs.find(key); it != s.programs.end()) return it->second;
+std::string build_log(cl_program prog, cl_device_id id) {
+  std::size_t n = 0;
+  std::string log;
+  if (clGetProgramBuildInfo(prog, id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) == CL_SUCCESS &&
+      n > 1) {
+    log.resize(n);
+    (void)clGetProgramBuildInfo(prog, id, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+    log.resize(std::strlen(log.c_str()));
+  }
+  return log;
+}
+
+// The program from the disk cache's binary, or null when there is none or the driver refuses
+// it (then the file is deleted and the caller builds from source: a stale or damaged cache
+// never shows as an error).
+cl_program from_binary(const DeviceState& s, const DeviceInfo& info, const std::string& dir,
+                       const program_cache::Key& key, const std::string& opts) {
+  const std::vector<unsigned char> bin = program_cache::load(dir, key);
+  if (bin.empty()) return nullptr;
+  const unsigned char* data = bin.data();
+  const std::size_t len = bin.size();
+  cl_int status = CL_INVALID_BINARY, err = CL_SUCCESS;
+  cl_program prog = clCreateProgramWithBinary(s.ctx, 1, &info.id, &len, &data, &status, &err);
+  if (err == CL_SUCCESS && status == CL_SUCCESS)
+    err = clBuildProgram(prog, 1, &info.id, opts.c_str(), nullptr, nullptr);
+  if (err == CL_SUCCESS && status == CL_SUCCESS) {
+    program_cache::note_loaded();
+    return prog;
+  }
+  if (prog) clReleaseProgram(prog);
+  program_cache::reject(dir, key);
+  return nullptr;
+}
+
+// Writes a program's binary (for its one device) to the disk cache; failures are the cache's
+// business (counted), never the caller's.
+void to_disk(cl_program prog, const std::string& dir, const program_cache::Key& key) {
+  std::size_t n = 0;
+  if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, nullptr) != CL_SUCCESS ||
+      n == 0)
+    return;
+  std::vector<unsigned char> bin(n);
+  unsigned char* data = bin.data();
+  if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof data, &data, nullptr) != CL_SUCCESS)
+    return;
+  program_cache::save(dir, key, bin);
+}
+
+cl_program make_program(int device, const DeviceState& s, std::string_view source,
+                        const std::string& options, std::string_view op) {
   const std::string_view prelude = kernel_source("common"), body = kernel_source(source);
   detail::require(!body.empty(), Status::internal, op, "no OpenCL kernel source '", source, "'");
   const std::string text = detail::cat(prelude, "\n", body);
-  const char* str = text.c_str();
-  const std::size_t len = text.size();
-  cl_int err = CL_SUCCESS;
-  cl_program prog = clCreateProgramWithSource(s.ctx, 1, &str, &len, &err);
-  check(err, op, device, "clCreateProgramWithSource");
   // Float division and sqrt correctly rounded, as on the host: without it OpenCL allows
   // 2.5 ulp, and NVIDIA's compiler turned bilateral's (float)((double)a / (double)b) into
   // its approximate div.full.f32 (PTX of session 21), one ulp off the reference.
@@ -188,23 +238,41 @@ cl_program build(int device, DeviceState& s, std::string_view source, const std:
   const std::string opts = std::string("-cl-std=CL1.2 -Werror ") +
                            (info.rounded_divide ? "-cl-fp32-correctly-rounded-divide-sqrt " : "") +
                            options;
-  const cl_device_id id = info.id;
-  err = clBuildProgram(prog, 1, &id, opts.c_str(), nullptr, nullptr);
+  const std::string dir = program_cache::folder();
+  program_cache::Key key;
+  if (!dir.empty()) {
+    key = program_cache::key_of(info, source, text, opts);
+    if (cl_program prog = from_binary(s, info, dir, key, opts)) return prog;
+  }
+  const char* str = text.c_str();
+  const std::size_t len = text.size();
+  cl_int err = CL_SUCCESS;
+  cl_program prog = clCreateProgramWithSource(s.ctx, 1, &str, &len, &err);
+  check(err, op, device, "clCreateProgramWithSource");
+  err = clBuildProgram(prog, 1, &info.id, opts.c_str(), nullptr, nullptr);
   if (err != CL_SUCCESS) {
-    std::size_t n = 0;
-    std::string log;
-    if (clGetProgramBuildInfo(prog, id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) == CL_SUCCESS &&
-        n > 1) {
-      log.resize(n);
-      (void)clGetProgramBuildInfo(prog, id, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
-      log.resize(std::strlen(log.c_str()));
-    }
+    const std::string log = build_log(prog, info.id);
     clReleaseProgram(prog);
     detail::fail(Status::backend_error, op, "building the OpenCL program '", source, "' (", options,
                  ") failed on ", where(device), ": ", cl_error_name(err), log_head(log, 8));
   }
-  s.programs.emplace(key, prog);
+  program_cache::note_built();
+  if (!dir.empty()) to_disk(prog, dir, key);
   return prog;
+}
+
+cl_program build(int device, DeviceState& s, std::string_view source, const std::string& options,
+                 std::string_view op) {
+  std::shared_ptr<ProgramSlot> slot;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    auto& p = s.programs[detail::cat(source, "|", options)];
+    if (!p) p = std::make_shared<ProgramSlot>();
+    slot = p;
+  }
+  std::lock_guard<std::mutex> lock(slot->mu);
+  if (!slot->prog) slot->prog = make_program(device, s, source, options, op);
+  return slot->prog;
 }
 
 // The reserved address ranges of the live buffers.
@@ -256,6 +324,20 @@ cl_context context(int device) {
 
 cl_command_queue default_queue(int device) {
   return state(device).queue;
+}
+
+void forget_programs(int device) {
+  DeviceState& s = state(device);
+  std::map<std::string, std::shared_ptr<ProgramSlot>, std::less<>> dropped;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    dropped.swap(s.programs);
+  }
+  for (auto& [key, slot] : dropped) {
+    std::lock_guard<std::mutex> lock(slot->mu);
+    if (slot->prog) clReleaseProgram(slot->prog);
+    slot->prog = nullptr;
+  }
 }
 
 cl_kernel kernel(int device, std::string_view source, const std::string& options, const char* name,

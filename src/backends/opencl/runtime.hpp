@@ -1,6 +1,7 @@
 // The OpenCL backend's runtime: the devices of every platform, one context and default queue
 // per device (made on first use and kept for the process), programs built once per (device,
-// source, options), device buffers and the launch helper the op files use.
+// source, options) and their binaries cached on disk (program_cache.hpp), device buffers and
+// the launch helper the op files use.
 //
 // Device memory. pixflow's images are (pointer, stride) views, and ROIs are pointer
 // arithmetic; an OpenCL buffer is a handle. Each allocation therefore reserves a range of the
@@ -53,11 +54,32 @@ cl_command_queue default_queue(int device);
 
 /// The kernel `kernel` of embedded source `source` (kernels/<source>.cl after the common
 /// prelude) built for `device` with `options`, made once per (device, source, options) and
-/// kept; a build failure throws backend_error naming `op`, the device and the build log's
+/// kept: from the disk cache's binary when it has one, else from source (and then saved
+/// there); a build failure throws backend_error naming `op`, the device and the build log's
 /// first lines. The caller releases the returned kernel (one per launch: clSetKernelArg is
 /// not thread-safe on a shared kernel object).
 cl_kernel kernel(int device, std::string_view source, const std::string& options,
                  const char* kernel, std::string_view op);
+
+/// What the disk cache of program binaries (program_cache.hpp) did in this process; for the
+/// tests and scripts/opencl-cache-timing.sh.
+struct ProgramCacheStats {
+  std::uint64_t built = 0;     ///< programs built from source
+  std::uint64_t loaded = 0;    ///< programs made from a cached binary
+  std::uint64_t saved = 0;     ///< binaries written
+  std::uint64_t unsaved = 0;   ///< binaries that could not be written (folder not writable, ...)
+  std::uint64_t corrupt = 0;   ///< files deleted for a bad header, size or checksum
+  std::uint64_t rejected = 0;  ///< files deleted because the driver refused their binary
+};
+ProgramCacheStats program_cache_stats() noexcept;
+
+/// The disk cache's folder as the environment sets it now ("" when off).
+std::string program_cache_folder();
+
+/// Releases the programs this process built for `device` (kernel objects made from them stay
+/// valid), so that the next kernel() loads or builds them again: how the tests check the disk
+/// cache without starting a process per case. Not while other threads launch on the device.
+void forget_programs(int device);
 
 /// Device memory of `bytes` on `device` at a reserved address (see above); the deleter
 /// releases both.
