@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
 # The one command for the GPU machine: build (sm_90, Release), the whole test suite, the CUDA
-# tests under compute-sanitizer, pixflow-bench, the peers (CuPy, OpenCV) and the comparison.
+# tests under compute-sanitizer, pixflow-bench, pixflow-bench-opencl, the peers (CuPy, OpenCV on
+# the CPU and through its OpenCL T-API) and the comparison.
 # Everything lands in ${OUT:-./out}: summary.txt, build.log, logs.tar.gz (the other logs),
-# bench.json, peers.json, RESULTS.md, chart.png. Each stage is time-boxed; a failed stage is
-# reported and the next one runs; the exit status is non-zero if any stage failed.
+# bench.json, bench-opencl.json, peers.json, RESULTS.md, chart.png. Each stage is time-boxed; a
+# failed stage is reported and the next one runs; the exit status is non-zero if any stage failed.
 # NO_BENCH=1 stops after the tests (a correctness run: build, ctest, memcheck, binary checks);
 # NO_TESTS=1 skips ctest and memcheck (the bench, peers and comparison after a NO_BENCH run on
 # the same warm machine, whose build it reuses: the two halves fit one 10-minute call each);
 # STORED_PEERS=1 takes CuPy's and OpenCV's numbers from the newest stored peers run.
+# OCL_ONLY=1: the OpenCL quick loop instead of all the above: a CUDA-off build (-DPIXFLOW_CUDA=OFF,
+# ~60 s) into ${BUILD:-build-ocl} and pixflow-bench-opencl on NVIDIA's OpenCL device into
+# $OUT/bench-opencl.json; OCL_TESTS=1 also runs the OpenCL tests first (OCL_TEST_FILTER: their
+# gtest filter). NO_BENCH_OCL=1 leaves pixflow-bench-opencl out of a normal run.
+# T_BENCH_OCL: the pixflow-bench-opencl stage's limit (s; default 120, 400 with OCL_ONLY); the
+# binary gets --max-s (the limit minus 25 s) so that it stops starting cases in time and lists
+# the rest as "not reached"; OCL_BENCH_ARGS: more arguments (e.g. --quick, --filter REGEX).
 set -u
 
 # Tests run under compute-sanitizer (gtest filter): the CUDA-backend tests.
@@ -15,12 +23,13 @@ set -u
 # memcheck reports as an API error.
 SANITIZER_FILTER="${SANITIZER_FILTER:-*Cuda*:*CUDA*:*Backend*:-*OutOfMemory*}"
 JOBS="${JOBS:-16}"
-BUILD="${BUILD:-build-gpu}"
+if [ -n "${OCL_ONLY:-}" ]; then BUILD="${BUILD:-build-ocl}"; else BUILD="${BUILD:-build-gpu}"; fi
 # Per-stage limits (s), and one deadline for the whole script: a stage gets at most what is left
 # of TOTAL minus the time reserved for the stages after it, so one slow stage cannot push the
 # run past the 10-minute call.
 TOTAL="${TOTAL:-560}"
 T_CONFIGURE=60 T_BUILD="${T_BUILD:-240}" T_CTEST=150 T_SANITIZER=200 T_BENCH=180 T_PEERS=100 T_COMPARE=30
+if [ -n "${OCL_ONLY:-}" ]; then T_BENCH_OCL="${T_BENCH_OCL:-400}"; else T_BENCH_OCL="${T_BENCH_OCL:-120}"; fi
 # A tests-only run (NO_BENCH) reserves nothing for the bench: memcheck gets what is left (the
 # default filter outgrew 200 s in session 11: it was still running at 174 s).
 # CTEST_RESERVE: what the ctest stage leaves for the stages after it (memcheck and the bench, or
@@ -102,6 +111,72 @@ if [ -d "$ROOT/.carry/hwy/usr" ]; then
   # which the no-build-path test rightly refuses; the loader finds libhwy by LD_LIBRARY_PATH.
   EXTRA_CMAKE+=("-DCMAKE_PREFIX_PATH=$ROOT/.carry/hwy/usr" -DCMAKE_SKIP_BUILD_RPATH=ON)
   export LD_LIBRARY_PATH="$ROOT/.carry/hwy/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+
+# bench_opencl RESERVE: pixflow-bench-opencl (on the first NVIDIA OpenCL device, its default)
+# into $OUT/bench-opencl.json, as a stage of at most T_BENCH_OCL s (less when the deadline minus
+# RESERVE is nearer). The untuned kernels can be slow: the binary's --max-s stops it starting
+# cases 25 s before the stage's limit (the rest are "not reached" in its JSON, which it rewrites
+# around every case, so even a kill leaves the finished cases and names the one running).
+bench_opencl() {
+  local reserve=$1 bin="$BUILD/bench/pixflow-bench-opencl"
+  if [ ! -x "$bin" ]; then
+    say "stage bench-opencl: $bin not built"
+    FAILED+=(bench-opencl)
+    return 1
+  fi
+  local secs=$T_BENCH_OCL left=$((TOTAL - ($(date +%s) - START) - reserve))
+  [ $left -lt $secs ] && secs=$left
+  local cap=$((secs - 25))
+  [ $cap -lt 5 ] && cap=5
+  stage bench-opencl "$T_BENCH_OCL" "$reserve" "$LOGS/bench-opencl.log" "$bin" --max-s "$cap" \
+    --json "$OUT/bench-opencl.json" ${OCL_BENCH_ARGS:-}
+  grep -E "^pixflow-bench-opencl:|FAILED|device lost|not reached" "$LOGS/bench-opencl.log" |
+    head -30 | tee -a "$SUMMARY"
+}
+
+# The newest stored file of bench/results matching a glob, or nothing.
+newest() { ls "$ROOT"/bench/results/$1 2>/dev/null | sort | tail -1; }
+
+finish() {
+  pack_logs
+  echo
+  echo "================ summary ($(($(date +%s) - START)) s)"
+  cat "$SUMMARY"
+  [ ${#FAILED[@]} -gt 0 ] && { echo "FAILED stages: ${FAILED[*]}"; exit 1; }
+  echo "all stages ok"
+  exit 0
+}
+
+# ---- OCL_ONLY: CUDA-off build, (OpenCL tests,) pixflow-bench-opencl, comparison; then stop ----
+if [ -n "${OCL_ONLY:-}" ]; then
+  targets=(pixflow-bench-opencl pixflow_cli)
+  tests=OFF
+  [ -n "${OCL_TESTS:-}" ] && { targets+=(pixflow_tests); tests=ON; }
+  BUILD_OK=0
+  if stage configure $T_CONFIGURE 60 "$LOGS/configure.log" \
+      cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DPIXFLOW_CUDA=OFF -DPIXFLOW_OPENCL=ON \
+      -DPIXFLOW_BUILD_TESTS=$tests -DPIXFLOW_BUILD_BENCH=ON "${EXTRA_CMAKE[@]}"; then
+    grep -E "pixflow" "$LOGS/configure.log" | tee -a "$SUMMARY"
+    stage build $T_BUILD 60 "$OUT/build.log" cmake --build "$BUILD" -j"$JOBS" \
+      --target "${targets[@]}" && BUILD_OK=1
+  fi
+  if [ $BUILD_OK -ne 1 ]; then
+    echo "---- last 60 lines of the configure or build log"
+    tail -n 60 "$OUT/build.log" 2>/dev/null || tail -n 60 "$LOGS/configure.log"
+    finish
+  fi
+  "$BUILD/pixflow" info 2>&1 | grep -E "OpenCL|^    opencl:" | tee -a "$SUMMARY"
+  if [ -n "${OCL_TESTS:-}" ]; then
+    CL_NVIDIA=$("$BUILD/pixflow" info 2>/dev/null | sed -n 's/^ *opencl:\([0-9]*\) .*NVIDIA CUDA.*/\1/p' | head -1)
+    [ -n "$CL_NVIDIA" ] && export PIXFLOW_TEST_OPENCL_DEVICE=$CL_NVIDIA
+    stage opencl "${T_OPENCL:-90}" 120 "$LOGS/opencl.log" "$BUILD/tests/pixflow_tests" \
+      --gtest_filter="${OCL_TEST_FILTER:-OpenclBackend.*:Catalogue/SchemaBackends.*:CliRun.Opencl*}"
+    { grep -m1 -F "[pixflow] OpenCL tests run on" "$LOGS/opencl.log"
+      grep -E "^\[  (PASSED|FAILED) +\]|differs from ref" "$LOGS/opencl.log" | head -12; } | tee -a "$SUMMARY"
+  fi
+  bench_opencl 20
+  finish
 fi
 
 # ---- build: on failure, the last 60 lines and stop ----
@@ -213,6 +288,13 @@ grep -m1 "model name" /proc/cpuinfo | tee -a "$SUMMARY"
   else
     say "stage bench: $BENCH not built"
     FAILED+=(bench)
+  fi
+  # ---- the same cases on the OpenCL backend (NVIDIA's OpenCL device), before the peers: what
+  # is left after it goes to the peers and the comparison.
+  if [ -n "${NO_BENCH:-}" ] || [ -n "${NO_BENCH_OCL:-}" ]; then
+    say "stage bench-opencl: skipped (${NO_BENCH:+NO_BENCH}${NO_BENCH_OCL:+NO_BENCH_OCL})"
+  else
+    bench_opencl $([ -n "${STORED_PEERS:-}" ] && echo 30 || echo $((T_PEERS + 15)))
   fi
 }
 
