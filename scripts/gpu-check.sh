@@ -8,7 +8,10 @@
 # NO_BENCH=1 stops after the tests (a correctness run: build, ctest, memcheck, binary checks);
 # NO_TESTS=1 skips ctest and memcheck (the bench, peers and comparison after a NO_BENCH run on
 # the same warm machine, whose build it reuses: the two halves fit one 10-minute call each);
-# STORED_PEERS=1 takes CuPy's and OpenCV's numbers from the newest stored peers run.
+# STORED_PEERS=1 takes CuPy's and OpenCV's numbers from the newest stored peers run, and OpenCV's
+# OpenCL (T-API) numbers from the newest stored bench/results/*-ocvocl.json unless OCV_OCL=1,
+# which runs peers.py for that peer alone (stage peers-ocl, T_PEERS_OCL s, default 150; its JSON
+# is $OUT/peers-ocl.json: store it as bench/results/<gpu>-<date>-ocvocl.json).
 # OCL_ONLY=1: the OpenCL quick loop instead of all the above: a CUDA-off build (-DPIXFLOW_CUDA=OFF,
 # ~60 s) into ${BUILD:-build-ocl} and pixflow-bench-opencl on NVIDIA's OpenCL device into
 # $OUT/bench-opencl.json; OCL_TESTS=1 also runs the OpenCL tests first (OCL_TEST_FILTER: their
@@ -135,6 +138,16 @@ bench_opencl() {
     head -30 | tee -a "$SUMMARY"
 }
 
+# peers_ocl: OpenCV's OpenCL path alone (peers.py --skip cupy,cvcuda,opencv: one CPU call a case
+# for its check and fallback test) into $OUT/peers-ocl.json.
+T_PEERS_OCL="${T_PEERS_OCL:-150}"
+peers_ocl() {
+  stage peers-ocl "$T_PEERS_OCL" 15 "$LOGS/peers-ocl.log" python3 bench/peers.py \
+    --skip cupy,cvcuda,opencv --budget $((T_PEERS_OCL - 15)) --json "$OUT/peers-ocl.json" \
+    ${PEERS_ARGS:-}
+  grep -E "OpenCL device|trace probe|^peers.py:" "$LOGS/peers-ocl.log" | tail -n 4 | tee -a "$SUMMARY"
+}
+
 # The newest stored file of bench/results matching a glob, or nothing.
 newest() { ls "$ROOT"/bench/results/$1 2>/dev/null | sort | tail -1; }
 
@@ -175,7 +188,22 @@ if [ -n "${OCL_ONLY:-}" ]; then
     { grep -m1 -F "[pixflow] OpenCL tests run on" "$LOGS/opencl.log"
       grep -E "^\[  (PASSED|FAILED) +\]|differs from ref" "$LOGS/opencl.log" | head -12; } | tee -a "$SUMMARY"
   fi
-  bench_opencl 20
+  bench_opencl $([ -n "${OCV_OCL:-}" ] && echo $((T_PEERS_OCL + 20)) || echo 20)
+  [ -n "${OCV_OCL:-}" ] && peers_ocl
+  # RESULTS.md: this run beside the newest stored CUDA run and the stored peers.
+  CMP_ARGS=()
+  [ -f "$OUT/bench-opencl.json" ] && CMP_ARGS+=(--opencl "$OUT/bench-opencl.json")
+  CUDA_JSON="$(newest '*-s[0-9]*.json')"
+  [ -n "$CUDA_JSON" ] && CMP_ARGS+=(--bench "$CUDA_JSON") && say "CUDA column: ${CUDA_JSON#$ROOT/} (stored)"
+  # The first file that has a peer's cell wins: this run's OpenCV-OpenCL numbers first.
+  [ -f "$OUT/peers-ocl.json" ] && CMP_ARGS+=(--peers "$OUT/peers-ocl.json")
+  for g in '*-peers.json' '*-cvcuda.json' '*-ocvocl.json'; do
+    f="$(newest "$g")"
+    [ -n "$f" ] && CMP_ARGS+=(--peers "$f")
+  done
+  stage compare $T_COMPARE 0 "$LOGS/compare.log" python3 bench/compare.py "${CMP_ARGS[@]}" \
+    --md "$OUT/RESULTS.md" --png "$OUT/chart.png"
+  tail -n 3 "$LOGS/compare.log" | tee -a "$SUMMARY"
   finish
 fi
 
@@ -294,7 +322,10 @@ grep -m1 "model name" /proc/cpuinfo | tee -a "$SUMMARY"
   if [ -n "${NO_BENCH:-}" ] || [ -n "${NO_BENCH_OCL:-}" ]; then
     say "stage bench-opencl: skipped (${NO_BENCH:+NO_BENCH}${NO_BENCH_OCL:+NO_BENCH_OCL})"
   else
-    bench_opencl $([ -n "${STORED_PEERS:-}" ] && echo 30 || echo $((T_PEERS + 15)))
+    if [ -z "${STORED_PEERS:-}" ]; then r=$((T_PEERS + 15))
+    elif [ -n "${OCV_OCL:-}" ]; then r=$((T_PEERS_OCL + 30))
+    else r=30; fi
+    bench_opencl $r
   fi
 }
 
@@ -315,7 +346,17 @@ if [ -d "$BUILD/cvcuda-site/cvcuda" ]; then
 fi
 CMP_ARGS=()
 [ -f "$OUT/bench.json" ] && CMP_ARGS+=(--bench "$OUT/bench.json")
+[ -f "$OUT/bench-opencl.json" ] && CMP_ARGS+=(--opencl "$OUT/bench-opencl.json")
 if [ -n "${STORED_PEERS:-}" ]; then
+  # OpenCV's OpenCL path: this run's (OCV_OCL=1), else the newest stored one.
+  if [ -n "${OCV_OCL:-}" ]; then
+    peers_ocl
+    [ -f "$OUT/peers-ocl.json" ] && CMP_ARGS+=(--peers "$OUT/peers-ocl.json")
+  else
+    OCVOCL_JSON="$(newest '*-ocvocl.json')"
+    [ -n "$OCVOCL_JSON" ] && CMP_ARGS+=(--peers "$OCVOCL_JSON") &&
+      say "OpenCV-OpenCL column: ${OCVOCL_JSON#$ROOT/} (stored)"
+  fi
   # STORED_PEERS=1: no peers stage; CuPy's and OpenCV's times from the newest stored run
   # (bench/results/*-peers.json: they do not change with pixflow, and the stage costs ~100 s
   # of a call). NPP runs in pixflow-bench's own process either way.
