@@ -1,7 +1,8 @@
 // Peers timed in the same process as pixflow-bench: NVIDIA NPP and cuBLAS.
-// Self-contained on purpose (only the CUDA runtime header): bench/CMakeLists.txt compiles
-// npp_peers.cpp in a try_compile first, so that an NPP header that differs from the one these
-// calls were written against disables the NPP column instead of breaking the benchmark build.
+// Self-contained on purpose (only the CUDA runtime header and bench/peer_params.hpp):
+// bench/CMakeLists.txt compiles npp_peers.cpp in a try_compile first, so that an NPP header that
+// differs from the one these calls were written against disables the NPP column instead of breaking
+// the benchmark build.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -9,6 +10,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+
+#include "bench/peer_params.hpp"
 
 namespace pixflow_bench {
 
@@ -23,15 +26,8 @@ struct PeerImage {
   int channels = 1;
 };
 
-/// One benchmark case, described for a peer library. `op` is the pixflow op name.
-struct PeerCase {
-  std::string op;
-  int kw = 3, kh = 3;  ///< window (median, morphology, box, gaussian, filter2d)
-  int d = 0;           ///< bilateral diameter
-  double sigma_color = 0, sigma_space = 0;
-  double t = 127, maxval = 255;   ///< threshold
-  const float* kernel = nullptr;  ///< filter2d taps on the host, kh rows of kw
-  int m = 0, n = 0, k = 0;        ///< matmul: C (m x n) = A (m x k) * B (k x n), row-major
+/// One benchmark case for a peer library: its parameters and the device images and stream.
+struct PeerCase : PeerParams {
   PeerImage src, src2, map_x, map_y, dst;
   cudaStream_t stream = nullptr;
 };

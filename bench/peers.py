@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Peers of pixflow-bench outside the process: CuPy (cupyx.scipy.ndimage) and CV-CUDA (the
-cvcuda wheel, when importable) on the GPU, OpenCV (cv2) on the host CPU, on the cases of
-pixflow-bench (same names, so compare.py can join them).
+cvcuda wheel, when importable) on the GPU, OpenCV (cv2) on the host CPU and through its OpenCL
+T-API (cv2.UMat, the peer of pixflow-bench-opencl), on the cases of pixflow-bench (same names,
+so compare.py can join them).
 
 CuPy and CV-CUDA are timed like pixflow-bench (CV-CUDA's ops run on a CuPy stream through
 cvcuda.as_stream, on NHWC tensors wrapping CuPy arrays, into preallocated outputs): N calls
@@ -9,7 +10,8 @@ captured into a CUDA graph (Stream.begin_capture / end_capture), one warm-up rep
 of 5 replays under CUDA events, divided by N. Where capture fails (a function allocates or
 syncs), events around a loop of N calls: the "method" field says which. OpenCV is timed with
 perf_counter, median of a few runs after a warm-up, once with all threads and once with
-cv2.setNumThreads(1).
+cv2.setNumThreads(1). OpenCV's OpenCL path: see "OpenCV's OpenCL path" below (a Python loop
+ended by cv2.ocl.finish(); CPU fallbacks marked, results checked against the CPU path's).
 
 The run is time-boxed (--budget seconds): cases are run in priority order (1080p, then 8K u8,
 then the rest) and the JSON is rewritten after every case, so a cut-off run still reports.
@@ -19,6 +21,7 @@ import datetime
 import json
 import math
 import os
+import shutil
 import statistics
 import sys
 import time
@@ -301,10 +304,13 @@ def cvcuda_fn(cvcuda, cp, c, a, b, maps, stream):
 # ---- OpenCV ---------------------------------------------------------------------------------
 
 def cv_fn(cv2, np, c, a, b, maps):
+    """A zero-argument callable running the case once through cv2 on a, b, maps (numpy arrays
+    for the CPU column, cv2.UMat for the OpenCL one), or (None, why)."""
     op, p = c["op"], c["p"]
     R101 = cv2.BORDER_REFLECT_101
+    u8 = c["fmt"].startswith("u8")
     if op == "median":
-        if a.dtype == np.float32 and p["k"] > 5:
+        if not u8 and p["k"] > 5:
             return None, "cv2.medianBlur: f32 only up to 5x5"
         return (lambda: cv2.medianBlur(a, p["k"])), ""
     if op in ("dilate", "erode", "open"):
@@ -321,10 +327,10 @@ def cv_fn(cv2, np, c, a, b, maps):
             return (lambda: cv2.GaussianBlur(a, (3, 3), 0, borderType=R101)), ""
         return (lambda: cv2.GaussianBlur(a, (0, 0), p["sigma"], borderType=R101)), ""
     if op == "sobel":
-        dd = cv2.CV_16S if a.dtype == np.uint8 else cv2.CV_32F
+        dd = cv2.CV_16S if u8 else cv2.CV_32F
         return (lambda: cv2.Sobel(a, dd, 1, 0, ksize=3, borderType=R101)), ""
     if op == "scharr":
-        dd = cv2.CV_16S if a.dtype == np.uint8 else cv2.CV_32F
+        dd = cv2.CV_16S if u8 else cv2.CV_32F
         return (lambda: cv2.Scharr(a, dd, 1, 0, borderType=R101)), ""
     if op == "filter2d":
         kern = np.asarray(FILTER2D, dtype=np.float32)
@@ -344,6 +350,10 @@ def cv_fn(cv2, np, c, a, b, maps):
         return (lambda: cv2.absdiff(a, b)), ""
     if op == "mul":
         return (lambda: cv2.multiply(a, b)), ""
+    if op == "convert" and isinstance(a, cv2.UMat):
+        scale = (1.0 / 255.0,) * 4  # a Scalar: every channel
+        return (lambda: cv2.multiply(a, scale, dtype=cv2.CV_32F)), \
+            "cv2.multiply by the scalar 1/255 into CV_32F (convertTo is not in cv2's Python API)"
     if op == "convert":
         scale = np.float32(1.0 / 255.0)
         return (lambda: np.multiply(a, scale, dtype=np.float32)), \
@@ -357,9 +367,11 @@ def cv_fn(cv2, np, c, a, b, maps):
     return None, "no OpenCV equivalent"
 
 
-def time_host(fn, max_s):
+def time_host(fn, max_s, keep=None):
+    """Median wall time of fn (µs) after a warm-up call; keep: a list that receives the last
+    call's result (the OpenCL column checks its results against it)."""
     t0 = time.perf_counter()
-    fn()
+    out = fn()
     first = time.perf_counter() - t0
     reps = 1 if first > max_s / 2 else 3 if first > 0.05 else 5
     inner = max(1, int(0.01 / max(first, 1e-6))) if first < 0.01 else 1
@@ -367,9 +379,286 @@ def time_host(fn, max_s):
     for _ in range(reps):
         t0 = time.perf_counter()
         for _ in range(inner):
-            fn()
+            out = fn()
         ts.append((time.perf_counter() - t0) / inner)
+    if keep is not None:
+        keep.append(out)
     return dict(us=statistics.median(ts) * 1e6, reps=reps, inner=inner)
+
+
+# ---- OpenCV's OpenCL path (T-API) ----------------------------------------------------------
+#
+# The CPU column's cv2 calls (cv_fn) on cv2.UMat inputs with cv2.ocl.setUseOpenCL(True), on the
+# device OPENCV_OPENCL_DEVICE names (--ocl-device; default ":GPU:0", the first GPU of any
+# platform: NVIDIA's on the GPU machine, where PoCL's CPU device is registered too). Timed as the
+# issue's numbers were: a Python loop of calls ended by cv2.ocl.finish(), wall time / calls,
+# median of a few loops after a warm-up call (which builds OpenCV's OpenCL programs).
+#
+# OpenCV falls back to its CPU code silently where its OpenCL code does not take the case (the
+# UMat is mapped to host memory and back). Such cells must not pass for OpenCL times:
+# - known from OpenCV's sources (ocl_known_fallback): not timed;
+# - seen in OpenCV's trace (ocl_probe): a child process runs every case once more under
+#   OPENCV_TRACE=1 (at 512x512 at most) and the regions nested in the call are
+#   read back; >= 20 µs in regions of OpenCV's CPU code (*.simd.hpp, parallel.cpp, IPP, HAL)
+#   means the CPU path ran: not timed. An OpenCL call only shows ocl.cpp / copy.cpp / the op's
+#   dispatch file / the program cache's file system regions. (A CPU path without trace regions
+#   of its own, e.g. transpose's, is not seen this way; the next test remains.)
+# - suspected from the timing: the call returns only when its work is done (an OpenCL call
+#   returns once its kernels are enqueued; `host_fraction` = time until the call returns / time
+#   until cv2.ocl.finish() returns) AND it takes at least 0.8x the CPU column's time AND
+#   >= 100 µs (a real OpenCL call can be host-bound only when it is tiny; a fallback also pays
+#   the transfers). Such a cell is kept but marked (`fallback`).
+# Every OpenCL result is compared with the CPU call's result on the same input (integers within
+# 1, f32 within 1e-4 + 1e-4 |x|; matmul 1e-5 K |x| + 1e-4), so that a wrong peer is visible.
+
+def ocl_known_fallback(c):
+    """Why OpenCV's OpenCL path does not take case c, from its sources, or ""."""
+    if c["op"] == "median" and c["p"]["k"] > 5:
+        return "medianBlur's OpenCL kernel takes ksize 3 and 5 only (ocl_medianFilter)"
+    return ""
+
+
+def ocl_key(c):
+    return "%s %s %s->%s" % (c["op"], c["variant"], c["fmt"], c["out"])
+
+
+PROBE_SIZE = 512
+
+
+def probe_cases(cases):
+    """One case per ocl_key (the first of the run's order), at most PROBE_SIZE square: OpenCV's
+    OpenCL conditions are on types, parameters and borders, hardly on sizes (and then for
+    images smaller than the window), and a CPU path at 8192x8192 would cost seconds."""
+    out, seen = [], set()
+    for c in cases:
+        k = ocl_key(c)
+        if k not in seen:
+            seen.add(k)
+            c = dict(c)
+            if c["op"] != "matmul":
+                c["w"], c["h"] = min(c["w"], PROBE_SIZE), min(c["h"], PROBE_SIZE)
+            out.append(c)
+    return out
+
+
+def ocl_probe_child(args, cases):
+    """--ocl-probe: the child side (OPENCV_TRACE is on): each case once (warm-up), then two
+    separators (setUseOpenCL, a traced call), the case again, one separator. Writes the keys in
+    order; the parent reads the trace once this process has exited (OpenCV writes it then)."""
+    import numpy as np
+    import cv2
+    cv2.ocl.setUseOpenCL(True)
+    done = []
+    t_start = time.time()
+    for c in probe_cases(cases):
+        if time.time() - t_start > args.budget:
+            break  # exit normally: OpenCV writes the trace of the cases done
+        if ocl_known_fallback(c):
+            continue
+        try:
+            w, h = c["w"], c["h"]
+            fa = "f32x1" if c["op"] == "matmul" else c["fmt"]
+            a, b = host_input(np, fa, w, h, 1), host_input(np, fa, w, h, 2)
+            maps = smooth_maps(np, w, h) if c["op"] == "remap" else None
+            ua, ub = cv2.UMat(a), cv2.UMat(b)
+            um = (cv2.UMat(maps[0]), cv2.UMat(maps[1])) if maps is not None else None
+            fn, _ = cv_fn(cv2, np, c, ua, ub, um)
+            if fn is None:
+                continue
+            fn()
+            cv2.ocl.finish()
+        except Exception:
+            continue
+        cv2.ocl.setUseOpenCL(True)
+        cv2.ocl.setUseOpenCL(True)
+        try:
+            fn()
+            cv2.ocl.finish()
+        except Exception:
+            pass
+        cv2.ocl.setUseOpenCL(True)
+        done.append(ocl_key(c))
+    with open(args.ocl_probe, "w") as f:
+        json.dump(done, f)
+    return 0
+
+
+def ocl_probe(args, cases, budget_s):
+    """Runs the probe child and reads its trace: {ocl_key: [CPU regions seen]}; {} on failure
+    (then only the timing test marks fallbacks)."""
+    import re
+    import subprocess
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix="peers-ocl-probe-")
+    order_file = os.path.join(tmp, "order.json")
+    env = dict(os.environ, OPENCV_TRACE="1", OPENCV_TRACE_DEPTH_OPENCV="1000",
+               OPENCV_TRACE_LOCATION=os.path.join(tmp, "trace"))
+    cmd = [sys.executable, os.path.abspath(__file__), "--ocl-probe", order_file,
+           "--ocl-device", args.ocl_device, "--filter", args.filter,
+           "--budget", str(max(1.0, budget_s - 10))] + (["--quick"] if args.quick else [])
+    try:
+        subprocess.run(cmd, env=env, timeout=budget_s, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        order = json.load(open(order_file))
+        loc = {}
+        for line in open(os.path.join(tmp, "trace.txt")):
+            m = re.match(r'l,(\d+),"([^"]*)",\d+,"(.*)",(0x[0-9a-f]+)\s*$', line)
+            if m:
+                loc[m.group(1)] = (m.group(2).rsplit("/", 1)[-1], m.group(3), int(m.group(4), 16))
+        sep = set(k for k, v in loc.items() if "setUseOpenCL" in v[1])
+
+        def cpu_region(lid):
+            fname, func, flags = loc.get(lid, ("?", "?", 0))
+            return fname.endswith(".simd.hpp") or fname == "parallel.cpp" or \
+                (flags >> 16) & 15 == 1 or "hal" in func.lower()
+        out = {}
+        # The Python thread's events: the file whose regions include the separators.
+        for tf in sorted(os.listdir(tmp)):
+            if not tf.startswith("trace-"):
+                continue
+            lines = open(os.path.join(tmp, tf)).read().splitlines()
+            if not any(l.startswith("b,") and l.split(",")[3] in sep for l in lines):
+                continue
+            i, stack, prev_sep, collecting = 0, [], False, False
+            call_ns, cpu_ns = 0, {}
+            for l in lines:
+                f = l.split(",")
+                if f[0] == "b":
+                    lid = f[3]
+                    if not stack:  # a top-level region: a separator or part of the call
+                        is_sep = lid in sep
+                        if is_sep and collecting:
+                            if i < len(order):
+                                out[order[i]] = dict(
+                                    call_us=round(call_ns / 1e3, 1),
+                                    cpu_us={k: round(v / 1e3, 1) for k, v in cpu_ns.items()})
+                            i += 1
+                            collecting = False
+                        elif is_sep and prev_sep:
+                            collecting, call_ns, cpu_ns = True, 0, {}
+                        prev_sep = is_sep
+                    stack.append(lid)
+                elif f[0] == "e" and stack:
+                    lid = stack.pop()
+                    dur = int(f[5]) if len(f) > 5 and f[5].isdigit() else 0
+                    if not collecting or lid in sep:
+                        continue
+                    if not stack:
+                        call_ns += dur
+                    elif cpu_region(lid) and not any(cpu_region(x) for x in stack[1:]):
+                        name = loc.get(lid, ("?",))[0]
+                        cpu_ns[name] = cpu_ns.get(name, 0) + dur
+        return out
+    except Exception as ex:
+        print("peers.py: OpenCV trace probe failed: %s" % ex, file=sys.stderr)
+        return {}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def probe_fallback(p):
+    """A CPU path in a probe record: OpenCV's CPU code took >= 20 µs (an OpenCL call also
+    converts its small kernel matrices on the host: a few µs of convert.simd.hpp / IPP copies,
+    not a fallback; the CPU code of a filter on 512x512 takes hundreds)."""
+    if not p:
+        return ""
+    cpu = sum(p["cpu_us"].values())
+    if cpu >= 20:
+        return "OpenCV's trace shows its CPU code ran (%s: %.0f of %.0f µs at <= %dx%d)" % (
+            ", ".join(sorted(p["cpu_us"])), cpu, p["call_us"], PROBE_SIZE, PROBE_SIZE)
+    return ""
+
+
+def as_array(cv2, r):
+    """A cv2 call's result as a numpy array (threshold returns (retval, dst))."""
+    if isinstance(r, tuple):
+        r = r[-1]
+    return r.get() if isinstance(r, cv2.UMat) else r
+
+
+def time_ocl(cv2, fn, max_s):
+    t0 = time.perf_counter()
+    fn()
+    cv2.ocl.finish()
+    first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    fn()
+    cv2.ocl.finish()
+    est = time.perf_counter() - t0
+    reps = 1 if est > max_s / 2 else 3 if est > 0.05 else 5
+    inner = max(1, int(0.01 / max(est, 1e-6))) if est < 0.01 else 1
+    ts = []
+    out = None
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            out = fn()
+        cv2.ocl.finish()
+        ts.append((time.perf_counter() - t0) / inner)
+    fr = []
+    for _ in range(3 if est < 0.05 else 1):
+        t0 = time.perf_counter()
+        out = fn()
+        t1 = time.perf_counter()
+        cv2.ocl.finish()
+        fr.append((t1 - t0) / max(time.perf_counter() - t0, 1e-9))
+    return dict(us=statistics.median(ts) * 1e6, reps=reps, inner=inner,
+                first_ms=round(first * 1e3, 2), host_fraction=round(statistics.median(fr), 3)), out
+
+
+def check_ocl(np, c, got, want):
+    """got (OpenCL) against want (CPU) on the same input: rows of both (every row up to 2048
+    rows, else the first and last 3 and every 17th)."""
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return dict(ok=False, note="shape/type %s %s, CPU %s %s" % (
+            got.shape, got.dtype, want.shape, want.dtype))
+    h = got.shape[0]
+    if h > 2048:
+        rows = sorted(set([0, 1, 2, h - 3, h - 2, h - 1] + list(range(0, h, 17))))
+        got, want = got[rows], want[rows]
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    d = np.abs(g - w)
+    d[np.isnan(g) & np.isnan(w)] = 0
+    if np.issubdtype(want.dtype, np.floating):
+        k = c["w"] if c["op"] == "matmul" else 0
+        tol = (1e-5 * k if k else 1e-4) * np.abs(w) + 1e-4
+        text = "1e-5 K |x| + 1e-4" if k else "1e-4 + 1e-4 |x|"
+    else:
+        tol, text = 1.0, "1"
+    off = ~(d <= tol)
+    n_off = int(off.sum())
+    return dict(ok=n_off == 0, max_diff=float(np.nanmax(d)) if d.size else 0.0, n_off=n_off,
+                n=int(d.size), tolerance=text)
+
+
+def run_ocl(cv2, np, c, a, b, maps, cpu_us, cpu_fn, want, per, probe):
+    """The OpenCL cell of case c. cpu_us / want: the CPU column's time and result (None: made
+    here with one CPU call of cpu_fn). probe: ocl_probe's result."""
+    known = ocl_known_fallback(c)
+    if known:
+        return dict(us=None, fallback=known, note="CPU path (not timed)")
+    seen = probe_fallback(probe.get(ocl_key(c)))
+    if seen:
+        return dict(us=None, note="CPU path (not timed)", fallback=seen,
+                    probe=probe[ocl_key(c)])
+    ua, ub = cv2.UMat(a), cv2.UMat(b)
+    umaps = (cv2.UMat(maps[0]), cv2.UMat(maps[1])) if maps is not None else None
+    fn, note = cv_fn(cv2, np, c, ua, ub, umaps)
+    if fn is None:
+        return dict(us=None, note=note)
+    if want is None:  # the CPU column was not run: one call for the check and the time
+        t0 = time.perf_counter()
+        want = as_array(cv2, cpu_fn())
+        cpu_us = (time.perf_counter() - t0) * 1e6
+    r, out = time_ocl(cv2, fn, per)
+    r["note"] = note
+    r["cpu_us"] = cpu_us
+    r["check"] = check_ocl(np, c, as_array(cv2, out), want)
+    if r["host_fraction"] >= 0.8 and cpu_us and r["us"] >= max(100.0, 0.8 * cpu_us):
+        r["fallback"] = ("suspected: the call returns when its work is done (host fraction "
+                         "%.2f) and takes %.2fx the CPU path's time" % (
+                             r["host_fraction"], r["us"] / cpu_us))
+    return r
 
 
 # ---- main -----------------------------------------------------------------------------------
@@ -383,8 +672,17 @@ def main():
     ap.add_argument("--filter", default="", help="substring of case names to run")
     ap.add_argument("--no-opencv1", action="store_true", help="skip the 1-thread OpenCV runs")
     ap.add_argument("--skip", default="",
-                    help="comma-separated peers not to run: cupy,cvcuda,opencv")
+                    help="comma-separated peers not to run: cupy,cvcuda,opencv,opencv_ocl "
+                    "(opencv_ocl without opencv still makes one CPU call a case, its reference)")
+    ap.add_argument("--ocl-device", default=os.environ.get("OPENCV_OPENCL_DEVICE", ":GPU:0"),
+                    help="OpenCV's OpenCL device as OPENCV_OPENCL_DEVICE takes it, "
+                    "PLATFORM:TYPE:DEVICE (default: that variable, else ':GPU:0')")
+    ap.add_argument("--ocl-probe", default="", help=argparse.SUPPRESS)  # the probe's child
     args = ap.parse_args()
+    if args.ocl_probe:
+        os.environ["OPENCV_OPENCL_DEVICE"] = args.ocl_device
+        return ocl_probe_child(args, [c for c in case_list(args.quick)
+                                      if args.filter in c["name"]])
     skip = set(x for x in args.skip.split(",") if x)
     t_start = time.time()
     doc = dict(tool="peers.py", date=datetime.datetime.now(datetime.timezone.utc).isoformat(),
@@ -413,6 +711,8 @@ def main():
         except Exception as ex:
             doc["errors"].append("cvcuda: %s" % ex)
             cvcuda = None
+    # OpenCV reads its device choice when it first initialises OpenCL: set before the import.
+    os.environ["OPENCV_OPENCL_DEVICE"] = args.ocl_device
     try:
         import cv2
         doc["opencv"] = cv2.__version__
@@ -420,6 +720,25 @@ def main():
     except Exception as ex:
         doc["errors"].append("cv2: %s" % ex)
         cv2 = None
+    ocl = cv2 is not None and "opencv_ocl" not in skip
+    if ocl:
+        try:
+            cv2.ocl.setUseOpenCL(True)
+            dev = cv2.ocl.Device.getDefault()
+            ocl = cv2.ocl.haveOpenCL() and cv2.ocl.useOpenCL() and bool(dev.name())
+            doc["opencv_ocl"] = dict(
+                selector=args.ocl_device, active=bool(ocl), device=dev.name(),
+                vendor=dev.vendorName(), version=dev.version(), driver=dev.driverVersion(),
+                type={2: "CPU", 4: "GPU"}.get(dev.type(), str(dev.type())))
+            print("peers.py: OpenCV OpenCL device (OPENCV_OPENCL_DEVICE=%s): %s" % (
+                args.ocl_device, "%s, %s, %s" % (dev.name(), dev.vendorName(), dev.version())
+                if ocl else "none"), flush=True)
+            if not ocl:
+                doc["errors"].append("cv2.ocl: no OpenCL device for OPENCV_OPENCL_DEVICE=%s" %
+                                     args.ocl_device)
+        except Exception as ex:
+            doc["errors"].append("cv2.ocl: %s" % ex)
+            ocl = False
     doc["cpu_count"] = os.cpu_count()
 
     def save():
@@ -440,6 +759,16 @@ def main():
         return inputs[key]
 
     cases = [c for c in case_list(args.quick) if args.filter in c["name"]]
+    probe = {}
+    if ocl:
+        t0 = time.time()
+        probe = ocl_probe(args, cases, max(10.0, args.budget / 4))
+        doc["opencv_ocl"]["probe"] = dict(
+            seconds=round(time.time() - t0, 1), cases=len(probe),
+            cpu_path=sorted(k for k, v in probe.items() if probe_fallback(v)))
+        print("peers.py: OpenCV trace probe: %d cases in %.0f s; CPU path: %s" % (
+            len(probe), time.time() - t0, ", ".join(doc["opencv_ocl"]["probe"]["cpu_path"])
+            or "none"), flush=True)
     all_threads = cv2.getNumThreads() if cv2 else 0
     for i, c in enumerate(cases):
         left = args.budget - (time.time() - t_start)
@@ -484,6 +813,7 @@ def main():
                                              note="error: %s" % str(ex).splitlines()[0][:160])
                 del da, db
                 cp.get_default_memory_pool().free_all_blocks()
+            want, cpu_us = None, None
             if cv2 is not None and "opencv" not in skip:
                 fn, note = cv_fn(cv2, np, c, a, b, maps)
                 if fn is None:
@@ -492,7 +822,11 @@ def main():
                 else:
                     per = max(0.5, min(5.0, left / 8))
                     cv2.setNumThreads(all_threads)
-                    r = time_host(fn, per)
+                    keep = []
+                    r = time_host(fn, per, keep)
+                    if ocl:
+                        want, cpu_us = as_array(cv2, keep[0]), r["us"]
+                    del keep
                     r["note"] = note
                     r["threads"] = all_threads
                     row["opencv_all"] = r
@@ -508,6 +842,16 @@ def main():
                         r1["threads"] = 1
                         row["opencv_1"] = r1
                     cv2.setNumThreads(all_threads)
+            if ocl:
+                left = args.budget - (time.time() - t_start)
+                try:
+                    cpu_fn, _ = cv_fn(cv2, np, c, a, b, maps)
+                    row["opencv_ocl"] = run_ocl(cv2, np, c, a, b, maps, cpu_us, cpu_fn, want,
+                                                max(0.5, min(5.0, left / 8)), probe)
+                except Exception as ex:
+                    row["opencv_ocl"] = dict(us=None, note="error: %s" %
+                                             str(ex).splitlines()[0][:160])
+                del want
         except Exception as ex:
             row["error"] = "%s: %s" % (type(ex).__name__, ex)
             traceback.print_exc()
@@ -515,10 +859,14 @@ def main():
         cu = row.get("cupy", {}).get("us")
         cc = row.get("cvcuda", {}).get("us")
         oa = row.get("opencv_all", {}).get("us")
-        print("[peers] %-44s cupy %10s (%s)  cvcuda %10s (%s)  opencv-all %10s" % (
-            c["name"], "%.1f" % cu if cu else "-", row.get("cupy", {}).get("method", ""),
-            "%.1f" % cc if cc else "-", row.get("cvcuda", {}).get("method", ""),
-            "%.1f" % oa if oa else "-"), flush=True)
+        oc = row.get("opencv_ocl", {})
+        print("[peers] %-44s cupy %10s (%s)  cvcuda %10s (%s)  opencv-all %10s  opencv-ocl %10s%s"
+              % (c["name"], "%.1f" % cu if cu else "-", row.get("cupy", {}).get("method", ""),
+                 "%.1f" % cc if cc else "-", row.get("cvcuda", {}).get("method", ""),
+                 "%.1f" % oa if oa else "-", "%.1f" % oc["us"] if oc.get("us") else "-",
+                 (" CPU path: " + oc["fallback"]) if oc.get("fallback") else
+                 (" differs from CPU: %s" % oc["check"]) if not oc.get("check", {"ok": 1})["ok"]
+                 else ""), flush=True)
         save()
     doc["complete"] = all("skipped" not in r for r in doc["rows"])
     save()

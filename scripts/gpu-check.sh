@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
 # The one command for the GPU machine: build (sm_90, Release), the whole test suite, the CUDA
-# tests under compute-sanitizer, pixflow-bench, the peers (CuPy, OpenCV) and the comparison.
+# tests under compute-sanitizer, pixflow-bench, pixflow-bench-opencl, the peers (CuPy, OpenCV on
+# the CPU and through its OpenCL T-API) and the comparison.
 # Everything lands in ${OUT:-./out}: summary.txt, build.log, logs.tar.gz (the other logs),
-# bench.json, peers.json, RESULTS.md, chart.png. Each stage is time-boxed; a failed stage is
-# reported and the next one runs; the exit status is non-zero if any stage failed.
+# bench.json, bench-opencl.json, peers.json, RESULTS.md, chart.png. Each stage is time-boxed; a
+# failed stage is reported and the next one runs; the exit status is non-zero if any stage failed.
 # NO_BENCH=1 stops after the tests (a correctness run: build, ctest, memcheck, binary checks);
 # NO_TESTS=1 skips ctest and memcheck (the bench, peers and comparison after a NO_BENCH run on
 # the same warm machine, whose build it reuses: the two halves fit one 10-minute call each);
-# STORED_PEERS=1 takes CuPy's and OpenCV's numbers from the newest stored peers run.
+# STORED_PEERS=1 takes CuPy's and OpenCV's numbers from the newest stored peers run, and OpenCV's
+# OpenCL (T-API) numbers from the newest stored bench/results/*-ocvocl.json unless OCV_OCL=1,
+# which runs peers.py for that peer alone (stage peers-ocl, T_PEERS_OCL s, default 150; its JSON
+# is $OUT/peers-ocl.json: store it as bench/results/<gpu>-<date>-ocvocl.json).
+# OCL_ONLY=1: the OpenCL quick loop instead of all the above: a CUDA-off build (-DPIXFLOW_CUDA=OFF,
+# ~60 s) into ${BUILD:-build-ocl} and pixflow-bench-opencl on NVIDIA's OpenCL device into
+# $OUT/bench-opencl.json; OCL_TESTS=1 also runs the OpenCL tests first (OCL_TEST_FILTER: their
+# gtest filter). NO_BENCH_OCL=1 leaves pixflow-bench-opencl out of a normal run.
+# T_BENCH_OCL: the pixflow-bench-opencl stage's limit (s; default 120, 400 with OCL_ONLY); the
+# binary gets --max-s (the limit minus 25 s) so that it stops starting cases in time and lists
+# the rest as "not reached"; OCL_BENCH_ARGS: more arguments (e.g. --quick, --filter REGEX).
 set -u
 
 # Tests run under compute-sanitizer (gtest filter): the CUDA-backend tests.
@@ -15,12 +26,13 @@ set -u
 # memcheck reports as an API error.
 SANITIZER_FILTER="${SANITIZER_FILTER:-*Cuda*:*CUDA*:*Backend*:-*OutOfMemory*}"
 JOBS="${JOBS:-16}"
-BUILD="${BUILD:-build-gpu}"
+if [ -n "${OCL_ONLY:-}" ]; then BUILD="${BUILD:-build-ocl}"; else BUILD="${BUILD:-build-gpu}"; fi
 # Per-stage limits (s), and one deadline for the whole script: a stage gets at most what is left
 # of TOTAL minus the time reserved for the stages after it, so one slow stage cannot push the
 # run past the 10-minute call.
 TOTAL="${TOTAL:-560}"
 T_CONFIGURE=60 T_BUILD="${T_BUILD:-240}" T_CTEST=150 T_SANITIZER=200 T_BENCH=180 T_PEERS=100 T_COMPARE=30
+if [ -n "${OCL_ONLY:-}" ]; then T_BENCH_OCL="${T_BENCH_OCL:-400}"; else T_BENCH_OCL="${T_BENCH_OCL:-120}"; fi
 # A tests-only run (NO_BENCH) reserves nothing for the bench: memcheck gets what is left (the
 # default filter outgrew 200 s in session 11: it was still running at 174 s).
 # CTEST_RESERVE: what the ctest stage leaves for the stages after it (memcheck and the bench, or
@@ -102,6 +114,97 @@ if [ -d "$ROOT/.carry/hwy/usr" ]; then
   # which the no-build-path test rightly refuses; the loader finds libhwy by LD_LIBRARY_PATH.
   EXTRA_CMAKE+=("-DCMAKE_PREFIX_PATH=$ROOT/.carry/hwy/usr" -DCMAKE_SKIP_BUILD_RPATH=ON)
   export LD_LIBRARY_PATH="$ROOT/.carry/hwy/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+
+# bench_opencl RESERVE: pixflow-bench-opencl (on the first NVIDIA OpenCL device, its default)
+# into $OUT/bench-opencl.json, as a stage of at most T_BENCH_OCL s (less when the deadline minus
+# RESERVE is nearer). The untuned kernels can be slow: the binary's --max-s stops it starting
+# cases 25 s before the stage's limit (the rest are "not reached" in its JSON, which it rewrites
+# around every case, so even a kill leaves the finished cases and names the one running).
+bench_opencl() {
+  local reserve=$1 bin="$BUILD/bench/pixflow-bench-opencl"
+  if [ ! -x "$bin" ]; then
+    say "stage bench-opencl: $bin not built"
+    FAILED+=(bench-opencl)
+    return 1
+  fi
+  local secs=$T_BENCH_OCL left=$((TOTAL - ($(date +%s) - START) - reserve))
+  [ $left -lt $secs ] && secs=$left
+  local cap=$((secs - 25))
+  [ $cap -lt 5 ] && cap=5
+  stage bench-opencl "$T_BENCH_OCL" "$reserve" "$LOGS/bench-opencl.log" "$bin" --max-s "$cap" \
+    --json "$OUT/bench-opencl.json" ${OCL_BENCH_ARGS:-}
+  grep -E "^pixflow-bench-opencl:|FAILED|device lost|not reached" "$LOGS/bench-opencl.log" |
+    head -30 | tee -a "$SUMMARY"
+}
+
+# peers_ocl: OpenCV's OpenCL path alone (peers.py --skip cupy,cvcuda,opencv: one CPU call a case
+# for its check and fallback test) into $OUT/peers-ocl.json.
+T_PEERS_OCL="${T_PEERS_OCL:-150}"
+peers_ocl() {
+  stage peers-ocl "$T_PEERS_OCL" 15 "$LOGS/peers-ocl.log" python3 bench/peers.py \
+    --skip cupy,cvcuda,opencv --budget $((T_PEERS_OCL - 15)) --json "$OUT/peers-ocl.json" \
+    ${PEERS_ARGS:-}
+  grep -E "OpenCL device|trace probe|^peers.py:" "$LOGS/peers-ocl.log" | tail -n 4 | tee -a "$SUMMARY"
+}
+
+# The newest stored file of bench/results matching a glob, or nothing.
+newest() { ls "$ROOT"/bench/results/$1 2>/dev/null | sort | tail -1; }
+
+finish() {
+  pack_logs
+  echo
+  echo "================ summary ($(($(date +%s) - START)) s)"
+  cat "$SUMMARY"
+  [ ${#FAILED[@]} -gt 0 ] && { echo "FAILED stages: ${FAILED[*]}"; exit 1; }
+  echo "all stages ok"
+  exit 0
+}
+
+# ---- OCL_ONLY: CUDA-off build, (OpenCL tests,) pixflow-bench-opencl, comparison; then stop ----
+if [ -n "${OCL_ONLY:-}" ]; then
+  targets=(pixflow-bench-opencl pixflow_cli)
+  tests=OFF
+  [ -n "${OCL_TESTS:-}" ] && { targets+=(pixflow_tests); tests=ON; }
+  BUILD_OK=0
+  if stage configure $T_CONFIGURE 60 "$LOGS/configure.log" \
+      cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DPIXFLOW_CUDA=OFF -DPIXFLOW_OPENCL=ON \
+      -DPIXFLOW_BUILD_TESTS=$tests -DPIXFLOW_BUILD_BENCH=ON "${EXTRA_CMAKE[@]}"; then
+    grep -E "pixflow" "$LOGS/configure.log" | tee -a "$SUMMARY"
+    stage build $T_BUILD 60 "$OUT/build.log" cmake --build "$BUILD" -j"$JOBS" \
+      --target "${targets[@]}" && BUILD_OK=1
+  fi
+  if [ $BUILD_OK -ne 1 ]; then
+    echo "---- last 60 lines of the configure or build log"
+    tail -n 60 "$OUT/build.log" 2>/dev/null || tail -n 60 "$LOGS/configure.log"
+    finish
+  fi
+  "$BUILD/pixflow" info 2>&1 | grep -E "OpenCL|^    opencl:" | tee -a "$SUMMARY"
+  if [ -n "${OCL_TESTS:-}" ]; then
+    CL_NVIDIA=$("$BUILD/pixflow" info 2>/dev/null | sed -n 's/^ *opencl:\([0-9]*\) .*NVIDIA CUDA.*/\1/p' | head -1)
+    [ -n "$CL_NVIDIA" ] && export PIXFLOW_TEST_OPENCL_DEVICE=$CL_NVIDIA
+    stage opencl "${T_OPENCL:-90}" 120 "$LOGS/opencl.log" "$BUILD/tests/pixflow_tests" \
+      --gtest_filter="${OCL_TEST_FILTER:-OpenclBackend.*:Catalogue/SchemaBackends.*:CliRun.Opencl*}"
+    { grep -m1 -F "[pixflow] OpenCL tests run on" "$LOGS/opencl.log"
+      grep -E "^\[  (PASSED|FAILED) +\]|differs from ref" "$LOGS/opencl.log" | head -12; } | tee -a "$SUMMARY"
+  fi
+  bench_opencl $([ -n "${OCV_OCL:-}" ] && echo $((T_PEERS_OCL + 20)) || echo 20)
+  [ -n "${OCV_OCL:-}" ] && peers_ocl
+  # RESULTS.md: this run beside the newest stored CUDA run and the stored peers.
+  CMP_ARGS=()
+  [ -f "$OUT/bench-opencl.json" ] && CMP_ARGS+=(--opencl "$OUT/bench-opencl.json")
+  CUDA_JSON="$(newest '*-s[0-9]*.json')"
+  [ -n "$CUDA_JSON" ] && CMP_ARGS+=(--bench "$CUDA_JSON") && say "CUDA column: ${CUDA_JSON#$ROOT/} (stored)"
+  # The first file that has a peer's cell wins: this run's OpenCV-OpenCL numbers first.
+  [ -f "$OUT/peers-ocl.json" ] && CMP_ARGS+=(--peers "$OUT/peers-ocl.json")
+  for g in '*-peers.json' '*-cvcuda.json' '*-ocvocl.json'; do
+    f="$(newest "$g")"
+    [ -n "$f" ] && CMP_ARGS+=(--peers "$f")
+  done
+  stage compare $T_COMPARE 0 "$LOGS/compare.log" python3 bench/compare.py "${CMP_ARGS[@]}" \
+    --md "$OUT/RESULTS.md" --png "$OUT/chart.png"
+  tail -n 3 "$LOGS/compare.log" | tee -a "$SUMMARY"
+  finish
 fi
 
 # ---- build: on failure, the last 60 lines and stop ----
@@ -214,6 +317,16 @@ grep -m1 "model name" /proc/cpuinfo | tee -a "$SUMMARY"
     say "stage bench: $BENCH not built"
     FAILED+=(bench)
   fi
+  # ---- the same cases on the OpenCL backend (NVIDIA's OpenCL device), before the peers: what
+  # is left after it goes to the peers and the comparison.
+  if [ -n "${NO_BENCH:-}" ] || [ -n "${NO_BENCH_OCL:-}" ]; then
+    say "stage bench-opencl: skipped (${NO_BENCH:+NO_BENCH}${NO_BENCH_OCL:+NO_BENCH_OCL})"
+  else
+    if [ -z "${STORED_PEERS:-}" ]; then r=$((T_PEERS + 15))
+    elif [ -n "${OCV_OCL:-}" ]; then r=$((T_PEERS_OCL + 30))
+    else r=30; fi
+    bench_opencl $r
+  fi
 }
 
 if [ -n "${NO_BENCH:-}" ]; then
@@ -233,7 +346,17 @@ if [ -d "$BUILD/cvcuda-site/cvcuda" ]; then
 fi
 CMP_ARGS=()
 [ -f "$OUT/bench.json" ] && CMP_ARGS+=(--bench "$OUT/bench.json")
+[ -f "$OUT/bench-opencl.json" ] && CMP_ARGS+=(--opencl "$OUT/bench-opencl.json")
 if [ -n "${STORED_PEERS:-}" ]; then
+  # OpenCV's OpenCL path: this run's (OCV_OCL=1), else the newest stored one.
+  if [ -n "${OCV_OCL:-}" ]; then
+    peers_ocl
+    [ -f "$OUT/peers-ocl.json" ] && CMP_ARGS+=(--peers "$OUT/peers-ocl.json")
+  else
+    OCVOCL_JSON="$(newest '*-ocvocl.json')"
+    [ -n "$OCVOCL_JSON" ] && CMP_ARGS+=(--peers "$OCVOCL_JSON") &&
+      say "OpenCV-OpenCL column: ${OCVOCL_JSON#$ROOT/} (stored)"
+  fi
   # STORED_PEERS=1: no peers stage; CuPy's and OpenCV's times from the newest stored run
   # (bench/results/*-peers.json: they do not change with pixflow, and the stage costs ~100 s
   # of a call). NPP runs in pixflow-bench's own process either way.
