@@ -61,6 +61,14 @@ bool direct_kernels() {
   return v;
 }
 
+bool box_direct() {
+  static const bool v = [] {
+    const char* e = std::getenv("PIXFLOW_OCL_BOX");
+    return e != nullptr && std::string_view(e) == "direct";
+  }();
+  return v;
+}
+
 struct Tile {
   int kw, kh, ax, ay, ch;
   int cy = 0;  ///< rows a work-item makes (4, 2 or 1); 0: no tile fits the local memory
@@ -110,7 +118,15 @@ void box_t(const ConstImageView& s, const ImageView& d, const BoxParams& p, cons
     return std::size_t(kTileLy * c) * std::size_t(t.ow() + (p.kw - 1) * ch) * (f32 ? 8 : 4);
   });
   if (t.cy > 0) {
-    Kernel k(l, "linear", opts + t.options(), "box_tile", "box");
+    // Running column sums where the serial walk (KH + 2 OH reads) beats the direct sums
+    // (OH * TW * KH / 256 reads a work-item): KH >= 9 at OH = 32; integers only (f32 sums
+    // in the reference's order). PIXFLOW_OCL_BOX=direct keeps the direct sums for the A/B.
+    const std::size_t tw = std::size_t(t.ow() + (p.kw - 1) * ch);
+    const bool running = !f32 && !box_direct() &&
+                         std::size_t(p.kh + 2 * t.oh()) * kTileLx * kTileLy <
+                             std::size_t(t.oh()) * tw * std::size_t(p.kh);
+    Kernel k(l, "linear", opts + t.options() + (running ? "-DBOX_RUNNING=1" : ""), "box_tile",
+             "box");
     k.image(s)
         .image(d)
         .arg(cl_int(n))
