@@ -87,6 +87,30 @@ TEST(Gray, EveryBackendMatchesRefExactly) {
         }
 }
 
+// The OpenCL kernel's chunks (kernels/pointwise.cl: 16 bytes of output a work-item from CN
+// vectors of source, vector pointers where both views are 16-byte aligned, vloadN otherwise,
+// the row's partial last chunk pixel by pixel): tight views (aligned at width 64) and padded
+// ones, widths around the chunk.
+TEST(Gray, EveryBackendMatchesRefOnAlignedAndPaddedViews) {
+  auto rng = make_rng(0xC0103);
+  for (Backend be : test_backends_for("gray"))
+    for (Depth d : kGrayDepths)
+      for (int ch : {3, 4})
+        for (Size s : {Size{64, 5}, Size{67, 3}, Size{2, 2}})
+          for (bool tight : {true, false}) {
+            PIXFLOW_TRACE(testing::Message()
+                          << backend_name(be) << " " << depth_name(d) << "x" << ch << " " << s.w
+                          << "x" << s.h << (tight ? " tight" : " padded"));
+            auto src = gray_input(s.w, s.h, d, ch, rng);
+            auto want = make_dst(s.w, s.h, {d, 1}, rng);
+            gray(src, want, {true}, {Backend::ref});
+            auto in = to_backend(be, src, rng, tight);
+            auto got = make_dst_on(be, s.w, s.h, {d, 1}, rng, tight);
+            gray(in, got, {true}, {be});
+            ASSERT_EQ(compare(to_host(got), want), "");
+          }
+}
+
 TEST(Gray, GrayInputStaysTheSameAndBgrOfSwappedInputEqualsRgb) {
   auto rng = make_rng(0xC0103);
   for (Depth d : kGrayDepths)

@@ -182,6 +182,31 @@ TEST(Convert, EveryBackendMatchesRefExactlyIncludingInPlace) {
           }
 }
 
+// The OpenCL kernel's chunks (kernels/pointwise.cl: 16 bytes of the wider depth a work-item,
+// vector pointers where every view is 16-byte aligned, vloadN otherwise, the row's partial
+// last chunk sample by sample): tight views (aligned where the row is a multiple of 16 bytes:
+// the 64-wide cases) and padded ones (odd offsets), widths around the chunk, every depth pair.
+TEST(Convert, EveryBackendMatchesRefOnAlignedAndPaddedViews) {
+  auto rng = make_rng(0xC020A);
+  for (Backend be : test_backends_for("convert"))
+    for (Depth from : kAll)
+      for (Depth to : kAll)
+        for (Size s : std::vector<Size>{{64, 5}, {67, 4}, {3, 2}})
+          for (bool tight : {true, false}) {
+            PIXFLOW_TRACE(testing::Message()
+                          << backend_name(be) << " " << depth_name(from) << "->" << depth_name(to)
+                          << " " << s.w << "x" << s.h << (tight ? " tight" : " padded"));
+            const ConvertParams p{to, -0.75, 3.5, false};
+            auto src = random_image(s.w, s.h, {from, 1}, rng);
+            auto want = make_dst(s.w, s.h, {to, 1}, rng);
+            convert(src, want, p, {Backend::ref});
+            auto in = to_backend(be, src, rng, tight);
+            auto got = make_dst_on(be, s.w, s.h, {to, 1}, rng, tight);
+            convert(in, got, p, {be});
+            ASSERT_EQ(compare(to_host(got), want), "");
+          }
+}
+
 // The SIMD kernel (src/backends/cpu/simd/convert.cpp, double lanes) once per SIMD target:
 // every depth pair, scales with halves (ties), negative offsets, abs, saturation both ways,
 // widths around the vector lengths.

@@ -6,8 +6,10 @@
 // two passes through a device buffer of sums (allocated per call, released when the kernels
 // are done: the driver keeps a buffer alive while enqueued kernels use it).
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -41,6 +43,64 @@ auto cl_sample(double v) {
     return cl_ushort(t);
 }
 
+// ---- tiles --------------------------------------------------------------------------------
+// The tiled kernels (kernels/linear.cl "tiled kernels"): one launch, a work-group of kTileLx x
+// kTileLy work-items making a tile of (kTileLx * kTileCx) samples by (kTileLy * cy) rows.
+// PIXFLOW_OCL_LINEAR=direct (read once) keeps the first version's kernels (one work-item per
+// output, box and gaussian in two passes through a buffer) for the H100 A/B.
+constexpr int kTileLx = 32, kTileLy = 8, kTileCx = 2;
+// Static local memory a work-group may take (the H100's 48 KiB; PoCL reports more, and the
+// choice is kept the same on every device so that PoCL tests what the GPU runs).
+constexpr std::size_t kTileLocalBytes = 48 * 1024;
+
+bool direct_kernels() {
+  static const bool v = [] {
+    const char* e = std::getenv("PIXFLOW_OCL_LINEAR");
+    return e != nullptr && std::string_view(e) == "direct";
+  }();
+  return v;
+}
+
+bool box_direct() {
+  static const bool v = [] {
+    const char* e = std::getenv("PIXFLOW_OCL_BOX");
+    return e != nullptr && std::string_view(e) == "direct";
+  }();
+  return v;
+}
+
+struct Tile {
+  int kw, kh, ax, ay, ch;
+  int cy = 0;  ///< rows a work-item makes (4, 2 or 1); 0: no tile fits the local memory
+  int ow() const { return kTileLx * kTileCx; }
+  int oh() const { return kTileLy * cy; }
+  std::size_t tile_samples(int c) const {
+    return std::size_t(kTileLy * c + kh - 1) * std::size_t(kTileLx * kTileCx + (kw - 1) * ch);
+  }
+  // Picks cy from 4, 2, 1: the first whose tile of `sample` bytes plus extra(cy) bytes fits.
+  template <class Extra>
+  Tile& fit(std::size_t sample, Extra&& extra) {
+    cy = 0;
+    if (direct_kernels()) return *this;
+    for (int c : {4, 2, 1})
+      if (tile_samples(c) * sample + extra(c) <= kTileLocalBytes) {
+        cy = c;
+        break;
+      }
+    return *this;
+  }
+  std::string options() const {
+    return "-DTILE=1 -DKW=" + std::to_string(kw) + " -DKH=" + std::to_string(kh) +
+           " -DAX=" + std::to_string(ax) + " -DAY=" + std::to_string(ay) +
+           " -DCH=" + std::to_string(ch) + " -DCY=" + std::to_string(cy) + " ";
+  }
+  void run(Kernel& k, int n, int h) const {
+    const std::size_t gx = (std::size_t(n) + std::size_t(ow()) - 1) / std::size_t(ow());
+    const std::size_t gy = (std::size_t(h) + std::size_t(oh()) - 1) / std::size_t(oh());
+    k.run(gx * kTileLx, gy * kTileLy, kTileLx, kTileLy);
+  }
+};
+
 // ---- box ----------------------------------------------------------------------------------
 template <class T>
 void box_t(const ConstImageView& s, const ImageView& d, const BoxParams& p, const Launch& l) {
@@ -51,6 +111,32 @@ void box_t(const ConstImageView& s, const ImageView& d, const BoxParams& p, cons
   if constexpr (f32) {
     require_fp64(l, "box");
     opts += "-DNEED_FP64=1 ";
+  }
+  Tile t{p.kw, p.kh, p.kw / 2, p.kh / 2, ch};
+  // Column sums: OH rows of the tile's width, int (double for f32).
+  t.fit(sizeof(T), [&](int c) {
+    return std::size_t(kTileLy * c) * std::size_t(t.ow() + (p.kw - 1) * ch) * (f32 ? 8 : 4);
+  });
+  if (t.cy > 0) {
+    // Running column sums where the serial walk (KH + 2 OH reads) beats the direct sums
+    // (OH * TW * KH / 256 reads a work-item): KH >= 9 at OH = 32; integers only (f32 sums
+    // in the reference's order). PIXFLOW_OCL_BOX=direct keeps the direct sums for the A/B.
+    const std::size_t tw = std::size_t(t.ow() + (p.kw - 1) * ch);
+    const bool running = !f32 && !box_direct() &&
+                         std::size_t(p.kh + 2 * t.oh()) * kTileLx * kTileLy <
+                             std::size_t(t.oh()) * tw * std::size_t(p.kh);
+    Kernel k(l, "linear", opts + t.options() + (running ? "-DBOX_RUNNING=1" : ""), "box_tile",
+             "box");
+    k.image(s)
+        .image(d)
+        .arg(cl_int(n))
+        .arg(cl_int(w))
+        .arg(cl_int(h))
+        .arg(border_arg(p.border))
+        .arg(cl_sample<T>(p.border.value))
+        .arg(cl_int(p.normalize ? 1 : 0));
+    t.run(k, n, h);
+    return;
   }
   using Acc = std::conditional_t<f32, cl_double, cl_long>;
   const Acc cval = Acc(detail::saturate_cast<T>(p.border.value));
@@ -124,6 +210,26 @@ void gaussian_t(const ConstImageView& s, const ImageView& d, const GaussianParam
   const std::string opts = depth_options(s.depth()) + "-DGAUSS=1 ";
   const DeviceBuffer btx = device_buffer(l, tx.size() * sizeof(Tap), "gaussian", tx.data());
   const DeviceBuffer bty = device_buffer(l, ty.size() * sizeof(Tap), "gaussian", ty.data());
+  Tile t{p.kw, p.kh, p.kw / 2, p.kh / 2, ch};
+  // Row sums: every tile row, OW samples of H.
+  t.fit(sizeof(T), [&](int c) {
+    return std::size_t(kTileLy * c + p.kh - 1) * std::size_t(t.ow()) * sizeof(H);
+  });
+  if (t.cy > 0) {
+    Kernel k(l, "linear", opts + t.options(), "gauss_tile", "gaussian");
+    k.image(s)
+        .image(d)
+        .arg(btx.mem)
+        .arg(bty.mem)
+        .arg(cl_int(n))
+        .arg(cl_int(w))
+        .arg(cl_int(h))
+        .arg(border_arg(p.border))
+        .arg(cl_sample<T>(p.border.value))
+        .arg(cl_int(G::shift));
+    t.run(k, n, h);
+    return;
+  }
   const DeviceBuffer hb = device_buffer(l, std::size_t(n) * std::size_t(h) * sizeof(H), "gaussian");
   Kernel(l, "linear", opts, "gauss_rows", "gaussian")
       .image(s)
@@ -178,18 +284,15 @@ void deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, doub
     require_fp64(l, op);
     opts += "-DNEED_FP64=1 ";
   }
-  Kernel k(l, "linear", opts, "deriv", op);
-  k.image(s)
-      .image(d)
-      .arg(cl_int(n))
-      .arg(cl_int(w))
-      .arg(cl_int(h))
-      .arg(cl_int(ch))
-      .arg(t.x)
-      .arg(t.y)
-      .arg(cl_int(t.nx))
-      .arg(cl_int(t.ny))
-      .arg(border_arg(b));
+  Tile tile{t.nx, t.ny, t.nx / 2, t.ny / 2, ch};
+  tile.fit(f32 ? 4 : 1, [](int) { return std::size_t(0); });
+  const bool tiled = tile.cy > 0;
+  Kernel k(l, "linear", tiled ? opts + tile.options() : opts, tiled ? "deriv_tile" : "deriv", op);
+  k.image(s).image(d).arg(cl_int(n)).arg(cl_int(w)).arg(cl_int(h));
+  if (tiled)
+    k.arg(t.x).arg(t.y).arg(border_arg(b));
+  else
+    k.arg(cl_int(ch)).arg(t.x).arg(t.y).arg(cl_int(t.nx)).arg(cl_int(t.ny)).arg(border_arg(b));
   if (f32)
     k.arg(cl_sample<float>(b.value));
   else
@@ -199,7 +302,10 @@ void deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, doub
     k.arg(cl_double(scale)).arg(cl_double(delta));
   else
     k.arg(cl_float(float(scale))).arg(cl_float(float(delta)));
-  k.run(std::size_t(n), std::size_t(h), kLx, kLy);
+  if (tiled)
+    tile.run(k, n, h);
+  else
+    k.run(std::size_t(n), std::size_t(h), kLx, kLy);
 }
 
 void sobel(const ConstImageView& s, const ImageView& d, const SobelParams& p, const Launch& l) {
@@ -226,22 +332,25 @@ void filter2d(const ConstImageView& s, const ImageView& d, const Filter2dParams&
   if (w == 0 || h == 0) return;
   const DeviceBuffer kern =
       device_buffer(l, p.kernel.size() * sizeof(float), "filter2d", p.kernel.data());
-  Kernel k(l, "linear", depth_options(s.depth()) + "-DF2D=1 ", "filter2d", "filter2d");
-  k.image(s)
-      .image(d)
-      .arg(kern.mem)
-      .arg(cl_int(n))
-      .arg(cl_int(w))
-      .arg(cl_int(h))
-      .arg(cl_int(ch))
-      .arg(cl_int(p.kw))
-      .arg(cl_int(p.kh))
-      .arg(border_arg(p.border));
-  if (s.depth() == Depth::f32)
+  const bool f32 = s.depth() == Depth::f32;
+  Tile tile{p.kw, p.kh, p.kw / 2, p.kh / 2, ch};
+  tile.fit(f32 ? 4 : 1, [](int) { return std::size_t(0); });
+  const bool tiled = tile.cy > 0;
+  const std::string opts = depth_options(s.depth()) + "-DF2D=1 ";
+  Kernel k(l, "linear", tiled ? opts + tile.options() : opts, tiled ? "filter2d_tile" : "filter2d",
+           "filter2d");
+  k.image(s).image(d).arg(kern.mem).arg(cl_int(n)).arg(cl_int(w)).arg(cl_int(h));
+  if (!tiled) k.arg(cl_int(ch)).arg(cl_int(p.kw)).arg(cl_int(p.kh));
+  k.arg(border_arg(p.border));
+  if (f32)
     k.arg(cl_sample<float>(p.border.value));
   else
     k.arg(cl_sample<std::uint8_t>(p.border.value));
-  k.arg(cl_float(float(p.delta))).run(std::size_t(n), std::size_t(h), kLx, kLy);
+  k.arg(cl_float(float(p.delta)));
+  if (tiled)
+    tile.run(k, n, h);
+  else
+    k.run(std::size_t(n), std::size_t(h), kLx, kLy);
 }
 
 }  // namespace

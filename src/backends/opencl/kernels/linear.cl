@@ -226,3 +226,198 @@ __kernel void filter2d(CIMG(s), IMG(d), __global const float *kern, int n, int w
 #endif
 }
 #endif
+
+// ---- tiled kernels --------------------------------------------------------------------------
+// One launch per filter (bench/NOTES.md: at 1080p the launch count matters; the two passes
+// above also write and read a full-size buffer of sums): a work-group of LX x LY work-items
+// loads its output tile plus the window's halo once into local memory (the border rule applied
+// at the load, so the arithmetic below reads no index twice and tests no edge), then each
+// work-item makes CX x CY outputs (columns lx + LX * cx, rows ly + LY * cy: a warp's lanes
+// read consecutive local words). KW, KH, AX, AY (window and anchor), CH (channels) and CY are
+// defines, so the tap loops unroll for the small windows. The arithmetic is the reference's,
+// in its order: box sums columns then rows, gaussian rows then columns, deriv and filter2d the
+// 2-D window row by row.
+#ifdef TILE
+#define LX 32
+#define LY 8
+#define CX 2
+#define OW (LX * CX)             // output samples a tile row
+#define OH (LY * CY)             // output rows a tile
+#define TW (OW + (KW - 1) * CH)  // source samples a tile row
+#define TH (OH + KH - 1)         // source rows a tile
+
+// tile[r][q] = src(border(y0 - AY + r), border(pixel of x0 - AX * CH + q)), cval outside.
+inline void load_tile(__local T *tile, CIMG(s), int x0, int y0, int w, int h, int btype, T cval) {
+  // A tile wholly inside the image (every tile but the image's outer ring of tiles) needs no
+  // border arithmetic: one address computation a sample instead of two border_index calls.
+  if (x0 >= AX * CH && x0 - AX * CH + TW <= w * CH && y0 >= AY && y0 - AY + TH <= h) {
+    for (int t = get_local_id(1) * LX + get_local_id(0); t < TH * TW; t += LX * LY) {
+      const int r = t / TW, q = t - r * TW;
+      tile[t] = CROW(T, s, y0 - AY + r)[x0 - AX * CH + q];
+    }
+    return;
+  }
+  for (int t = get_local_id(1) * LX + get_local_id(0); t < TH * TW; t += LX * LY) {
+    const int r = t / TW, q = t - r * TW;
+    const int gi = x0 - AX * CH + q;
+    const int c = ((gi % CH) + CH) % CH;
+    const int bx = border_index((gi - c) / CH, w, btype), by = border_index(y0 - AY + r, h, btype);
+    tile[t] = (bx < 0 || by < 0) ? cval : CROW(T, s, by)[bx * CH + c];
+  }
+}
+
+#define TILE_HEAD                                                 \
+  const int lx = get_local_id(0), ly = get_local_id(1);           \
+  const int x0 = get_group_id(0) * OW, y0 = get_group_id(1) * OH; \
+  load_tile(tile, s, s_off, s_stride, x0, y0, w, h, btype, cval); \
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+#define FOR_OUTPUTS                 \
+  for (int cy = 0; cy < CY; ++cy)   \
+    for (int cx = 0; cx < CX; ++cx) \
+      if (x0 + lx + LX * cx < n && y0 + ly + LY * cy < h)
+
+#ifdef BOX
+// Column sums over the KH window rows (CS: int for integers, exact up to 65535 * 32767;
+// double for f32 as the reference), then each output the sum of KW column sums.
+#ifdef T_F32
+#define CS double
+#else
+#define CS int
+#endif
+__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void box_tile(CIMG(s), IMG(d), int n,
+                                                                        int w, int h, int btype,
+                                                                        T cval, int normalize) {
+  __local T tile[TH * TW];
+  __local CS cs[OH * TW];
+  TILE_HEAD
+#ifdef BOX_RUNNING
+  // Integers (exact in int, so any order): a work-item walks one column down the OH rows with
+  // a running sum, 2 reads a row instead of KH (the CUDA round's running-sum box); only TW
+  // work-items are busy, so the host asks for it where KH + 2 * OH < OH * TW * KH / 256.
+  for (int q = ly * LX + lx; q < TW; q += LX * LY) {
+    int acc = 0;
+    for (int j = 0; j < KH; ++j) acc += (int)tile[j * TW + q];
+    cs[q] = acc;
+    for (int r = 1; r < OH; ++r) {
+      acc += (int)tile[(r + KH - 1) * TW + q] - (int)tile[(r - 1) * TW + q];
+      cs[r * TW + q] = acc;
+    }
+  }
+#else
+  for (int t = ly * LX + lx; t < OH * TW; t += LX * LY) {
+    const int r = t / TW, q = t - r * TW;
+    CS acc = 0;
+    for (int j = 0; j < KH; ++j) acc += (CS)tile[(r + j) * TW + q];
+    cs[t] = acc;
+  }
+#endif
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const long area = (long)KW * KH;
+  FOR_OUTPUTS {
+    const int r = ly + LY * cy, i = lx + LX * cx;
+    ACC sum = 0;
+    for (int k = 0; k < KW; ++k) sum += (ACC)cs[r * TW + i + k * CH];
+#ifdef T_F32
+    ROW(float, d, y0 + r)[x0 + i] = normalize ? (float)(sum / (double)area) : (float)sum;
+#else
+    ROW(T, d, y0 + r)[x0 + i] = SAT_T_LONG(normalize ? div_round_half_even(sum, area) : sum);
+#endif
+  }
+}
+#endif
+
+#ifdef GAUSS
+// Row sums of every tile row (hs, H as the reference), then each output the column sum.
+__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void gauss_tile(
+    CIMG(s), IMG(d), __global const TAP *tx, __global const TAP *ty, int n, int w, int h, int btype,
+    T cval, int shift) {
+  __local T tile[TH * TW];
+  __local H hs[TH * OW];
+  TILE_HEAD
+  for (int t = ly * LX + lx; t < TH * OW; t += LX * LY) {
+    const int r = t / OW, i = t - r * OW;
+    H acc = 0;
+    for (int k = 0; k < KW; ++k) acc += (H)tile[r * TW + i + k * CH] * (H)tx[k];
+    hs[t] = acc;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  FOR_OUTPUTS {
+    const int r = ly + LY * cy, i = lx + LX * cx;
+    H acc = 0;
+    for (int j = 0; j < KH; ++j) acc += hs[(r + j) * OW + i] * (H)ty[j];
+#ifdef T_F32
+    ROW(float, d, y0 + r)[x0 + i] = acc;
+#else
+    const long v = ((long)acc + ((long)1 << (shift - 1))) >> shift;
+    ROW(T, d, y0 + r)[x0 + i] = SAT_T_LONG(v);
+#endif
+  }
+}
+#endif
+
+#ifdef DERIV
+__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void deriv_tile(CIMG(s), IMG(d), int n,
+                                                                          int w, int h, int8 tx,
+                                                                          int8 ty, int btype,
+                                                                          T cval, int plain,
+#ifdef NEED_FP64
+                                                                          double scale, double delta
+#else
+                                                                           float scale, float delta
+#endif
+) {
+  __local T tile[TH * TW];
+  TILE_HEAD
+  FOR_OUTPUTS {
+    const int r = ly + LY * cy, i = lx + LX * cx;
+#ifdef T_F32
+    float v = 0.0f;
+    for (int j = 0; j < KH; ++j) {
+      float hsum = 0.0f;
+      for (int k = 0; k < KW; ++k) hsum += (float)tap8(tx, k) * tile[(r + j) * TW + i + k * CH];
+      v += (float)tap8(ty, j) * hsum;
+    }
+    ROW(float, d, y0 + r)[x0 + i] = v * scale + delta;
+#else
+    // |sum| <= 255 * (sum |tx|) * (sum |ty|) <= 255 * 64 * 64 for 7 taps: int is exact.
+    int sum = 0;
+    for (int j = 0; j < KH; ++j) {
+      int hsum = 0;
+      for (int k = 0; k < KW; ++k) hsum += tap8(tx, k) * (int)tile[(r + j) * TW + i + k * CH];
+      sum += tap8(ty, j) * hsum;
+    }
+#if defined(OUT_F32)
+    ROW(float, d, y0 + r)[x0 + i] = (float)((double)sum * scale + delta);
+#elif defined(NEED_FP64)
+    ROW(short, d, y0 + r)
+    [x0 + i] = plain ? convert_short_sat(sum) : convert_short_sat_rte((double)sum * scale + delta);
+#else
+    ROW(short, d, y0 + r)[x0 + i] = convert_short_sat(sum);
+#endif
+#endif
+  }
+}
+#endif
+
+#ifdef F2D
+__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void filter2d_tile(
+    CIMG(s), IMG(d), __global const float *kern, int n, int w, int h, int btype, T cval,
+    float delta) {
+  __local T tile[TH * TW];
+  TILE_HEAD
+  FOR_OUTPUTS {
+    const int r = ly + LY * cy, i = lx + LX * cx;
+    float sum = 0.0f;
+    for (int j = 0; j < KH; ++j)
+      for (int k = 0; k < KW; ++k) sum += kern[j * KW + k] * (float)tile[(r + j) * TW + i + k * CH];
+    sum += delta;
+#ifdef T_F32
+    ROW(float, d, y0 + r)[x0 + i] = sum;
+#else
+    ROW(T, d, y0 + r)[x0 + i] = SAT_T_RTE(sum);
+#endif
+  }
+}
+#endif
+#endif
