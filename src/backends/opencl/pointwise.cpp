@@ -8,7 +8,9 @@
 // (the CUDA round's pw5 shape: flat grid, 256 threads, one chunk a thread; bench/NOTES.md,
 // 1080p threshold 2.20 -> 1.86 us on the H100). Variants for the H100 A/B, read once:
 //   PIXFLOW_OCL_VLOAD=1            vloadN / vstoreN even where every view is 16-byte aligned
-//   PIXFLOW_OCL_TRANSPOSE=plain    row-major work-group -> tile order (default: diagonal)
+//   PIXFLOW_OCL_TRANSPOSE=diagonal diagonal work-group -> tile order (default: row-major; the
+//                                  diagonal order measured 8 % slower on the H100 at 8192^2
+//                                  u8x1, 55.5 against 51.4 us: bench/NOTES.md, session 22)
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -37,7 +39,7 @@ bool force_vload() {
 }
 
 bool transpose_diag() {
-  static const bool v = !env_is("PIXFLOW_OCL_TRANSPOSE", "plain");
+  static const bool v = env_is("PIXFLOW_OCL_TRANSPOSE", "diagonal");
   return v;
 }
 

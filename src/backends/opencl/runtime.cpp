@@ -144,6 +144,10 @@ struct DeviceState {
   cl_command_queue queue = nullptr;
   std::mutex mu;  // programs (the map; each slot has its own lock)
   std::map<std::string, std::shared_ptr<ProgramSlot>, std::less<>> programs;
+  // Kernel objects not borrowed by a Kernel now, per (program, name); kept for the process
+  // like the programs (at most as many per key as launches ever ran at once).
+  std::mutex pool_mu;
+  std::map<std::pair<cl_program, std::string>, std::vector<cl_kernel>> pool;
 };
 
 DeviceState& state(int device) {
@@ -333,6 +337,13 @@ void forget_programs(int device) {
     std::lock_guard<std::mutex> lock(s.mu);
     dropped.swap(s.programs);
   }
+  decltype(s.pool) kernels;
+  {
+    std::lock_guard<std::mutex> lock(s.pool_mu);
+    kernels.swap(s.pool);
+  }
+  for (auto& [key, ks] : kernels)
+    for (cl_kernel k : ks) clReleaseKernel(k);
   for (auto& [key, slot] : dropped) {
     std::lock_guard<std::mutex> lock(slot->mu);
     if (slot->prog) clReleaseProgram(slot->prog);
@@ -340,22 +351,24 @@ void forget_programs(int device) {
   }
 }
 
-cl_kernel kernel(int device, std::string_view source, const std::string& options, const char* name,
-                 std::string_view op) {
-  DeviceState& s = state(device);
-  cl_program prog = build(device, s, source, options, op);
-  cl_int err = CL_SUCCESS;
-  cl_kernel k = clCreateKernel(prog, name, &err);
-  check(err, op, device, "clCreateKernel");
-  return k;
+cl_program program(int device, std::string_view source, const std::string& options,
+                   std::string_view op) {
+  return build(device, state(device), source, options, op);
 }
 
-std::shared_ptr<std::byte> allocate(int device, std::size_t bytes) {
+namespace {
+
+// allocate(), the buffer's contents copied from `init` (bytes of it) when not null: by
+// CL_MEM_COPY_HOST_PTR, at creation, so no command goes on any queue and nobody waits for
+// the queue to drain (a blocking clEnqueueWriteBuffer on the call's queue did, for every
+// call of the ops that upload taps).
+std::shared_ptr<std::byte> allocate_from(int device, std::size_t bytes, const void* init) {
   const cl_context ctx = context(device);
   const std::size_t reserved = page_round(bytes);
   cl_int err = CL_SUCCESS;
   cl_mem mem =
-      clCreateBuffer(ctx, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1), nullptr, &err);
+      clCreateBuffer(ctx, init ? CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR : CL_MEM_READ_WRITE,
+                     std::max<std::size_t>(bytes, 1), const_cast<void*>(init), &err);
   check(err, "image", device, "clCreateBuffer");
   void* addr =
       mmap(nullptr, reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -385,6 +398,12 @@ std::shared_ptr<std::byte> allocate(int device, std::size_t bytes) {
   });
 }
 
+}  // namespace
+
+std::shared_ptr<std::byte> allocate(int device, std::size_t bytes) {
+  return allocate_from(device, bytes, nullptr);
+}
+
 BufferRef resolve(const void* p, int device, std::string_view op) {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   std::lock_guard<std::mutex> lock(g_regions_mu);
@@ -411,23 +430,41 @@ void require_fp64(const Launch& l, std::string_view op) {
 DeviceBuffer device_buffer(const Launch& l, std::size_t bytes, std::string_view op,
                            const void* data) {
   DeviceBuffer b;
-  b.owner = allocate(l.device, bytes);
+  b.owner = allocate_from(l.device, bytes, data);
   const BufferRef r = resolve(b.owner.get(), l.device, op);
   detail::require(r.offset == 0, Status::internal, op, "an allocation resolved at offset ",
                   r.offset);
   b.mem = r.mem;
-  if (data)
-    check(clEnqueueWriteBuffer(l.queue, b.mem, CL_TRUE, 0, bytes, data, 0, nullptr, nullptr), op,
-          l.device, "clEnqueueWriteBuffer");
   return b;
 }
 
 Kernel::Kernel(const Launch& l, std::string_view source, const std::string& options,
                const char* name, std::string_view op)
-    : launch_(l), op_(op), k_(kernel(l.device, source, options, name, op)) {}
+    : launch_(l), op_(op), prog_(program(l.device, source, options, op)), name_(name) {
+  DeviceState& s = state(l.device);
+  {
+    std::lock_guard<std::mutex> lock(s.pool_mu);
+    auto it = s.pool.find({prog_, std::string(name)});
+    if (it != s.pool.end() && !it->second.empty()) {
+      k_ = it->second.back();
+      it->second.pop_back();
+      return;
+    }
+  }
+  cl_int err = CL_SUCCESS;
+  k_ = clCreateKernel(prog_, name, &err);
+  check(err, op, l.device, "clCreateKernel");
+}
 
 Kernel::~Kernel() {
-  if (k_) clReleaseKernel(k_);
+  if (!k_) return;
+  try {
+    DeviceState& s = state(launch_.device);
+    std::lock_guard<std::mutex> lock(s.pool_mu);
+    s.pool[{prog_, std::string(name_)}].push_back(k_);
+  } catch (...) {
+    clReleaseKernel(k_);  // no pool to give it back to (out of memory): release it
+  }
 }
 
 void Kernel::set(std::size_t bytes, const void* value) {

@@ -52,14 +52,12 @@ void check(cl_int err, std::string_view op, int device, const char* what);
 cl_context context(int device);
 cl_command_queue default_queue(int device);
 
-/// The kernel `kernel` of embedded source `source` (kernels/<source>.cl after the common
-/// prelude) built for `device` with `options`, made once per (device, source, options) and
-/// kept: from the disk cache's binary when it has one, else from source (and then saved
-/// there); a build failure throws backend_error naming `op`, the device and the build log's
-/// first lines. The caller releases the returned kernel (one per launch: clSetKernelArg is
-/// not thread-safe on a shared kernel object).
-cl_kernel kernel(int device, std::string_view source, const std::string& options,
-                 const char* kernel, std::string_view op);
+/// The program of embedded source `source` (kernels/<source>.cl after the common prelude)
+/// built for `device` with `options`, made once per (device, source, options) and kept: from
+/// the disk cache's binary when it has one, else from source (and then saved there); a build
+/// failure throws backend_error naming `op`, the device and the build log's first lines.
+cl_program program(int device, std::string_view source, const std::string& options,
+                   std::string_view op);
 
 /// What the disk cache of program binaries (program_cache.hpp) did in this process; for the
 /// tests and scripts/opencl-cache-timing.sh.
@@ -104,9 +102,11 @@ struct Launch {
 /// (cl_khr_fp64), which the op's rule needs.
 void require_fp64(const Launch& l, std::string_view op);
 
-/// A per-call buffer of `bytes` on the launch's device, written from `data` (blocking, on the
-/// call's queue) when given: `mem` for a kernel argument; `owner` keeps it alive (releasing it
-/// while kernels that use it are queued is safe: the driver frees it when they finish).
+/// A per-call buffer of `bytes` on the launch's device, its contents copied from `data` when
+/// given (at creation, CL_MEM_COPY_HOST_PTR: no command on the call's queue, no wait for it to
+/// drain; `data` may be freed on return): `mem` for a kernel argument; `owner` keeps it alive
+/// (releasing it while kernels that use it are queued is safe: the driver frees it when they
+/// finish).
 struct DeviceBuffer {
   std::shared_ptr<std::byte> owner;
   cl_mem mem = nullptr;
@@ -116,6 +116,12 @@ DeviceBuffer device_buffer(const Launch& l, std::size_t bytes, std::string_view 
 
 /// Builds a kernel's argument list and enqueues it. Images go in as three arguments
 /// (buffer, ulong byte offset, long stride in bytes).
+///
+/// Kernel objects are pooled per (program, kernel name) on the device: a Kernel borrows one
+/// for its lifetime (clSetKernelArg is not thread-safe on a shared object, so no two Kernels
+/// hold the same one) and gives it back; the arguments are captured at enqueue, so a pooled
+/// object is reused at once. clCreateKernel per launch was part of the 10-14 us that NVIDIA's
+/// OpenCL spent per call at 1920x1080 (bench/NOTES.md, session 22).
 class Kernel {
  public:
   Kernel(const Launch& l, std::string_view source, const std::string& options, const char* name,
@@ -141,7 +147,9 @@ class Kernel {
   void set(std::size_t bytes, const void* value);
   Launch launch_;
   std::string_view op_;
-  cl_kernel k_ = nullptr;
+  cl_program prog_ = nullptr;
+  const char* name_ = nullptr;
+  cl_kernel k_ = nullptr;  // borrowed from the device's pool, given back by the destructor
   cl_uint next_ = 0;
 };
 
