@@ -46,7 +46,7 @@ TEST(OpenclSchedules, GaussianIirEveryScheduleMatchesRef) {
   const std::vector<Border> borders = borders_and_outside_constant();
   const std::vector<Size> sizes = {{1, 1},   {1, 40},  {40, 1},   {2, 3},   {33, 31},
                                    {257, 5}, {5, 257}, {290, 70}, {70, 290}};
-  for (const char* schedule : {"fused", "line"}) {
+  for (const char* schedule : {"fused", "fused-free", "line"}) {
     const ScopedSchedule env("PIXFLOW_OCL_IIR", schedule);
     std::size_t turn = 0;
     for (Depth d : {Depth::u8, Depth::f32})
