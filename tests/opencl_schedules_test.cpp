@@ -4,6 +4,7 @@
 // border extension, 1-pixel images), every border, ROI views at odd offsets
 // (backends_match_ref). The family tests run the default schedule; these run each.
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,47 @@ TEST(OpenclSchedules, GaussianIirEveryScheduleMatchesRef) {
       ASSERT_TRUE(backends_match_ref("gaussian_iir", "sigma=8 " + border_params(b), {Depth::u8, 1},
                                      {517, 67}, rng));
     }
+  }
+}
+
+// bilateral (PIXFLOW_OCL_BILATERAL): the u8 x 1 tile kernel's work-groups of 128 x 32 outputs
+// (4 pixels a work-item: widths not a multiple of 4 or 128, heights not of 32), radius 1..4
+// (d = 3..9, and d = 0 from sigma_space), narrow and wide colour sigmas (a saturated table),
+// every border with constants outside u8; the other formats pass through to the per-pixel
+// kernel on both schedules.
+TEST(OpenclSchedules, BilateralEveryScheduleMatchesRef) {
+  if (!have_opencl("bilateral")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x5c2);
+  std::vector<Border> borders = borders_and_outside_constant();
+  borders.push_back(Border::constant(-7));
+  struct Case {
+    int d;
+    double sc, ss;
+  };
+  const Case cases[] = {{3, 30, 5}, {5, 40, 2}, {7, 200, 4}, {9, 75, 75}, {9, 3, 3}, {0, 25, 2}};
+  const std::vector<Size> sizes = {{1, 1},    {1, 40},   {40, 1},   {3, 5},
+                                   {127, 33}, {129, 31}, {261, 70}, {130, 97}};
+  for (const char* schedule : {"tile", "pixel"}) {
+    const ScopedSchedule env("PIXFLOW_OCL_BILATERAL", schedule);
+    std::size_t turn = 0;
+    for (Size s : sizes)
+      for (const Border& b : borders) {
+        const Case& k = cases[turn++ % std::size(cases)];
+        std::ostringstream p;
+        p << "d=" << k.d << " sigma_color=" << k.sc << " sigma_space=" << k.ss << " "
+          << border_params(b);
+        PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_BILATERAL=" << schedule << " " << s.w
+                                         << "x" << s.h << " " << p.str());
+        ASSERT_TRUE(backends_match_ref("bilateral", p.str(), {Depth::u8, 1}, s, rng));
+      }
+    for (Depth d : {Depth::u8, Depth::f32})
+      for (int ch : {1, 3}) {
+        if (d == Depth::u8 && ch == 1) continue;
+        PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_BILATERAL=" << schedule);
+        ASSERT_TRUE(backends_match_ref("bilateral",
+                                       "d=9 sigma_color=75 sigma_space=75 border=reflect101",
+                                       {d, ch}, {131, 35}, rng));
+      }
   }
 }
 
