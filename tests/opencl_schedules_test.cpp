@@ -110,6 +110,32 @@ TEST(OpenclSchedules, BilateralEveryScheduleMatchesRef) {
   }
 }
 
+// remap (PIXFLOW_OCL_REMAP): remap_px's 4 pixels a work-item (widths 1..5 and not a
+// multiple of 4: the row's tail), its interior formula and the border rule beside it (maps
+// over [-3, w + 3]: taps inside, across every edge and outside), 1, 3 and 4 channels (core's
+// set), every depth,
+// both interpolations, every border.
+TEST(OpenclSchedules, RemapEveryScheduleMatchesRef) {
+  if (!have_opencl("remap")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x5c3);
+  const std::vector<Border> borders = borders_and_outside_constant();
+  const std::vector<Size> sizes = {{1, 1}, {2, 3}, {4, 1}, {5, 2}, {1, 9}, {131, 37}};
+  for (const char* schedule : {"px4", "pixel"}) {
+    const ScopedSchedule env("PIXFLOW_OCL_REMAP", schedule);
+    std::size_t turn = 0;
+    for (Depth d : {Depth::u8, Depth::u16, Depth::f32})
+      for (int ch : {1, 3, 4})
+        for (Size s : sizes)
+          for (const char* interp : {"linear", "nearest"}) {
+            const Border& b = borders[turn++ % borders.size()];
+            PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_REMAP=" << schedule);
+            ASSERT_TRUE(backends_match_ref("remap",
+                                           std::string("interp=") + interp + " " + border_params(b),
+                                           {d, ch}, s, rng));
+          }
+  }
+}
+
 TEST(OpenclSchedules, UnknownScheduleIsAnError) {
   if (!have_opencl("gaussian_iir")) GTEST_SKIP() << "no OpenCL device";
   const ScopedSchedule env("PIXFLOW_OCL_IIR", "nope");
