@@ -136,6 +136,46 @@ TEST(OpenclSchedules, RemapEveryScheduleMatchesRef) {
   }
 }
 
+// epsilon (PIXFLOW_OCL_EPSILON): the u8 x 1 tile kernel's work-groups of 32 x 64 outputs
+// (partial groups right and bottom), radius 1..7 (the packed sum and count at its largest:
+// t >= 255 counts all 225 samples of 255), thresholds 0 / fractional / 255 / beyond, every
+// border with constants outside u8; r = 0, r = 8, u8 x 3 and f32 pass through to the
+// per-pixel kernel on both schedules.
+TEST(OpenclSchedules, EpsilonEveryScheduleMatchesRef) {
+  if (!have_opencl("epsilon")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x5c4);
+  std::vector<Border> borders = borders_and_outside_constant();
+  borders.push_back(Border::constant(-7));
+  const std::vector<Size> sizes = {{1, 1}, {1, 40}, {40, 1}, {3, 5}, {33, 65}, {31, 63}, {97, 130}};
+  const char* const thresholds[] = {"0", "12.5", "30", "128", "255", "1000"};
+  for (const char* schedule : {"tile", "pixel"}) {
+    const ScopedSchedule env("PIXFLOW_OCL_EPSILON", schedule);
+    std::size_t turn = 0;
+    for (Size s : sizes)
+      for (const Border& b : borders) {
+        const int r = 1 + int(turn % 7);
+        const std::string p = "r=" + std::to_string(r) +
+                              " t=" + thresholds[turn % std::size(thresholds)] + " " +
+                              border_params(b);
+        ++turn;
+        PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_EPSILON=" << schedule << " " << s.w << "x"
+                                         << s.h << " " << p);
+        ASSERT_TRUE(backends_match_ref("epsilon", p, {Depth::u8, 1}, s, rng));
+      }
+    // Every sample 255 and counted (the packed sum at its largest).
+    TestImage white = random_image(70, 70, {Depth::u8, 1}, rng);
+    fill_constant(white, 255);
+    PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_EPSILON=" << schedule << " all 255");
+    ASSERT_TRUE(
+        backends_match_ref("epsilon", "r=7 t=1000 border=constant value=255", white.view, rng));
+    for (const char* p : {"r=0 t=5", "r=8 t=30", "r=4 t=20"})
+      for (Format f : {Format{Depth::u8, 1}, Format{Depth::u8, 3}, Format{Depth::f32, 1}}) {
+        PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_EPSILON=" << schedule << " " << p);
+        ASSERT_TRUE(backends_match_ref("epsilon", p, f, {45, 70}, rng));
+      }
+  }
+}
+
 TEST(OpenclSchedules, UnknownScheduleIsAnError) {
   if (!have_opencl("gaussian_iir")) GTEST_SKIP() << "no OpenCL device";
   const ScopedSchedule env("PIXFLOW_OCL_IIR", "nope");
