@@ -1,5 +1,6 @@
-// bilateral (docs/ops/bilateral.md; the rule is src/ref/bilateral.cpp): one work-item per
-// output pixel, walking the circular window in the reference's row-major order. Built per
+// bilateral (docs/ops/bilateral.md; the rule is src/ref/bilateral.cpp): `bilateral`, one
+// work-item per output pixel, walking the circular window in the reference's row-major order
+// (u8 x 1 with radius <= 4: bilateral_u8c1_tile below, the default schedule). Built per
 // depth (-DT=uchar -DT_U8=1 or -DT=float -DT_F32=1) and channel count (-DCH=1..4).
 // The host computes what the reference computes once per call (bilateral.cpp): the taps
 // (dx, dy and the float space weight's bits, three ints a tap) and the colour table: u8 the
@@ -140,13 +141,19 @@ __kernel __attribute__((reqd_work_group_size(BIL_TX, BIL_TY, 1))) void bilateral
     const uint w0 = tile[(row0 + t) * BIL_TWORDS + lx];
     const uint w1 = tile[(row0 + t) * BIL_TWORDS + lx + 1];
     const uint w2 = tile[(row0 + t) * BIL_TWORDS + lx + 2];
+    // The samples as ints (the deltas) and as floats (the sums), each converted once a row
+    // (why: a conversion issues at a fraction of the float rate; a tap would need one a
+    // pixel).
     int v[12];
+    float fv[12];
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       v[j] = (int)((w0 >> (8 * j)) & 0xffu);
       v[4 + j] = (int)((w1 >> (8 * j)) & 0xffu);
       v[8 + j] = (int)((w2 >> (8 * j)) & 0xffu);
     }
+#pragma unroll
+    for (int i = 0; i < 12; ++i) fv[i] = (float)v[i];
 #pragma unroll
     for (int r = 0; r < BIL_ROWS; ++r) {
       const int dy = t - BIL_R - r;
@@ -157,9 +164,8 @@ __kernel __attribute__((reqd_work_group_size(BIL_TX, BIL_TY, 1))) void bilateral
             const float sw = space[(dy + BIL_R) * BIL_K + dx + BIL_R];
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
-              const int sv = v[4 + j + dx];
-              const float wk = sw * lane_lut[abs(sv - centre[r][j]) * BIL_TX];
-              sum[r][j] += (float)sv * wk;
+              const float wk = sw * lane_lut[abs(v[4 + j + dx] - centre[r][j]) * BIL_TX];
+              sum[r][j] += fv[4 + j + dx] * wk;
               wsum[r][j] += wk;
             }
           }

@@ -1,4 +1,5 @@
-// epsilon (docs/ops/epsilon.md, src/ref/epsilon.cpp): one work-item per destination pixel,
+// epsilon (docs/ops/epsilon.md, src/ref/epsilon.cpp; u8 x 1 with r in 1..7: epsilon_u8c1_tile
+// below, the default schedule). `epsilon`: one work-item per destination pixel,
 // every channel; the (2r+1)^2 window read through border_index (constant: the border value,
 // saturated to T on the host, is a pixel like any other), rows dy outer, columns dx inner as
 // the reference. Built per sample type: T_U8 or T_F32.

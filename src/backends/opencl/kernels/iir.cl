@@ -1,8 +1,10 @@
 // gaussian_iir (docs/ops/gaussian.md): the block-rule line filter of src/base/iir.hpp
-// (iir_filter_line) in double, one work-item per line (a line is one channel of a row or of
-// a column), the same expressions in the same order. A pass reads S samples and writes D
-// samples (-DS=... -DS_U8=1 / -DS_F32=1, the same for D): rows T -> float, then columns
-// float -> T. The coefficients come from the host's iir_coeffs (see IIR_* below).
+// (iir_filter_line) in double, the same expressions in the same order, on two schedules:
+// iir_pass, one work-item per line (a line is one channel of a row or of a column), and
+// iir_fused (below, the default), a work-group per 32 lines with their blocks in parallel. A pass
+// reads S samples and writes D samples (-DS=... -DS_U8=1 / -DS_F32=1, the same for D): rows T ->
+// float, then columns float -> T. The coefficients come from the host's iir_coeffs (see IIR_*
+// below).
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
 #define IIR_BLOCK 32  // detail::kIirBlock: a constant of the rule

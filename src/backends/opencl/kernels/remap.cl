@@ -1,9 +1,9 @@
-// remap (docs/ops/remap.md, src/ref/remap.cpp): one work-item per destination pixel, every
-// channel. Built per sample type (-DT=uchar / ushort / float, T_U8 / T_U16 / T_F32). Each tap
-// goes through border_index on its own (constant outside: the border value, saturated to T on
-// the host). The arithmetic is the reference's: map values clamped to +-2^30, linear in
-// float in the reference's order (FP_CONTRACT OFF: no FMA), integers rounded half to even and
-// saturated.
+// remap (docs/ops/remap.md, src/ref/remap.cpp): `remap`, one work-item per destination pixel,
+// every channel (remap_px below, 4 pixels a work-item, is the default schedule). Built per sample
+// type (-DT=uchar / ushort / float, T_U8 / T_U16 / T_F32). Each tap goes through border_index on
+// its own (constant outside: the border value, saturated to T on the host). The arithmetic is the
+// reference's: map values clamped to +-2^30, linear in float in the reference's order (FP_CONTRACT
+// OFF: no FMA), integers rounded half to even and saturated.
 
 #if defined(T_F32)
 #define OUT_T(v) (v)
