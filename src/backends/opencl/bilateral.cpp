@@ -1,4 +1,10 @@
-// OpenCL bilateral (kernels/bilateral.cl): one work-item per output pixel. The window (taps
+// OpenCL bilateral (kernels/bilateral.cl), two schedules (the same bits; PIXFLOW_OCL_BILATERAL
+// picks, for A/B timing):
+//  - tile (default): u8 x 1 with a window radius of 1..4 (d = 3..9) runs bilateral_u8c1_tile,
+//    CUDA's tile kernel (a work-group per 128 x 32 outputs, the input tile and a per-lane
+//    colour table in local memory); every other case runs the per-pixel kernel;
+//  - pixel: the per-pixel kernel everywhere, one work-item per output pixel.
+// The window (taps
 // and space weights) and the colour table are the reference's (src/ref/bilateral.cpp), built
 // here on the host expression for expression and uploaded per call; the f32 table is
 // src/base/bilateral_f32.hpp's.
@@ -12,6 +18,7 @@
 #include "pixflow/ops.hpp"
 #include "src/backends/opencl/register.hpp"
 #include "src/backends/opencl/runtime.hpp"
+#include "src/backends/opencl/variant.hpp"
 #include "src/base/bilateral_f32.hpp"
 #include "src/base/error.hpp"
 #include "src/base/numeric.hpp"
@@ -20,6 +27,11 @@ namespace pixflow::opencl {
 namespace {
 
 constexpr std::size_t kLx = 16, kLy = 8;
+// bilateral_u8c1_tile's shape (kernels/bilateral.cl BIL_*): 32 x 8 work-items, 4 x 4 pixels
+// each, windows of radius <= 4.
+constexpr std::size_t kTileLx = 32, kTileLy = 8;
+constexpr std::int64_t kTileW = 128, kTileH = 32;
+constexpr int kTileMaxRadius = 4;
 
 // The reference's window (src/ref/bilateral.cpp make_window), expression for expression:
 // radius = d > 0 ? d/2 : round(1.5 sigma_s), at least 1; offsets with sqrt(i^2 + j^2) <=
@@ -64,6 +76,32 @@ void bilateral(const ConstImageView& s, const ImageView& d, const BilateralParam
       lut[std::size_t(i)] = float(std::exp(double(i) * i * color_coeff));
     table = lut.data();
     table_floats = lut.size();
+  }
+  const int radius = taps[taps.size() - 2];  // the last tap is (radius, 0)
+  const bool tile = variant("PIXFLOW_OCL_BILATERAL", {"tile", "pixel"}, "bilateral") == 0;
+  if (tile && !f32 && ch == 1 && radius <= kTileMaxRadius) {
+    // The space weights as the (2R+1)^2 square the tile kernel indexes by (dy, dx).
+    const int k = 2 * radius + 1;
+    std::vector<std::int32_t> square(std::size_t(k * k), 0);
+    for (std::size_t t = 0; t < taps.size(); t += 3)
+      square[std::size_t((taps[t + 1] + radius) * k + taps[t] + radius)] = taps[t + 2];
+    const DeviceBuffer space_buf =
+        device_buffer(l, square.size() * sizeof(std::int32_t), "bilateral", square.data());
+    const DeviceBuffer color_buf =
+        device_buffer(l, table_floats * sizeof(float), "bilateral", table);
+    Kernel(l, "bilateral", depth_options(s.depth()) + detail::cat("-DCH=1 -DBIL_R=", radius),
+           "bilateral_u8c1_tile", "bilateral")
+        .image(s)
+        .image(d)
+        .arg(cl_int(d.width()))
+        .arg(cl_int(d.height()))
+        .arg(cl_int(p.border.type))
+        .arg(cl_uchar(detail::saturate_cast<std::uint8_t>(p.border.value)))
+        .arg(space_buf.mem)
+        .arg(color_buf.mem)
+        .run(std::size_t((d.width() + kTileW - 1) / kTileW) * kTileLx,
+             std::size_t((d.height() + kTileH - 1) / kTileH) * kTileLy, kTileLx, kTileLy);
+    return;
   }
   const DeviceBuffer taps_buf =
       device_buffer(l, taps.size() * sizeof(std::int32_t), "bilateral", taps.data());

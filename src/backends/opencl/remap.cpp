@@ -1,15 +1,25 @@
-// OpenCL remap (kernels/remap.cl): one work-item per destination pixel, built per sample type
-// (u8, u16, f32; any channel count 1..4, as CUDA registers). The constant border's value is
-// saturated to T here with the reference's saturate_cast (src/base/numeric.hpp) and passed
-// as float (exact for u8 / u16).
+// OpenCL remap (kernels/remap.cl), built per sample type (u8, u16, f32; any channel count
+// 1..4, as CUDA registers), two schedules (the same bits; PIXFLOW_OCL_REMAP picks, for A/B
+// timing): px4 (default) remap_px, 4 adjacent pixels a work-item with the channel count a
+// constant and the interior formula (no border rule where every tap is inside); pixel, the
+// first kernel, one work-item per destination pixel, every tap through the border rule. The
+// constant border's value is saturated to T here with the reference's saturate_cast
+// (src/base/numeric.hpp) and passed as float (exact for u8 / u16).
+#include <cstdint>
+
 #include "pixflow/ops.hpp"
 #include "src/backends/opencl/register.hpp"
 #include "src/backends/opencl/runtime.hpp"
+#include "src/backends/opencl/variant.hpp"
+#include "src/base/error.hpp"
 #include "src/base/numeric.hpp"
 #include "src/base/visit_depth.hpp"
 
 namespace pixflow::opencl {
 namespace {
+
+// remap_px's pixels a work-item (kernels/remap.cl RPX).
+constexpr std::int64_t kPx = 4;
 
 void remap(const ConstImageView& src, const ConstImageView& map_x, const ConstImageView& map_y,
            const ImageView& dst, const RemapParams& p, const Launch& l) {
@@ -18,6 +28,25 @@ void remap(const ConstImageView& src, const ConstImageView& map_x, const ConstIm
       src.depth(),
       [&](auto t) { return float(detail::saturate_cast<decltype(t)>(p.border.value)); });
   const float invalid = p.border.type == BorderType::constant ? cval : 0.0f;
+  if (variant("PIXFLOW_OCL_REMAP", {"px4", "pixel"}, "remap") == 0) {
+    Kernel(l, "remap",
+           depth_options(src.depth()) + detail::cat(" -DCN=", src.channels(), " -DRPX=", kPx),
+           "remap_px", "remap")
+        .image(src)
+        .image(map_x)
+        .image(map_y)
+        .image(dst)
+        .arg(cl_int(src.width()))
+        .arg(cl_int(src.height()))
+        .arg(cl_int(dst.width()))
+        .arg(cl_int(dst.height()))
+        .arg(cl_int(p.interp == Interp::linear ? 1 : 0))
+        .arg(cl_int(p.border.type))
+        .arg(cl_float(cval))
+        .arg(cl_float(invalid))
+        .run(std::size_t((dst.width() + kPx - 1) / kPx), std::size_t(dst.height()), 32, 8);
+    return;
+  }
   Kernel(l, "remap", depth_options(src.depth()), "remap", "remap")
       .image(src)
       .image(map_x)

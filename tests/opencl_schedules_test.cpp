@@ -1,0 +1,194 @@
+// The OpenCL schedules an environment variable selects (src/backends/opencl/variant.hpp,
+// PIXFLOW_OCL_*): every schedule of an op against the reference, bit for bit, on the edges
+// of its own tiling (block and tile boundaries, partial work-groups, lines shorter than the
+// border extension, 1-pixel images), every border, ROI views at odd offsets
+// (backends_match_ref). The family tests run the default schedule; these run each.
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/common.hpp"
+
+namespace pixflow::test {
+namespace {
+
+// Sets an environment variable for a scope (the schedule switches read it at every call).
+class ScopedSchedule {
+ public:
+  ScopedSchedule(const char* var, const char* value) : var_(var) { setenv(var, value, 1); }
+  ~ScopedSchedule() { unsetenv(var_); }
+  ScopedSchedule(const ScopedSchedule&) = delete;
+  ScopedSchedule& operator=(const ScopedSchedule&) = delete;
+
+ private:
+  const char* var_;
+};
+
+bool have_opencl(const char* op) {
+  for (Backend b : test_backends_for(op))
+    if (b == Backend::opencl) return true;
+  return false;
+}
+
+std::vector<Border> borders_and_outside_constant() {
+  std::vector<Border> b = all_borders();
+  b.push_back(Border::constant(300));
+  return b;
+}
+
+// gaussian_iir (PIXFLOW_OCL_IIR): the fused kernel's work-groups of 32 lines and tiles of 256
+// positions (8 blocks of 32): lines of 1..3 positions, a last block shorter than three, n
+// across one and several tiles, partial line groups, e past a whole tile (sigma 70: e = 288,
+// anti-causal tiles left of the line skipped), 1-4 channels interleaved in rows.
+TEST(OpenclSchedules, GaussianIirEveryScheduleMatchesRef) {
+  if (!have_opencl("gaussian_iir")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x5c1);
+  const std::vector<Border> borders = borders_and_outside_constant();
+  const std::vector<Size> sizes = {{1, 1},   {1, 40},  {40, 1},   {2, 3},   {33, 31},
+                                   {257, 5}, {5, 257}, {290, 70}, {70, 290}};
+  for (const char* schedule : {"fused", "fused-free", "line"}) {
+    const ScopedSchedule env("PIXFLOW_OCL_IIR", schedule);
+    std::size_t turn = 0;
+    for (Depth d : {Depth::u8, Depth::f32})
+      for (int ch : {1, 2, 3, 4})
+        for (Size s : sizes) {
+          const Border& b = borders[turn % borders.size()];
+          const double sigma = turn % 3 == 0 ? 0.5 : turn % 3 == 1 ? 3.0 : 70.0;
+          ++turn;
+          PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_IIR=" << schedule);
+          ASSERT_TRUE(backends_match_ref("gaussian_iir",
+                                         "sigma=" + std::to_string(sigma) + " " + border_params(b),
+                                         {d, ch}, s, rng));
+        }
+    for (const Border& b : borders) {
+      PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_IIR=" << schedule);
+      ASSERT_TRUE(backends_match_ref("gaussian_iir", "sigma=8 " + border_params(b), {Depth::u8, 1},
+                                     {517, 67}, rng));
+    }
+  }
+}
+
+// bilateral (PIXFLOW_OCL_BILATERAL): the u8 x 1 tile kernel's work-groups of 128 x 32 outputs
+// (4 pixels a work-item: widths not a multiple of 4 or 128, heights not of 32), radius 1..4
+// (d = 3..9, and d = 0 from sigma_space), narrow and wide colour sigmas (a saturated table),
+// every border with constants outside u8; the other formats pass through to the per-pixel
+// kernel on both schedules.
+TEST(OpenclSchedules, BilateralEveryScheduleMatchesRef) {
+  if (!have_opencl("bilateral")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x5c2);
+  std::vector<Border> borders = borders_and_outside_constant();
+  borders.push_back(Border::constant(-7));
+  struct Case {
+    int d;
+    double sc, ss;
+  };
+  const Case cases[] = {{3, 30, 5}, {5, 40, 2}, {7, 200, 4}, {9, 75, 75}, {9, 3, 3}, {0, 25, 2}};
+  const std::vector<Size> sizes = {{1, 1},    {1, 40},   {40, 1},   {3, 5},
+                                   {127, 33}, {129, 31}, {261, 70}, {130, 97}};
+  for (const char* schedule : {"tile", "pixel"}) {
+    const ScopedSchedule env("PIXFLOW_OCL_BILATERAL", schedule);
+    std::size_t turn = 0;
+    for (Size s : sizes)
+      for (const Border& b : borders) {
+        const Case& k = cases[turn++ % std::size(cases)];
+        std::ostringstream p;
+        p << "d=" << k.d << " sigma_color=" << k.sc << " sigma_space=" << k.ss << " "
+          << border_params(b);
+        PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_BILATERAL=" << schedule << " " << s.w
+                                         << "x" << s.h << " " << p.str());
+        ASSERT_TRUE(backends_match_ref("bilateral", p.str(), {Depth::u8, 1}, s, rng));
+      }
+    for (Depth d : {Depth::u8, Depth::f32})
+      for (int ch : {1, 3}) {
+        if (d == Depth::u8 && ch == 1) continue;
+        PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_BILATERAL=" << schedule);
+        ASSERT_TRUE(backends_match_ref("bilateral",
+                                       "d=9 sigma_color=75 sigma_space=75 border=reflect101",
+                                       {d, ch}, {131, 35}, rng));
+      }
+  }
+}
+
+// remap (PIXFLOW_OCL_REMAP): remap_px's 4 pixels a work-item (widths 1..5 and not a
+// multiple of 4: the row's tail), its interior formula and the border rule beside it (maps
+// over [-3, w + 3]: taps inside, across every edge and outside), 1, 3 and 4 channels (core's
+// set), every depth,
+// both interpolations, every border.
+TEST(OpenclSchedules, RemapEveryScheduleMatchesRef) {
+  if (!have_opencl("remap")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x5c3);
+  const std::vector<Border> borders = borders_and_outside_constant();
+  const std::vector<Size> sizes = {{1, 1}, {2, 3}, {4, 1}, {5, 2}, {1, 9}, {131, 37}};
+  for (const char* schedule : {"px4", "pixel"}) {
+    const ScopedSchedule env("PIXFLOW_OCL_REMAP", schedule);
+    std::size_t turn = 0;
+    for (Depth d : {Depth::u8, Depth::u16, Depth::f32})
+      for (int ch : {1, 3, 4})
+        for (Size s : sizes)
+          for (const char* interp : {"linear", "nearest"}) {
+            const Border& b = borders[turn++ % borders.size()];
+            PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_REMAP=" << schedule);
+            ASSERT_TRUE(backends_match_ref("remap",
+                                           std::string("interp=") + interp + " " + border_params(b),
+                                           {d, ch}, s, rng));
+          }
+  }
+}
+
+// epsilon (PIXFLOW_OCL_EPSILON): the u8 x 1 tile kernel's work-groups of 32 x 64 outputs
+// (partial groups right and bottom), radius 1..7 (the packed sum and count at its largest:
+// t >= 255 counts all 225 samples of 255), thresholds 0 / fractional / 255 / beyond, every
+// border with constants outside u8; r = 0, r = 8, u8 x 3 and f32 pass through to the
+// per-pixel kernel on both schedules.
+TEST(OpenclSchedules, EpsilonEveryScheduleMatchesRef) {
+  if (!have_opencl("epsilon")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x5c4);
+  std::vector<Border> borders = borders_and_outside_constant();
+  borders.push_back(Border::constant(-7));
+  const std::vector<Size> sizes = {{1, 1}, {1, 40}, {40, 1}, {3, 5}, {33, 65}, {31, 63}, {97, 130}};
+  const char* const thresholds[] = {"0", "12.5", "30", "128", "255", "1000"};
+  for (const char* schedule : {"tile", "pixel"}) {
+    const ScopedSchedule env("PIXFLOW_OCL_EPSILON", schedule);
+    std::size_t turn = 0;
+    for (Size s : sizes)
+      for (const Border& b : borders) {
+        const int r = 1 + int(turn % 7);
+        const std::string p = "r=" + std::to_string(r) +
+                              " t=" + thresholds[turn % std::size(thresholds)] + " " +
+                              border_params(b);
+        ++turn;
+        PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_EPSILON=" << schedule << " " << s.w << "x"
+                                         << s.h << " " << p);
+        ASSERT_TRUE(backends_match_ref("epsilon", p, {Depth::u8, 1}, s, rng));
+      }
+    // Every sample 255 and counted (the packed sum at its largest).
+    TestImage white = random_image(70, 70, {Depth::u8, 1}, rng);
+    fill_constant(white, 255);
+    PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_EPSILON=" << schedule << " all 255");
+    ASSERT_TRUE(
+        backends_match_ref("epsilon", "r=7 t=1000 border=constant value=255", white.view, rng));
+    for (const char* p : {"r=0 t=5", "r=8 t=30", "r=4 t=20"})
+      for (Format f : {Format{Depth::u8, 1}, Format{Depth::u8, 3}, Format{Depth::f32, 1}}) {
+        PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_EPSILON=" << schedule << " " << p);
+        ASSERT_TRUE(backends_match_ref("epsilon", p, f, {45, 70}, rng));
+      }
+  }
+}
+
+TEST(OpenclSchedules, UnknownScheduleIsAnError) {
+  if (!have_opencl("gaussian_iir")) GTEST_SKIP() << "no OpenCL device";
+  const ScopedSchedule env("PIXFLOW_OCL_IIR", "nope");
+  const Location dev = Location::opencl(test_opencl_device());
+  Image dev_src(8, 8, {Depth::u8, 1}, dev), dev_dst(8, 8, {Depth::u8, 1}, dev);
+  try {
+    gaussian_iir(dev_src, dev_dst, {2.0, Border::replicate()});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("PIXFLOW_OCL_IIR=nope"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace pixflow::test
