@@ -1,10 +1,15 @@
 // OpenCL dot and matmul (kernels/linalg.cl), the API-only two-input ops (core calls
-// dispatch(op, ctx, a, a, b, dst)). One work-item per output, the reference's sums in its
-// order: the results are bit-identical to it (f32 included, within the documented bound by
-// being the reference's own float sum; s32 exact in 128 bits, saturated).
+// dispatch(op, ctx, a, a, b, dst)). The reference's sums in its order: the results are
+// bit-identical to it (f32 included, within the documented bound by being the reference's
+// own float sum; s32 exact in 128 bits, saturated). dot: one work-item per output. matmul:
+// local-memory tiles with a register block a work-item (matmul_tile), or one work-item per
+// output (PIXFLOW_OCL_MATMUL=simple, the first kernel, kept for A/B timing).
+#include <string>
+
 #include "pixflow/ops.hpp"
 #include "src/backends/opencl/register.hpp"
 #include "src/backends/opencl/runtime.hpp"
+#include "src/backends/opencl/variant.hpp"
 
 namespace pixflow::opencl {
 namespace {
@@ -20,10 +25,42 @@ void dot(const ConstImageView& a, const ConstImageView& b, const ImageView& dst,
       .run(std::size_t(dst.width()), std::size_t(dst.height()), 64, 4);
 }
 
+// matmul_tile's shape (kernels/linalg.cl): a work-group's tile of c (tm x tn), the K slice
+// staged in local memory (tk) and each work-item's register block (rm x rn; multiples of 4,
+// tm / rm x tn / rn work-items, whose count must divide tm x tk and tk x tn).
+struct GemmTile {
+  int tm, tn, tk, rm, rn;
+};
+// "tile": the CUDA backend's gemm.cu shape (64 x 64, K slices of 16, 4 x 4 a thread: 173 us
+// at 1024^3 and 8838 us at 4096^3 on the H100, bench/NOTES.md). "tile128": 128 x 128, 8 x 8
+// a work-item (4x the products per local load of "tile"; 17 KB of local memory, about 100
+// registers). Both untimed on the H100 so far: PIXFLOW_OCL_MATMUL picks one for the A/B.
+// s32 always takes the 64 x 64 shape: its 128-bit accumulators (4 registers an output) do
+// not fit 8 x 8 a work-item.
+constexpr GemmTile kTile64{64, 64, 16, 4, 4}, kTile128{128, 128, 16, 8, 8};
+
 // a is M x K (height M, width K), b is K x N, c is M x N.
 void matmul(const ConstImageView& a, const ConstImageView& b, const ImageView& c, const Launch& l) {
   const int M = int(a.height()), K = int(a.width()), N = int(b.width());
   if (M == 0 || N == 0) return;
+  const int schedule = variant("PIXFLOW_OCL_MATMUL", {"tile", "tile128", "simple"}, "matmul");
+  if (schedule != 2) {
+    const GemmTile g = schedule == 1 && a.depth() == Depth::f32 ? kTile128 : kTile64;
+    const std::string options =
+        depth_options(a.depth()) +
+        detail::cat("-DTM=", g.tm, " -DTN=", g.tn, " -DTK=", g.tk, " -DRM=", g.rm, " -DRN=", g.rn);
+    const std::size_t wx = std::size_t(g.tn / g.rn), wy = std::size_t(g.tm / g.rm);
+    Kernel(l, "linalg", options, "matmul_tile", "matmul")
+        .image(a)
+        .image(b)
+        .image(c)
+        .arg(cl_int(M))
+        .arg(cl_int(K))
+        .arg(cl_int(N))
+        .run(std::size_t((N + g.tn - 1) / g.tn) * wx, std::size_t((M + g.tm - 1) / g.tm) * wy, wx,
+             wy);
+    return;
+  }
   Kernel(l, "linalg", depth_options(a.depth()), "matmul", "matmul")
       .image(a)
       .image(b)
