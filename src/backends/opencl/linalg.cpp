@@ -3,7 +3,8 @@
 // bit-identical to it (f32 included, within the documented bound by being the reference's
 // own float sum; s32 exact in 128 bits, saturated). dot: one work-item per output. matmul:
 // local-memory tiles with a register block a work-item (matmul_tile), or one work-item per
-// output (PIXFLOW_OCL_MATMUL=simple, the first kernel, kept for A/B timing).
+// output (PIXFLOW_OCL_MATMUL=simple, the first kernel, kept for A/B timing); "auto" picks
+// a tile by the size (fills_twice).
 #include <string>
 
 #include "pixflow/ops.hpp"
@@ -39,13 +40,26 @@ struct GemmTile {
 // not fit 8 x 8 a work-item.
 constexpr GemmTile kTile64{64, 64, 16, 4, 4}, kTile128{128, 128, 16, 8, 8};
 
+// "auto": tile128 where its work-groups fill every compute unit twice (about 100 registers a
+// work-item: two groups of 256 fit an SM's 64K registers, so 2 x CUs is one full wave), else
+// tile: at 1024^3 tile128 has 64 groups for the H100's 132 SMs, tile 256. A guess until the
+// A/B on the H100 (untimed).
+bool fills_twice(int M, int N, const GemmTile& g, const Launch& l) {
+  const long groups = long((M + g.tm - 1) / g.tm) * long((N + g.tn - 1) / g.tn);
+  return groups >= 2L * long(devices()[std::size_t(l.device)].compute_units);
+}
+
 // a is M x K (height M, width K), b is K x N, c is M x N.
 void matmul(const ConstImageView& a, const ConstImageView& b, const ImageView& c, const Launch& l) {
   const int M = int(a.height()), K = int(a.width()), N = int(b.width());
   if (M == 0 || N == 0) return;
-  const int schedule = variant("PIXFLOW_OCL_MATMUL", {"tile", "tile128", "simple"}, "matmul");
+  const int schedule =
+      variant("PIXFLOW_OCL_MATMUL", {"tile", "tile128", "simple", "auto"}, "matmul");
   if (schedule != 2) {
-    const GemmTile g = schedule == 1 && a.depth() == Depth::f32 ? kTile128 : kTile64;
+    const GemmTile g = a.depth() == Depth::f32 &&
+                               (schedule == 1 || (schedule == 3 && fills_twice(M, N, kTile128, l)))
+                           ? kTile128
+                           : kTile64;
     const std::string options =
         depth_options(a.depth()) +
         detail::cat("-DTM=", g.tm, " -DTN=", g.tn, " -DTK=", g.tk, " -DRM=", g.rm, " -DRN=", g.rn);
