@@ -28,22 +28,27 @@ void dot(const ConstImageView& a, const ConstImageView& b, const ImageView& dst,
 
 // matmul_tile's shape (kernels/linalg.cl): a work-group's tile of c (tm x tn), the K slice
 // staged in local memory (tk) and each work-item's register block (rm x rn; multiples of 4,
-// tm / rm x tn / rn work-items, whose count must divide tm x tk and tk x tn).
+// tm / rm x tn / rn work-items, whose count must divide tm x tk and tk x tn) and how far a
+// slice's k loop is unrolled (ku: 4 or tk).
 struct GemmTile {
-  int tm, tn, tk, rm, rn;
+  int tm, tn, tk, rm, rn, ku;
 };
 // "tile": the CUDA backend's gemm.cu shape (64 x 64, K slices of 16, 4 x 4 a thread: 173 us
-// at 1024^3 and 8838 us at 4096^3 on the H100, bench/NOTES.md). "tile128": 128 x 128, 8 x 8
-// a work-item (4x the products per local load of "tile"; 17 KB of local memory, about 100
-// registers). Both untimed on the H100 so far: PIXFLOW_OCL_MATMUL picks one for the A/B.
-// s32 always takes the 64 x 64 shape: its 128-bit accumulators (4 registers an output) do
-// not fit 8 x 8 a work-item.
-constexpr GemmTile kTile64{64, 64, 16, 4, 4}, kTile128{128, 128, 16, 8, 8};
+// at 1024^3 and 8838 us at 4096^3 on the H100, bench/NOTES.md), k unrolled by 4 (about 72
+// registers: 3 work-groups an SM); "tile-full": the same fully unrolled (about 126: 2 an SM,
+// every local load hoisted). "tile128": 128 x 128, 8 x 8 a work-item (4x the products per
+// local load of "tile"; 17 KB of local memory, about 171 registers: 1 work-group an SM).
+// Register counts: ptxas -arch=sm_90 on clang's PTX (kernels/linalg.cl's header); NVIDIA's
+// driver compiles for itself. All untimed on the H100 so far: PIXFLOW_OCL_MATMUL picks one
+// for the A/B. s32 always takes the 64 x 64 shape: its 128-bit accumulators (4 registers an
+// output) do not fit 8 x 8 a work-item.
+constexpr GemmTile kTile64{64, 64, 16, 4, 4, 4}, kTile64Full{64, 64, 16, 4, 4, 16},
+    kTile128{128, 128, 16, 8, 8, 4};
 
-// "auto": tile128 where its work-groups fill every compute unit twice (about 100 registers a
-// work-item: two groups of 256 fit an SM's 64K registers, so 2 x CUs is one full wave), else
-// tile: at 1024^3 tile128 has 64 groups for the H100's 132 SMs, tile 256. A guess until the
-// A/B on the H100 (untimed).
+// "auto": tile128 where it has at least two work-groups a compute unit (it holds one an SM:
+// two waves keep the tail small), else tile: at 1024^3 tile128 has 64 groups for the H100's
+// 132 SMs (half of them idle), tile 256; at 4096^3 1024 and 4096. A guess until the A/B on
+// the H100 (untimed).
 bool fills_twice(int M, int N, const GemmTile& g, const Launch& l) {
   const long groups = long((M + g.tm - 1) / g.tm) * long((N + g.tn - 1) / g.tn);
   return groups >= 2L * long(devices()[std::size_t(l.device)].compute_units);
@@ -53,16 +58,19 @@ bool fills_twice(int M, int N, const GemmTile& g, const Launch& l) {
 void matmul(const ConstImageView& a, const ConstImageView& b, const ImageView& c, const Launch& l) {
   const int M = int(a.height()), K = int(a.width()), N = int(b.width());
   if (M == 0 || N == 0) return;
+  enum { kTileSched, kTile128Sched, kSimple, kAuto, kTileFull };
   const int schedule =
-      variant("PIXFLOW_OCL_MATMUL", {"tile", "tile128", "simple", "auto"}, "matmul");
-  if (schedule != 2) {
-    const GemmTile g = a.depth() == Depth::f32 &&
-                               (schedule == 1 || (schedule == 3 && fills_twice(M, N, kTile128, l)))
-                           ? kTile128
-                           : kTile64;
+      variant("PIXFLOW_OCL_MATMUL", {"tile", "tile128", "simple", "auto", "tile-full"}, "matmul");
+  if (schedule != kSimple) {
+    const bool f32 = a.depth() == Depth::f32;
+    const GemmTile g =
+        f32 && (schedule == kTile128Sched || (schedule == kAuto && fills_twice(M, N, kTile128, l)))
+            ? kTile128
+        : schedule == kTileFull ? kTile64Full
+                                : kTile64;
     const std::string options =
-        depth_options(a.depth()) +
-        detail::cat("-DTM=", g.tm, " -DTN=", g.tn, " -DTK=", g.tk, " -DRM=", g.rm, " -DRN=", g.rn);
+        depth_options(a.depth()) + detail::cat("-DTM=", g.tm, " -DTN=", g.tn, " -DTK=", g.tk,
+                                               " -DRM=", g.rm, " -DRN=", g.rn, " -DKU=", g.ku);
     const std::size_t wx = std::size_t(g.tn / g.rn), wy = std::size_t(g.tm / g.rm);
     Kernel(l, "linalg", options, "matmul_tile", "matmul")
         .image(a)
