@@ -243,7 +243,7 @@ TEST(OpenclSchedules, MatmulEveryScheduleMatchesRef) {
   shapes.push_back({129, 1, 129});
   shapes.push_back({200, 300, 260});
   const Backend be = Backend::opencl;
-  for (const char* schedule : {"tile", "tile-full", "tile128", "simple", "auto"}) {
+  for (const char* schedule : {"tile", "tile-full", "tile64x128", "tile128", "simple", "auto"}) {
     const ScopedSchedule env("PIXFLOW_OCL_MATMUL", schedule);
     int mode = 0;
     for (const Mkn& s : shapes) {
@@ -312,7 +312,7 @@ TEST(OpenclSchedules, MatmulKeepsTheReferenceSumOrder) {
   // The data must tell the orders apart, else this test could not fail.
   EXPECT_GT(reversed_differs, M * N / 4);
   EXPECT_GT(split_differs, M * N / 4);
-  for (const char* schedule : {"tile", "tile-full", "tile128", "simple", "auto"}) {
+  for (const char* schedule : {"tile", "tile-full", "tile64x128", "tile128", "simple", "auto"}) {
     const ScopedSchedule env("PIXFLOW_OCL_MATMUL", schedule);
     PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_MATMUL=" << schedule);
     auto da = to_backend(Backend::opencl, a, rng), db = to_backend(Backend::opencl, b, rng);

@@ -36,14 +36,16 @@ struct GemmTile {
 // "tile": the CUDA backend's gemm.cu shape (64 x 64, K slices of 16, 4 x 4 a thread: 173 us
 // at 1024^3 and 8838 us at 4096^3 on the H100, bench/NOTES.md), k unrolled by 4 (about 72
 // registers: 3 work-groups an SM); "tile-full": the same fully unrolled (about 126: 2 an SM,
-// every local load hoisted). "tile128": 128 x 128, 8 x 8 a work-item (4x the products per
-// local load of "tile"; 17 KB of local memory, about 171 registers: 1 work-group an SM).
+// every local load hoisted). "tile128": 128 x 128, 8 x 8 a work-item (64 products per 4
+// 16-byte local loads, twice "tile"'s 16 per 2; 17 KB of local memory, about 171 registers:
+// 1 work-group an SM). "tile64x128": 64 x 128, 4 x 8 a work-item (32 products per 3 loads;
+// about 124 registers: 2 work-groups an SM).
 // Register counts: ptxas -arch=sm_90 on clang's PTX (kernels/linalg.cl's header); NVIDIA's
 // driver compiles for itself. All untimed on the H100 so far: PIXFLOW_OCL_MATMUL picks one
-// for the A/B. s32 always takes the 64 x 64 shape: its 128-bit accumulators (4 registers an
-// output) do not fit 8 x 8 a work-item.
+// for the A/B. s32 always takes "tile" (its 128-bit accumulators, 4 registers an output, do
+// not fit the larger blocks; about 159 registers even at 4 x 4).
 constexpr GemmTile kTile64{64, 64, 16, 4, 4, 4}, kTile64Full{64, 64, 16, 4, 4, 16},
-    kTile128{128, 128, 16, 8, 8, 4};
+    kTile64x128{64, 128, 16, 4, 8, 4}, kTile128{128, 128, 16, 8, 8, 4};
 
 // "auto": tile128 where it has at least two work-groups a compute unit (it holds one an SM:
 // two waves keep the tail small), else tile: at 1024^3 tile128 has 64 groups for the H100's
@@ -58,16 +60,19 @@ bool fills_twice(int M, int N, const GemmTile& g, const Launch& l) {
 void matmul(const ConstImageView& a, const ConstImageView& b, const ImageView& c, const Launch& l) {
   const int M = int(a.height()), K = int(a.width()), N = int(b.width());
   if (M == 0 || N == 0) return;
-  enum { kTileSched, kTile128Sched, kSimple, kAuto, kTileFull };
+  enum { kTileSched, kTile128Sched, kSimple, kAuto, kTileFull, kTile64x128Sched };
   const int schedule =
-      variant("PIXFLOW_OCL_MATMUL", {"tile", "tile128", "simple", "auto", "tile-full"}, "matmul");
+      variant("PIXFLOW_OCL_MATMUL",
+              {"tile", "tile128", "simple", "auto", "tile-full", "tile64x128"}, "matmul");
   if (schedule != kSimple) {
+    // s32 takes kTile64 on every tiled schedule (see above).
     const bool f32 = a.depth() == Depth::f32;
-    const GemmTile g =
-        f32 && (schedule == kTile128Sched || (schedule == kAuto && fills_twice(M, N, kTile128, l)))
-            ? kTile128
-        : schedule == kTileFull ? kTile64Full
-                                : kTile64;
+    const GemmTile g = !f32                                                  ? kTile64
+                       : schedule == kTile128Sched                           ? kTile128
+                       : schedule == kTileFull                               ? kTile64Full
+                       : schedule == kTile64x128Sched                        ? kTile64x128
+                       : schedule == kAuto && fills_twice(M, N, kTile128, l) ? kTile128
+                                                                             : kTile64;
     const std::string options =
         depth_options(a.depth()) + detail::cat("-DTM=", g.tm, " -DTN=", g.tn, " -DTK=", g.tk,
                                                " -DRM=", g.rm, " -DRN=", g.rn, " -DKU=", g.ku);
