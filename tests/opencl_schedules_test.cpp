@@ -3,7 +3,11 @@
 // of its own tiling (block and tile boundaries, partial work-groups, lines shorter than the
 // border extension, 1-pixel images), every border, ROI views at odd offsets
 // (backends_match_ref). The family tests run the default schedule; these run each.
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -173,6 +177,148 @@ TEST(OpenclSchedules, EpsilonEveryScheduleMatchesRef) {
         PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_EPSILON=" << schedule << " " << p);
         ASSERT_TRUE(backends_match_ref("epsilon", p, f, {45, 70}, rng));
       }
+  }
+}
+
+// matmul (PIXFLOW_OCL_MATMUL): matmul_tile's tiles (64 and 128, K slices of 16) and the
+// simple kernel. f32 sums are bit-identical to the reference (only NaN payloads may differ:
+// devices make their own quiet NaNs); s32 exactly equal.
+
+// The f32 fills, cycled over the shapes: 0 uniform [-1, 1]; 1 wide exponents (+-[1, 2) 2^e,
+// e in [-24, 24]: products span 2^96, so nearly every reordering of a sum rounds
+// differently); 2 the IEEE specials in a few rows of a and columns of b (NaN, +-inf,
+// +-0, +-1e30 whose products overflow) and one row of a all -0 (+0 + -0 = +0 at every step:
+// a sum started from -0 would give -0 where the other factor is positive).
+void fill_matmul_f32(const ImageView& a, const ImageView& b, int mode, std::mt19937_64& rng) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float specials[] = {std::nanf(""), inf, -inf, -0.0f, 0.0f, 1e30f, -1e30f};
+  std::uniform_real_distribution<float> unit(-1, 1), mant(1, 2);
+  std::uniform_int_distribution<int> expo(-24, 24), pick(0, 7);
+  auto value = [&](bool special_line) -> float {
+    if (mode == 0) return unit(rng);
+    if (mode == 1) return std::ldexp(pick(rng) < 4 ? mant(rng) : -mant(rng), expo(rng));
+    const int e = pick(rng);
+    return special_line && e < 7 ? specials[e] : unit(rng);
+  };
+  for (std::int64_t i = 0; i < a.height(); ++i)
+    for (std::int64_t k = 0; k < a.width(); ++k)
+      a.row<float>(i)[k] = mode == 2 && i == a.height() / 2 ? -0.0f : value(i % 7 == 3);
+  for (std::int64_t k = 0; k < b.height(); ++k)
+    for (std::int64_t j = 0; j < b.width(); ++j) b.row<float>(k)[j] = value(j % 5 == 1);
+}
+
+// Bit-equal f32 (sign of zero included), any NaN for a NaN; "" on a match.
+std::string compare_f32_bits_any_nan(const ConstImageView& got, const ConstImageView& want) {
+  for (std::int64_t y = 0; y < want.height(); ++y)
+    for (std::int64_t x = 0; x < want.width(); ++x) {
+      const float g = got.row<float>(y)[x], w = want.row<float>(y)[x];
+      std::uint32_t gb, wb;
+      std::memcpy(&gb, &g, 4), std::memcpy(&wb, &w, 4);
+      if (std::isnan(g) && std::isnan(w)) continue;
+      if (gb != wb) {
+        std::ostringstream o;
+        o << "(" << x << "," << y << ") got " << g << " (0x" << std::hex << gb << ") want " << w
+          << " (0x" << wb << ")";
+        return o.str();
+      }
+    }
+  return "";
+}
+
+// The tiles' edges: M and N at 1, 63, 65, 127, 129 (partial tiles of both shapes, one and
+// two tiles), K cycling over 1, 15, 16, 17, 63, 65, 129 (partial and whole slices, one
+// slice and many) and two shapes of several tiles each way; the operands are ROI views at
+// odd offsets (to_backend), c too.
+TEST(OpenclSchedules, MatmulEveryScheduleMatchesRef) {
+  if (!have_opencl("matmul")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x5c5);
+  struct Mkn {
+    std::int64_t m, k, n;
+  };
+  std::vector<Mkn> shapes;
+  const std::int64_t edges[] = {1, 63, 65, 127, 129}, ks[] = {1, 15, 16, 17, 63, 65, 129};
+  std::size_t turn = 0;
+  for (std::int64_t m : edges)
+    for (std::int64_t n : edges) shapes.push_back({m, ks[turn++ % std::size(ks)], n});
+  shapes.push_back({129, 1, 129});
+  shapes.push_back({200, 300, 260});
+  const Backend be = Backend::opencl;
+  for (const char* schedule : {"tile", "tile-full", "tile64x128", "tile128", "simple", "auto"}) {
+    const ScopedSchedule env("PIXFLOW_OCL_MATMUL", schedule);
+    int mode = 0;
+    for (const Mkn& s : shapes) {
+      PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_MATMUL=" << schedule << " M=" << s.m
+                                       << " K=" << s.k << " N=" << s.n << " f32 mode " << mode);
+      auto a = random_image(s.k, s.m, {Depth::f32, 1}, rng);
+      auto b = random_image(s.n, s.k, {Depth::f32, 1}, rng);
+      fill_matmul_f32(a.view, b.view, mode, rng);
+      mode = (mode + 1) % 3;
+      auto want = make_dst(s.n, s.m, {Depth::f32, 1}, rng);
+      matmul(a, b, want, {Backend::ref});
+      auto da = to_backend(be, a, rng), db = to_backend(be, b, rng);
+      auto got = make_dst_on(be, s.n, s.m, {Depth::f32, 1}, rng);
+      matmul(da, db, got, {be});
+      ASSERT_EQ(compare_f32_bits_any_nan(to_host(got), want), "");
+    }
+    for (const Mkn& s : shapes) {
+      PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_MATMUL=" << schedule << " M=" << s.m
+                                       << " K=" << s.k << " N=" << s.n << " s32");
+      auto a = random_image(s.k, s.m, {Depth::s32, 1}, rng, false, INT32_MIN, INT32_MAX);
+      auto b = random_image(s.n, s.k, {Depth::s32, 1}, rng, false, INT32_MIN, INT32_MAX);
+      // Every other row of a at the extremes: sums past int64 both ways, most saturating.
+      for (std::int64_t i = 0; i < s.m; i += 2)
+        for (std::int64_t k = 0; k < s.k; ++k)
+          a.view.row<std::int32_t>(i)[k] = k % 2 ? INT32_MIN : INT32_MAX;
+      auto want = make_dst(s.n, s.m, {Depth::s32, 1}, rng);
+      matmul(a, b, want, {Backend::ref});
+      auto da = to_backend(be, a, rng), db = to_backend(be, b, rng);
+      auto got = make_dst_on(be, s.n, s.m, {Depth::s32, 1}, rng);
+      matmul(da, db, got, {be});
+      ASSERT_EQ(compare_bits(to_host(got), want), "");
+    }
+  }
+}
+
+// The k order is what the tests pin: on wide-exponent data (fill mode 1) the reference's
+// serial sum differs from the same products summed in reverse, or as per-slice partial
+// sums of 16 then added (split-K), in many outputs; every schedule still matches the
+// reference bit for bit, so a tile kernel that reordered its sums would fail here.
+TEST(OpenclSchedules, MatmulKeepsTheReferenceSumOrder) {
+  if (!have_opencl("matmul")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x5c6);
+  const std::int64_t M = 65, K = 129, N = 67;
+  auto a = random_image(K, M, {Depth::f32, 1}, rng);
+  auto b = random_image(N, K, {Depth::f32, 1}, rng);
+  fill_matmul_f32(a.view, b.view, 1, rng);
+  auto want = make_dst(N, M, {Depth::f32, 1}, rng);
+  matmul(a, b, want, {Backend::ref});
+  int reversed_differs = 0, split_differs = 0;
+  for (std::int64_t i = 0; i < M; ++i)
+    for (std::int64_t j = 0; j < N; ++j) {
+      auto product = [&](std::int64_t k) {
+        const float p = a.view.row<float>(i)[k] * b.view.row<float>(k)[j];
+        return p;
+      };
+      float rev = 0.0f, split = 0.0f;
+      for (std::int64_t k = K - 1; k >= 0; --k) rev = rev + product(k);
+      for (std::int64_t k0 = 0; k0 < K; k0 += 16) {
+        float part = 0.0f;
+        for (std::int64_t k = k0; k < std::min(K, k0 + 16); ++k) part = part + product(k);
+        split = split + part;
+      }
+      const float ref = want.view.row<float>(i)[j];
+      reversed_differs += rev != ref, split_differs += split != ref;
+    }
+  // The data must tell the orders apart, else this test could not fail.
+  EXPECT_GT(reversed_differs, M * N / 4);
+  EXPECT_GT(split_differs, M * N / 4);
+  for (const char* schedule : {"tile", "tile-full", "tile64x128", "tile128", "simple", "auto"}) {
+    const ScopedSchedule env("PIXFLOW_OCL_MATMUL", schedule);
+    PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_MATMUL=" << schedule);
+    auto da = to_backend(Backend::opencl, a, rng), db = to_backend(Backend::opencl, b, rng);
+    auto got = make_dst_on(Backend::opencl, N, M, {Depth::f32, 1}, rng);
+    matmul(da, db, got, {Backend::opencl});
+    ASSERT_EQ(compare_bits(to_host(got), want), "");
   }
 }
 
