@@ -41,9 +41,9 @@ struct GemmTile {
 // 1 work-group an SM). "tile64x128": 64 x 128, 4 x 8 a work-item (32 products per 3 loads;
 // about 124 registers: 2 work-groups an SM).
 // Register counts: ptxas -arch=sm_90 on clang's PTX (kernels/linalg.cl's header); NVIDIA's
-// driver compiles for itself. All untimed on the H100 so far: PIXFLOW_OCL_MATMUL picks one
-// for the A/B. s32 always takes "tile" (its 128-bit accumulators, 4 registers an output, do
-// not fit the larger blocks; about 159 registers even at 4 x 4).
+// driver compiles for itself. PIXFLOW_OCL_MATMUL picks one for the A/B. s32 always takes "tile"
+// (its 128-bit accumulators, 4 registers an output, do not fit the larger blocks; about 159
+// registers even at 4 x 4).
 constexpr GemmTile kTile64{64, 64, 16, 4, 4, 4}, kTile64Full{64, 64, 16, 4, 4, 16},
     kTile64x128{64, 128, 16, 4, 8, 4}, kTile128{128, 128, 16, 8, 8, 4};
 
@@ -60,10 +60,12 @@ bool fills_twice(int M, int N, const GemmTile& g, const Launch& l) {
 void matmul(const ConstImageView& a, const ConstImageView& b, const ImageView& c, const Launch& l) {
   const int M = int(a.height()), K = int(a.width()), N = int(b.width());
   if (M == 0 || N == 0) return;
-  enum { kTileSched, kTile128Sched, kSimple, kAuto, kTileFull, kTile64x128Sched };
+  // Default tile128: on the H100 197.5 us at 1024^3 and 6006 at 4096^3 (CUDA's exact-order
+  // kernel 173 / 8838; the one-a-work-item kernel 417 / 26587; bench/NOTES.md, session 22).
+  enum { kTile128Sched, kTileSched, kSimple, kAuto, kTileFull, kTile64x128Sched };
   const int schedule =
       variant("PIXFLOW_OCL_MATMUL",
-              {"tile", "tile128", "simple", "auto", "tile-full", "tile64x128"}, "matmul");
+              {"tile128", "tile", "simple", "auto", "tile-full", "tile64x128"}, "matmul");
   if (schedule != kSimple) {
     // s32 takes kTile64 on every tiled schedule (see above).
     const bool f32 = a.depth() == Depth::f32;
