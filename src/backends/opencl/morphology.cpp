@@ -1,15 +1,28 @@
 // OpenCL morph_pass (kernels/morphology.cl), the one pass core runs for dilate, erode and the
 // composites open, close, gradient, tophat, blackhat (src/core/ops/morphology.cpp; their
 // "sub" is pointwise.cpp's). u8, u16, f32, any channel count, any window and anchor (the
-// iterations' enlarged rectangles included), every border. Two kernels: the extreme over the
-// window's rows into an intermediate image, then over its columns. No morph_composite: core
-// runs the passes.
+// iterations' enlarged rectangles included), every border. Windows up to kSmall x kSmall:
+// morph_small, the whole window in one launch (VW samples x RY rows a work-item, no
+// intermediate image). Larger ones: two kernels, the extreme over the window's rows into an
+// intermediate image, then over its columns. No morph_composite: core runs the passes.
+//
+// Tuning, read once per process from PIXFLOW_OCL_MORPH (for A/B runs on the GPU):
+//   sep                 the two separable passes for every window;
+//   small               morph_small with the defaults below (also when unset);
+//   small,VW,RY,KMAX    morph_small with VW lanes (1, 2, 4, 8, 16), RY rows, windows up to
+//                       KMAX x KMAX (1..15).
+// Defaults (not yet timed on the H100): VW 4, RY 8, KMAX 7 (a 7-wide window is 7 vector loads
+// and 6 min/max a source row, and 6 more an output: about the separable passes' work in one
+// pass over memory instead of three).
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
 #include "src/backends/opencl/register.hpp"
 #include "src/backends/opencl/runtime.hpp"
+#include "src/base/error.hpp"
 #include "src/base/numeric.hpp"
 #include "src/base/passes.hpp"
 #include "src/base/visit_depth.hpp"
@@ -19,10 +32,68 @@ namespace {
 
 constexpr std::size_t kLx = 64, kLy = 4;
 
+struct MorphTuning {
+  bool sep = false;              // the separable passes for every window
+  int vw = 4, ry = 8, kmax = 7;  // morph_small's shape and its largest window side
+};
+
+const MorphTuning& tuning() {
+  static const MorphTuning t = [] {
+    MorphTuning r;
+    const char* e = std::getenv("PIXFLOW_OCL_MORPH");
+    if (e == nullptr) return r;
+    const std::string v(e);
+    int vw = 0, ry = 0, kmax = 0;
+    if (v == "sep") {
+      r.sep = true;
+    } else if (v.rfind("small,", 0) == 0 &&
+               std::sscanf(v.c_str() + 6, "%d,%d,%d", &vw, &ry, &kmax) == 3 &&
+               (vw == 1 || vw == 2 || vw == 4 || vw == 8 || vw == 16) && ry >= 1 && ry <= 64 &&
+               kmax >= 1 && kmax <= 15) {
+      r.vw = vw;
+      r.ry = ry;
+      r.kmax = kmax;
+    }
+    return r;
+  }();
+  return t;
+}
+
+template <class F>
+void with_cval(const ConstImageView& s, const Border& b, F&& f) {
+  // The constant border's value as the reference takes it: saturated to the depth.
+  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(
+      s.depth(), [&](auto t) { f(detail::saturate_cast<decltype(t)>(b.value)); });
+}
+
+// morph_small for a window of at most kmax x kmax.
+void morph_small(const ConstImageView& s, const ImageView& d, const detail::MorphPass& m,
+                 const MorphTuning& t, const Launch& l) {
+  const int ch = s.channels(), n = int(s.width()) * ch, h = int(s.height());
+  const std::string options =
+      depth_options(s.depth()) + detail::cat(" -DKW=", m.kw, " -DKH=", m.kh, " -DVW=", t.vw,
+                                             " -DRY=", t.ry,
+                                             " -DIS_MAX=", m.op == MorphOp::dilate ? 1 : 0);
+  Kernel k(l, "morphology", options, "morph_small", "morph_pass");
+  k.image(s)
+      .image(d)
+      .arg(cl_int(s.width()))
+      .arg(cl_int(h))
+      .arg(cl_int(ch))
+      .arg(cl_int(m.ax))
+      .arg(cl_int(m.ay))
+      .arg(cl_int(m.border.type));
+  with_cval(s, m.border, [&](auto c) { k.arg(c); });
+  // 32 x 4 work-items: a warp spans 32 * VW samples of a row, the group 4 * RY rows.
+  k.run((std::size_t(n) + t.vw - 1) / t.vw, (std::size_t(h) + t.ry - 1) / t.ry, 32, 4);
+}
+
 void morph_pass(const ConstImageView& s, const ImageView& d, const detail::MorphPass& m,
                 const Launch& l) {
   const int ch = s.channels(), w = int(s.width()), h = int(s.height()), n = w * ch;
   if (w == 0 || h == 0) return;
+  const MorphTuning& tune = tuning();
+  if (!tune.sep && m.kw <= tune.kmax && m.kh <= tune.kmax) return morph_small(s, d, m, tune, l);
   const cl_int is_max = m.op == MorphOp::dilate ? 1 : 0;
   const cl_int btype = cl_int(m.border.type);
   const std::string options = depth_options(s.depth());

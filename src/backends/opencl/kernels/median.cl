@@ -86,48 +86,10 @@ __kernel void median(CIMG(s), IMG(d), int w, int h, int ch, int kw, int kh, int 
 // lane by lane) for RY consecutive rows (RY even for K = 5, 7), keeping a ring of the last
 // K + 1 sorted runs. Interior work-items load each run as K vectors (vloadVW at the K column
 // offsets: the L1 cache serves the overlap); those whose window crosses the image's left or
-// right edge gather lane by lane through the border rule. Built with -DK= -DVW= -DRY=.
+// right edge gather lane by lane through the border rule. Built with -DK= -DVW= -DRY= (the
+// lane vectors KV of common.cl).
 #ifdef K
 #define NET_R (K / 2)
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-#if defined(T_F32)
-#define KS int
-#define key_s(v) order_key(v)
-#define from_key_s(k) from_order_key(k)
-#else
-#define KS T
-#define key_s(v) (v)
-#define from_key_s(k) (k)
-#endif
-#if VW == 1
-typedef KS KV;
-typedef T TV;
-#define VLOAD(p) (*(p))
-#define VSTORE(v, p) (*(p) = (v))
-#define AS_KV(v) as_int(v)
-#define AS_TV(v) as_float(v)
-#else
-typedef CAT(KS, VW) KV;
-typedef CAT(T, VW) TV;
-#define VLOAD(p) CAT(vload, VW)(0, p)
-#define VSTORE(v, p) CAT(vstore, VW)(v, 0, p)
-#define AS_KV(v) CAT(as_int, VW)(v)
-#define AS_TV(v) CAT(as_float, VW)(v)
-#endif
-#if defined(T_F32)
-// order_key / from_order_key (common.cl) lane by lane; the map is its own inverse.
-inline KV key_v(TV v) {
-  const KV i = AS_KV(v);
-  return i ^ ((i >> 31) & 0x7fffffff);
-}
-inline TV from_key_v(KV k) {
-  return AS_TV(k ^ ((k >> 31) & 0x7fffffff));
-}
-#else
-#define key_v(v) (v)
-#define from_key_v(k) (k)
-#endif
 
 // BEGIN generated networks (scripts/gen_median_networks.py --opencl): do not edit.
 // k = 3: sorts the 3 runs c[0..2] lane by lane into rank order (3 compare-exchanges).

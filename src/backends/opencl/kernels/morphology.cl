@@ -77,3 +77,81 @@ __kernel void morph_rows(CIMG(t), IMG(d), int w, int h, int ch, int kw, int ax, 
   }
   ROW(T, d, y)[i] = from_key(acc);
 }
+
+// morph_small: the whole window in one kernel for small windows (KW x KH compile-time, anchor
+// at run time), no intermediate image and one launch instead of two. A work-item computes VW
+// consecutive samples of a row (lanes; the horizontal neighbour of a sample is ch samples
+// away) for RY consecutive rows: each source row's extreme over the KW columns (KW - 1 min /
+// max) goes into a ring of the last KH, and each output row is the extreme of its KH ring
+// entries. Interior work-items load with vloadVW at the KW column offsets (the L1 cache serves
+// the overlap); those whose window crosses the left or right edge gather lane by lane through
+// the border rule (constant: cval). Built with -DKW= -DKH= -DVW= -DRY= -DIS_MAX=0|1 (the lane
+// vectors KV of common.cl).
+#ifdef KW
+#if IS_MAX
+#define EXT(a, b) max(a, b)
+#else
+#define EXT(a, b) min(a, b)
+#endif
+
+// The extreme over the KW columns of source row y (any y: the border rule maps it) for the
+// lanes i0 .. i0 + VW - 1 (lanes past the row's end repeat its last sample, never stored).
+inline KV row_extreme(CIMG(s), int i0, int y, int n, int w, int h, int ch, int ax, int btype,
+                      KS ckey, bool inner_x) {
+  const int sy = border_index(y, h, btype);
+  if (sy < 0) return (KV)(ckey);
+  __global const T* row = CROW(T, s, sy);
+  KV acc;
+  if (inner_x) {
+    __global const T* p = row + i0 - ax * ch;
+    acc = key_v(VLOAD(p));
+#pragma unroll
+    for (int j = 1; j < KW; ++j) acc = EXT(acc, key_v(VLOAD(p + j * ch)));
+    return acc;
+  }
+  KS lane[VW];
+  for (int l = 0; l < VW; ++l) {
+    const int i = min(i0 + l, n - 1), x = i / ch, c = i - x * ch;
+    KS a = 0;
+    for (int j = 0; j < KW; ++j) {
+      const int sx = border_index(x - ax + j, w, btype);
+      const KS v = sx < 0 ? ckey : key_s(row[sx * ch + c]);
+      a = j == 0 ? v : EXT(a, v);
+    }
+    lane[l] = a;
+  }
+  return VLOAD(lane);
+}
+
+__kernel void morph_small(CIMG(s), IMG(d), int w, int h, int ch, int ax, int ay, int btype,
+                          T cval) {
+  const int n = w * ch;
+  const int i0 = get_global_id(0) * VW, y0 = get_global_id(1) * RY;
+  if (i0 >= n || y0 >= h) return;
+  const bool inner_x = i0 - ax * ch >= 0 && i0 + VW - 1 + (KW - 1 - ax) * ch < n;
+  const KS ckey = key_s(cval);
+  KV ring[KH];  // the extreme of source row y0 - ay + j at j % KH
+#pragma unroll
+  for (int j = 0; j < KH - 1; ++j)
+    ring[j] = row_extreme(s, s_off, s_stride, i0, y0 - ay + j, n, w, h, ch, ax, btype, ckey,
+                          inner_x);
+#pragma unroll
+  for (int o = 0; o < RY; ++o) {
+    const int y = y0 + o;
+    if (y >= h) break;
+    ring[(o + KH - 1) % KH] = row_extreme(s, s_off, s_stride, i0, y - ay + KH - 1, n, w, h, ch,
+                                          ax, btype, ckey, inner_x);
+    KV m = ring[o % KH];
+#pragma unroll
+    for (int r = 1; r < KH; ++r) m = EXT(m, ring[(o + r) % KH]);
+    __global T* out = ROW(T, d, y) + i0;
+    if (i0 + VW <= n) {
+      VSTORE(from_key_v(m), out);
+    } else {
+      KS lane[VW];
+      VSTORE(m, lane);
+      for (int l = 0; l < n - i0; ++l) out[l] = from_key_s(lane[l]);
+    }
+  }
+}
+#endif  // KW
