@@ -1,13 +1,18 @@
 // OpenCL morph_pass (kernels/morphology.cl), the one pass core runs for dilate, erode and the
 // composites open, close, gradient, tophat, blackhat (src/core/ops/morphology.cpp; their
 // "sub" is pointwise.cpp's). u8, u16, f32, any channel count, any window and anchor (the
-// iterations' enlarged rectangles included), every border. Windows up to kSmall x kSmall:
+// iterations' enlarged rectangles included), every border. Windows up to KMAX x KMAX:
 // morph_small, the whole window in one launch (VW samples x RY rows a work-item, no
-// intermediate image). Larger ones: two kernels, the extreme over the window's rows into an
-// intermediate image, then over its columns. No morph_composite: core runs the passes.
+// intermediate image). Larger ones: two passes, the extreme over the window's rows into an
+// intermediate image, then over its columns: van Herk / Gil-Werman (morph_cols_vh,
+// morph_rows_vh; about 3 min / max a sample) for sides up to kMaxVanHerk, else morph_cols /
+// morph_rows (K - 1 a sample, loops bounded by the image). No morph_composite: core runs the
+// passes.
 //
 // Tuning, read once per process from PIXFLOW_OCL_MORPH (for A/B runs on the GPU):
-//   sep                 the two separable passes for every window;
+//   sep                 the two separable passes for every window (van Herk where it applies);
+//   run                 sep with morph_cols / morph_rows for every window (the kernels of
+//                       before this tuning round: the baseline);
 //   small               morph_small with the defaults below (also when unset);
 //   small,VW,RY,KMAX    morph_small with VW lanes (1, 2, 4, 8, 16), RY rows, windows up to
 //                       KMAX x KMAX (1..15).
@@ -31,9 +36,14 @@ namespace pixflow::opencl {
 namespace {
 
 constexpr std::size_t kLx = 64, kLy = 4;
+// The largest window side of the van Herk passes (compile-time K: K registers of suffix
+// extremes a work-item; iterations enlarge windows to thousands, which take morph_cols /
+// morph_rows, whose loops window_run bounds by the image).
+constexpr int kMaxVanHerk = 63;
 
 struct MorphTuning {
-  bool sep = false;              // the separable passes for every window
+  bool sep = false;  // the separable passes for every window (van Herk where it applies)
+  bool run = false;  // sep, and morph_cols / morph_rows (the kernels before van Herk)
   int vw = 4, ry = 8, kmax = 7;  // morph_small's shape and its largest window side
 };
 
@@ -46,6 +56,8 @@ const MorphTuning& tuning() {
     int vw = 0, ry = 0, kmax = 0;
     if (v == "sep") {
       r.sep = true;
+    } else if (v == "run") {
+      r.sep = r.run = true;
     } else if (v.rfind("small,", 0) == 0 &&
                std::sscanf(v.c_str() + 6, "%d,%d,%d", &vw, &ry, &kmax) == 3 &&
                (vw == 1 || vw == 2 || vw == 4 || vw == 8 || vw == 16) && ry >= 1 && ry <= 64 &&
@@ -96,11 +108,39 @@ void morph_pass(const ConstImageView& s, const ImageView& d, const detail::Morph
   if (!tune.sep && m.kw <= tune.kmax && m.kh <= tune.kmax) return morph_small(s, d, m, tune, l);
   const cl_int is_max = m.op == MorphOp::dilate ? 1 : 0;
   const cl_int btype = cl_int(m.border.type);
-  const std::string options = depth_options(s.depth());
-  // The column extremes: an image of the source's format, rows packed.
+  // The column extremes: an image of the source's format, rows packed. The in-order queue
+  // runs the row pass after the column pass; the intermediate's buffer is freed by the driver
+  // once both have finished (allocate's deleter).
   const std::int64_t stride = s.row_bytes();
   const std::shared_ptr<std::byte> buf = allocate(l.device, std::size_t(stride) * std::size_t(h));
   const ImageView t(buf.get(), w, h, stride, s.format(), Location::opencl(l.device));
+  if (!tune.run && m.kw <= kMaxVanHerk && m.kh <= kMaxVanHerk) {
+    // van Herk passes: VW lanes along the row for the columns where the suffix array (KH
+    // vectors) stays small, one sample a work-item otherwise and for the rows.
+    const int vw = m.kh <= 16 ? 4 : 1;
+    const std::string dep = depth_options(s.depth());
+    Kernel cols(l, "morphology",
+                dep + detail::cat(" -DKH=", m.kh, " -DVW=", vw, " -DIS_MAX=", is_max),
+                "morph_cols_vh", "morph_pass");
+    Kernel rows(l, "morphology", dep + detail::cat(" -DKW=", m.kw, " -DVW=1 -DIS_MAX=", is_max),
+                "morph_rows_vh", "morph_pass");
+    cols.image(s).image(t).arg(cl_int(n)).arg(cl_int(h)).arg(cl_int(m.ay)).arg(btype);
+    rows.image(t)
+        .image(d)
+        .arg(cl_int(w))
+        .arg(cl_int(h))
+        .arg(cl_int(ch))
+        .arg(cl_int(m.ax))
+        .arg(btype);
+    with_cval(s, m.border, [&](auto c) {
+      cols.arg(c);
+      rows.arg(c);
+    });
+    cols.run((std::size_t(n) + vw - 1) / vw, (std::size_t(h) + m.kh - 1) / m.kh, kLx, kLy);
+    rows.run(std::size_t((w + m.kw - 1) / m.kw) * std::size_t(ch), std::size_t(h), kLx, kLy);
+    return;
+  }
+  const std::string options = depth_options(s.depth());
   Kernel cols(l, "morphology", options, "morph_cols", "morph_pass");
   Kernel rows(l, "morphology", options, "morph_rows", "morph_pass");
   cols.image(s)
@@ -118,15 +158,11 @@ void morph_pass(const ConstImageView& s, const ImageView& d, const detail::Morph
       .arg(cl_int(m.kw))
       .arg(cl_int(m.ax))
       .arg(btype);
-  // The constant border's value as the reference takes it: saturated to the depth.
-  detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(s.depth(), [&](auto t0) {
-    const auto cval = detail::saturate_cast<decltype(t0)>(m.border.value);
-    cols.arg(cval);
-    rows.arg(cval);
+  with_cval(s, m.border, [&](auto c) {
+    cols.arg(c);
+    rows.arg(c);
   });
   cols.arg(is_max).run(std::size_t(n), std::size_t(h), kLx, kLy);
-  // The in-order queue runs the row pass after the column pass; the intermediate's buffer is
-  // freed by the driver once both have finished (allocate's deleter).
   rows.arg(is_max).run(std::size_t(n), std::size_t(h), kLx, kLy);
 }
 

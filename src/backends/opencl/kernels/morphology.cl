@@ -87,7 +87,7 @@ __kernel void morph_rows(CIMG(t), IMG(d), int w, int h, int ch, int kw, int ax, 
 // the overlap); those whose window crosses the left or right edge gather lane by lane through
 // the border rule (constant: cval). Built with -DKW= -DKH= -DVW= -DRY= -DIS_MAX=0|1 (the lane
 // vectors KV of common.cl).
-#ifdef KW
+#if defined(KW) && defined(KH)
 #if IS_MAX
 #define EXT(a, b) max(a, b)
 #else
@@ -153,5 +153,102 @@ __kernel void morph_small(CIMG(s), IMG(d), int w, int h, int ch, int ax, int ay,
       for (int l = 0; l < n - i0; ++l) out[l] = from_key_s(lane[l]);
     }
   }
+}
+#endif  // KW && KH
+
+// van Herk / Gil-Werman passes for larger windows (compile-time KH or KW up to 63): about 3
+// min / max per sample whatever the window, where morph_cols / morph_rows take K - 1. A
+// work-item takes K consecutive outputs along the pass, whose windows (starts a0 .. a0 + K -
+// 1) all hold position c = a0 + K - 1: suffix extremes S[j] = ext(x[a0 + j .. c]) once, then
+// output j = ext(S[j], x[c + 1 .. c + j]) with the prefix carried along; 2K - 1 loads for K
+// outputs. The intermediate image holds the column pass's result as morph_cols does. Built
+// with -DKH= (morph_cols_vh, VW lanes along the row) or -DKW= (morph_rows_vh, one sample a
+// work-item), -DIS_MAX=, -DVW=.
+#if defined(KH) && !defined(KW)
+#if IS_MAX
+#define EXT(a, b) max(a, b)
+#else
+#define EXT(a, b) min(a, b)
+#endif
+// Lanes i0 .. i0 + VW - 1 of source row y (border rule; constant: cval), as keys.
+inline KV load_lanes(CIMG(s), int i0, int y, int n, int h, int btype, KS ckey) {
+  const int sy = border_index(y, h, btype);
+  if (sy < 0) return (KV)(ckey);
+  __global const T* row = CROW(T, s, sy) + i0;
+  if (i0 + VW <= n) return key_v(VLOAD(row));
+  KS lane[VW];
+  for (int l = 0; l < VW; ++l) lane[l] = key_s(row[min(l, n - 1 - i0)]);
+  return VLOAD(lane);
+}
+
+__kernel void morph_cols_vh(CIMG(s), IMG(t), int n, int h, int ay, int btype, T cval) {
+  const int i0 = get_global_id(0) * VW, y0 = get_global_id(1) * KH;
+  if (i0 >= n || y0 >= h) return;
+  const KS ckey = key_s(cval);
+  const int a0 = y0 - ay, c = a0 + KH - 1;
+  KV suf[KH];
+  suf[KH - 1] = load_lanes(s, s_off, s_stride, i0, c, n, h, btype, ckey);
+#pragma unroll
+  for (int j = KH - 2; j >= 0; --j)
+    suf[j] = EXT(suf[j + 1], load_lanes(s, s_off, s_stride, i0, a0 + j, n, h, btype, ckey));
+  KV pre = suf[0];
+#pragma unroll
+  for (int j = 0; j < KH; ++j) {
+    if (y0 + j >= h) break;
+    if (j > 0) {
+      const KV v = load_lanes(s, s_off, s_stride, i0, c + j, n, h, btype, ckey);
+      pre = j == 1 ? v : EXT(pre, v);
+    }
+    const KV m = j == 0 ? suf[0] : EXT(suf[j], pre);
+    __global T* out = ROW(T, t, y0 + j) + i0;
+    if (i0 + VW <= n) {
+      VSTORE(from_key_v(m), out);
+    } else {
+      KS lane[VW];
+      VSTORE(m, lane);
+      for (int l = 0; l < n - i0; ++l) out[l] = from_key_s(lane[l]);
+    }
+  }
+}
+#endif  // KH
+
+#if defined(KW) && !defined(KH)
+#if IS_MAX
+#define EXT(a, b) max(a, b)
+#else
+#define EXT(a, b) min(a, b)
+#endif
+// Sample p of channel c of a row through the border rule (constant: cval), as a key.
+inline KS load_at(__global const T* row, int p, int w, int ch, int c, int btype, KS ckey) {
+  const int sx = border_index(p, w, btype);
+  return sx < 0 ? ckey : key_s(row[sx * ch + c]);
+}
+
+__kernel void morph_rows_vh(CIMG(t), IMG(d), int w, int h, int ch, int ax, int btype, T cval) {
+  const int g = get_global_id(0), y = get_global_id(1);
+  const int segs = (w + KW - 1) / KW;
+  if (g >= segs * ch || y >= h) return;
+  const int seg = g / ch, c = g - seg * ch;
+  const int x0 = seg * KW, a0 = x0 - ax, mid = a0 + KW - 1;
+  const KS ckey = key_s(cval);
+  __global const T* row = CROW(T, t, y);
+  const bool inner = a0 >= 0 && a0 + 2 * KW - 2 < w;
+#define AT(p) ((KS)(inner ? key_s(row[(p) * ch + c]) : load_at(row, p, w, ch, c, btype, ckey)))
+  KS suf[KW];
+  suf[KW - 1] = AT(mid);
+#pragma unroll
+  for (int j = KW - 2; j >= 0; --j) suf[j] = EXT(suf[j + 1], AT(a0 + j));
+  KS pre = suf[0];
+  __global T* out = ROW(T, d, y);
+#pragma unroll
+  for (int j = 0; j < KW; ++j) {
+    if (x0 + j >= w) break;
+    if (j > 0) {
+      const KS v = AT(mid + j);
+      pre = j == 1 ? v : EXT(pre, v);
+    }
+    out[(x0 + j) * ch + c] = from_key_s(j == 0 ? suf[0] : EXT(suf[j], pre));
+  }
+#undef AT
 }
 #endif  // KW
