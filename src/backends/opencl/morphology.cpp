@@ -7,9 +7,11 @@
 // intermediate image, then over its columns: van Herk / Gil-Werman (morph_cols_vh,
 // morph_rows_vh; about 3 min / max a sample) for sides up to kMaxVanHerk, else morph_cols /
 // morph_rows (K - 1 a sample, loops bounded by the image). No morph_composite: core runs the
-// passes.
+// passes, except the composites of small odd windows on one channel: morph_composite
+// (morph_comp), the whole sequence in one launch through local memory.
 //
 // Tuning, read once per process from PIXFLOW_OCL_MORPH (for A/B runs on the GPU):
+//   passes              no fused composites (core's passes, through morph_small or van Herk);
 //   sep                 the two separable passes for every window (van Herk where it applies);
 //   run                 sep with morph_cols / morph_rows for every window (the kernels of
 //                       before this tuning round: the baseline);
@@ -44,6 +46,7 @@ constexpr int kMaxVanHerk = 63;
 struct MorphTuning {
   bool sep = false;  // the separable passes for every window (van Herk where it applies)
   bool run = false;  // sep, and morph_cols / morph_rows (the kernels before van Herk)
+  bool fuse = true;  // composites of small windows in one kernel (morph_comp)
   int vw = 4, ry = 8, kmax = 7;  // morph_small's shape and its largest window side
 };
 
@@ -56,8 +59,12 @@ const MorphTuning& tuning() {
     int vw = 0, ry = 0, kmax = 0;
     if (v == "sep") {
       r.sep = true;
+      r.fuse = false;
     } else if (v == "run") {
       r.sep = r.run = true;
+      r.fuse = false;
+    } else if (v == "passes") {
+      r.fuse = false;
     } else if (v.rfind("small,", 0) == 0 &&
                std::sscanf(v.c_str() + 6, "%d,%d,%d", &vw, &ry, &kmax) == 3 &&
                (vw == 1 || vw == 2 || vw == 4 || vw == 8 || vw == 16) && ry >= 1 && ry <= 64 &&
@@ -166,6 +173,38 @@ void morph_pass(const ConstImageView& s, const ImageView& d, const detail::Morph
   rows.arg(is_max).run(std::size_t(n), std::size_t(h), kLx, kLy);
 }
 
+// The composites morph_comp takes: one channel, odd windows of at most KMAX x KMAX with the
+// centred anchor (what the public ops give for odd sides, iterations included), every
+// border but wrap (whose second pass reads E from the image's far side; gradient reads only
+// the source and takes wrap too).
+bool comp_covers(const ConstImageView& s, const detail::MorphPass& m) {
+  const MorphTuning& t = tuning();
+  return t.fuse && s.channels() == 1 && m.kw % 2 == 1 && m.kh % 2 == 1 && m.kw <= t.kmax &&
+         m.kh <= t.kmax && m.ax == m.kw / 2 && m.ay == m.kh / 2 &&
+         (m.op == MorphOp::gradient || m.border.type != BorderType::wrap) &&
+         m.op != MorphOp::dilate && m.op != MorphOp::erode;
+}
+
+void morph_composite_covers(const ConstImageView& s, const detail::MorphPass& m,
+                            const detail::MorphCovers& covers, const Launch&) {
+  covers.yes = comp_covers(s, m);
+}
+
+void morph_composite(const ConstImageView& s, const ImageView& d, const detail::MorphPass& m,
+                     const Launch& l) {
+  detail::require(comp_covers(s, m), Status::internal, morph_op_name(m.op),
+                  "the fused OpenCL composite was called for a window or border it does not take");
+  const int w = int(s.width()), h = int(s.height());
+  if (w == 0 || h == 0) return;
+  const std::string options = depth_options(s.depth()) + detail::cat(" -DKW=", m.kw, " -DKH=", m.kh,
+                                                                     " -DVW=1 -DOP=", int(m.op));
+  Kernel k(l, "morphology", options, "morph_comp", morph_op_name(m.op));
+  k.image(s).image(d).arg(cl_int(w)).arg(cl_int(h)).arg(cl_int(m.border.type));
+  with_cval(s, m.border, [&](auto c) { k.arg(c); });
+  // A 64 x 32 output tile a group of 64 x 4 (kernels/morphology.cl, CTX / CTY).
+  k.run(std::size_t((w + 63) / 64) * 64, std::size_t((h + 31) / 32) * 4, 64, 4);
+}
+
 }  // namespace
 }  // namespace pixflow::opencl
 
@@ -173,4 +212,7 @@ PIXFLOW_REGISTER_IMPLS(opencl_morphology) {
   using namespace pixflow;
   opencl::add<&opencl::morph_pass>(table, "morph_pass",
                                    opencl::depths({Depth::u8, Depth::u16, Depth::f32}));
+  const auto c1 = detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {1});
+  opencl::add<&opencl::morph_composite>(table, "morph_composite", c1);
+  opencl::add<&opencl::morph_composite_covers>(table, "morph_composite.covers", c1);
 }

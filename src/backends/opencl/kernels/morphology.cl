@@ -87,7 +87,7 @@ __kernel void morph_rows(CIMG(t), IMG(d), int w, int h, int ch, int kw, int ax, 
 // the overlap); those whose window crosses the left or right edge gather lane by lane through
 // the border rule (constant: cval). Built with -DKW= -DKH= -DVW= -DRY= -DIS_MAX=0|1 (the lane
 // vectors KV of common.cl).
-#if defined(KW) && defined(KH)
+#if defined(KW) && defined(KH) && defined(RY)
 #if IS_MAX
 #define EXT(a, b) max(a, b)
 #else
@@ -252,3 +252,143 @@ __kernel void morph_rows_vh(CIMG(t), IMG(d), int w, int h, int ch, int ax, int b
 #undef AT
 }
 #endif  // KW
+
+// morph_comp: the composites open, close, tophat, blackhat (OP: MorphOp's order, 2 3 5 6) and
+// gradient (4) in one launch for one channel and small centred odd windows, with no
+// intermediate image (core's sequence: each pass applies the border rule to its own input,
+// then arith's saturating sub; src/core/ops/morphology.cpp). A work-group computes a tile of
+// CTX x CTY outputs through local memory, separably: the source tile (the tile plus both
+// passes' halos, loaded through the border rule) -> row extremes -> the first pass's image E
+// over the tile plus the second pass's halo -> row extremes of E -> the output. E outside the
+// image follows the rule from E's own samples: position p reads E at border_index(p), which
+// lies inside the computed region for the rules other than wrap with a centred window (the
+// host sends wrap through core's passes). gradient: dilate and erode of the same source tile.
+// Built with -DKW= -DKH= (odd, anchors KW / 2, KH / 2), -DOP= and the lane vectors at VW=1.
+#if defined(OP) && defined(KW) && defined(KH)
+#define CTX 64
+#define CTY 32
+#define HX (KW / 2)
+#define HY (KH / 2)
+#define EW (CTX + 2 * HX)  // E's region: the tile plus the second pass's halo
+#define EH (CTY + 2 * HY)
+#define SW (EW + 2 * HX)  // the source tile: E's region plus the first pass's halo
+#define SH (EH + 2 * HY)
+#if OP == 2 || OP == 5  // open, tophat: erode then dilate
+#define EXT1(a, b) min(a, b)
+#define EXT2(a, b) max(a, b)
+#else  // close, blackhat: dilate then erode; gradient: EXT1 max, EXT2 min, both of the source
+#define EXT1(a, b) max(a, b)
+#define EXT2(a, b) min(a, b)
+#endif
+
+__kernel __attribute__((reqd_work_group_size(64, 4, 1))) void morph_comp(CIMG(s), IMG(d), int w,
+                                                                          int h, int btype,
+                                                                          T cval) {
+  __local KS a[SH * SW];  // the source tile, then E
+  __local KS b[SH * EW];  // row extremes of the source, then of E
+#if OP == 4
+  __local KS b2[SH * EW];  // gradient: the second extreme's rows
+#endif
+  const int lid = get_local_id(1) * 64 + get_local_id(0);
+  const int ox = get_group_id(0) * CTX, oy = get_group_id(1) * CTY;
+  const KS ckey = key_s(cval);
+  // Source tile: positions (ox - 2HX .., oy - 2HY ..).
+  for (int i = lid; i < SH * SW; i += 256) {
+    const int r = i / SW, q = i - r * SW;
+    const int sy = border_index(oy - 2 * HY + r, h, btype);
+    const int sx = border_index(ox - 2 * HX + q, w, btype);
+    a[i] = (sy < 0 || sx < 0) ? ckey : key_s(CROW(T, s, sy)[sx]);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Row extremes over KW of every source row, for E's columns.
+  for (int i = lid; i < SH * EW; i += 256) {
+    const int r = i / EW, q = i - r * EW;
+    KS m = a[r * SW + q];
+#if OP == 4
+    KS m2 = m;
+#endif
+    for (int j = 1; j < KW; ++j) {
+      const KS v = a[r * SW + q + j];
+      m = EXT1(m, v);
+#if OP == 4
+      m2 = EXT2(m2, v);
+#endif
+    }
+    b[i] = m;
+#if OP == 4
+    b2[i] = m2;
+#endif
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+#if OP == 4
+  // gradient: dilate - erode at the tile's outputs (E's region offset by the halo).
+  for (int i = lid; i < CTX * CTY; i += 256) {
+    const int r = i / CTX, q = i - r * CTX;
+    const int x = ox + q, y = oy + r;
+    if (x >= w || y >= h) continue;
+    KS hi = b[(r + HY) * EW + q + HX], lo = b2[(r + HY) * EW + q + HX];
+    for (int j = 1; j < KH; ++j) {
+      hi = EXT1(hi, b[(r + HY + j) * EW + q + HX]);
+      lo = EXT2(lo, b2[(r + HY + j) * EW + q + HX]);
+    }
+#if defined(T_F32)
+    ROW(T, d, y)[x] = from_key_s(hi) - from_key_s(lo);
+#else
+    ROW(T, d, y)[x] = sub_sat(hi, lo);
+#endif
+  }
+#else
+  // E over its region (positions ox - HX .., oy - HY ..), in a (row stride EW); only the
+  // samples inside the image are read below.
+  for (int i = lid; i < EH * EW; i += 256) {
+    const int r = i / EW, q = i - r * EW;
+    KS m = b[r * EW + q];
+    for (int j = 1; j < KH; ++j) m = EXT1(m, b[(r + j) * EW + q]);
+    a[i] = m;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Row extremes of E over KW for the tile's columns, E's rows; positions outside the image
+  // by the rule from E's own samples.
+  for (int i = lid; i < EH * CTX; i += 256) {
+    const int r = i / CTX, q = i - r * CTX;
+    const int ey = border_index(oy - HY + r, h, btype);
+    KS m = ckey;
+    if (ey >= 0) {
+      // Positions that only outputs past the image's end need may map outside the region:
+      // clamped (their values are never stored).
+      const int ly = clamp(ey - (oy - HY), 0, EH - 1);
+      for (int j = 0; j < KW; ++j) {
+        const int ex = border_index(ox - HX + q + j, w, btype);
+        const KS v = ex < 0 ? ckey : a[ly * EW + clamp(ex - (ox - HX), 0, EW - 1)];
+        m = j == 0 ? v : EXT2(m, v);
+      }
+    }
+    b[i] = m;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int i = lid; i < CTX * CTY; i += 256) {
+    const int r = i / CTX, q = i - r * CTX;
+    const int x = ox + q, y = oy + r;
+    if (x >= w || y >= h) continue;
+    KS m = b[r * CTX + q];
+    for (int j = 1; j < KH; ++j) m = EXT2(m, b[(r + j) * CTX + q]);
+#if OP == 2 || OP == 3
+    ROW(T, d, y)[x] = from_key_s(m);
+#else
+    const T src = CROW(T, s, y)[x];
+#if defined(T_F32)
+#if OP == 5
+    ROW(T, d, y)[x] = src - from_key_s(m);
+#else
+    ROW(T, d, y)[x] = from_key_s(m) - src;
+#endif
+#elif OP == 5
+    ROW(T, d, y)[x] = sub_sat(src, (T)from_key_s(m));
+#else
+    ROW(T, d, y)[x] = sub_sat((T)from_key_s(m), src);
+#endif
+#endif
+  }
+#endif
+}
+#endif  // OP
