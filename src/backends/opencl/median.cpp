@@ -9,16 +9,19 @@
 // Tuning, read once per process from PIXFLOW_OCL_MEDIAN (for A/B runs on the GPU):
 //   count           the counting kernel for every window;
 //   net             median_net with the defaults below (also when unset);
-//   net,VW,RY       median_net with VW lanes (1, 2, 4, 8, 16) and RY rows (RY even for 5x5, 7x7).
+//   net,VW,RY       median_net with VW lanes (1, 2, 4, 8, 16) and RY rows (even; 0: the
+//                   default).
 // Defaults (not yet timed on the H100; chosen so that the ring of K + 1 sorted runs and the
 // pair merge stay in registers: (K + 1) * K + (K - 1) * K + K + 1 vectors of VW lanes):
-// 3x3 VW 4, RY 8; 5x5 VW 2, RY 8; 7x7 VW 1, RY 8.
+// 3x3 VW 4; 5x5 VW 2; 7x7 VW 1; RY 8, halved down to 2 while the image gives fewer than
+// 2048 work-items a compute unit (rows_per_item.hpp).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "pixflow/ops.hpp"
 #include "src/backends/opencl/register.hpp"
+#include "src/backends/opencl/rows_per_item.hpp"
 #include "src/backends/opencl/runtime.hpp"
 #include "src/base/numeric.hpp"
 #include "src/base/visit_depth.hpp"
@@ -42,7 +45,7 @@ const MedianTuning& tuning() {
     } else if (v.rfind("net,", 0) == 0) {
       int vw = 0, ry = 0;
       if (std::sscanf(v.c_str() + 4, "%d,%d", &vw, &ry) == 2 &&
-          (vw == 1 || vw == 2 || vw == 4 || vw == 8 || vw == 16) && ry >= 2 && ry <= 64 &&
+          (vw == 1 || vw == 2 || vw == 4 || vw == 8 || vw == 16) && ry >= 0 && ry <= 64 &&
           ry % 2 == 0) {
         r.vw = vw;
         r.ry = ry;
@@ -66,7 +69,8 @@ void median(const ConstImageView& s, const ImageView& d, const MedianParams& p, 
   if (!t.count && p.kw == p.kh && (p.kw == 3 || p.kw == 5 || p.kw == 7)) {
     const int k = p.kw;
     const int vw = t.vw ? t.vw : k == 3 ? 4 : k == 5 ? 2 : 1;
-    const int ry = t.ry ? t.ry : 8;
+    const int ry =
+        t.ry ? t.ry : rows_per_item((std::size_t(n) + vw - 1) / vw, std::size_t(rows), l.device, 8);
     const std::string options = depth_options(s.depth()) + " -DK=" + std::to_string(k) +
                                 " -DVW=" + std::to_string(vw) + " -DRY=" + std::to_string(ry);
     Kernel k2(l, "median", options, "median_net", "median");

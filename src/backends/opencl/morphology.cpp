@@ -6,9 +6,9 @@
 // intermediate image). Larger ones: two passes, the extreme over the window's rows into an
 // intermediate image, then over its columns: van Herk / Gil-Werman (morph_cols_vh,
 // morph_rows_vh; about 3 min / max a sample) for sides up to kMaxVanHerk, else morph_cols /
-// morph_rows (K - 1 a sample, loops bounded by the image). No morph_composite: core runs the
-// passes, except the composites of small odd windows on one channel: morph_composite
-// (morph_comp), the whole sequence in one launch through local memory.
+// morph_rows (K - 1 a sample, loops bounded by the image). Core runs the composites as these
+// passes, except those of small odd windows on one channel: morph_composite (morph_comp), the
+// whole sequence in one launch through local memory.
 //
 // Tuning, read once per process from PIXFLOW_OCL_MORPH (for A/B runs on the GPU):
 //   passes              no fused composites (core's passes, through morph_small or van Herk);
@@ -16,11 +16,12 @@
 //   run                 sep with morph_cols / morph_rows for every window (the kernels of
 //                       before this tuning round: the baseline);
 //   small               morph_small with the defaults below (also when unset);
-//   small,VW,RY,KMAX    morph_small with VW lanes (1, 2, 4, 8, 16), RY rows, windows up to
-//                       KMAX x KMAX (1..15).
-// Defaults (not yet timed on the H100): VW 4, RY 8, KMAX 7 (a 7-wide window is 7 vector loads
-// and 6 min/max a source row, and 6 more an output: about the separable passes' work in one
-// pass over memory instead of three).
+//   small,VW,RY,KMAX    morph_small with VW lanes (1, 2, 4, 8, 16), RY rows (0: the default),
+//                       windows up to KMAX x KMAX (1..15; also morph_composite's bound).
+// Defaults (not yet timed on the H100): VW 4, RY 8 (halved down to 2 while the image gives
+// fewer than 2048 work-items a compute unit, rows_per_item.hpp), KMAX 7 (a 7-wide window is 7
+// vector loads and 6 min/max a source row, and 6 more an output: about the separable passes' work
+// in one pass over memory instead of three).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +29,7 @@
 #include <string>
 
 #include "src/backends/opencl/register.hpp"
+#include "src/backends/opencl/rows_per_item.hpp"
 #include "src/backends/opencl/runtime.hpp"
 #include "src/base/error.hpp"
 #include "src/base/numeric.hpp"
@@ -47,7 +49,7 @@ struct MorphTuning {
   bool sep = false;  // the separable passes for every window (van Herk where it applies)
   bool run = false;  // sep, and morph_cols / morph_rows (the kernels before van Herk)
   bool fuse = true;  // composites of small windows in one kernel (morph_comp)
-  int vw = 4, ry = 8, kmax = 7;  // morph_small's shape and its largest window side
+  int vw = 4, ry = 0, kmax = 7;  // morph_small's shape (ry 0: rows_per_item) and largest side
 };
 
 const MorphTuning& tuning() {
@@ -67,7 +69,7 @@ const MorphTuning& tuning() {
       r.fuse = false;
     } else if (v.rfind("small,", 0) == 0 &&
                std::sscanf(v.c_str() + 6, "%d,%d,%d", &vw, &ry, &kmax) == 3 &&
-               (vw == 1 || vw == 2 || vw == 4 || vw == 8 || vw == 16) && ry >= 1 && ry <= 64 &&
+               (vw == 1 || vw == 2 || vw == 4 || vw == 8 || vw == 16) && ry >= 0 && ry <= 64 &&
                kmax >= 1 && kmax <= 15) {
       r.vw = vw;
       r.ry = ry;
@@ -89,9 +91,11 @@ void with_cval(const ConstImageView& s, const Border& b, F&& f) {
 void morph_small(const ConstImageView& s, const ImageView& d, const detail::MorphPass& m,
                  const MorphTuning& t, const Launch& l) {
   const int ch = s.channels(), n = int(s.width()) * ch, h = int(s.height());
+  const int ry =
+      t.ry ? t.ry : rows_per_item((std::size_t(n) + t.vw - 1) / t.vw, std::size_t(h), l.device, 8);
   const std::string options =
       depth_options(s.depth()) + detail::cat(" -DKW=", m.kw, " -DKH=", m.kh, " -DVW=", t.vw,
-                                             " -DRY=", t.ry,
+                                             " -DRY=", ry,
                                              " -DIS_MAX=", m.op == MorphOp::dilate ? 1 : 0);
   Kernel k(l, "morphology", options, "morph_small", "morph_pass");
   k.image(s)
@@ -104,7 +108,7 @@ void morph_small(const ConstImageView& s, const ImageView& d, const detail::Morp
       .arg(cl_int(m.border.type));
   with_cval(s, m.border, [&](auto c) { k.arg(c); });
   // 32 x 4 work-items: a warp spans 32 * VW samples of a row, the group 4 * RY rows.
-  k.run((std::size_t(n) + t.vw - 1) / t.vw, (std::size_t(h) + t.ry - 1) / t.ry, 32, 4);
+  k.run((std::size_t(n) + t.vw - 1) / t.vw, (std::size_t(h) + ry - 1) / ry, 32, 4);
 }
 
 void morph_pass(const ConstImageView& s, const ImageView& d, const detail::MorphPass& m,
