@@ -181,22 +181,30 @@ void morph_pass(const ConstImageView& s, const ImageView& d, const detail::Morph
 // centred anchor (what the public ops give for odd sides, iterations included), every
 // border but wrap (whose second pass reads E from the image's far side; gradient reads only
 // the source and takes wrap too).
-bool comp_covers(const ConstImageView& s, const detail::MorphPass& m) {
+bool comp_covers(const ConstImageView& s, const detail::MorphPass& m, int device) {
   const MorphTuning& t = tuning();
-  return t.fuse && s.channels() == 1 && m.kw % 2 == 1 && m.kh % 2 == 1 && m.kw <= t.kmax &&
-         m.kh <= t.kmax && m.ax == m.kw / 2 && m.ay == m.kh / 2 &&
-         (m.op == MorphOp::gradient || m.border.type != BorderType::wrap) &&
-         m.op != MorphOp::dilate && m.op != MorphOp::erode;
+  if (!(t.fuse && s.channels() == 1 && m.kw % 2 == 1 && m.kh % 2 == 1 && m.kw <= t.kmax &&
+        m.kh <= t.kmax && m.ax == m.kw / 2 && m.ay == m.kh / 2 &&
+        (m.op == MorphOp::gradient || m.border.type != BorderType::wrap) &&
+        m.op != MorphOp::dilate && m.op != MorphOp::erode))
+    return false;
+  // morph_comp's local arrays (kernels/morphology.cl: SH x SW and SH x EW keys, two of the
+  // latter for gradient) must fit the device's local memory (KMAX up to 15 on f32 need not).
+  const std::size_t ew = 64 + std::size_t(m.kw - 1), sw = ew + std::size_t(m.kw - 1);
+  const std::size_t sh = 32 + 2 * std::size_t(m.kh - 1);
+  const std::size_t key = s.depth() == Depth::f32 ? 4 : s.depth() == Depth::u16 ? 2 : 1;
+  const std::size_t bytes = (sh * sw + sh * ew * (m.op == MorphOp::gradient ? 2 : 1)) * key;
+  return bytes <= devices()[std::size_t(device)].local_mem;
 }
 
 void morph_composite_covers(const ConstImageView& s, const detail::MorphPass& m,
-                            const detail::MorphCovers& covers, const Launch&) {
-  covers.yes = comp_covers(s, m);
+                            const detail::MorphCovers& covers, const Launch& l) {
+  covers.yes = comp_covers(s, m, l.device);
 }
 
 void morph_composite(const ConstImageView& s, const ImageView& d, const detail::MorphPass& m,
                      const Launch& l) {
-  detail::require(comp_covers(s, m), Status::internal, morph_op_name(m.op),
+  detail::require(comp_covers(s, m, l.device), Status::internal, morph_op_name(m.op),
                   "the fused OpenCL composite was called for a window or border it does not take");
   const int w = int(s.width()), h = int(s.height());
   if (w == 0 || h == 0) return;
