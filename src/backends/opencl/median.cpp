@@ -10,7 +10,8 @@
 //   count           the counting kernel for every window;
 //   net             median_net with the defaults below (also when unset);
 //   net,VW,RY       median_net with VW lanes (1, 2, 4, 8, 16) and RY rows (even; 0: the
-//                   default).
+//                   default); a trailing ",narrow" keeps u8 / u16 in uchar / ushort lanes
+//                   instead of int lanes (-DWIDE_KEYS, common.cl; the default is a guess).
 // Defaults (not yet timed on the H100; chosen so that the ring of K + 1 sorted runs and the
 // pair merge stay in registers: (K + 1) * K + (K - 1) * K + K + 1 vectors of VW lanes):
 // 3x3 VW 4; 5x5 VW 2; 7x7 VW 1; RY 8, halved down to 2 while the image gives fewer than
@@ -32,6 +33,7 @@ namespace {
 struct MedianTuning {
   bool count = false;  // the counting kernel for every window
   int vw = 0, ry = 0;  // 0: the per-window default
+  bool wide = true;    // u8 / u16 as int lanes (-DWIDE_KEYS)
 };
 
 const MedianTuning& tuning() {
@@ -44,6 +46,7 @@ const MedianTuning& tuning() {
       r.count = true;
     } else if (v.rfind("net,", 0) == 0) {
       int vw = 0, ry = 0;
+      r.wide = v.find(",narrow") == std::string::npos;
       if (std::sscanf(v.c_str() + 4, "%d,%d", &vw, &ry) == 2 &&
           (vw == 1 || vw == 2 || vw == 4 || vw == 8 || vw == 16) && ry >= 0 && ry <= 64 &&
           ry % 2 == 0) {
@@ -72,7 +75,8 @@ void median(const ConstImageView& s, const ImageView& d, const MedianParams& p, 
     const int ry =
         t.ry ? t.ry : rows_per_item((std::size_t(n) + vw - 1) / vw, std::size_t(rows), l.device, 8);
     const std::string options = depth_options(s.depth()) + " -DK=" + std::to_string(k) +
-                                " -DVW=" + std::to_string(vw) + " -DRY=" + std::to_string(ry);
+                                " -DVW=" + std::to_string(vw) + " -DRY=" + std::to_string(ry) +
+                                (t.wide ? " -DWIDE_KEYS=1" : "");
     Kernel k2(l, "median", options, "median_net", "median");
     k2.image(s)
         .image(d)

@@ -17,7 +17,9 @@
 //                       before this tuning round: the baseline);
 //   small               morph_small with the defaults below (also when unset);
 //   small,VW,RY,KMAX    morph_small with VW lanes (1, 2, 4, 8, 16), RY rows (0: the default),
-//                       windows up to KMAX x KMAX (1..15; also morph_composite's bound).
+//                       windows up to KMAX x KMAX (1..15; also morph_composite's bound);
+//                       a trailing ",narrow" keeps u8 / u16 in uchar / ushort lanes instead
+//                       of int lanes (-DWIDE_KEYS, common.cl; the default is a guess).
 // Defaults (not yet timed on the H100): VW 4, RY 8 (halved down to 2 while the image gives
 // fewer than 2048 work-items a compute unit, rows_per_item.hpp), KMAX 7 (a 7-wide window is 7
 // vector loads and 6 min/max a source row, and 6 more an output: about the separable passes' work
@@ -49,6 +51,7 @@ struct MorphTuning {
   bool sep = false;  // the separable passes for every window (van Herk where it applies)
   bool run = false;  // sep, and morph_cols / morph_rows (the kernels before van Herk)
   bool fuse = true;  // composites of small windows in one kernel (morph_comp)
+  bool wide = true;  // morph_small: u8 / u16 as int lanes (-DWIDE_KEYS)
   int vw = 4, ry = 0, kmax = 7;  // morph_small's shape (ry 0: rows_per_item) and largest side
 };
 
@@ -59,6 +62,7 @@ const MorphTuning& tuning() {
     if (e == nullptr) return r;
     const std::string v(e);
     int vw = 0, ry = 0, kmax = 0;
+    r.wide = v.find(",narrow") == std::string::npos;
     if (v == "sep") {
       r.sep = true;
       r.fuse = false;
@@ -94,9 +98,9 @@ void morph_small(const ConstImageView& s, const ImageView& d, const detail::Morp
   const int ry =
       t.ry ? t.ry : rows_per_item((std::size_t(n) + t.vw - 1) / t.vw, std::size_t(h), l.device, 8);
   const std::string options =
-      depth_options(s.depth()) + detail::cat(" -DKW=", m.kw, " -DKH=", m.kh, " -DVW=", t.vw,
-                                             " -DRY=", ry,
-                                             " -DIS_MAX=", m.op == MorphOp::dilate ? 1 : 0);
+      depth_options(s.depth()) +
+      detail::cat(" -DKW=", m.kw, " -DKH=", m.kh, " -DVW=", t.vw, " -DRY=", ry,
+                  " -DIS_MAX=", m.op == MorphOp::dilate ? 1 : 0, t.wide ? " -DWIDE_KEYS=1" : "");
   Kernel k(l, "morphology", options, "morph_small", "morph_pass");
   k.image(s)
       .image(d)
