@@ -49,3 +49,63 @@ inline int order_key(float v) {
 inline float from_order_key(int k) {
   return as_float(k ^ ((k >> 31) & 0x7fffffff));
 }
+
+// Lane vectors of the ordering kernels (median_net, morph_small), defined when a program is
+// built with -DVW= (lanes: 1, 2, 4, 8, 16) and a depth (-DT=, T_F32...): KS / KV the scalar /
+// vector key (integers: the sample; f32: order_key's int, whose signed order is totalOrder),
+// TV the sample vector, VLOAD / VSTORE VW samples at any sample-aligned address, key_s /
+// key_v and from_key_s / from_key_v the key maps. OpenCL's min / max act lane by lane.
+// -DWIDE_KEYS: u8 / u16 samples as int keys (32-bit lanes; whether the device's compiler does
+// better with those or with the narrow types is a GPU A/B, median.cpp / morphology.cpp).
+#if defined(VW) && defined(T)
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#if defined(T_F32)
+#define KS int
+#define key_s(v) order_key(v)
+#define from_key_s(k) from_order_key(k)
+#elif defined(WIDE_KEYS)  // integer samples as int keys (no sub-word lanes on the device)
+#define KS int
+#define key_s(v) ((int)(v))
+#define from_key_s(k) ((T)(k))
+#else
+#define KS T
+#define key_s(v) (v)
+#define from_key_s(k) (k)
+#endif
+#if VW == 1
+typedef KS KV;
+typedef T TV;
+#define VLOAD(p) (*(p))
+#define VSTORE(v, p) (*(p) = (v))
+#define AS_KV(v) as_int(v)
+#define AS_TV(v) as_float(v)
+#else
+typedef CAT(KS, VW) KV;
+typedef CAT(T, VW) TV;
+#define VLOAD(p) CAT(vload, VW)(0, p)
+#define VSTORE(v, p) CAT(vstore, VW)(v, 0, p)
+#define AS_KV(v) CAT(as_int, VW)(v)
+#define AS_TV(v) CAT(as_float, VW)(v)
+#endif
+#if defined(T_F32)
+inline KV key_v(TV v) {
+  const KV i = AS_KV(v);
+  return i ^ ((i >> 31) & 0x7fffffff);
+}
+inline TV from_key_v(KV k) {
+  return AS_TV(k ^ ((k >> 31) & 0x7fffffff));
+}
+#elif defined(WIDE_KEYS)
+#if VW == 1
+#define key_v(v) ((int)(v))
+#define from_key_v(k) ((T)(k))
+#else
+#define key_v(v) CAT(convert_int, VW)(v)
+#define from_key_v(k) CAT(CAT(convert_, T), VW)(k)
+#endif
+#else
+#define key_v(v) (v)
+#define from_key_v(k) (k)
+#endif
+#endif  // VW
