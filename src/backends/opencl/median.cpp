@@ -10,12 +10,11 @@
 //   count           the counting kernel for every window;
 //   net             median_net with the defaults below (also when unset);
 //   net,VW,RY       median_net with VW lanes (1, 2, 4, 8, 16) and RY rows (even; 0: the
-//                   default); a trailing ",narrow" keeps u8 / u16 in uchar / ushort lanes
-//                   instead of int lanes (-DWIDE_KEYS, common.cl; the default is a guess).
-// Defaults (not yet timed on the H100; chosen so that the ring of K + 1 sorted runs and the
-// pair merge stay in registers: (K + 1) * K + (K - 1) * K + K + 1 vectors of VW lanes):
-// 3x3 VW 4; 5x5 VW 2; 7x7 VW 1; RY 8, halved down to 2 while the image gives fewer than
-// 2048 work-items a compute unit (rows_per_item.hpp).
+//                   default) for every window, u8 / u16 in int lanes (-DWIDE_KEYS,
+//                   common.cl), or uchar / ushort lanes with a trailing ",narrow".
+// Defaults (timed on the H100, see median() below): 3x3 VW 4 in uchar / ushort lanes; 5x5 and
+// 7x7 VW 1 in int lanes; RY 8, halved down to 2 while the image gives fewer than 2048
+// work-items a compute unit (rows_per_item.hpp).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -31,9 +30,10 @@ namespace pixflow::opencl {
 namespace {
 
 struct MedianTuning {
-  bool count = false;  // the counting kernel for every window
-  int vw = 0, ry = 0;  // 0: the per-window default
-  bool wide = true;    // u8 / u16 as int lanes (-DWIDE_KEYS)
+  bool count = false;        // the counting kernel for every window
+  int vw = 0, ry = 0;        // 0: the per-window default
+  bool lanes_given = false;  // "net,...": wide below for every window
+  bool wide = true;          // u8 / u16 as int lanes (-DWIDE_KEYS)
 };
 
 const MedianTuning& tuning() {
@@ -46,6 +46,7 @@ const MedianTuning& tuning() {
       r.count = true;
     } else if (v.rfind("net,", 0) == 0) {
       int vw = 0, ry = 0;
+      r.lanes_given = true;
       r.wide = v.find(",narrow") == std::string::npos;
       if (std::sscanf(v.c_str() + 4, "%d,%d", &vw, &ry) == 2 &&
           (vw == 1 || vw == 2 || vw == 4 || vw == 8 || vw == 16) && ry >= 0 && ry <= 64 &&
@@ -71,12 +72,16 @@ void median(const ConstImageView& s, const ImageView& d, const MedianParams& p, 
   const MedianTuning& t = tuning();
   if (!t.count && p.kw == p.kh && (p.kw == 3 || p.kw == 5 || p.kw == 7)) {
     const int k = p.kw;
-    const int vw = t.vw ? t.vw : k == 3 ? 4 : k == 5 ? 2 : 1;
+    // Defaults measured on the H100 at 8192^2 u8x1 (bench/NOTES.md, session 22, measurement
+    // 2): 3x3 uchar lanes, 4 a work-item (224 us; int lanes 574); 5x5 and 7x7 int lanes, one
+    // a work-item (532 / 1329 us; 2 lanes 591, 4 uchar lanes 1012 / 2340).
+    const int vw = t.vw ? t.vw : k == 3 ? 4 : 1;
+    const bool wide = t.lanes_given ? t.wide : k != 3;
     const int ry =
         t.ry ? t.ry : rows_per_item((std::size_t(n) + vw - 1) / vw, std::size_t(rows), l.device, 8);
     const std::string options = depth_options(s.depth()) + " -DK=" + std::to_string(k) +
                                 " -DVW=" + std::to_string(vw) + " -DRY=" + std::to_string(ry) +
-                                (t.wide ? " -DWIDE_KEYS=1" : "");
+                                (wide ? " -DWIDE_KEYS=1" : "");
     Kernel k2(l, "median", options, "median_net", "median");
     k2.image(s)
         .image(d)
