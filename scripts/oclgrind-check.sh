@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The oclgrind pass (issue 11; `make test-oclgrind`, part of `make test`): runs
+# tests/oclgrind_test.cpp (every __kernel of src/backends/opencl/kernels/*.cl on small
+# images, results compared with the reference, every kernel function required to have run)
+# under `oclgrind --check-api --data-races`, oclgrind's OpenCL device in place of the ICD's.
+#
+# Usage: scripts/oclgrind-check.sh [BUILD_DIR]   (default: build; pixflow_tests and pixflow built)
+#
+# Fails (exit 1) when the test fails, or when oclgrind reports anything. oclgrind's exit status
+# does not tell: it is the program's. Its kernel diagnostics (invalid reads and writes, data
+# races, barrier divergence, ...) go to the --log file, which must stay empty; its API errors
+# (--check-api: "Oclgrind - OpenCL runtime error detected") and fatal errors go to stderr,
+# which must not mention oclgrind. Skips (exit 0, saying so) without oclgrind or without the
+# OpenCL backend.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+tests=$build/tests/pixflow_tests
+
+if ! command -v oclgrind >/dev/null 2>&1; then
+  echo "oclgrind pass: SKIPPED: oclgrind is not installed (scripts/install-deps.sh installs it)"
+  exit 0
+fi
+if [ ! -x "$tests" ] || [ ! -x "$build/pixflow" ]; then
+  echo "oclgrind pass: $tests or $build/pixflow is missing: build first (make build)" >&2
+  exit 1
+fi
+if ! "$build/pixflow" info 2>/dev/null | grep -q "OpenCL backend: compiled"; then
+  echo "oclgrind pass: SKIPPED: $build was built without the OpenCL backend"
+  exit 0
+fi
+
+out=$(mktemp -d "${TMPDIR:-/tmp}/pixflow-oclgrind.XXXXXX")
+log=$out/oclgrind.log
+start=$(date +%s)
+echo "oclgrind pass: $(oclgrind --version | grep -m1 Oclgrind), files in $out"
+# Only oclgrind's device is visible under oclgrind: device 0, the tests' default.
+env -u PIXFLOW_TEST_OPENCL -u PIXFLOW_TEST_OPENCL_DEVICE \
+  PIXFLOW_TEST_OCLGRIND=1 PIXFLOW_OPENCL_LAUNCH_LOG="$out/launches.log" \
+  oclgrind --check-api --data-races --log "$log" \
+  "$tests" --gtest_filter='Oclgrind.*' 2>"$out/stderr.txt" | tee "$out/output.txt"
+rc=${PIPESTATUS[0]}
+cat "$out/stderr.txt" >&2
+
+fail=0
+if [ $rc -ne 0 ]; then
+  echo "oclgrind pass: FAILED: the test exited with status $rc" >&2
+  fail=1
+elif ! grep -q '^\[  PASSED  \] 1 test' "$out/output.txt" ||
+  grep -q '^\[  SKIPPED \]' "$out/output.txt"; then
+  echo "oclgrind pass: FAILED: the test did not run and pass" >&2
+  fail=1
+fi
+if [ -s "$log" ]; then
+  echo "oclgrind pass: FAILED: oclgrind reported $(grep -c -E '^(Invalid|Uninitialized|.*data race)' "$log") diagnostics ($log; the first 80 lines):" >&2
+  head -n 80 "$log" >&2
+  fail=1
+fi
+if grep -qi 'oclgrind' "$out/stderr.txt"; then
+  echo "oclgrind pass: FAILED: oclgrind reported on stderr (API errors, --check-api):" >&2
+  grep -i -A4 'oclgrind' "$out/stderr.txt" | head -n 60 >&2
+  fail=1
+fi
+secs=$(($(date +%s) - start))
+if [ $fail -ne 0 ]; then
+  echo "oclgrind pass: FAILED after ${secs} s" >&2
+  exit 1
+fi
+echo "oclgrind pass: OK in ${secs} s: no oclgrind diagnostic, every __kernel ran and matched ref"
