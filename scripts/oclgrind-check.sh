@@ -11,7 +11,7 @@
 # races, barrier divergence, ...) go to the --log file, which must stay empty; its API errors
 # (--check-api: "Oclgrind - OpenCL runtime error detected") and fatal errors go to stderr,
 # which must not mention oclgrind. Skips (exit 0, saying so) without oclgrind or without the
-# OpenCL backend.
+# OpenCL backend. --uninitialized stays off: docs/architecture.md (Testing) says why.
 set -uo pipefail
 build=${1:-build}
 tests=$build/tests/pixflow_tests

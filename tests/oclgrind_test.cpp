@@ -15,8 +15,8 @@
 // - size, 67 x 61 (the issue asks for 64^2 to 128^2): every op x every depth with its first
 //   example, the channel counts in turn: many work-groups, and neither side a multiple of
 //   any work-group side (4, 8, 16, 64), so the last groups hang over the image.
-// The full product at 67 x 61 would take hours: oclgrind interprets every instruction
-// (median's f32 x 4, k=5, alone takes 10 to 35 s there).
+// The full product at 67 x 61 would take hours: oclgrind interprets every instruction (one
+// median case there, f32 x 4 with k=5, took 35 s on the shared 2-core dev machine).
 // Plus dot and matmul (API only) at both sizes.
 //
 // Device images are packed (stride = row bytes) and sit at one end of their OpenCL buffer,
