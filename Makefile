@@ -9,7 +9,7 @@ FUZZ_JOBS ?= $(JOBS)
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test test-asan fuzz clean format
+.PHONY: all deps build demo test test-oclgrind test-asan fuzz clean format
 
 all: build
 
@@ -25,16 +25,26 @@ build: deps $(BUILD)/CMakeCache.txt
 demo: build
 	$(BUILD)/pixflow demo
 
-# The whole suite, then the I/O, CLI, bad-input, fuzz-corpus and backend-versus-reference
-# tests (the cpu backend's SIMD kernels, every target the CPU has) again under
-# AddressSanitizer and UndefinedBehaviorSanitizer (host code; CUDA and OpenCL off in that
-# build: the drivers are not built with the sanitizers, and PoCL's LLVM would be checked
-# instead of pixflow), then
+# The whole suite, then the oclgrind pass over every OpenCL kernel (test-oclgrind), then the
+# I/O, CLI, bad-input, fuzz-corpus and backend-versus-reference tests (the cpu backend's
+# SIMD kernels, every target the CPU has) again under AddressSanitizer and
+# UndefinedBehaviorSanitizer (host code; CUDA and OpenCL off in that build: the drivers are
+# not built with the sanitizers, and PoCL's LLVM would be checked instead of pixflow), then
 # every fuzz target for FUZZ_SECONDS.
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	$(MAKE) test-oclgrind
 	$(MAKE) test-asan
 	$(MAKE) fuzz
+
+# Every __kernel of src/backends/opencl/kernels/*.cl on small images (19x13 and 67x61) on
+# oclgrind's simulated device, checked against the reference, under
+# `oclgrind --check-api --data-races`: any oclgrind diagnostic (out-of-bounds access, data
+# race, API error) or a kernel that never ran fails (scripts/oclgrind-check.sh,
+# tests/oclgrind_test.cpp; about 2.5 CPU-minutes, so at most that on an idle 2-core machine).
+# Says SKIPPED without oclgrind or without the OpenCL backend.
+test-oclgrind: build
+	bash scripts/oclgrind-check.sh $(BUILD)
 
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPIXFLOW_CUDA=OFF -DPIXFLOW_OPENCL=OFF \

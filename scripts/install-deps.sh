@@ -14,6 +14,7 @@ packages=(
   clang libclang-rt-14-dev                     # fuzzing (libFuzzer, make fuzz)
   ocl-icd-opencl-dev opencl-c-headers clinfo  # the OpenCL backend (ICD loader, headers)
   pocl-opencl-icd                              # an OpenCL CPU device for its tests (PoCL)
+  oclgrind                                     # the oclgrind pass over every kernel (make test-oclgrind)
 )
 
 missing=()

@@ -422,8 +422,6 @@ std::map<std::string, std::string> split_params(const std::string& text) {
   return kv;
 }
 
-namespace {
-// Random images for a stage's image parameters (see backends_match_ref), in ROI views.
 schema::ImageSource random_images(const ConstImageView& src, std::mt19937_64& rng) {
   const std::int64_t w = src.width(), h = src.height();
   const Format fmt = src.format();
@@ -446,6 +444,8 @@ schema::ImageSource random_images(const ConstImageView& src, std::mt19937_64& rn
     return std::make_shared<const Image>(Image::wrap(owner, t->view));
   };
 }
+
+namespace {
 
 bool has_nan(const ConstImageView& v) {
   if (v.depth() != Depth::f32) return false;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "pixflow/pixflow.hpp"
+#include "src/schema/schema.hpp"
 
 #if PIXFLOW_HAVE_OPENCV
 #include <opencv2/core.hpp>
@@ -159,6 +160,10 @@ std::map<std::string, std::string> split_params(const std::string& text);
 /// Same on a random source of `fmt` and size `s`.
 ::testing::AssertionResult backends_match_ref(std::string_view op, const std::string& params,
                                               Format fmt, Size s, std::mt19937_64& rng);
+/// The image parameters backends_match_ref binds: random host images in ROI views, like_src
+/// of src's size and format, map_x / map_y 1-channel f32 coordinates over [-3, w+3] /
+/// [-3, h+3]. Holds `rng` by reference.
+schema::ImageSource random_images(const ConstImageView& src, std::mt19937_64& rng);
 
 /// For ops whose f32 contract covers every bit pattern (median, dilate, erode order by
 /// totalOrder): the same check on a source full of special values (special_f32_image), the

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -293,6 +295,34 @@ std::size_t page_round(std::size_t bytes) {
   return (std::max<std::size_t>(bytes, 1) + page - 1) / page * page;
 }
 
+// PIXFLOW_OPENCL_LAUNCH_LOG=<file>: every launch appends "<kernel function> <build options>"
+// to the file (a debugging aid; the oclgrind pass, scripts/oclgrind-check.sh, proves with it
+// that every __kernel of kernels/*.cl ran). Unset: one cached null check per launch.
+void log_launch(cl_kernel k) {
+  static const char* const path = std::getenv("PIXFLOW_OPENCL_LAUNCH_LOG");
+  if (!path || !*path) return;
+  char name[128] = {};
+  cl_program prog = nullptr;
+  std::string opts;
+  (void)clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name - 1, name, nullptr);
+  (void)clGetKernelInfo(k, CL_KERNEL_PROGRAM, sizeof prog, &prog, nullptr);
+  cl_device_id dev = nullptr;
+  std::size_t n = 0;
+  if (prog && clGetProgramInfo(prog, CL_PROGRAM_DEVICES, sizeof dev, &dev, nullptr) == CL_SUCCESS &&
+      clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_OPTIONS, 0, nullptr, &n) == CL_SUCCESS &&
+      n > 1) {
+    opts.resize(n);
+    (void)clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_OPTIONS, n, opts.data(), nullptr);
+    opts.resize(std::strlen(opts.c_str()));
+  }
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  if (std::FILE* f = std::fopen(path, "a")) {
+    std::fprintf(f, "%s %s\n", name, opts.c_str());
+    std::fclose(f);
+  }
+}
+
 }  // namespace
 
 const std::vector<DeviceInfo>& devices() noexcept {
@@ -494,6 +524,7 @@ void Kernel::run(std::size_t gx, std::size_t gy, std::size_t lx, std::size_t ly)
   const std::size_t l[2] = {lx, ly};
   check(clEnqueueNDRangeKernel(launch_.queue, k_, 2, nullptr, g, l, 0, nullptr, nullptr), op_,
         launch_.device, "clEnqueueNDRangeKernel");
+  log_launch(k_);
 }
 
 const char* cl_type(Depth d) {

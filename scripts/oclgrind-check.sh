@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The oclgrind pass (issue 11; `make test-oclgrind`, part of `make test`): runs
+# tests/oclgrind_test.cpp (every __kernel of src/backends/opencl/kernels/*.cl on small
+# images, results compared with the reference, every kernel function required to have run)
+# under `oclgrind --check-api --data-races`, oclgrind's OpenCL device in place of the ICD's.
+#
+# Usage: scripts/oclgrind-check.sh [BUILD_DIR]   (default: build; pixflow_tests and pixflow built)
+#
+# Fails (exit 1) when the test fails, or when oclgrind reports anything. oclgrind's exit status
+# does not tell: it is the program's. Its kernel diagnostics (invalid reads and writes, data
+# races, barrier divergence, ...) go to the --log file, which must stay empty; its API errors
+# (--check-api: "Oclgrind - OpenCL runtime error detected") and fatal errors go to stderr,
+# which must not mention oclgrind. Skips (exit 0, saying so) without oclgrind or without the
+# OpenCL backend. --uninitialized stays off: docs/architecture.md (Testing) says why.
+set -uo pipefail
+build=${1:-build}
+tests=$build/tests/pixflow_tests
+
+if ! command -v oclgrind >/dev/null 2>&1; then
+  echo "oclgrind pass: SKIPPED: oclgrind is not installed (scripts/install-deps.sh installs it)"
+  exit 0
+fi
+if [ ! -x "$tests" ] || [ ! -x "$build/pixflow" ]; then
+  echo "oclgrind pass: $tests or $build/pixflow is missing: build first (make build)" >&2
+  exit 1
+fi
+if ! "$build/pixflow" info 2>/dev/null | grep -q "OpenCL backend: compiled"; then
+  echo "oclgrind pass: SKIPPED: $build was built without the OpenCL backend"
+  exit 0
+fi
+
+out=$(mktemp -d "${TMPDIR:-/tmp}/pixflow-oclgrind.XXXXXX")
+log=$out/oclgrind.log
+start=$(date +%s)
+echo "oclgrind pass: $(oclgrind --version | grep -m1 Oclgrind), files in $out (kept on failure)"
+# Only oclgrind's device is visible under oclgrind: device 0, the tests' default.
+env -u PIXFLOW_TEST_OPENCL -u PIXFLOW_TEST_OPENCL_DEVICE \
+  PIXFLOW_TEST_OCLGRIND=1 PIXFLOW_OPENCL_LAUNCH_LOG="$out/launches.log" \
+  oclgrind --check-api --data-races --log "$log" \
+  "$tests" --gtest_filter='Oclgrind.*' 2>"$out/stderr.txt" | tee "$out/output.txt"
+rc=${PIPESTATUS[0]}
+if [ -s "$out/stderr.txt" ]; then
+  echo "oclgrind pass: stderr ($(wc -l <"$out/stderr.txt") lines; the first 40):" >&2
+  head -n 40 "$out/stderr.txt" >&2
+fi
+
+fail=0
+if [ "$rc" -ne 0 ]; then
+  echo "oclgrind pass: FAILED: the test exited with status $rc" >&2
+  fail=1
+elif ! grep -q '^\[  PASSED  \] 1 test' "$out/output.txt" ||
+  grep -q '^\[  SKIPPED \]' "$out/output.txt"; then
+  echo "oclgrind pass: FAILED: the test did not run and pass" >&2
+  fail=1
+fi
+if [ -s "$log" ]; then
+  # One diagnostic per paragraph, its first line unindented; oclgrind stops at 1000.
+  echo "oclgrind pass: FAILED: oclgrind reported $(grep '^[A-Z]' "$log" | grep -vc '^Oclgrind:') diagnostics; by kind:" >&2
+  grep '^[A-Z]' "$log" | grep -v '^Oclgrind:' | sed 's/ at .*//' | sort | uniq -c >&2
+  echo "the first 60 lines of $log:" >&2
+  head -n 60 "$log" >&2
+  fail=1
+fi
+if grep -qi 'oclgrind' "$out/stderr.txt"; then
+  echo "oclgrind pass: FAILED: oclgrind reported on stderr ($(grep -c 'OpenCL runtime error detected' "$out/stderr.txt") API errors, --check-api; $out/stderr.txt)" >&2
+  fail=1
+fi
+secs=$(($(date +%s) - start))
+if [ $fail -ne 0 ]; then
+  echo "oclgrind pass: FAILED after ${secs} s" >&2
+  exit 1
+fi
+rm -rf "$out"
+echo "oclgrind pass: OK in ${secs} s: no oclgrind diagnostic, every __kernel ran and matched ref"
