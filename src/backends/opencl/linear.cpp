@@ -101,12 +101,75 @@ struct Tile {
   }
 };
 
+// ---- packed 3x3 on u8 -----------------------------------------------------------------------
+// kernels/linear.cl linear3_packed: u8 3x3 box, gaussian, sobel and scharr (u8 -> s16, scale 1,
+// delta 0) with two samples' sums a 32-bit word (the CUDA round's packed scheme), one word of
+// outputs (4 samples) on kLin3Rows rows a work-item.
+// PIXFLOW_OCL_LINEAR3=tile (read once) keeps the one-sample tile kernels for the H100 A/B;
+// PIXFLOW_OCL_LINEAR=direct turns it off as well.
+constexpr int kLin3Lx = 32, kLin3Ly = 8, kLin3Rows = 4;
+
+bool linear3_packed_on() {
+  static const bool v = [] {
+    const char* e = std::getenv("PIXFLOW_OCL_LINEAR3");
+    return !(e != nullptr && std::string_view(e) == "tile");
+  }();
+  return v && !direct_kernels();
+}
+
+// kind: 0 box mean, 1 box sum saturated, 2 gaussian with Q8 taps tx, ty (3 each), 3 sobel /
+// scharr to s16 (signed taps as uint). The caller has checked that the lanes cannot carry
+// (2: taps >= 0 summing to <= 256 a pass; 3: 255 * sum|tx| * sum|ty| <= 32767).
+void linear3_packed(const ConstImageView& s, const ImageView& d, int kind, const cl_uint* tx,
+                    const cl_uint* ty, const Border& b, const char* op, const Launch& l) {
+  const int ch = s.channels(), w = int(s.width()), h = int(s.height()), n = w * ch;
+  const std::string opts = depth_options(Depth::u8) + "-DLIN3P=1 -DKIND=" + std::to_string(kind) +
+                           " -DCH=" + std::to_string(ch) + " -DRY=" + std::to_string(kLin3Rows) +
+                           " ";
+  Kernel k(l, "linear", opts, "linear3_packed", op);
+  k.image(s)
+      .image(d)
+      .arg(cl_int(n))
+      .arg(cl_int(w))
+      .arg(cl_int(h))
+      .arg(border_arg(b))
+      .arg(cl_sample<std::uint8_t>(b.value))
+      .arg(tx[0])
+      .arg(tx[1])
+      .arg(tx[2])
+      .arg(ty[0])
+      .arg(ty[1])
+      .arg(ty[2]);
+  const std::size_t ow = 4 * kLin3Lx, oh = std::size_t(kLin3Ly) * kLin3Rows;
+  k.run((std::size_t(n) + ow - 1) / ow * kLin3Lx, (std::size_t(h) + oh - 1) / oh * kLin3Ly, kLin3Lx,
+        kLin3Ly);
+}
+
+// Whether 3 taps fit the packed lanes: each >= 0, summing to <= 256 (255 * 256 < 2^16).
+template <class Tap>
+bool packable_taps(const std::vector<Tap>& t) {
+  if (t.size() != 3) return false;
+  long sum = 0;
+  for (Tap v : t) {
+    if (v < 0) return false;
+    sum += long(v);
+  }
+  return sum <= 256;
+}
+
 // ---- box ----------------------------------------------------------------------------------
 template <class T>
 void box_t(const ConstImageView& s, const ImageView& d, const BoxParams& p, const Launch& l) {
   constexpr bool f32 = std::is_same_v<T, float>;
   const int ch = s.channels(), w = int(s.width()), h = int(s.height()), n = w * ch;
   if (w == 0 || h == 0) return;
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    if (p.kw == 3 && p.kh == 3 && ch <= 4 && linear3_packed_on()) {
+      const cl_uint ones[3] = {1, 1, 1};
+      linear3_packed(s, d, p.normalize ? 0 : 1, ones, ones, p.border, "box", l);
+      return;
+    }
+  }
   std::string opts = depth_options(s.depth()) + "-DBOX=1 ";
   if constexpr (f32) {
     require_fp64(l, "box");
@@ -207,6 +270,14 @@ void gaussian_t(const ConstImageView& s, const ImageView& d, const GaussianParam
   const T cval = detail::saturate_cast<T>(p.border.value);
   H hconst = 0;
   for (int i = 0; i < p.kw; ++i) hconst += H(cval) * H(tx[std::size_t(i)]);
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    if (ch <= 4 && packable_taps(tx) && packable_taps(ty) && linear3_packed_on()) {
+      const cl_uint ux[3] = {cl_uint(tx[0]), cl_uint(tx[1]), cl_uint(tx[2])};
+      const cl_uint uy[3] = {cl_uint(ty[0]), cl_uint(ty[1]), cl_uint(ty[2])};
+      linear3_packed(s, d, 2, ux, uy, p.border, "gaussian", l);
+      return;
+    }
+  }
   const std::string opts = depth_options(s.depth()) + "-DGAUSS=1 ";
   const DeviceBuffer btx = device_buffer(l, tx.size() * sizeof(Tap), "gaussian", tx.data());
   const DeviceBuffer bty = device_buffer(l, ty.size() * sizeof(Tap), "gaussian", ty.data());
@@ -278,6 +349,24 @@ void deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, doub
   const bool plain = scale == 1.0 && delta == 0.0;
   // The u8 source's scaled or f32 results are computed in double.
   const bool fp64 = !f32 && (d.depth() == Depth::f32 || !plain);
+  if (!f32 && d.depth() == Depth::s16 && plain && ch <= 4 && linear3_packed_on()) {
+    // A 1-tap axis (sobel k = 1, order 0) is the 3 taps (0, t, 0): the same integer sums.
+    auto three = [](const cl_int8& v, int len, cl_uint* o) {
+      const int k[3] = {len == 3 ? v.s[0] : 0, len == 3 ? v.s[1] : v.s[0], len == 3 ? v.s[2] : 0};
+      int abs_sum = 0;
+      for (int i = 0; i < 3; ++i) {
+        o[i] = cl_uint(k[i]);  // two's complement: the kernel's sums are modulo 2^32
+        abs_sum += k[i] < 0 ? -k[i] : k[i];
+      }
+      return abs_sum;
+    };
+    cl_uint ux[3], uy[3];
+    if ((t.nx == 1 || t.nx == 3) && (t.ny == 1 || t.ny == 3) &&
+        255 * three(t.x, t.nx, ux) * three(t.y, t.ny, uy) <= 32767) {
+      linear3_packed(s, d, 3, ux, uy, b, op, l);
+      return;
+    }
+  }
   std::string opts = depth_options(s.depth()) + "-DDERIV=1 ";
   if (!f32 && d.depth() == Depth::f32) opts += "-DOUT_F32=1 ";
   if (fp64) {
