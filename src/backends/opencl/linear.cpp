@@ -61,10 +61,14 @@ bool direct_kernels() {
   return v;
 }
 
-bool box_direct() {
-  static const bool v = [] {
+// PIXFLOW_OCL_BOX (read once): "direct" sums every window directly, "cols" runs the column
+// sums only (the first round's kernel), anything else (default) runs both where cheaper.
+enum class BoxRunning { none, cols, both };
+BoxRunning box_running() {
+  static const BoxRunning v = [] {
     const char* e = std::getenv("PIXFLOW_OCL_BOX");
-    return e != nullptr && std::string_view(e) == "direct";
+    const std::string_view m = e != nullptr ? e : "";
+    return m == "direct" ? BoxRunning::none : m == "cols" ? BoxRunning::cols : BoxRunning::both;
   }();
   return v;
 }
@@ -185,11 +189,22 @@ void box_t(const ConstImageView& s, const ImageView& d, const BoxParams& p, cons
     // (OH * TW * KH / 256 reads a work-item): KH >= 9 at OH = 32; integers only (f32 sums
     // in the reference's order). PIXFLOW_OCL_BOX=direct keeps the direct sums for the A/B.
     const std::size_t tw = std::size_t(t.ow() + (p.kw - 1) * ch);
-    const bool running = !f32 && !box_direct() &&
+    const bool running = !f32 && box_running() != BoxRunning::none &&
                          std::size_t(p.kh + 2 * t.oh()) * kTileLx * kTileLy <
                              std::size_t(t.oh()) * tw * std::size_t(p.kh);
-    Kernel k(l, "linear", opts + t.options() + (running ? "-DBOX_RUNNING=1" : ""), "box_tile",
-             "box");
+    // Running row sums likewise (kernels/linear.cl BOX_HRUN: walks of kSeg outputs, OH * CH *
+    // ceil(OW / (CH * kSeg)) of them, KW + 2 (kSeg - 1) reads each, plus the trip of the
+    // results through local memory, against OH * OW * KW direct reads): from KW = 5 on one
+    // channel. kw >= 2 is what lets the results fit the source tile.
+    constexpr std::size_t kSeg = 8;
+    const std::size_t ow = std::size_t(t.ow()), oh = std::size_t(t.oh()), kw = std::size_t(p.kw);
+    const std::size_t walks = oh * std::size_t(ch) * ((ow + ch * kSeg - 1) / (ch * kSeg));
+    const bool hrun = !f32 && box_running() == BoxRunning::both && p.kw >= 2 &&
+                      walks * (kw + 2 * (kSeg - 1)) + 2 * oh * ow < oh * ow * kw;
+    Kernel k(l, "linear",
+             opts + t.options() + (running ? "-DBOX_RUNNING=1 " : "") +
+                 (hrun ? "-DBOX_HRUN=1 -DSEG=" + std::to_string(kSeg) : std::string()),
+             "box_tile", "box");
     k.image(s)
         .image(d)
         .arg(cl_int(n))

@@ -314,6 +314,37 @@ __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void box_tile(CIMG(s),
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
   const long area = (long)KW * KH;
+#ifdef BOX_HRUN
+  // Integers: running sums along the rows too (the CUDA round's running-sum box), so a large
+  // KW costs KW + 2 (SEG - 1) reads for SEG outputs instead of SEG * KW. A work-item walks SEG
+  // outputs of one channel of one row (i, i + CH, ...); consecutive work-items take consecutive
+  // rows (TW words apart: few local bank conflicts). The results go to local memory (the
+  // source tile is done with, and holds OH rows of OW + 1 samples where KW >= 2), so that the
+  // global stores below stay one coalesced sample a work-item.
+  // SEG: outputs a walk (from the host, which weighs the cost with it).
+#define NS ((OW + CH * SEG - 1) / (CH * SEG))  // walks a row per channel
+#define OWP (OW + 1)                           // out's row stride: rows apart on banks
+  __local T *out = tile;
+  for (int t = ly * LX + lx; t < OH * CH * NS; t += LX * LY) {
+    const int r = t % OH, rest = t / OH, c = rest % CH, sg = rest / CH;
+    int i = c + CH * SEG * sg;
+    if (i >= OW) continue;
+    __local const CS *row = cs + r * TW;
+    ACC sum = 0;
+    for (int k = 0; k < KW; ++k) sum += (ACC)row[i + k * CH];
+    for (int m = 0;;) {
+      out[r * OWP + i] = SAT_T_LONG(normalize ? div_round_half_even(sum, area) : sum);
+      if (++m == SEG || i + CH >= OW) break;
+      sum += (ACC)row[i + KW * CH] - (ACC)row[i];
+      i += CH;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  FOR_OUTPUTS {
+    const int r = ly + LY * cy, i = lx + LX * cx;
+    ROW(T, d, y0 + r)[x0 + i] = out[r * OWP + i];
+  }
+#else
   FOR_OUTPUTS {
     const int r = ly + LY * cy, i = lx + LX * cx;
     ACC sum = 0;
@@ -324,6 +355,7 @@ __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void box_tile(CIMG(s),
     ROW(T, d, y0 + r)[x0 + i] = SAT_T_LONG(normalize ? div_round_half_even(sum, area) : sum);
 #endif
   }
+#endif
 }
 #endif
 

@@ -89,5 +89,42 @@ TEST(Linear3Opencl, PackedU8MatchesRefAtEveryEdge) {
           }
 }
 
+// The OpenCL integer box's running sums (kernels/linear.cl box_tile: BOX_RUNNING down the
+// columns, BOX_HRUN along the rows in walks of 8 outputs of one channel): windows that take
+// either, both or neither (linear.cpp weighs them by KW, KH and the channels), widths that end
+// a walk or a tile early, images of several tiles both ways, 1 to 4 channels, every border,
+// u8 and u16, mean and saturated sum. PIXFLOW_OCL_BOX=cols / direct turn them off.
+TEST(BoxRunningOpencl, MatchesRefAtEveryEdge) {
+  const std::vector<Backend> backends = test_backends_for("box");
+  if (std::find(backends.begin(), backends.end(), Backend::opencl) == backends.end())
+    GTEST_SKIP() << "no OpenCL device";
+  struct Win {
+    int kw, kh;
+  };
+  const Win wins[] = {{31, 31}, {9, 9}, {5, 1}, {2, 12}};
+  const std::vector<Size> sizes = {{1, 1}, {1, 40}, {70, 1}, {65, 33}, {200, 70}};
+  auto rng = make_rng(0xb0c5);
+  for (Depth dp : {Depth::u8, Depth::u16})
+    for (Win k : wins)
+      for (bool norm : {true, false})
+        for (int ch : {1, 2, 3, 4})
+          for (Size s : sizes) {
+            // Each program (depth, window, channels) costs a PoCL compile: u16 on 1 and 3.
+            if (dp == Depth::u16 && (ch == 2 || ch == 4)) continue;
+            for (const Border& b : all_borders()) {
+              PIXFLOW_TRACE(testing::Message() << depth_name(dp) << "x" << ch << " " << s.w << "x"
+                                               << s.h << " k=" << k.kw << "x" << k.kh
+                                               << " normalize=" << norm << " " << describe(b));
+              auto src = random_image(s.w, s.h, {dp, ch}, rng);
+              auto want = make_dst(s.w, s.h, {dp, ch}, rng);
+              box(src, want, {k.kw, k.kh, norm, b}, {Backend::ref});
+              auto in = to_backend(Backend::opencl, src, rng);
+              auto got = make_dst_on(Backend::opencl, s.w, s.h, {dp, ch}, rng);
+              box(in, got, {k.kw, k.kh, norm, b}, {Backend::opencl});
+              ASSERT_EQ(compare(to_host(got), want), "");
+            }
+          }
+}
+
 }  // namespace
 }  // namespace pixflow::test
