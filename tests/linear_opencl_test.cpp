@@ -126,5 +126,39 @@ TEST(BoxRunningOpencl, MatchesRefAtEveryEdge) {
           }
 }
 
+// The OpenCL Gaussian's tile kernel as the default runs it (kernels/linear.cl gauss_tile:
+// taps in constant memory, symmetric integer taps folded, 64-row tiles where they fit):
+// windows from sigma and given ones, kw != kh, images of several 64-row tiles, every depth,
+// 1 to 4 channels, every border. PIXFLOW_OCL_GAUSS=tile selects the first round's kernel instead.
+TEST(GaussianTileOpencl, MatchesRefAtEveryEdge) {
+  const std::vector<Backend> backends = test_backends_for("gaussian");
+  if (std::find(backends.begin(), backends.end(), Backend::opencl) == backends.end())
+    GTEST_SKIP() << "no OpenCL device";
+  const GaussianParams params[] = {
+      {2.0, 0.0, 0, 0, {}}, {8.0, 0.0, 0, 0, {}}, {1.5, 4.0, 9, 0, {}}, {1.2, 0.0, 7, 3, {}}};
+  const std::vector<Size> sizes = {{1, 1}, {3, 70}, {70, 3}, {130, 140}};
+  auto rng = make_rng(0x6a55);
+  for (Depth dp : {Depth::u8, Depth::u16, Depth::f32})
+    for (GaussianParams p : params)
+      for (int ch : {1, 2, 3, 4}) {
+        // Each program (depth, window, channels) costs a PoCL compile: u16 and f32 on 1 and 3.
+        if (dp != Depth::u8 && (ch == 2 || ch == 4)) continue;
+        for (Size s : sizes)
+          for (const Border& b : all_borders()) {
+            PIXFLOW_TRACE(testing::Message() << depth_name(dp) << "x" << ch << " " << s.w << "x"
+                                             << s.h << " sigma=" << p.sigma << "/" << p.sigma_y
+                                             << " k=" << p.kw << "x" << p.kh << " " << describe(b));
+            p.border = b;
+            auto src = random_image(s.w, s.h, {dp, ch}, rng);
+            auto want = make_dst(s.w, s.h, {dp, ch}, rng);
+            gaussian(src, want, p, {Backend::ref});
+            auto in = to_backend(Backend::opencl, src, rng);
+            auto got = make_dst_on(Backend::opencl, s.w, s.h, {dp, ch}, rng);
+            gaussian(in, got, p, {Backend::opencl});
+            ASSERT_EQ(compare(to_host(got), want), "");
+          }
+      }
+}
+
 }  // namespace
 }  // namespace pixflow::test

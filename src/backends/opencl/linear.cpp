@@ -81,13 +81,14 @@ struct Tile {
   std::size_t tile_samples(int c) const {
     return std::size_t(kTileLy * c + kh - 1) * std::size_t(kTileLx * kTileCx + (kw - 1) * ch);
   }
-  // Picks cy from 4, 2, 1: the first whose tile of `sample` bytes plus extra(cy) bytes fits.
+  // Picks cy from 8 (where max_cy allows), 4, 2, 1: the first whose tile of `sample` bytes
+  // plus extra(cy) bytes fits.
   template <class Extra>
-  Tile& fit(std::size_t sample, Extra&& extra) {
+  Tile& fit(std::size_t sample, Extra&& extra, int max_cy = 4) {
     cy = 0;
     if (direct_kernels()) return *this;
-    for (int c : {4, 2, 1})
-      if (tile_samples(c) * sample + extra(c) <= kTileLocalBytes) {
+    for (int c : {8, 4, 2, 1})
+      if (c <= max_cy && tile_samples(c) * sample + extra(c) <= kTileLocalBytes) {
         cy = c;
         break;
       }
@@ -251,6 +252,17 @@ void box(const ConstImageView& s, const ImageView& d, const BoxParams& p, const 
 }
 
 // ---- gaussian -----------------------------------------------------------------------------
+// PIXFLOW_OCL_GAUSS=tile (read once) keeps the first round's tile kernel (taps in global
+// memory, one multiply a tap, tiles of at most 32 rows) for the H100 A/B; the default takes
+// the taps from constant memory, folds symmetric integer taps and allows 64-row tiles.
+bool gauss_v2() {
+  static const bool v = [] {
+    const char* e = std::getenv("PIXFLOW_OCL_GAUSS");
+    return !(e != nullptr && std::string_view(e) == "tile");
+  }();
+  return v;
+}
+
 // Tap and horizontal-sum types of src/ref/gaussian.cpp per depth.
 template <class T>
 struct GaussTypes {
@@ -297,12 +309,28 @@ void gaussian_t(const ConstImageView& s, const ImageView& d, const GaussianParam
   const DeviceBuffer btx = device_buffer(l, tx.size() * sizeof(Tap), "gaussian", tx.data());
   const DeviceBuffer bty = device_buffer(l, ty.size() * sizeof(Tap), "gaussian", ty.data());
   Tile t{p.kw, p.kh, p.kw / 2, p.kh / 2, ch};
-  // Row sums: every tile row, OW samples of H.
-  t.fit(sizeof(T), [&](int c) {
-    return std::size_t(kTileLy * c + p.kh - 1) * std::size_t(t.ow()) * sizeof(H);
-  });
+  // Row sums: every tile row, OW samples of H. The horizontal pass makes OH + KH - 1 rows for
+  // OH outputs, so a taller tile (cy = 8: 64 rows) costs less at large KH where it fits
+  // (u8 sigma = 8, 49 taps: 112 / 64 rows instead of 80 / 32).
+  const bool v2 = gauss_v2();
+  t.fit(
+      sizeof(T),
+      [&](int c) { return std::size_t(kTileLy * c + p.kh - 1) * std::size_t(t.ow()) * sizeof(H); },
+      v2 ? 8 : 4);
   if (t.cy > 0) {
-    Kernel k(l, "linear", opts + t.options(), "gauss_tile", "gaussian");
+    std::string o = opts + t.options();
+    if (v2) {
+      o += "-DGAUSS_CONST=1 ";
+      // Symmetric taps fold (integers only: f32 sums keep the reference's order).
+      auto symmetric = [](const std::vector<Tap>& v) {
+        for (std::size_t k = 0; k < v.size() / 2; ++k)
+          if (v[k] != v[v.size() - 1 - k]) return false;
+        return true;
+      };
+      if (!std::is_same_v<T, float> && symmetric(tx)) o += "-DSYMX=1 ";
+      if (!std::is_same_v<T, float> && symmetric(ty)) o += "-DSYMY=1 ";
+    }
+    Kernel k(l, "linear", o, "gauss_tile", "gaussian");
     k.image(s)
         .image(d)
         .arg(btx.mem)
