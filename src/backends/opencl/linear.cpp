@@ -16,6 +16,7 @@
 #include "pixflow/ops.hpp"
 #include "src/backends/opencl/register.hpp"
 #include "src/backends/opencl/runtime.hpp"
+#include "src/backends/opencl/variant.hpp"
 #include "src/base/deriv_taps.hpp"
 #include "src/base/error.hpp"
 #include "src/base/gaussian_taps.hpp"
@@ -61,16 +62,11 @@ bool direct_kernels() {
   return v;
 }
 
-// PIXFLOW_OCL_BOX (read once): "direct" sums every window directly, "cols" runs the column
-// sums only (the first round's kernel), anything else (default) runs both where cheaper.
-enum class BoxRunning { none, cols, both };
+// PIXFLOW_OCL_BOX=both (default) | cols | direct (variant.hpp): running sums along both axes
+// where cheaper, along the columns only (the first round's kernel), or every window summed.
+enum class BoxRunning { both, cols, none };
 BoxRunning box_running() {
-  static const BoxRunning v = [] {
-    const char* e = std::getenv("PIXFLOW_OCL_BOX");
-    const std::string_view m = e != nullptr ? e : "";
-    return m == "direct" ? BoxRunning::none : m == "cols" ? BoxRunning::cols : BoxRunning::both;
-  }();
-  return v;
+  return BoxRunning(variant("PIXFLOW_OCL_BOX", {"both", "cols", "direct"}, "box"));
 }
 
 struct Tile {
@@ -110,16 +106,12 @@ struct Tile {
 // kernels/linear.cl linear3_packed: u8 3x3 box, gaussian, sobel and scharr (u8 -> s16, scale 1,
 // delta 0) with two samples' sums a 32-bit word (the CUDA round's packed scheme), one word of
 // outputs (4 samples) on kLin3Rows rows a work-item.
-// PIXFLOW_OCL_LINEAR3=tile (read once) keeps the one-sample tile kernels for the H100 A/B;
-// PIXFLOW_OCL_LINEAR=direct turns it off as well.
+// PIXFLOW_OCL_LINEAR3=packed (default) | tile (variant.hpp): tile keeps the one-sample tile
+// kernels for the H100 A/B; PIXFLOW_OCL_LINEAR=direct turns it off as well.
 constexpr int kLin3Lx = 32, kLin3Ly = 8, kLin3Rows = 4;
 
-bool linear3_packed_on() {
-  static const bool v = [] {
-    const char* e = std::getenv("PIXFLOW_OCL_LINEAR3");
-    return !(e != nullptr && std::string_view(e) == "tile");
-  }();
-  return v && !direct_kernels();
+bool linear3_packed_on(const char* op) {
+  return variant("PIXFLOW_OCL_LINEAR3", {"packed", "tile"}, op) == 0 && !direct_kernels();
 }
 
 // kind: 0 box mean, 1 box sum saturated, 2 gaussian with Q8 taps tx, ty (3 each), 3 sobel /
@@ -169,7 +161,7 @@ void box_t(const ConstImageView& s, const ImageView& d, const BoxParams& p, cons
   const int ch = s.channels(), w = int(s.width()), h = int(s.height()), n = w * ch;
   if (w == 0 || h == 0) return;
   if constexpr (std::is_same_v<T, std::uint8_t>) {
-    if (p.kw == 3 && p.kh == 3 && ch <= 4 && linear3_packed_on()) {
+    if (p.kw == 3 && p.kh == 3 && ch <= 4 && linear3_packed_on("box")) {
       const cl_uint ones[3] = {1, 1, 1};
       linear3_packed(s, d, p.normalize ? 0 : 1, ones, ones, p.border, "box", l);
       return;
@@ -252,15 +244,12 @@ void box(const ConstImageView& s, const ImageView& d, const BoxParams& p, const 
 }
 
 // ---- gaussian -----------------------------------------------------------------------------
-// PIXFLOW_OCL_GAUSS=tile (read once) keeps the first round's tile kernel (taps in global
-// memory, one multiply a tap, tiles of at most 32 rows) for the H100 A/B; the default takes
-// the taps from constant memory, folds symmetric integer taps and allows 64-row tiles.
+// PIXFLOW_OCL_GAUSS=fold (default) | tile (variant.hpp): tile keeps the first round's tile
+// kernel (taps in global memory, one multiply a tap, tiles of at most 32 rows) for the H100
+// A/B; fold takes the taps from constant memory, folds symmetric integer taps and allows
+// 64-row tiles.
 bool gauss_v2() {
-  static const bool v = [] {
-    const char* e = std::getenv("PIXFLOW_OCL_GAUSS");
-    return !(e != nullptr && std::string_view(e) == "tile");
-  }();
-  return v;
+  return variant("PIXFLOW_OCL_GAUSS", {"fold", "tile"}, "gaussian") == 0;
 }
 
 // Tap and horizontal-sum types of src/ref/gaussian.cpp per depth.
@@ -298,7 +287,7 @@ void gaussian_t(const ConstImageView& s, const ImageView& d, const GaussianParam
   H hconst = 0;
   for (int i = 0; i < p.kw; ++i) hconst += H(cval) * H(tx[std::size_t(i)]);
   if constexpr (std::is_same_v<T, std::uint8_t>) {
-    if (ch <= 4 && packable_taps(tx) && packable_taps(ty) && linear3_packed_on()) {
+    if (ch <= 4 && packable_taps(tx) && packable_taps(ty) && linear3_packed_on("gaussian")) {
       const cl_uint ux[3] = {cl_uint(tx[0]), cl_uint(tx[1]), cl_uint(tx[2])};
       const cl_uint uy[3] = {cl_uint(ty[0]), cl_uint(ty[1]), cl_uint(ty[2])};
       linear3_packed(s, d, 2, ux, uy, p.border, "gaussian", l);
@@ -392,7 +381,7 @@ void deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, doub
   const bool plain = scale == 1.0 && delta == 0.0;
   // The u8 source's scaled or f32 results are computed in double.
   const bool fp64 = !f32 && (d.depth() == Depth::f32 || !plain);
-  if (!f32 && d.depth() == Depth::s16 && plain && ch <= 4 && linear3_packed_on()) {
+  if (!f32 && d.depth() == Depth::s16 && plain && ch <= 4 && linear3_packed_on(op)) {
     // A 1-tap axis (sobel k = 1, order 0) is the 3 taps (0, t, 0): the same integer sums.
     auto three = [](const cl_int8& v, int len, cl_uint* o) {
       const int k[3] = {len == 3 ? v.s[0] : 0, len == 3 ? v.s[1] : v.s[0], len == 3 ? v.s[2] : 0};
