@@ -16,6 +16,7 @@
 #include "pixflow/ops.hpp"
 #include "src/backends/opencl/register.hpp"
 #include "src/backends/opencl/runtime.hpp"
+#include "src/backends/opencl/variant.hpp"
 #include "src/base/deriv_taps.hpp"
 #include "src/base/error.hpp"
 #include "src/base/gaussian_taps.hpp"
@@ -61,12 +62,11 @@ bool direct_kernels() {
   return v;
 }
 
-bool box_direct() {
-  static const bool v = [] {
-    const char* e = std::getenv("PIXFLOW_OCL_BOX");
-    return e != nullptr && std::string_view(e) == "direct";
-  }();
-  return v;
+// PIXFLOW_OCL_BOX=both (default) | cols | direct (variant.hpp): running sums along both axes
+// where cheaper, along the columns only (the first round's kernel), or every window summed.
+enum class BoxRunning { both, cols, none };
+BoxRunning box_running() {
+  return BoxRunning(variant("PIXFLOW_OCL_BOX", {"both", "cols", "direct"}, "box"));
 }
 
 struct Tile {
@@ -77,13 +77,14 @@ struct Tile {
   std::size_t tile_samples(int c) const {
     return std::size_t(kTileLy * c + kh - 1) * std::size_t(kTileLx * kTileCx + (kw - 1) * ch);
   }
-  // Picks cy from 4, 2, 1: the first whose tile of `sample` bytes plus extra(cy) bytes fits.
+  // Picks cy from 8 (where max_cy allows), 4, 2, 1: the first whose tile of `sample` bytes
+  // plus extra(cy) bytes fits.
   template <class Extra>
-  Tile& fit(std::size_t sample, Extra&& extra) {
+  Tile& fit(std::size_t sample, Extra&& extra, int max_cy = 4) {
     cy = 0;
     if (direct_kernels()) return *this;
-    for (int c : {4, 2, 1})
-      if (tile_samples(c) * sample + extra(c) <= kTileLocalBytes) {
+    for (int c : {8, 4, 2, 1})
+      if (c <= max_cy && tile_samples(c) * sample + extra(c) <= kTileLocalBytes) {
         cy = c;
         break;
       }
@@ -101,12 +102,71 @@ struct Tile {
   }
 };
 
+// ---- packed 3x3 on u8 -----------------------------------------------------------------------
+// kernels/linear.cl linear3_packed: u8 3x3 box, gaussian, sobel and scharr (u8 -> s16, scale 1,
+// delta 0) with two samples' sums a 32-bit word (the CUDA round's packed scheme), one word of
+// outputs (4 samples) on kLin3Rows rows a work-item.
+// PIXFLOW_OCL_LINEAR3=packed (default) | tile (variant.hpp): tile keeps the one-sample tile
+// kernels for the H100 A/B; PIXFLOW_OCL_LINEAR=direct turns it off as well.
+constexpr int kLin3Lx = 32, kLin3Ly = 8, kLin3Rows = 4;
+
+bool linear3_packed_on(const char* op) {
+  return variant("PIXFLOW_OCL_LINEAR3", {"packed", "tile"}, op) == 0 && !direct_kernels();
+}
+
+// kind: 0 box mean, 1 box sum saturated, 2 gaussian with Q8 taps tx, ty (3 each), 3 sobel /
+// scharr to s16 (signed taps as uint). The caller has checked that the lanes cannot carry
+// (2: taps >= 0 summing to <= 256 a pass; 3: 255 * sum|tx| * sum|ty| <= 32767).
+void linear3_packed(const ConstImageView& s, const ImageView& d, int kind, const cl_uint* tx,
+                    const cl_uint* ty, const Border& b, const char* op, const Launch& l) {
+  const int ch = s.channels(), w = int(s.width()), h = int(s.height()), n = w * ch;
+  const std::string opts = depth_options(Depth::u8) + "-DLIN3P=1 -DKIND=" + std::to_string(kind) +
+                           " -DCH=" + std::to_string(ch) + " -DRY=" + std::to_string(kLin3Rows) +
+                           " ";
+  Kernel k(l, "linear", opts, "linear3_packed", op);
+  k.image(s)
+      .image(d)
+      .arg(cl_int(n))
+      .arg(cl_int(w))
+      .arg(cl_int(h))
+      .arg(border_arg(b))
+      .arg(cl_sample<std::uint8_t>(b.value))
+      .arg(tx[0])
+      .arg(tx[1])
+      .arg(tx[2])
+      .arg(ty[0])
+      .arg(ty[1])
+      .arg(ty[2]);
+  const std::size_t ow = 4 * kLin3Lx, oh = std::size_t(kLin3Ly) * kLin3Rows;
+  k.run((std::size_t(n) + ow - 1) / ow * kLin3Lx, (std::size_t(h) + oh - 1) / oh * kLin3Ly, kLin3Lx,
+        kLin3Ly);
+}
+
+// Whether 3 taps fit the packed lanes: each >= 0, summing to <= 256 (255 * 256 < 2^16).
+template <class Tap>
+bool packable_taps(const std::vector<Tap>& t) {
+  if (t.size() != 3) return false;
+  long sum = 0;
+  for (Tap v : t) {
+    if (v < 0) return false;
+    sum += long(v);
+  }
+  return sum <= 256;
+}
+
 // ---- box ----------------------------------------------------------------------------------
 template <class T>
 void box_t(const ConstImageView& s, const ImageView& d, const BoxParams& p, const Launch& l) {
   constexpr bool f32 = std::is_same_v<T, float>;
   const int ch = s.channels(), w = int(s.width()), h = int(s.height()), n = w * ch;
   if (w == 0 || h == 0) return;
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    if (p.kw == 3 && p.kh == 3 && ch <= 4 && linear3_packed_on("box")) {
+      const cl_uint ones[3] = {1, 1, 1};
+      linear3_packed(s, d, p.normalize ? 0 : 1, ones, ones, p.border, "box", l);
+      return;
+    }
+  }
   std::string opts = depth_options(s.depth()) + "-DBOX=1 ";
   if constexpr (f32) {
     require_fp64(l, "box");
@@ -122,11 +182,22 @@ void box_t(const ConstImageView& s, const ImageView& d, const BoxParams& p, cons
     // (OH * TW * KH / 256 reads a work-item): KH >= 9 at OH = 32; integers only (f32 sums
     // in the reference's order). PIXFLOW_OCL_BOX=direct keeps the direct sums for the A/B.
     const std::size_t tw = std::size_t(t.ow() + (p.kw - 1) * ch);
-    const bool running = !f32 && !box_direct() &&
+    const bool running = !f32 && box_running() != BoxRunning::none &&
                          std::size_t(p.kh + 2 * t.oh()) * kTileLx * kTileLy <
                              std::size_t(t.oh()) * tw * std::size_t(p.kh);
-    Kernel k(l, "linear", opts + t.options() + (running ? "-DBOX_RUNNING=1" : ""), "box_tile",
-             "box");
+    // Running row sums likewise (kernels/linear.cl BOX_HRUN: walks of kSeg outputs, OH * CH *
+    // ceil(OW / (CH * kSeg)) of them, KW + 2 (kSeg - 1) reads each, plus the trip of the
+    // results through local memory, against OH * OW * KW direct reads): from KW = 5 on one
+    // channel. kw >= 2 is what lets the results fit the source tile.
+    constexpr std::size_t kSeg = 8;
+    const std::size_t ow = std::size_t(t.ow()), oh = std::size_t(t.oh()), kw = std::size_t(p.kw);
+    const std::size_t walks = oh * std::size_t(ch) * ((ow + ch * kSeg - 1) / (ch * kSeg));
+    const bool hrun = !f32 && box_running() == BoxRunning::both && p.kw >= 2 &&
+                      walks * (kw + 2 * (kSeg - 1)) + 2 * oh * ow < oh * ow * kw;
+    Kernel k(l, "linear",
+             opts + t.options() + (running ? "-DBOX_RUNNING=1 " : "") +
+                 (hrun ? "-DBOX_HRUN=1 -DSEG=" + std::to_string(kSeg) : std::string()),
+             "box_tile", "box");
     k.image(s)
         .image(d)
         .arg(cl_int(n))
@@ -173,6 +244,14 @@ void box(const ConstImageView& s, const ImageView& d, const BoxParams& p, const 
 }
 
 // ---- gaussian -----------------------------------------------------------------------------
+// PIXFLOW_OCL_GAUSS=fold (default) | tile (variant.hpp): tile keeps the first round's tile
+// kernel (taps in global memory, one multiply a tap, tiles of at most 32 rows) for the H100
+// A/B; fold takes the taps from constant memory, folds symmetric integer taps and allows
+// 64-row tiles.
+bool gauss_v2() {
+  return variant("PIXFLOW_OCL_GAUSS", {"fold", "tile"}, "gaussian") == 0;
+}
+
 // Tap and horizontal-sum types of src/ref/gaussian.cpp per depth.
 template <class T>
 struct GaussTypes {
@@ -207,16 +286,40 @@ void gaussian_t(const ConstImageView& s, const ImageView& d, const GaussianParam
   const T cval = detail::saturate_cast<T>(p.border.value);
   H hconst = 0;
   for (int i = 0; i < p.kw; ++i) hconst += H(cval) * H(tx[std::size_t(i)]);
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    if (ch <= 4 && packable_taps(tx) && packable_taps(ty) && linear3_packed_on("gaussian")) {
+      const cl_uint ux[3] = {cl_uint(tx[0]), cl_uint(tx[1]), cl_uint(tx[2])};
+      const cl_uint uy[3] = {cl_uint(ty[0]), cl_uint(ty[1]), cl_uint(ty[2])};
+      linear3_packed(s, d, 2, ux, uy, p.border, "gaussian", l);
+      return;
+    }
+  }
   const std::string opts = depth_options(s.depth()) + "-DGAUSS=1 ";
   const DeviceBuffer btx = device_buffer(l, tx.size() * sizeof(Tap), "gaussian", tx.data());
   const DeviceBuffer bty = device_buffer(l, ty.size() * sizeof(Tap), "gaussian", ty.data());
   Tile t{p.kw, p.kh, p.kw / 2, p.kh / 2, ch};
-  // Row sums: every tile row, OW samples of H.
-  t.fit(sizeof(T), [&](int c) {
-    return std::size_t(kTileLy * c + p.kh - 1) * std::size_t(t.ow()) * sizeof(H);
-  });
+  // Row sums: every tile row, OW samples of H. The horizontal pass makes OH + KH - 1 rows for
+  // OH outputs, so a taller tile (cy = 8: 64 rows) costs less at large KH where it fits
+  // (u8 sigma = 8, 49 taps: 112 / 64 rows instead of 80 / 32).
+  const bool v2 = gauss_v2();
+  t.fit(
+      sizeof(T),
+      [&](int c) { return std::size_t(kTileLy * c + p.kh - 1) * std::size_t(t.ow()) * sizeof(H); },
+      v2 ? 8 : 4);
   if (t.cy > 0) {
-    Kernel k(l, "linear", opts + t.options(), "gauss_tile", "gaussian");
+    std::string o = opts + t.options();
+    if (v2) {
+      o += "-DGAUSS_CONST=1 ";
+      // Symmetric taps fold (integers only: f32 sums keep the reference's order).
+      auto symmetric = [](const std::vector<Tap>& v) {
+        for (std::size_t k = 0; k < v.size() / 2; ++k)
+          if (v[k] != v[v.size() - 1 - k]) return false;
+        return true;
+      };
+      if (!std::is_same_v<T, float> && symmetric(tx)) o += "-DSYMX=1 ";
+      if (!std::is_same_v<T, float> && symmetric(ty)) o += "-DSYMY=1 ";
+    }
+    Kernel k(l, "linear", o, "gauss_tile", "gaussian");
     k.image(s)
         .image(d)
         .arg(btx.mem)
@@ -278,6 +381,24 @@ void deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, doub
   const bool plain = scale == 1.0 && delta == 0.0;
   // The u8 source's scaled or f32 results are computed in double.
   const bool fp64 = !f32 && (d.depth() == Depth::f32 || !plain);
+  if (!f32 && d.depth() == Depth::s16 && plain && ch <= 4 && linear3_packed_on(op)) {
+    // A 1-tap axis (sobel k = 1, order 0) is the 3 taps (0, t, 0): the same integer sums.
+    auto three = [](const cl_int8& v, int len, cl_uint* o) {
+      const int k[3] = {len == 3 ? v.s[0] : 0, len == 3 ? v.s[1] : v.s[0], len == 3 ? v.s[2] : 0};
+      int abs_sum = 0;
+      for (int i = 0; i < 3; ++i) {
+        o[i] = cl_uint(k[i]);  // two's complement: the kernel's sums are modulo 2^32
+        abs_sum += k[i] < 0 ? -k[i] : k[i];
+      }
+      return abs_sum;
+    };
+    cl_uint ux[3], uy[3];
+    if ((t.nx == 1 || t.nx == 3) && (t.ny == 1 || t.ny == 3) &&
+        255 * three(t.x, t.nx, ux) * three(t.y, t.ny, uy) <= 32767) {
+      linear3_packed(s, d, 3, ux, uy, b, op, l);
+      return;
+    }
+  }
   std::string opts = depth_options(s.depth()) + "-DDERIV=1 ";
   if (!f32 && d.depth() == Depth::f32) opts += "-DOUT_F32=1 ";
   if (fp64) {

@@ -314,6 +314,37 @@ __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void box_tile(CIMG(s),
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
   const long area = (long)KW * KH;
+#ifdef BOX_HRUN
+  // Integers: running sums along the rows too (the CUDA round's running-sum box), so a large
+  // KW costs KW + 2 (SEG - 1) reads for SEG outputs instead of SEG * KW. A work-item walks SEG
+  // outputs of one channel of one row (i, i + CH, ...); consecutive work-items take consecutive
+  // rows (TW words apart: few local bank conflicts). The results go to local memory (the
+  // source tile is done with, and holds OH rows of OW + 1 samples where KW >= 2), so that the
+  // global stores below stay one coalesced sample a work-item.
+  // SEG: outputs a walk (from the host, which weighs the cost with it).
+#define NS ((OW + CH * SEG - 1) / (CH * SEG))  // walks a row per channel
+#define OWP (OW + 1)                           // out's row stride: rows apart on banks
+  __local T *out = tile;
+  for (int t = ly * LX + lx; t < OH * CH * NS; t += LX * LY) {
+    const int r = t % OH, rest = t / OH, c = rest % CH, sg = rest / CH;
+    int i = c + CH * SEG * sg;
+    if (i >= OW) continue;
+    __local const CS *row = cs + r * TW;
+    ACC sum = 0;
+    for (int k = 0; k < KW; ++k) sum += (ACC)row[i + k * CH];
+    for (int m = 0;;) {
+      out[r * OWP + i] = SAT_T_LONG(normalize ? div_round_half_even(sum, area) : sum);
+      if (++m == SEG || i + CH >= OW) break;
+      sum += (ACC)row[i + KW * CH] - (ACC)row[i];
+      i += CH;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  FOR_OUTPUTS {
+    const int r = ly + LY * cy, i = lx + LX * cx;
+    ROW(T, d, y0 + r)[x0 + i] = out[r * OWP + i];
+  }
+#else
   FOR_OUTPUTS {
     const int r = ly + LY * cy, i = lx + LX * cx;
     ACC sum = 0;
@@ -324,13 +355,23 @@ __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void box_tile(CIMG(s),
     ROW(T, d, y0 + r)[x0 + i] = SAT_T_LONG(normalize ? div_round_half_even(sum, area) : sum);
 #endif
   }
+#endif
 }
 #endif
 
 #ifdef GAUSS
 // Row sums of every tile row (hs, H as the reference), then each output the column sum.
+// GAUSS_CONST: the taps in constant memory (one broadcast read a tap for the whole warp).
+// SYMX / SYMY (integers, where the host found that axis' taps symmetric): the two samples
+// of a tap pair are added first and multiplied once (t_k (x_k + x_{K-1-k})): integer sums are
+// exact, so the order is free, and a 49-tap pass takes 25 multiplies instead of 49.
+#ifdef GAUSS_CONST
+#define TAPMEM __constant
+#else
+#define TAPMEM __global
+#endif
 __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void gauss_tile(
-    CIMG(s), IMG(d), __global const TAP *tx, __global const TAP *ty, int n, int w, int h, int btype,
+    CIMG(s), IMG(d), TAPMEM const TAP *tx, TAPMEM const TAP *ty, int n, int w, int h, int btype,
     T cval, int shift) {
   __local T tile[TH * TW];
   __local H hs[TH * OW];
@@ -338,14 +379,26 @@ __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void gauss_tile(
   for (int t = ly * LX + lx; t < TH * OW; t += LX * LY) {
     const int r = t / OW, i = t - r * OW;
     H acc = 0;
+#ifdef SYMX
+    __local const T *p = tile + r * TW + i;
+    for (int k = 0; k < KW / 2; ++k) acc += ((H)p[k * CH] + (H)p[(KW - 1 - k) * CH]) * (H)tx[k];
+    if (KW & 1) acc += (H)p[(KW / 2) * CH] * (H)tx[KW / 2];
+#else
     for (int k = 0; k < KW; ++k) acc += (H)tile[r * TW + i + k * CH] * (H)tx[k];
+#endif
     hs[t] = acc;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   FOR_OUTPUTS {
     const int r = ly + LY * cy, i = lx + LX * cx;
     H acc = 0;
+#ifdef SYMY
+    __local const H *q = hs + r * OW + i;
+    for (int j = 0; j < KH / 2; ++j) acc += (q[j * OW] + q[(KH - 1 - j) * OW]) * (H)ty[j];
+    if (KH & 1) acc += q[(KH / 2) * OW] * (H)ty[KH / 2];
+#else
     for (int j = 0; j < KH; ++j) acc += hs[(r + j) * OW + i] * (H)ty[j];
+#endif
 #ifdef T_F32
     ROW(float, d, y0 + r)[x0 + i] = acc;
 #else
@@ -420,4 +473,167 @@ __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void filter2d_tile(
   }
 }
 #endif
+#endif
+
+// ---- packed 3x3 on u8 ---------------------------------------------------------------------
+// The CUDA round's packed scheme (src/backends/cuda/u8_3x3.cuh, linear3_u8_packed.hpp) in
+// OpenCL C 1.2: a work-group of LX x LY work-items loads a tile of 32-bit words (4 samples
+// each, the window's halo one word either side) into local memory, then each work-item makes
+// one word of outputs (4 samples) on RY consecutive rows. A word's samples split into two
+// words of 16-bit lanes (even bytes, odd bytes: v & 0x00ff00ff, (v >> 8) & 0x00ff00ff), so one
+// 32-bit multiply-add works on two samples; no lane can carry into the next because the host
+// takes this path only where every lane's total stays below 2^16 (taps >= 0 summing to <= 256
+// a pass: 255 * 256 < 2^16; the box's 9 * 255). The neighbours at +-CH samples (CH <= 4) are
+// byte shifts of the word and its two neighbour words. Integer sums are exact, so the order
+// the lanes add in is free; the rounding is the reference's, per sample.
+// KIND 0: box mean (s / 9 half to even), 1: box sum saturated, 2: gaussian (Q8 taps tx, ty;
+// (sum + 2^15) >> 16), 3: sobel / scharr u8 -> s16 with scale 1, delta 0 (signed taps as
+// uint). For 3 the lanes may go negative and borrow from each other: the 3x3 sum is a linear
+// form of the packed words, exact modulo 2^32, so the final word is v_hi * 2^16 + v_lo
+// (mod 2^32) whatever happened between (src/backends/cuda/deriv3_u8_packed.hpp); adding
+// 0x8000 puts the low lane in [0, 65535] (the host checks 255 * sum|tx| * sum|ty| <= 32767,
+// so the reference's s16 saturation is the identity), leaving the high lane v_hi mod 2^16,
+// and XOR 0x8000 gives the low lane back as v_lo mod 2^16: both are the s16 results' bits.
+#ifdef LIN3P
+#define LX 32
+#define LY 8
+#define TWW (LX + 2)        // words a tile row
+#define TH3 (LY * RY + 2)   // rows a tile
+#define LANES 0x00ff00ffu
+
+// Bytes x - CH .. x + 3 - CH (left) and x + CH .. x + 3 + CH (right) of the words l, c, r
+// holding samples x - 4 .. x + 7.
+inline uint shl_ch(uint l, uint c) {
+#if CH == 4
+  return l;
+#else
+  return (c << (8 * CH)) | (l >> (32 - 8 * CH));
+#endif
+}
+inline uint shr_ch(uint c, uint r) {
+#if CH == 4
+  return r;
+#else
+  return (c >> (8 * CH)) | (r << (32 - 8 * CH));
+#endif
+}
+
+// One word of samples x .. x + 3 (x may be outside [0, n), the row outside [0, h)): the four
+// bytes through the border rule, cval where it says so.
+inline uint load_word_border(CIMG(s), int x, int y, int n, int w, int h, int btype, uchar cval) {
+  const int by = border_index(y, h, btype);
+  if (by < 0) return (uint)cval * 0x01010101u;
+  __global const uchar *row = CROW(uchar, s, by);
+  uint v = 0;
+  for (int b = 0; b < 4; ++b) {
+    const int gi = x + b;
+    uchar p;
+    if (gi >= 0 && gi < n) {
+      p = row[gi];
+    } else {
+      const int c = ((gi % CH) + CH) % CH;
+      const int bx = border_index((gi - c) / CH, w, btype);
+      p = bx < 0 ? cval : row[bx * CH + c];
+    }
+    v |= (uint)p << (8 * b);
+  }
+  return v;
+}
+
+// The two lane words (even, odd bytes) of the horizontal pass of tile row r at word q.
+inline void hpass(__local const uint *tile, int r, int q, uint t0, uint t1, uint t2, uint *ev,
+                  uint *od) {
+  const uint l = tile[r * TWW + q], c = tile[r * TWW + q + 1], rr = tile[r * TWW + q + 2];
+  const uint a = shl_ch(l, c), b = shr_ch(c, rr);
+#if KIND >= 2
+  *ev = (a & LANES) * t0 + (c & LANES) * t1 + (b & LANES) * t2;
+  *od = ((a >> 8) & LANES) * t0 + ((c >> 8) & LANES) * t1 + ((b >> 8) & LANES) * t2;
+#else
+  *ev = (a & LANES) + (c & LANES) + (b & LANES);
+  *od = ((a >> 8) & LANES) + ((c >> 8) & LANES) + ((b >> 8) & LANES);
+#endif
+}
+
+#if KIND == 2
+inline uint gauss_lane(uint a, uint b, uint c, uint v0, uint v1, uint v2) {
+  return min((a * v0 + b * v1 + c * v2 + 32768u) >> 16, 255u);
+}
+#endif
+
+// The output byte of lane sums: one sample.
+#if KIND == 0
+#define BOX_OUT(s) (((s) + 4u) / 9u)  // s / 9 half to even: 9 is odd, no exact halves
+#else
+#define BOX_OUT(s) min((s), 255u)
+#endif
+
+__kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void linear3_packed(
+    CIMG(s), IMG(d), int n, int w, int h, int btype, uchar cval, uint t0, uint t1, uint t2,
+    uint v0, uint v1, uint v2) {
+  __local uint tile[TH3 * TWW];
+  const int lx = get_local_id(0), ly = get_local_id(1);
+  const int x0 = get_group_id(0) * (4 * LX), y0 = get_group_id(1) * (LY * RY);
+  // Word loads straight from the image where the source is 4-byte aligned (offset and stride),
+  // vload4 (any alignment) otherwise; the border rule only on words that reach outside.
+  const bool aligned = ((s_off | (ulong)s_stride) & 3) == 0;
+  for (int t = ly * LX + lx; t < TH3 * TWW; t += LX * LY) {
+    const int r = t / TWW, qw = t - r * TWW;
+    const int gx = x0 - 4 + 4 * qw, gy = y0 - 1 + r;
+    uint v;
+    if (gx >= 0 && gx + 4 <= n && gy >= 0 && gy < h) {
+      __global const uchar *p = CROW(uchar, s, gy) + gx;
+      v = aligned ? *(__global const uint *)p : as_uint(vload4(0, p));
+    } else {
+      v = load_word_border(s, s_off, s_stride, gx, gy, n, w, h, btype, cval);
+    }
+    tile[t] = v;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const int i = x0 + 4 * lx;
+  if (i >= n) return;
+  const int r0 = ly * RY;  // tile row of the first output row's upper neighbour
+  uint e0, o0, e1, o1, e2, o2;
+  hpass(tile, r0, lx, t0, t1, t2, &e0, &o0);
+  hpass(tile, r0 + 1, lx, t0, t1, t2, &e1, &o1);
+  const bool dal = ((d_off | (ulong)d_stride) & 3) == 0 && i + 4 <= n;
+  for (int k = 0; k < RY; ++k) {
+    const int y = y0 + r0 + k;
+    if (y >= h) break;
+    hpass(tile, r0 + k + 2, lx, t0, t1, t2, &e2, &o2);
+#if KIND == 3
+    const uint se = (e0 * v0 + e1 * v1 + e2 * v2 + 0x8000u) ^ 0x8000u;  // samples 0, 2
+    const uint so = (o0 * v0 + o1 * v1 + o2 * v2 + 0x8000u) ^ 0x8000u;  // samples 1, 3
+    const uint out01 = (se & 0xffffu) | (so << 16), out23 = (se >> 16) | (so & 0xffff0000u);
+    __global short *dr = ROW(short, d, y) + i;
+    if (dal) {
+      ((__global uint *)dr)[0] = out01;
+      ((__global uint *)dr)[1] = out23;
+    } else {
+      const uint o4[4] = {out01, out01 >> 16, out23, out23 >> 16};
+      for (int b = 0; b < 4 && i + b < n; ++b) dr[b] = as_short((ushort)o4[b]);
+    }
+#else
+#if KIND == 2
+    const uint out = gauss_lane(e0 & 0xffffu, e1 & 0xffffu, e2 & 0xffffu, v0, v1, v2) |
+                     (gauss_lane(o0 & 0xffffu, o1 & 0xffffu, o2 & 0xffffu, v0, v1, v2) << 8) |
+                     (gauss_lane(e0 >> 16, e1 >> 16, e2 >> 16, v0, v1, v2) << 16) |
+                     (gauss_lane(o0 >> 16, o1 >> 16, o2 >> 16, v0, v1, v2) << 24);
+#else
+    const uint se = e0 + e1 + e2, so = o0 + o1 + o2;  // 9 * 255 a lane at most
+    const uint out = BOX_OUT(se & 0xffffu) | (BOX_OUT(so & 0xffffu) << 8) |
+                     (BOX_OUT(se >> 16) << 16) | (BOX_OUT(so >> 16) << 24);
+#endif
+    __global uchar *dr = ROW(uchar, d, y) + i;
+    if (dal) {
+      *(__global uint *)dr = out;
+    } else {
+      for (int b = 0; b < 4 && i + b < n; ++b) dr[b] = (uchar)(out >> (8 * b));
+    }
+#endif
+    e0 = e1;
+    o0 = o1;
+    e1 = e2;
+    o1 = o2;
+  }
+}
 #endif
