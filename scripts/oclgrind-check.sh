@@ -2,7 +2,8 @@
 # The oclgrind pass (issue 11; `make test-oclgrind`, part of `make test`): runs
 # tests/oclgrind_test.cpp (every __kernel of src/backends/opencl/kernels/*.cl on small
 # images, results compared with the reference, every kernel function required to have run)
-# under `oclgrind --check-api --data-races`, oclgrind's OpenCL device in place of the ICD's.
+# under `oclgrind --check-api --data-races`, oclgrind's OpenCL device in place of the ICD's,
+# twice: with the default schedules, then with the A/B ones (the kernels only they reach).
 #
 # Usage: scripts/oclgrind-check.sh [BUILD_DIR]   (default: build; pixflow_tests and pixflow built)
 #
@@ -30,41 +31,54 @@ if ! "$build/pixflow" info 2>/dev/null | grep -q "OpenCL backend: compiled"; the
 fi
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/pixflow-oclgrind.XXXXXX")
-log=$out/oclgrind.log
 start=$(date +%s)
 echo "oclgrind pass: $(oclgrind --version | grep -m1 Oclgrind), files in $out (kept on failure)"
-# Only oclgrind's device is visible under oclgrind: device 0, the tests' default.
-env -u PIXFLOW_TEST_OPENCL -u PIXFLOW_TEST_OPENCL_DEVICE \
-  PIXFLOW_TEST_OCLGRIND=1 PIXFLOW_OPENCL_LAUNCH_LOG="$out/launches.log" \
-  oclgrind --check-api --data-races --log "$log" \
-  "$tests" --gtest_filter='Oclgrind.*' 2>"$out/stderr.txt" | tee "$out/output.txt"
-rc=${PIPESTATUS[0]}
-if [ -s "$out/stderr.txt" ]; then
-  echo "oclgrind pass: stderr ($(wc -l <"$out/stderr.txt") lines; the first 40):" >&2
-  head -n 40 "$out/stderr.txt" >&2
-fi
-
+# run LABEL ENV...: the test once under oclgrind with ENV set; its files are $out/LABEL.*;
+# sets fail=1 on a failed test or any oclgrind report.
 fail=0
-if [ "$rc" -ne 0 ]; then
-  echo "oclgrind pass: FAILED: the test exited with status $rc" >&2
-  fail=1
-elif ! grep -q '^\[  PASSED  \] 1 test' "$out/output.txt" ||
-  grep -q '^\[  SKIPPED \]' "$out/output.txt"; then
-  echo "oclgrind pass: FAILED: the test did not run and pass" >&2
-  fail=1
-fi
-if [ -s "$log" ]; then
-  # One diagnostic per paragraph, its first line unindented; oclgrind stops at 1000.
-  echo "oclgrind pass: FAILED: oclgrind reported $(grep '^[A-Z]' "$log" | grep -vc '^Oclgrind:') diagnostics; by kind:" >&2
-  grep '^[A-Z]' "$log" | grep -v '^Oclgrind:' | sed 's/ at .*//' | sort | uniq -c >&2
-  echo "the first 60 lines of $log:" >&2
-  head -n 60 "$log" >&2
-  fail=1
-fi
-if grep -qi 'oclgrind' "$out/stderr.txt"; then
-  echo "oclgrind pass: FAILED: oclgrind reported on stderr ($(grep -c 'OpenCL runtime error detected' "$out/stderr.txt") API errors, --check-api; $out/stderr.txt)" >&2
-  fail=1
-fi
+run() {
+  local label=$1 log=$out/$1.oclgrind.log
+  shift
+  echo "oclgrind pass, $label run: $*"
+  # Only oclgrind's device is visible under oclgrind: device 0, the tests' default.
+  env -u PIXFLOW_TEST_OPENCL -u PIXFLOW_TEST_OPENCL_DEVICE \
+    PIXFLOW_TEST_OCLGRIND=1 PIXFLOW_OPENCL_LAUNCH_LOG="$out/launches.log" "$@" \
+    oclgrind --check-api --data-races --log "$log" \
+    "$tests" --gtest_filter='Oclgrind.*' 2>"$out/$label.stderr.txt" | tee "$out/$label.output.txt"
+  local rc=${PIPESTATUS[0]}
+  if [ -s "$out/$label.stderr.txt" ]; then
+    echo "oclgrind pass: stderr ($(wc -l <"$out/$label.stderr.txt") lines; the first 40):" >&2
+    head -n 40 "$out/$label.stderr.txt" >&2
+  fi
+  if [ "$rc" -ne 0 ]; then
+    echo "oclgrind pass: FAILED: the $label run's test exited with status $rc" >&2
+    fail=1
+  elif ! grep -q '^\[  PASSED  \] 1 test' "$out/$label.output.txt" ||
+    grep -q '^\[  SKIPPED \]' "$out/$label.output.txt"; then
+    echo "oclgrind pass: FAILED: the $label run's test did not run and pass" >&2
+    fail=1
+  fi
+  if [ -s "$log" ]; then
+    # One diagnostic per paragraph, its first line unindented; oclgrind stops at 1000.
+    echo "oclgrind pass: FAILED: oclgrind reported $(grep '^[A-Z]' "$log" | grep -vc '^Oclgrind:') diagnostics in the $label run; by kind:" >&2
+    grep '^[A-Z]' "$log" | grep -v '^Oclgrind:' | sed 's/ at .*//' | sort | uniq -c >&2
+    echo "the first 60 lines of $log:" >&2
+    head -n 60 "$log" >&2
+    fail=1
+  fi
+  if grep -qi 'oclgrind' "$out/$label.stderr.txt"; then
+    echo "oclgrind pass: FAILED: oclgrind reported on stderr in the $label run ($(grep -c 'OpenCL runtime error detected' "$out/$label.stderr.txt") API errors, --check-api; $out/$label.stderr.txt)" >&2
+    fail=1
+  fi
+}
+# The default schedules, then every op's A/B schedules (src/backends/opencl/variant.hpp and the
+# family files' tuning notes: the earlier kernels each new one replaced, kept selectable and
+# tested), whose launches the second run adds to the first's before it checks that every
+# __kernel ran.
+run default PIXFLOW_OCLGRIND_SKIP_COVERAGE=1
+run schedules PIXFLOW_OCLGRIND_APPEND=1 PIXFLOW_OCL_LINEAR=direct PIXFLOW_OCL_IIR=line \
+  PIXFLOW_OCL_MATMUL=simple PIXFLOW_OCL_MORPH=run PIXFLOW_OCL_MEDIAN=count \
+  PIXFLOW_OCL_REMAP=pixel PIXFLOW_OCL_BILATERAL=pixel PIXFLOW_OCL_EPSILON=pixel
 secs=$(($(date +%s) - start))
 if [ $fail -ne 0 ]; then
   echo "oclgrind pass: FAILED after ${secs} s" >&2

@@ -79,7 +79,11 @@ void bilateral(const ConstImageView& s, const ImageView& d, const BilateralParam
   }
   const int radius = taps[taps.size() - 2];  // the last tap is (radius, 0)
   const bool tile = variant("PIXFLOW_OCL_BILATERAL", {"tile", "pixel"}, "bilateral") == 0;
-  if (tile && !f32 && ch == 1 && radius <= kTileMaxRadius) {
+  const std::string tile_opts = depth_options(s.depth()) + detail::cat("-DCH=1 -DBIL_R=", radius);
+  // The tile kernel's local colour tables and tile need more than some devices have (oclgrind:
+  // 32 KiB): the per-pixel kernel there (the same bits).
+  if (tile && !f32 && ch == 1 && radius <= kTileMaxRadius &&
+      fits_local_memory(l, "bilateral", tile_opts, "bilateral_u8c1_tile", "bilateral")) {
     // The space weights as the (2R+1)^2 square the tile kernel indexes by (dy, dx).
     const int k = 2 * radius + 1;
     std::vector<std::int32_t> square(std::size_t(k * k), 0);
@@ -89,8 +93,7 @@ void bilateral(const ConstImageView& s, const ImageView& d, const BilateralParam
         device_buffer(l, square.size() * sizeof(std::int32_t), "bilateral", square.data());
     const DeviceBuffer color_buf =
         device_buffer(l, table_floats * sizeof(float), "bilateral", table);
-    Kernel(l, "bilateral", depth_options(s.depth()) + detail::cat("-DCH=1 -DBIL_R=", radius),
-           "bilateral_u8c1_tile", "bilateral")
+    Kernel(l, "bilateral", tile_opts, "bilateral_u8c1_tile", "bilateral")
         .image(s)
         .image(d)
         .arg(cl_int(d.width()))

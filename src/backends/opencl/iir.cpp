@@ -59,17 +59,22 @@ bool nv_compiler_options(int device) {
 
 enum class Schedule { fused, fused_free, line };
 
+// A pass's build options.
+std::string pass_options(const Launch& l, Depth sd, Depth dd, bool rows, int ch, Schedule sched) {
+  std::string opts = depth_options(sd, "S") + depth_options(dd, "D") +
+                     detail::cat(" -DIIR_ROWS=", rows ? 1 : 0, " -DCH=", ch);
+  if (sched == Schedule::fused && nv_compiler_options(l.device)) opts += " -cl-nv-maxrregcount=128";
+  return opts;
+}
+
 // One pass: `lines` lines of `len` samples (rows: channel L % ch of row L / ch; else
 // element L of every row), s -> d. line: scratch w of (len + 2e + 6) doubles a line; fused:
 // scratch w of 3 (J + 1) doubles a line.
 void pass(const Launch& l, const ConstImageView& s, const ImageView& d, std::int64_t lines,
           std::int64_t len, bool rows, int e, const GaussianIirParams& p, double cval,
           cl_mem coeffs, cl_mem w, Schedule sched) {
-  std::string opts = depth_options(s.depth(), "S") + depth_options(d.depth(), "D") +
-                     detail::cat(" -DIIR_ROWS=", rows ? 1 : 0, " -DCH=", s.channels());
+  const std::string opts = pass_options(l, s.depth(), d.depth(), rows, s.channels(), sched);
   if (sched != Schedule::line) {
-    if (sched == Schedule::fused && nv_compiler_options(l.device))
-      opts += " -cl-nv-maxrregcount=128";
     // A work-group of 256 per 32 lines (kernels/iir.cl IIR_LINES, IIR_SLOTS).
     const std::size_t groups = std::size_t((lines + kFusedLines - 1) / kFusedLines);
     Kernel(l, "iir", opts, "iir_fused", "gaussian_iir")
@@ -110,8 +115,15 @@ std::int64_t pass_doubles(std::int64_t lines, std::int64_t len, std::int64_t e, 
 void gaussian_iir(const ConstImageView& s, const ImageView& d, const GaussianIirParams& p,
                   const Launch& l) {
   require_fp64(l, "gaussian_iir");
-  const auto sched =
+  auto sched =
       Schedule(variant("PIXFLOW_OCL_IIR", {"fused", "fused-free", "line"}, "gaussian_iir"));
+  // The fused kernel's local tile (about 40 KiB) needs more than some devices have (oclgrind:
+  // 32 KiB): the line schedule there (the same bits).
+  if (sched != Schedule::line &&
+      !fits_local_memory(l, "iir",
+                         pass_options(l, s.depth(), Depth::f32, true, s.channels(), sched),
+                         "iir_fused", "gaussian_iir"))
+    sched = Schedule::line;
   const detail::IirCoeffs k = detail::iir_coeffs(p.sigma);
   const std::int64_t e = detail::iir_extension(p);
   const int cn = s.channels();

@@ -5,6 +5,7 @@
 // kernels reproduce the per-sample arithmetic of src/ref in its order. box and gaussian run in
 // two passes through a device buffer of sums (allocated per call, released when the kernels
 // are done: the driver keeps a buffer alive while enqueued kernels use it).
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -50,9 +51,13 @@ auto cl_sample(double v) {
 // PIXFLOW_OCL_LINEAR=direct (read once) keeps the first version's kernels (one work-item per
 // output, box and gaussian in two passes through a buffer) for the H100 A/B.
 constexpr int kTileLx = 32, kTileLy = 8, kTileCx = 2;
-// Static local memory a work-group may take (the H100's 48 KiB; PoCL reports more, and the
-// choice is kept the same on every device so that PoCL tests what the GPU runs).
+// Static local memory a work-group may take: the H100's 48 KiB (PoCL reports more, and the
+// choice is kept the same there so that PoCL tests what the GPU runs), or the device's own
+// size where it is less (oclgrind's 32 KiB: a larger tile fails to launch).
 constexpr std::size_t kTileLocalBytes = 48 * 1024;
+std::size_t tile_local_bytes(const Launch& l) {
+  return std::min<std::size_t>(kTileLocalBytes, devices()[std::size_t(l.device)].local_mem);
+}
 
 bool direct_kernels() {
   static const bool v = [] {
@@ -80,11 +85,12 @@ struct Tile {
   // Picks cy from 8 (where max_cy allows), 4, 2, 1: the first whose tile of `sample` bytes
   // plus extra(cy) bytes fits.
   template <class Extra>
-  Tile& fit(std::size_t sample, Extra&& extra, int max_cy = 4) {
+  Tile& fit(const Launch& l, std::size_t sample, Extra&& extra, int max_cy = 4) {
     cy = 0;
     if (direct_kernels()) return *this;
+    const std::size_t limit = tile_local_bytes(l);
     for (int c : {8, 4, 2, 1})
-      if (c <= max_cy && tile_samples(c) * sample + extra(c) <= kTileLocalBytes) {
+      if (c <= max_cy && tile_samples(c) * sample + extra(c) <= limit) {
         cy = c;
         break;
       }
@@ -174,7 +180,7 @@ void box_t(const ConstImageView& s, const ImageView& d, const BoxParams& p, cons
   }
   Tile t{p.kw, p.kh, p.kw / 2, p.kh / 2, ch};
   // Column sums: OH rows of the tile's width, int (double for f32).
-  t.fit(sizeof(T), [&](int c) {
+  t.fit(l, sizeof(T), [&](int c) {
     return std::size_t(kTileLy * c) * std::size_t(t.ow() + (p.kw - 1) * ch) * (f32 ? 8 : 4);
   });
   if (t.cy > 0) {
@@ -303,7 +309,7 @@ void gaussian_t(const ConstImageView& s, const ImageView& d, const GaussianParam
   // (u8 sigma = 8, 49 taps: 112 / 64 rows instead of 80 / 32).
   const bool v2 = gauss_v2();
   t.fit(
-      sizeof(T),
+      l, sizeof(T),
       [&](int c) { return std::size_t(kTileLy * c + p.kh - 1) * std::size_t(t.ow()) * sizeof(H); },
       v2 ? 8 : 4);
   if (t.cy > 0) {
@@ -406,7 +412,7 @@ void deriv(const ConstImageView& s, const ImageView& d, const DerivTaps& t, doub
     opts += "-DNEED_FP64=1 ";
   }
   Tile tile{t.nx, t.ny, t.nx / 2, t.ny / 2, ch};
-  tile.fit(f32 ? 4 : 1, [](int) { return std::size_t(0); });
+  tile.fit(l, f32 ? 4 : 1, [](int) { return std::size_t(0); });
   const bool tiled = tile.cy > 0;
   Kernel k(l, "linear", tiled ? opts + tile.options() : opts, tiled ? "deriv_tile" : "deriv", op);
   k.image(s).image(d).arg(cl_int(n)).arg(cl_int(w)).arg(cl_int(h));
@@ -455,7 +461,7 @@ void filter2d(const ConstImageView& s, const ImageView& d, const Filter2dParams&
       device_buffer(l, p.kernel.size() * sizeof(float), "filter2d", p.kernel.data());
   const bool f32 = s.depth() == Depth::f32;
   Tile tile{p.kw, p.kh, p.kw / 2, p.kh / 2, ch};
-  tile.fit(f32 ? 4 : 1, [](int) { return std::size_t(0); });
+  tile.fit(l, f32 ? 4 : 1, [](int) { return std::size_t(0); });
   const bool tiled = tile.cy > 0;
   const std::string opts = depth_options(s.depth()) + "-DF2D=1 ";
   Kernel k(l, "linear", tiled ? opts + tile.options() : opts, tiled ? "filter2d_tile" : "filter2d",

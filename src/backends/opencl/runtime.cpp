@@ -240,10 +240,14 @@ cl_program make_program(int device, const DeviceState& s, std::string_view sourc
   // Float division and sqrt correctly rounded, as on the host: without it OpenCL allows
   // 2.5 ulp, and NVIDIA's compiler turned bilateral's (float)((double)a / (double)b) into
   // its approximate div.full.f32 (PTX of session 21), one ulp off the reference.
+  // PIXFLOW_OCLGRIND on oclgrind's simulator: its interpreter (21.10) lacks some LLVM
+  // intrinsics clang makes of plain OpenCL C (llvm.fshl of a two-word byte shift), so a kernel
+  // writes those lines another way there (the same bytes; kernels/linear.cl shl_ch).
   const DeviceInfo& info = devices()[std::size_t(device)];
-  const std::string opts = std::string("-cl-std=CL1.2 -Werror ") +
-                           (info.rounded_divide ? "-cl-fp32-correctly-rounded-divide-sqrt " : "") +
-                           options;
+  const std::string opts =
+      std::string("-cl-std=CL1.2 -Werror ") +
+      (info.rounded_divide ? "-cl-fp32-correctly-rounded-divide-sqrt " : "") +
+      (info.name.find("Oclgrind") != std::string::npos ? "-DPIXFLOW_OCLGRIND=1 " : "") + options;
   const std::string dir = program_cache::folder();
   program_cache::Key key;
   if (!dir.empty()) {
@@ -511,6 +515,20 @@ Kernel& Kernel::image(const ConstImageView& v) {
   set(sizeof off, &off);
   set(sizeof stride, &stride);
   return *this;
+}
+
+std::size_t Kernel::static_local_bytes() const {
+  cl_ulong bytes = 0;
+  check(clGetKernelWorkGroupInfo(k_, devices()[std::size_t(launch_.device)].id,
+                                 CL_KERNEL_LOCAL_MEM_SIZE, sizeof bytes, &bytes, nullptr),
+        op_, launch_.device, "clGetKernelWorkGroupInfo");
+  return std::size_t(bytes);
+}
+
+bool fits_local_memory(const Launch& l, std::string_view source, const std::string& options,
+                       const char* name, std::string_view op) {
+  const Kernel k(l, source, options, name, op);
+  return k.static_local_bytes() <= devices()[std::size_t(l.device)].local_mem;
 }
 
 Kernel& Kernel::local(std::size_t bytes) {

@@ -139,6 +139,8 @@ class Kernel {
   Kernel& image(const ImageView& v) { return image(ConstImageView(v)); }
   /// Local memory of `bytes` for the next __local argument.
   Kernel& local(std::size_t bytes);
+  /// The kernel's static local memory (its __local arrays: CL_KERNEL_LOCAL_MEM_SIZE).
+  std::size_t static_local_bytes() const;
   /// Enqueues over a 2-D range of `gx` x `gy` work-items in groups of lx x ly (gx, gy are
   /// rounded up to multiples of the group; the kernel checks its bounds).
   void run(std::size_t gx, std::size_t gy, std::size_t lx, std::size_t ly);
@@ -152,6 +154,13 @@ class Kernel {
   cl_kernel k_ = nullptr;  // borrowed from the device's pool, given back by the destructor
   cl_uint next_ = 0;
 };
+
+/// Whether kernel `name` of `source` built with `options` fits the device's local memory
+/// (its static __local arrays within CL_DEVICE_LOCAL_MEM_SIZE): a kernel sized for the H100's
+/// 48 KiB would fail to launch (CL_OUT_OF_RESOURCES) on a device with less, e.g. oclgrind's
+/// 32 KiB, so its caller takes another schedule there.
+bool fits_local_memory(const Launch& l, std::string_view source, const std::string& options,
+                       const char* name, std::string_view op);
 
 /// The OpenCL C type name of a depth ("uchar", "ushort", "short", "int", "float").
 const char* cl_type(Depth d);

@@ -502,10 +502,15 @@ __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void filter2d_tile(
 #define LANES 0x00ff00ffu
 
 // Bytes x - CH .. x + 3 - CH (left) and x + CH .. x + 3 + CH (right) of the words l, c, r
-// holding samples x - 4 .. x + 7.
+// holding samples x - 4 .. x + 7. On oclgrind (PIXFLOW_OCLGRIND, runtime.cpp) the two-word
+// shifts are byte shuffles of the same bytes (little-endian words, as every path here
+// assumes): clang makes llvm.fshl of the shifts, which oclgrind 21.10 cannot interpret.
 inline uint shl_ch(uint l, uint c) {
 #if CH == 4
   return l;
+#elif defined(PIXFLOW_OCLGRIND)
+  return as_uint(shuffle2(as_uchar4(l), as_uchar4(c),
+                          (uchar4)(4 - CH, 5 - CH, 6 - CH, 7 - CH)));
 #else
   return (c << (8 * CH)) | (l >> (32 - 8 * CH));
 #endif
@@ -513,6 +518,8 @@ inline uint shl_ch(uint l, uint c) {
 inline uint shr_ch(uint c, uint r) {
 #if CH == 4
   return r;
+#elif defined(PIXFLOW_OCLGRIND)
+  return as_uint(shuffle2(as_uchar4(c), as_uchar4(r), (uchar4)(CH, CH + 1, CH + 2, CH + 3)));
 #else
   return (c >> (8 * CH)) | (r << (32 - 8 * CH));
 #endif
