@@ -41,7 +41,7 @@ test: build
 # oclgrind's simulated device, checked against the reference, under
 # `oclgrind --check-api --data-races`: any oclgrind diagnostic (out-of-bounds access, data
 # race, API error) or a kernel that never ran fails (scripts/oclgrind-check.sh,
-# tests/oclgrind_test.cpp; about 2.5 CPU-minutes, so at most that on an idle 2-core machine).
+# tests/oclgrind_test.cpp; run twice, default then A/B schedules: about 3 CPU-minutes each).
 # Says SKIPPED without oclgrind or without the OpenCL backend.
 test-oclgrind: build
 	bash scripts/oclgrind-check.sh $(BUILD)

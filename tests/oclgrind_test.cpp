@@ -154,7 +154,8 @@ std::map<std::string, std::string> kernel_functions() {
   std::map<std::string, std::string> out;
   const std::filesystem::path dir =
       std::filesystem::path(PIXFLOW_SOURCE_DIR) / "src/backends/opencl/kernels";
-  const std::regex kernel(R"(__kernel\s+void\s+(\w+)\s*\()");
+  // "__kernel [__attribute__((...))] void name(": attributes never hold "void", ";" or "{".
+  const std::regex kernel(R"(__kernel\b[^;{]*?\bvoid\s+(\w+)\s*\()");
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     if (e.path().extension() != ".cl") continue;
     std::ifstream in(e.path());

@@ -307,8 +307,11 @@ __kernel __attribute__((reqd_work_group_size(IIR_LINES * IIR_SLOTS, 1, 1))) void
     s1 = CW(J, 1);
     s2 = CW(J, 2);
   }
-  // Every work-item's own writes to cw are read back only by itself (the same L and j), so
-  // no global barrier is needed; the tile is reloaded below.
+  // The carries cw were written by the first IIR_LINES work-items (one a line) and are read
+  // below by the work-item of every slot: a barrier with a global fence orders them (OpenCL's
+  // memory model; NVIDIA's bar.sync orders global memory too, which is why the H100 never
+  // showed it: oclgrind's race detector did, once the pass gave its device 48 KiB).
+  barrier(CLK_GLOBAL_MEM_FENCE);
   // 2. Anti-causal, right to left, down to the first block the rule runs.
   for (int t = T - 1; t >= tmin; --t) {
     iir_tile_load(tile, s, s_off, s_stride, lines, len, e, border, fcval, L0, t * IIR_TILE, lid);
