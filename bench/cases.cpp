@@ -414,6 +414,20 @@ std::vector<Case> make_cases(const std::vector<Size>& sizes) {
   return cs;
 }
 
+std::optional<std::vector<Case>> select_cases(std::vector<Size>& sizes, bool quick,
+                                              const std::regex& filter, const char* tool) {
+  if (sizes.empty()) sizes = standard_sizes(quick);
+  std::vector<Case> cases;
+  try {
+    for (Case& c : make_cases(sizes))
+      if (std::regex_search(c.name(), filter)) cases.push_back(std::move(c));
+  } catch (const std::exception& e) {  // a bench entry the schema itself rejects
+    std::fprintf(stderr, "%s: cannot make the case list: %s\n", tool, e.what());
+    return std::nullopt;
+  }
+  return cases;
+}
+
 // ---- reference and comparison ----------------------------------------------------------------
 
 namespace {

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -108,6 +109,12 @@ std::optional<Size> parse_size(const std::string& text);
 /// 4096x4096 and the matmul 4096^3; at 1920x1080 the matmul is 1024^3, at another size
 /// min(1024, w, h)^3. Throws when the schema rejects a bench entry.
 std::vector<Case> make_cases(const std::vector<Size>& sizes);
+
+/// The cases the command line asks for: make_cases(sizes) (the standard sizes when `sizes` is
+/// empty, which it then holds) whose names match `filter`. nullopt, after a message naming
+/// `tool` on stderr, when the schema rejects a bench entry.
+std::optional<std::vector<Case>> select_cases(std::vector<Size>& sizes, bool quick,
+                                              const std::regex& filter, const char* tool);
 
 /// The case's schema op bound to the images of `v` (catalogue cases only).
 std::unique_ptr<schema::Bound> bind_views(const Case& c, const Views& v);

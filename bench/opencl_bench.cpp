@@ -526,15 +526,10 @@ int main(int argc, char** argv) {
       return usage(argv[0]);
     }
   }
-  if (g_opt.sizes.empty()) g_opt.sizes = standard_sizes(g_opt.quick);
-  std::vector<Case> cases;
-  try {
-    for (Case& c : make_cases(g_opt.sizes))
-      if (std::regex_search(c.name(), g_opt.filter)) cases.push_back(std::move(c));
-  } catch (const std::exception& e) {  // a bench entry the schema itself rejects
-    std::fprintf(stderr, "pixflow-bench-opencl: cannot make the case list: %s\n", e.what());
-    return 2;
-  }
+  std::optional<std::vector<Case>> selected =
+      select_cases(g_opt.sizes, g_opt.quick, g_opt.filter, "pixflow-bench-opencl");
+  if (!selected) return 2;
+  std::vector<Case> cases = std::move(*selected);
   std::stable_sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) {
     return priority(a, g_opt.sizes.front()) < priority(b, g_opt.sizes.front());
   });

@@ -116,6 +116,17 @@ if [ -d "$ROOT/.carry/hwy/usr" ]; then
   export LD_LIBRARY_PATH="$ROOT/.carry/hwy/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 
+# opencl_summary: the OpenCL test stage's device line, outcome and (when it was cut by its
+# limit) how many tests had passed and which one was running.
+opencl_summary() {
+  { grep -m1 -F "[pixflow] OpenCL tests run on" "$LOGS/opencl.log"
+    grep -E "^\[  (PASSED|FAILED) +\]|differs from ref" "$LOGS/opencl.log" | head -12
+    echo "opencl tests: $(grep -c '^\[       OK \]' "$LOGS/opencl.log") passed," \
+      "$(grep -c '^\[  FAILED  \]' "$LOGS/opencl.log") failed lines, last started:" \
+      "$(grep '^\[ RUN      \]' "$LOGS/opencl.log" | tail -1 | cut -c14-)"
+  } | tee -a "$SUMMARY"
+}
+
 # bench_opencl RESERVE: pixflow-bench-opencl (on the first NVIDIA OpenCL device, its default)
 # into $OUT/bench-opencl.json, as a stage of at most T_BENCH_OCL s (less when the deadline minus
 # RESERVE is nearer). The untuned kernels can be slow: the binary's --max-s stops it starting
@@ -183,10 +194,12 @@ if [ -n "${OCL_ONLY:-}" ]; then
   if [ -n "${OCL_TESTS:-}" ]; then
     CL_NVIDIA=$("$BUILD/pixflow" info 2>/dev/null | sed -n 's/^ *opencl:\([0-9]*\) .*NVIDIA CUDA.*/\1/p' | head -1)
     [ -n "$CL_NVIDIA" ] && export PIXFLOW_TEST_OPENCL_DEVICE=$CL_NVIDIA
-    stage opencl "${T_OPENCL:-90}" 120 "$LOGS/opencl.log" "$BUILD/tests/pixflow_tests" \
-      --gtest_filter="${OCL_TEST_FILTER:-OpenclBackend.*:Catalogue/SchemaBackends.*:CliRun.Opencl*}"
-    { grep -m1 -F "[pixflow] OpenCL tests run on" "$LOGS/opencl.log"
-      grep -E "^\[  (PASSED|FAILED) +\]|differs from ref" "$LOGS/opencl.log" | head -12; } | tee -a "$SUMMARY"
+    # The device tests, the schema harness and every schedule's edge tests (the suites named
+    # *Opencl and OpenclSchedules); a fresh machine builds each program variant cold (NVIDIA:
+    # 0.3-0.6 s each), which is most of the time.
+    stage opencl "${T_OPENCL:-200}" 120 "$LOGS/opencl.log" "$BUILD/tests/pixflow_tests" \
+      --gtest_filter="${OCL_TEST_FILTER:-OpenclBackend.*:Catalogue/SchemaBackends.*:CliRun.Opencl*:OpenclSchedules.*:*Opencl.*}"
+    opencl_summary
   fi
   bench_opencl $([ -n "${OCV_OCL:-}" ] && echo $((T_PEERS_OCL + 20)) || echo 20)
   [ -n "${OCV_OCL:-}" ] && peers_ocl
@@ -276,8 +289,7 @@ grep -m1 "model name" /proc/cpuinfo | tee -a "$SUMMARY"
     # session 21). The family tests' large images wait for faster kernels.
     stage opencl "${T_OPENCL:-90}" $MEMCHECK_RESERVE "$LOGS/opencl.log" "$TESTBIN" \
       --gtest_filter='OpenclBackend.*:Catalogue/SchemaBackends.*:CliRun.Opencl*'
-    { grep -m1 -F "[pixflow] OpenCL tests run on" "$LOGS/opencl.log"
-      grep -E "^\[  (PASSED|FAILED) +\]|differs from ref" "$LOGS/opencl.log" | head -12; } | tee -a "$SUMMARY"
+    opencl_summary
     # ---- compute-sanitizer on the CUDA-backend tests ----
     if command -v compute-sanitizer >/dev/null; then
       # MEMCHECK_SHARDS processes in parallel (scripts/sanitize-shards.sh): in one process the

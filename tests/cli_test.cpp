@@ -45,27 +45,6 @@ std::string slurp(const fs::path& p) {
   return s.str();
 }
 
-/// A fresh folder under the system temp dir, removed at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "pixflow_cli_XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
 /// `pixflow ARGS...` started with extra environment variables; stdout and stderr go to files
 /// (so neither pipe can fill up) and are read back separately by wait().
 class CliProcess {

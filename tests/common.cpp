@@ -637,4 +637,25 @@ Image from_mat(const cv::Mat& m) {
 }
 #endif
 
+TempDir::TempDir(std::string_view prefix) {
+  std::string tmpl =
+      (std::filesystem::temp_directory_path() / (std::string(prefix) + "_XXXXXX")).string();
+  if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+  path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::permissions(path_, std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::add, ec);
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::vector<std::string> TempDir::entries() const {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(path_))
+    out.push_back(e.path().filename().string());
+  return out;
+}
+
 }  // namespace pixflow::test

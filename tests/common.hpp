@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <random>
@@ -186,6 +187,24 @@ int cv_depth(Depth d);
 /// Copies a cv::Mat into a new host Image.
 Image from_mat(const cv::Mat& m);
 #endif
+
+/// A fresh folder under the system temp dir (named PREFIX_XXXXXX), removed with its contents
+/// at scope exit (its permissions restored first, for tests that make it unwritable).
+class TempDir {
+ public:
+  explicit TempDir(std::string_view prefix = "pixflow");
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  /// The path of `name` in the folder.
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+  /// Names of everything in the folder (to check that no temp file was left).
+  std::vector<std::string> entries() const;
+
+ private:
+  std::filesystem::path path_;
+};
 
 }  // namespace pixflow::test
 

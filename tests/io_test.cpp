@@ -41,28 +41,6 @@ using Bytes = std::string;
 
 // ---- helpers ------------------------------------------------------------------------------
 
-/// A fresh directory under the system temp dir, removed (with its contents) at the end.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "pixflow_io_XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  /// Names of everything in the directory (to check that no temp file was left).
-  std::vector<std::string> entries() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(path)) out.push_back(e.path().filename().string());
-    return out;
-  }
-};
-
 Bytes read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return Bytes(std::istreambuf_iterator<char>(in), {});
@@ -379,7 +357,7 @@ TEST(IoRoundTrip, LosslessFormatsAreBitExactForEveryDepthAndChannelCount) {
           PIXFLOW_TRACE(testing::Message()
                         << wc.ext << " " << fmt_desc(fmt) << " " << s.w << "x" << s.h);
           auto src = random_image(s.w, s.h, fmt, rng);  // odd offset, padded stride
-          const std::string path = dir.file(std::string("rt") + wc.ext);
+          const std::string path = dir / (std::string("rt") + wc.ext);
           write_image(path, src);
           Image got = read_image(path);
           ASSERT_EQ(got.format(), fmt);
@@ -394,8 +372,8 @@ TEST(IoRoundTrip, LargeImageRoundTripsThroughPngAndNpy) {
   auto src = random_image(1920, 1080, {Depth::u8, 3}, rng);
   for (const char* name : {"big.png", "big.npy"}) {
     PIXFLOW_TRACE(name);
-    write_image(dir.file(name), src);
-    ASSERT_EQ(compare(read_image(dir.file(name)), src), "");
+    write_image(dir / name, src);
+    ASSERT_EQ(compare(read_image(dir / name), src), "");
   }
 }
 
@@ -417,7 +395,7 @@ TEST(IoRoundTrip, JpegMatchesOpenCVDecodeExactlyAndOriginalWithinTolerance) {
     for (Size s : std::vector<Size>{{1, 1}, {1, 9}, {9, 1}, {17, 13}, {160, 90}}) {
       PIXFLOW_TRACE(testing::Message() << "jpeg u8x" << ch << " " << s.w << "x" << s.h);
       Image src = smooth_image(s.w, s.h, ch);
-      const std::string path = dir.file("q.jpg");
+      const std::string path = dir / "q.jpg";
       write_image(path, src, {95});
       Image got = read_image(path);
       ASSERT_EQ(got.format(), (Format{Depth::u8, ch}));
@@ -497,7 +475,7 @@ TEST(IoOpenCV, ReadsFilesWrittenByOpenCVEqualToImread) {
                     << "OpenCV " << c.ext << " " << depth_name(c.d) << "x" << c.ch << " " << s.w
                     << "x" << s.h << (c.params.empty() ? "" : " (params)"));
       auto src = random_image(s.w, s.h, {c.d, c.ch}, rng, true);
-      const std::string path = dir.file(std::string("cv") + c.ext);
+      const std::string path = dir / (std::string("cv") + c.ext);
       ASSERT_TRUE(cv::imwrite(path, to_bgr(to_mat(src)), c.params));
       cv::Mat want = to_rgb(cv::imread(path, cv::IMREAD_UNCHANGED));
       ASSERT_FALSE(want.empty());
@@ -522,7 +500,7 @@ TEST(IoOpenCV, OpenCVReadsFilesWrittenByPixflow) {
       for (int ch : wc.channels) {
         PIXFLOW_TRACE(testing::Message() << wc.ext << " " << depth_name(d) << "x" << ch);
         auto src = random_image(23, 11, {d, ch}, rng);
-        const std::string path = dir.file(std::string("px") + wc.ext);
+        const std::string path = dir / (std::string("px") + wc.ext);
         write_image(path, src);
         cv::Mat got = to_rgb(cv::imread(path, cv::IMREAD_UNCHANGED));
         ASSERT_FALSE(got.empty());
@@ -574,7 +552,7 @@ TEST(IoPng, PaletteGrayAlphaLowBitDepthsAndInterlaceDecodeAsDocumented) {
         for (unsigned i = 0; i < npal * 3; ++i) plte += char(rng() & 0xff);
         if (c.trns)
           for (unsigned i = 0; i < npal / 2; ++i) trns += char(rng() & 0xff);  // short tRNS
-        const std::string path = dir.file("hand.png");
+        const std::string path = dir / "hand.png";
         write_bytes(path, make_png(std::uint32_t(s.w), std::uint32_t(s.h), c.bit_depth, c.ct,
                                    samples, interlace, plte, trns));
         Image got = read_image(path);
@@ -628,7 +606,7 @@ TEST(IoTiff, StripsTilesBothByteOrdersAndSampleFormatsReadUnchanged) {
             TiffSpec spec;
             spec.big_endian = be, spec.bps = c.bps, spec.sample_format = c.sf;
             spec.tiled = tiled, spec.photometric = ch == 1 ? 1 : 2;
-            const std::string path = dir.file("hand.tif");
+            const std::string path = dir / "hand.tif";
             write_bytes(path, make_tiff(src, spec));
             Image got = read_image(path);
             ASSERT_EQ(got.format(), src.format());
@@ -640,7 +618,7 @@ TEST(IoTiff, UnsupportedLayoutsAreReportedAsUnsupported) {
   if (!have_tiff()) GTEST_SKIP() << "built without libtiff";
   TempDir dir;
   auto rng = make_rng(0x10d2);
-  const std::string path = dir.file("bad.tif");
+  const std::string path = dir / "bad.tif";
   Image rgb = tight_random(8, 5, {Depth::u8, 3}, rng);
   TiffSpec planar;
   planar.planar = 2, planar.photometric = 2;
@@ -660,7 +638,7 @@ TEST(IoTiff, WithoutLibtiffTiffFilesAreUnsupported) {
   if (have_tiff()) GTEST_SKIP() << "built with libtiff (this checks the TIFF-less build)";
   TempDir dir;
   auto rng = make_rng(0x10d3);
-  const std::string path = dir.file("x.tif");
+  const std::string path = dir / "x.tif";
   write_bytes(path, make_tiff(tight_random(4, 3, {Depth::u8, 1}, rng), {}));
   expect_error([&] { read_image(path); }, Status::unsupported,
                {path, "pixflow was built without libtiff"});
@@ -696,7 +674,7 @@ TEST(IoNpy, HandMadeFilesOfEveryDtypeByteOrderShapeAndVersion) {
           const std::string shape =
               shape_form == 0 ? "(5, 7)" : "(5, 7, " + std::to_string(ch) + ")";
           const bool reverse = order == '>' && depth_bytes(dt.d) > 1;  // host is little-endian
-          const std::string path = dir.file("hand.npy");
+          const std::string path = dir / "hand.npy";
           write_bytes(path, make_npy(version,
                                      "{'descr': '" + descr +
                                          "', 'fortran_order': False, 'shape': " + shape + ", }",
@@ -707,15 +685,15 @@ TEST(IoNpy, HandMadeFilesOfEveryDtypeByteOrderShapeAndVersion) {
         }
   // Key order and spacing are free; "shape" may come first and use Python 2 'L' suffixes.
   Image src = tight_random(3, 2, {Depth::u8, 1}, rng);
-  write_bytes(dir.file("k.npy"),
+  write_bytes(dir / "k.npy",
               make_npy(1, "{\"shape\":(2L,3L),\"fortran_order\":False,\"descr\":\"|u1\"}",
                        image_bytes(src, false)));
-  ASSERT_EQ(compare(read_image(dir.file("k.npy")), src), "");
+  ASSERT_EQ(compare(read_image(dir / "k.npy"), src), "");
 }
 
 TEST(IoNpy, UnsupportedDtypesShapesAndFortranOrderAreUnsupported) {
   TempDir dir;
-  const std::string path = dir.file("bad.npy");
+  const std::string path = dir / "bad.npy";
   const Bytes data(1000, '\0');
   struct C {
     std::string dict, part;
@@ -750,9 +728,9 @@ std::vector<std::pair<std::string, Bytes>> sample_files(const TempDir& dir) {
   std::vector<std::pair<std::string, Bytes>> out;
   auto add = [&](const std::string& name, Format fmt) {
     auto src = random_image(23, 17, fmt, rng);
-    write_image(dir.file(name), src);
-    out.emplace_back(name, read_bytes(dir.file(name)));
-    fs::remove(dir.file(name));
+    write_image(dir / name, src);
+    out.emplace_back(name, read_bytes(dir / name));
+    fs::remove(dir / name);
   };
   add("a.png", {Depth::u8, 3});
   add("b.png", {Depth::u16, 1});
@@ -791,7 +769,7 @@ std::vector<std::size_t> cut_points(std::size_t size) {
 TEST(IoCorrupt, TruncatedFilesOfEveryFormatAreIoErrors) {
   TempDir dir;
   for (const auto& [name, bytes] : sample_files(dir)) {
-    const std::string path = dir.file("cut_" + name);
+    const std::string path = dir / ("cut_" + name);
     ASSERT_NO_THROW({
       write_bytes(path, bytes);
       read_image(path);
@@ -814,7 +792,7 @@ TEST(IoCorrupt, CorruptedHeaderBytesNeverCrash) {
   TempDir dir;
   auto rng = make_rng(0x10f2);
   for (const auto& [name, bytes] : sample_files(dir)) {
-    const std::string path = dir.file("bad_" + name);
+    const std::string path = dir / ("bad_" + name);
     const std::size_t header =
         std::min<std::size_t>(bytes.size(), name.ends_with(".tif") ? 8 : 160);
     std::vector<std::size_t> where;
@@ -855,13 +833,13 @@ TEST(IoCorrupt, CorruptedHeaderBytesNeverCrash) {
 
 TEST(IoCorrupt, BadFilesReportIoErrorOrUnsupportedWithThePath) {
   TempDir dir;
-  const std::string missing = dir.file("missing.png");
+  const std::string missing = dir / "missing.png";
   expect_error([&] { read_image(missing); }, Status::io_error, {missing, "cannot open"});
-  const std::string empty = dir.file("empty.png");
+  const std::string empty = dir / "empty.png";
   write_bytes(empty, "");
   expect_error([&] { read_image(empty); }, Status::io_error, {empty, "empty"});
-  expect_error([&] { read_image(dir.path.string()); }, Status::io_error, {dir.path.string()});
-  const std::string text = dir.file("text.png");
+  expect_error([&] { read_image(dir.path().string()); }, Status::io_error, {dir.path().string()});
+  const std::string text = dir / "text.png";
   write_bytes(text, "hello, this is not an image");
   expect_error([&] { read_image(text); }, Status::io_error, {text, "signature"});
   write_bytes(text, "GIF89a\x01\x00\x01\x00");
@@ -891,7 +869,7 @@ TEST(IoCorrupt, BadFilesReportIoErrorOrUnsupportedWithThePath) {
     j += Bytes("\x00\x3f\x00\xff\xd9", 5);
     return j;
   };
-  const std::string cmyk = dir.file("cmyk.jpg");
+  const std::string cmyk = dir / "cmyk.jpg";
   write_bytes(cmyk, jpeg4(false));
   expect_error([&] { read_image(cmyk); }, Status::unsupported, {cmyk, "CMYK"});
   write_bytes(cmyk, jpeg4(true));
@@ -903,12 +881,12 @@ TEST(IoCorrupt, BadFilesReportIoErrorOrUnsupportedWithThePath) {
 TEST(IoLimits, HugeHeaderSizesAreLimitExceededBeforeAllocating) {
   TempDir dir;
   // PNG: IHDR 2^20 + 1 wide with a valid CRC (and no pixel data at all).
-  const std::string png = dir.file("wide.png");
+  const std::string png = dir / "wide.png";
   write_bytes(png, wide_png_header());
   expect_error([&] { read_image(png, IoLimits{}); }, Status::limit_exceeded,
                {png, "width 1048577", "max_side"});
   // NPY: shape (100000, 100000): 10^10 pixels.
-  const std::string npy = dir.file("huge.npy");
+  const std::string npy = dir / "huge.npy";
   write_bytes(
       npy,
       make_npy(1, "{'descr': '|u1', 'fortran_order': False, 'shape': (100000, 100000), }", ""));
@@ -927,7 +905,7 @@ TEST(IoLimits, HugeHeaderSizesAreLimitExceededBeforeAllocating) {
       make_npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 100000), }", ""));
   expect_error([&] { read_image(npy, none); }, Status::io_error, {npy, "truncated"});
   // PGM 99999999 wide.
-  const std::string pgm = dir.file("wide.pgm");
+  const std::string pgm = dir / "wide.pgm";
   write_bytes(pgm, "P5\n99999999 1\n255\n");
   expect_error([&] { read_image(pgm, IoLimits{}); }, Status::limit_exceeded,
                {pgm, "width 99999999", "max_side"});
@@ -936,7 +914,7 @@ TEST(IoLimits, HugeHeaderSizesAreLimitExceededBeforeAllocating) {
   write_bytes(pgm, "P2\n1000 1000\n255\n1 2 3\n");
   expect_error([&] { read_image(pgm, none); }, Status::io_error, {pgm, "truncated"});
   // JPEG: SOF claiming 65000 x 65000.
-  const std::string jpg = dir.file("huge.jpg");
+  const std::string jpg = dir / "huge.jpg";
   write_image(jpg, smooth_image(16, 16, 3));
   Bytes j = read_bytes(jpg);
   const std::size_t sof = j.find("\xff\xc0");
@@ -953,7 +931,7 @@ TEST(IoLimits, HugeHeaderSizesAreLimitExceededBeforeAllocating) {
     ASSERT_EQ(std::uint8_t(t[ifd + 2]), 0);  // first entry: tag 256 (ImageWidth), LONG
     ASSERT_EQ(std::uint8_t(t[ifd + 3]), 1);
     t[ifd + 2 + 8] = 1, t[ifd + 2 + 9] = 0, t[ifd + 2 + 10] = 0x10;
-    const std::string tif = dir.file("wide.tif");
+    const std::string tif = dir / "wide.tif";
     write_bytes(tif, t);
     expect_error([&] { read_image(tif, IoLimits{}); }, Status::limit_exceeded,
                  {tif, "width 1048577", "max_side"});
@@ -968,7 +946,7 @@ TEST(IoLimits, EachLimitIsEnforcedForEveryFormat) {
   for (const auto& n : names) {
     PIXFLOW_TRACE(n);
     const int ch = n == "l.pgm" ? 1 : 3;
-    const std::string path = dir.file(n);
+    const std::string path = dir / n;
     write_image(path, random_image(17, 13, {Depth::u8, ch}, rng));
     IoLimits l;
     l.max_side = 16;
@@ -987,7 +965,7 @@ TEST(IoLimits, EachLimitIsEnforcedForEveryFormat) {
   }
   expect_error(
       [&] {
-        read_image(dir.file("l.png"), IoLimits{0, 1, 1});
+        read_image(dir / "l.png", IoLimits{0, 1, 1});
       },
       Status::invalid_argument, {"limits"});
 }
@@ -1035,9 +1013,9 @@ TEST(IoLimits, EnvironmentVariablesSetTheLimitsAndBadValuesAreInvalidArgument) {
   }
   TempDir dir;
   auto rng = make_rng(0x1103);
-  write_image(dir.file("e.png"), random_image(17, 13, {Depth::u8, 1}, rng));
+  write_image(dir / "e.png", random_image(17, 13, {Depth::u8, 1}, rng));
   ScopedEnv e("PIXFLOW_MAX_PIXELS", "100");
-  expect_error([&] { read_image(dir.file("e.png")); }, Status::limit_exceeded,
+  expect_error([&] { read_image(dir / "e.png"); }, Status::limit_exceeded,
                {"size 17x13 (221 pixels) exceeds the limit max_pixels = 100 (set by "
                 "PIXFLOW_MAX_PIXELS)"});
 }
@@ -1045,7 +1023,7 @@ TEST(IoLimits, EnvironmentVariablesSetTheLimitsAndBadValuesAreInvalidArgument) {
 TEST(IoLimits, MessagesNameWhatSetTheLimit) {
   TempDir dir;
   auto rng = make_rng(0x1104);
-  const std::string path = dir.file("o.png");
+  const std::string path = dir / "o.png";
   write_image(path, random_image(17, 13, {Depth::u16, 4}, rng));
   // Nobody set it: the message says how to raise it.
   IoLimits l;
@@ -1065,7 +1043,7 @@ TEST(IoLimits, MessagesNameWhatSetTheLimit) {
                {"decoded size of 17x13 u16x4 (1768 bytes) exceeds the limit max_bytes = 1000 "
                 "(set by PIXFLOW_MAX_BYTES)"});
   // The defaults: a PNG header claiming 2^20 + 1 pixels a side.
-  const std::string wide = dir.file("wide.png");
+  const std::string wide = dir / "wide.png";
   write_bytes(wide, wide_png_header());
   expect_error([&] { read_image(wide, IoLimits{}); }, Status::limit_exceeded,
                {"width 1048577 exceeds the limit max_side = 1048576 (the default; raise it with "
@@ -1113,19 +1091,19 @@ TEST(IoWrite, UnsupportedFormatsAreRejectedAndLeaveNoFile) {
   for (const auto& c : cases) {
     PIXFLOW_TRACE(testing::Message() << c.name << " " << fmt_desc(c.fmt));
     auto img = random_image(5, 4, c.fmt, rng);
-    const std::string path = dir.file(c.name);
+    const std::string path = dir / c.name;
     expect_error([&] { write_image(path, img); }, c.st, c.parts);
     EXPECT_TRUE(dir.entries().empty()) << "a file was left: " << dir.entries().front();
   }
   // JPEG quality out of range; device images.
   auto rgb = random_image(5, 4, {Depth::u8, 3}, rng);
-  expect_error([&] { write_image(dir.file("q.jpg"), rgb, {0}); }, Status::invalid_argument,
+  expect_error([&] { write_image(dir / "q.jpg", rgb, {0}); }, Status::invalid_argument,
                {"jpeg_quality", "[1, 100]"});
-  expect_error([&] { write_image(dir.file("q.jpg"), rgb, {101}); }, Status::invalid_argument,
+  expect_error([&] { write_image(dir / "q.jpg", rgb, {101}); }, Status::invalid_argument,
                {"jpeg_quality"});
   const ConstImageView dev(rgb.view.data(), 5, 4, rgb.view.stride(), {Depth::u8, 3},
                            Location::cuda(0));
-  expect_error([&] { write_image(dir.file("d.png"), dev); }, Status::invalid_argument,
+  expect_error([&] { write_image(dir / "d.png", dev); }, Status::invalid_argument,
                {"host", "cuda:0"});
   EXPECT_TRUE(dir.entries().empty());
 }
@@ -1135,26 +1113,26 @@ TEST(IoWrite, FailuresAreIoErrorsAndLeaveNoFileBehind) {
   auto rng = make_rng(0x1202);
   auto img = random_image(64, 64, {Depth::u8, 3}, rng);
   // A missing folder; a "folder" that is a regular file.
-  const std::string missing = dir.file("no/such/dir/x.png");
+  const std::string missing = dir / "no/such/dir/x.png";
   expect_error([&] { write_image(missing, img); }, Status::io_error,
                {missing, "cannot open its folder", "No such file or directory"});
-  write_bytes(dir.file("plain"), "x");
-  const std::string under_file = dir.file("plain/x.png");
+  write_bytes(dir / "plain", "x");
+  const std::string under_file = dir / "plain/x.png";
   expect_error([&] { write_image(under_file, img); }, Status::io_error, {under_file});
   // The target is an existing directory: the rename fails, the temp file goes.
-  fs::create_directory(dir.file("target.png"));
-  expect_error([&] { write_image(dir.file("target.png"), img); }, Status::io_error,
+  fs::create_directory(dir / "target.png");
+  expect_error([&] { write_image(dir / "target.png", img); }, Status::io_error,
                {"target.png", "rename"});
   EXPECT_EQ(dir.entries().size(), 2u) << "a temporary file was left";
   // An unwritable folder (root ignores permissions, so only as another user).
-  fs::create_directory(dir.file("ro"));
-  fs::permissions(dir.file("ro"), fs::perms::owner_read | fs::perms::owner_exec);
+  fs::create_directory(dir / "ro");
+  fs::permissions(dir / "ro", fs::perms::owner_read | fs::perms::owner_exec);
   if (geteuid() != 0) {
-    expect_error([&] { write_image(dir.file("ro/x.png"), img); }, Status::io_error, {"ro/x.png"});
+    expect_error([&] { write_image(dir / "ro/x.png", img); }, Status::io_error, {"ro/x.png"});
   } else {
     std::printf("[   NOTE   ] running as root: the unwritable-folder case cannot fail; skipped\n");
   }
-  EXPECT_TRUE(fs::is_empty(dir.file("ro")));
+  EXPECT_TRUE(fs::is_empty(dir / "ro"));
   // A write that fails half-way (file size limit, as on a full disk) for every format: no
   // output, no temporary file, the old file untouched.
   std::vector<std::string> names = {"big.png", "big.jpg", "big.ppm", "big.npy"};
@@ -1162,7 +1140,7 @@ TEST(IoWrite, FailuresAreIoErrorsAndLeaveNoFileBehind) {
   auto noisy = random_image(256, 256, {Depth::u8, 3}, rng);
   for (const auto& n : names) {
     PIXFLOW_TRACE(n);
-    const std::string path = dir.file(n);
+    const std::string path = dir / n;
     write_bytes(path, "old contents");
     auto old_handler = signal(SIGXFSZ, SIG_IGN);
     rlimit old{};
@@ -1193,7 +1171,7 @@ TEST(IoWrite, FailuresAreIoErrorsAndLeaveNoFileBehind) {
 TEST(IoWrite, OverwritesAtomicallyWithTheUsualModeAndAnyStride) {
   TempDir dir;
   auto rng = make_rng(0x1203);
-  const std::string path = dir.file("x.npy");
+  const std::string path = dir / "x.npy";
   auto a = random_image(9, 7, {Depth::u16, 3}, rng);
   write_image(path, a);
   // A view with a negative-free but odd ROI inside a larger image.
@@ -1215,12 +1193,12 @@ TEST(IoRead, FormatComesFromTheSignatureNotTheExtension) {
   TempDir dir;
   auto rng = make_rng(0x1301);
   auto src = random_image(6, 5, {Depth::u8, 3}, rng);
-  write_image(dir.file("x.png"), src);
-  fs::rename(dir.file("x.png"), dir.file("x.npy"));
-  ASSERT_EQ(compare(read_image(dir.file("x.npy")), src), "");
-  write_image(dir.file("y.ppm"), src);
-  fs::rename(dir.file("y.ppm"), dir.file("y"));
-  ASSERT_EQ(compare(read_image(dir.file("y")), src), "");
+  write_image(dir / "x.png", src);
+  fs::rename(dir / "x.png", dir / "x.npy");
+  ASSERT_EQ(compare(read_image(dir / "x.npy"), src), "");
+  write_image(dir / "y.ppm", src);
+  fs::rename(dir / "y.ppm", dir / "y");
+  ASSERT_EQ(compare(read_image(dir / "y"), src), "");
 }
 
 // ---- header probe --------------------------------------------------------------------------
@@ -1296,7 +1274,7 @@ TEST(IoHeader, EqualsTheDecodedImagesHeaderForEveryCodecAndLayout) {
     }
   for (const auto& [name, bytes] : files) {
     PIXFLOW_TRACE(name);
-    const std::string path = dir.file(name);
+    const std::string path = dir / name;
     write_bytes(path, bytes);
     const Image img = read_image(path);
     EXPECT_EQ(read_image_header(path), header_of(img, file_format_of(name)))
@@ -1334,7 +1312,7 @@ TEST(IoHeader, ReportsTheSameErrorsAsReadImage) {
   }
   for (const auto& [name, bytes] : files) {
     PIXFLOW_TRACE(name);
-    const std::string path = dir.file(name);
+    const std::string path = dir / name;
     write_bytes(path, bytes);
     const std::string want = error_of([&] { read_image(path); });
     EXPECT_NE(want, "");
@@ -1343,7 +1321,7 @@ TEST(IoHeader, ReportsTheSameErrorsAsReadImage) {
   // Limits: the same check, the same message, for every codec.
   for (const auto& [name, bytes] : sample_files(dir)) {
     PIXFLOW_TRACE(name);
-    const std::string path = dir.file(name);
+    const std::string path = dir / name;
     write_bytes(path, bytes);
     // Every sample file is at least 5 x 3.
     for (IoLimits l : {IoLimits{4, 1 << 20, 1 << 30}, IoLimits{1 << 20, 14, 1 << 30},
@@ -1374,7 +1352,7 @@ TEST(IoHeader, FileTruncatedAfterItsHeaderPassesTheProbeNotTheRead) {
   };
   for (const auto& c : cases) {
     PIXFLOW_TRACE(c.name);
-    const std::string path = dir.file(c.name);
+    const std::string path = dir / c.name;
     auto src = random_image(64, 48, c.fmt, rng);
     write_image(path, src);
     const Bytes full = read_bytes(path);
@@ -1399,7 +1377,7 @@ TEST(IoHeader, CheckWriteFormatThrowsWhatWriteImageThrows) {
       {"a.npy", {Depth::s32, 2}}, {"a.PPM", {Depth::u16, 3}}};
   for (const auto& c : cases) {
     PIXFLOW_TRACE(testing::Message() << c.name << " " << to_string(c.fmt));
-    const std::string path = dir.file(c.name);
+    const std::string path = dir / c.name;
     const std::string probe = error_of([&] { check_write_format(path, c.fmt); });
     auto img = random_image(5, 4, c.fmt, rng);
     const std::string write = error_of([&] { write_image(path, img); });
@@ -1423,13 +1401,13 @@ TEST(IoCorrupt, TruncatedFilesSayAtWhichByteTheyEnd) {
     auto src = std::string(name) == "big.jpg"
                    ? Image(smooth_image(300, 200, 3))
                    : clone(random_image(300, 200, {Depth::u8, ch}, rng).view);
-    write_image(dir.file(name), src);
-    files.emplace_back(name, read_bytes(dir.file(name)));
-    fs::remove(dir.file(name));
+    write_image(dir / name, src);
+    files.emplace_back(name, read_bytes(dir / name));
+    fs::remove(dir / name);
   }
   int truncated = 0, corrupt = 0;
   for (const auto& [name, bytes] : files) {
-    const std::string path = dir.file("cut_" + name);
+    const std::string path = dir / ("cut_" + name);
     std::size_t limit = bytes.size();
     if (name == "l.pgm") limit = bytes.find_last_of(' ', bytes.size() - 2) + 1;  // see above
     for (int k = 1; k < 20; ++k) {
@@ -1463,7 +1441,7 @@ TEST(IoCorrupt, TiffMessagesNameThePathOnce) {
   if (!have_tiff()) GTEST_SKIP() << "built without libtiff";
   TempDir dir;
   auto rng = make_rng(0x1502);
-  const std::string path = dir.file("x.tif");
+  const std::string path = dir / "x.tif";
   Bytes t = make_tiff(tight_random(9, 7, {Depth::u8, 1}, rng), {});
   // A cut header: libtiff reports "<name>: Cannot read TIFF header" (the path was printed
   // twice); a cut directory; a directory offset past the end; a bad directory count.
@@ -1536,14 +1514,14 @@ long max_rss_kb() {
 TEST(IoLimits, DecompressionBombIsRefusedByDefaultBeforeAllocating) {
   TempDir dir;
   // The construction makes valid PNGs: a small one decodes to zeros.
-  write_bytes(dir.file("small.png"), zero_png(37, 21));
-  const Image small = read_image(dir.file("small.png"));
+  write_bytes(dir / "small.png", zero_png(37, 21));
+  const Image small = read_image(dir / "small.png");
   ASSERT_EQ(small.format(), (Format{Depth::u16, 4}));
   ASSERT_EQ(small.width(), 37);
   ASSERT_EQ(small.height(), 21);
   for (std::int64_t y = 0; y < 21; ++y)
     for (std::int64_t i = 0; i < 37 * 4; ++i) ASSERT_EQ(small.row<std::uint16_t>(y)[i], 0);
-  const std::string path = dir.file("bomb.png");
+  const std::string path = dir / "bomb.png";
   write_bytes(path, zero_png(16000, 16000));
   const auto size = fs::file_size(path);
   std::printf("[   INFO   ] 16000x16000 RGBA16 zeros: %ju bytes of PNG\n", std::uintmax_t(size));
@@ -1606,41 +1584,41 @@ TEST(IoWrite, TheFolderHoldsExactlyTheOutputsAfterWritesThatSucceedOrFail) {
     if (have_tiff()) names.push_back("e.tif");
     std::sort(names.begin(), names.end());
     for (int round = 0; round < 2; ++round)  // new files, then replacing them
-      for (const auto& n : names) write_image(dir.file(n), img);
-    EXPECT_EQ(sorted_entries(dir.path), names);
+      for (const auto& n : names) write_image(dir / n, img);
+    EXPECT_EQ(sorted_entries(dir.path()), names);
     // Failures before any file: a format that cannot hold the image, a bad quality.
     expect_error(
         [&] {
-          write_image(dir.file("f.png"), random_image(4, 4, {Depth::f32, 1}, rng));
+          write_image(dir / "f.png", random_image(4, 4, {Depth::f32, 1}, rng));
         },
         Status::unsupported, {"PNG"});
-    expect_error([&] { write_image(dir.file("b.jpg"), img, {0}); }, Status::invalid_argument,
+    expect_error([&] { write_image(dir / "b.jpg", img, {0}); }, Status::invalid_argument,
                  {"jpeg_quality"});
-    EXPECT_EQ(sorted_entries(dir.path), names);
+    EXPECT_EQ(sorted_entries(dir.path()), names);
     // Failures half-way (file size limit, as a full disk): the old files stay as they were.
     for (const auto& n : names) {
       PIXFLOW_TRACE(n);
-      const Bytes before = read_bytes(dir.file(n));
+      const Bytes before = read_bytes(dir / n);
       auto old_handler = signal(SIGXFSZ, SIG_IGN);
       rlimit old{};
       getrlimit(RLIMIT_FSIZE, &old);
       rlimit small = old;
       small.rlim_cur = 4096;
       setrlimit(RLIMIT_FSIZE, &small);
-      const std::string msg = error_of([&] { write_image(dir.file(n), noisy); });
+      const std::string msg = error_of([&] { write_image(dir / n, noisy); });
       setrlimit(RLIMIT_FSIZE, &old);
       signal(SIGXFSZ, old_handler);
-      EXPECT_TRUE(msg.starts_with("io_error: write_image: " + dir.file(n))) << msg;
-      EXPECT_EQ(read_bytes(dir.file(n)), before);
-      EXPECT_EQ(sorted_entries(dir.path), names);
+      EXPECT_TRUE(msg.starts_with("io_error: write_image: " + dir / n)) << msg;
+      EXPECT_EQ(read_bytes(dir / n), before);
+      EXPECT_EQ(sorted_entries(dir.path()), names);
     }
     // Replacing a folder fails at the rename (the data is written first).
-    fs::create_directory(dir.file("g.png"));
-    expect_error([&] { write_image(dir.file("g.png"), img); }, Status::io_error, {"g.png"});
+    fs::create_directory(dir / "g.png");
+    expect_error([&] { write_image(dir / "g.png", img); }, Status::io_error, {"g.png"});
     names.push_back("g.png");
     std::sort(names.begin(), names.end());
-    EXPECT_EQ(sorted_entries(dir.path), names);
-    EXPECT_TRUE(fs::is_empty(dir.file("g.png")));
+    EXPECT_EQ(sorted_entries(dir.path()), names);
+    EXPECT_TRUE(fs::is_empty(dir / "g.png"));
   }
 }
 
@@ -1657,12 +1635,12 @@ TEST(IoWrite, EveryValidNameWorksUpToNameMax) {
          {std::size_t(240), std::size_t(244), std::size_t(250), std::size_t(255)}) {
       PIXFLOW_TRACE(len);
       const std::string name = std::string(len - 4, 'n') + ".png";
-      write_image(dir.file(name), img);
-      write_image(dir.file(name), img);  // and replacing it
-      ASSERT_EQ(compare(read_image(dir.file(name)), img), "");
-      fs::remove(dir.file(name));
+      write_image(dir / name, img);
+      write_image(dir / name, img);  // and replacing it
+      ASSERT_EQ(compare(read_image(dir / name), img), "");
+      fs::remove(dir / name);
     }
-    const std::string too_long = dir.file(std::string(252, 'n') + ".png");
+    const std::string too_long = dir / (std::string(252, 'n') + ".png");
     expect_error([&] { write_image(too_long, img); }, Status::io_error, {"File name too long"});
     EXPECT_TRUE(dir.entries().empty());
   }
@@ -1679,7 +1657,7 @@ TEST(IoWrite, ReplacingAFileKeepsItsPermissionBits) {
     for (const char* name : {"m.png", "m.tif", "m.pgm"}) {
       if (std::string(name) == "m.tif" && !have_tiff()) continue;
       PIXFLOW_TRACE(name);
-      const std::string path = dir.file(name);
+      const std::string path = dir / name;
       write_image(path, img);
       EXPECT_EQ(fs::status(path).permissions() & fs::perms::all, fs::perms(0644))
           << "a new file: 0666 & ~umask";
@@ -1701,39 +1679,37 @@ TEST(IoWrite, WritingThroughASymlinkReplacesItsTargetAndKeepsTheLink) {
     PIXFLOW_TRACE(mode_name(named));
     NamedTemporaries mode(named);
     TempDir dir;
-    fs::create_directory(dir.file("real"));
-    write_image(dir.file("real/target.png"), a);
-    ASSERT_EQ(chmod(dir.file("real/target.png").c_str(), 0640), 0);
+    fs::create_directory(dir / "real");
+    write_image(dir / "real/target.png", a);
+    ASSERT_EQ(chmod((dir / "real/target.png").c_str(), 0640), 0);
     // A relative link, and a link to that link (absolute).
-    fs::create_symlink("real/target.png", dir.file("link.png"));
-    fs::create_symlink(dir.file("link.png"), dir.file("link2.png"));
+    fs::create_symlink("real/target.png", dir / "link.png");
+    fs::create_symlink(dir / "link.png", dir / "link2.png");
     for (const char* via : {"link.png", "link2.png"}) {
       PIXFLOW_TRACE(via);
-      write_image(dir.file(via), b);
-      EXPECT_TRUE(fs::is_symlink(dir.file("link.png")));
-      EXPECT_TRUE(fs::is_symlink(dir.file("link2.png")));
-      EXPECT_EQ(fs::read_symlink(dir.file("link.png")), fs::path("real/target.png"));
-      ASSERT_EQ(compare(read_image(dir.file("real/target.png")), b), "");
-      EXPECT_EQ(unsigned(fs::status(dir.file("real/target.png")).permissions() & fs::perms::all),
+      write_image(dir / via, b);
+      EXPECT_TRUE(fs::is_symlink(dir / "link.png"));
+      EXPECT_TRUE(fs::is_symlink(dir / "link2.png"));
+      EXPECT_EQ(fs::read_symlink(dir / "link.png"), fs::path("real/target.png"));
+      ASSERT_EQ(compare(read_image(dir / "real/target.png"), b), "");
+      EXPECT_EQ(unsigned(fs::status(dir / "real/target.png").permissions() & fs::perms::all),
                 0640u);
-      EXPECT_EQ(sorted_entries(dir.path),
+      EXPECT_EQ(sorted_entries(dir.path()),
                 (std::vector<std::string>{"link.png", "link2.png", "real"}));
-      EXPECT_EQ(sorted_entries(dir.file("real")), std::vector<std::string>{"target.png"});
+      EXPECT_EQ(sorted_entries(dir / "real"), std::vector<std::string>{"target.png"});
       std::swap(a, b);
     }
     // A dangling link: its target is created, in the target's folder.
-    fs::create_symlink("real/new.png", dir.file("dangling.png"));
-    write_image(dir.file("dangling.png"), a);
-    EXPECT_TRUE(fs::is_symlink(dir.file("dangling.png")));
-    ASSERT_EQ(compare(read_image(dir.file("real/new.png")), a), "");
-    EXPECT_EQ(sorted_entries(dir.file("real")),
-              (std::vector<std::string>{"new.png", "target.png"}));
+    fs::create_symlink("real/new.png", dir / "dangling.png");
+    write_image(dir / "dangling.png", a);
+    EXPECT_TRUE(fs::is_symlink(dir / "dangling.png"));
+    ASSERT_EQ(compare(read_image(dir / "real/new.png"), a), "");
+    EXPECT_EQ(sorted_entries(dir / "real"), (std::vector<std::string>{"new.png", "target.png"}));
     // A loop is an error, and leaves nothing.
-    fs::create_symlink("loop2.png", dir.file("loop1.png"));
-    fs::create_symlink("loop1.png", dir.file("loop2.png"));
-    expect_error([&] { write_image(dir.file("loop1.png"), a); }, Status::io_error,
-                 {"symbolic links"});
-    EXPECT_EQ(sorted_entries(dir.path),
+    fs::create_symlink("loop2.png", dir / "loop1.png");
+    fs::create_symlink("loop1.png", dir / "loop2.png");
+    expect_error([&] { write_image(dir / "loop1.png", a); }, Status::io_error, {"symbolic links"});
+    EXPECT_EQ(sorted_entries(dir.path()),
               (std::vector<std::string>{"dangling.png", "link.png", "link2.png", "loop1.png",
                                         "loop2.png", "real"}));
   }
@@ -1775,10 +1751,10 @@ Image slow_png_image() {
 
 TEST(IoWrite, SigkillDuringWritesLeavesNoTemporaryFile) {
   TempDir dir;
-  if (!tmpfile_supported(dir.path.string()))
+  if (!tmpfile_supported(dir.path().string()))
     GTEST_SKIP() << "O_TMPFILE is not supported here: a named temporary survives SIGKILL";
   const Image img = slow_png_image();
-  const std::string out = dir.file("out.png");
+  const std::string out = dir / "out.png";
   const auto t0 = std::chrono::steady_clock::now();
   write_image(out, img);
   const int write_ms = int(
@@ -1797,7 +1773,7 @@ TEST(IoWrite, SigkillDuringWritesLeavesNoTemporaryFile) {
     const int delay = int(rng() % unsigned(std::max(1, std::min(2 * write_ms, 1200)))) + 5;
     PIXFLOW_TRACE(testing::Message() << "kill " << i << " after " << delay << " ms");
     write_in_child_then_kill(out, img, delay, SIGKILL, [] {});
-    const auto names = sorted_entries(dir.path);
+    const auto names = sorted_entries(dir.path());
     EXPECT_TRUE(names.empty() || names == std::vector<std::string>{"out.png"})
         << "left: " << ::testing::PrintToString(names);
     if (!names.empty()) {
@@ -1821,7 +1797,7 @@ extern "C" void remove_and_exit(int) {
 TEST(IoWrite, ASignalHandlerRemovesNamedTemporaries) {
   TempDir dir;
   const Image img = slow_png_image();
-  const std::string out = dir.file("out.png");
+  const std::string out = dir / "out.png";
   auto rng = make_rng(0x1606);
   for (int i = 0; i < 5; ++i) {
     const int delay = int(rng() % 1200) + 5;
@@ -1832,7 +1808,7 @@ TEST(IoWrite, ASignalHandlerRemovesNamedTemporaries) {
       sa.sa_handler = remove_and_exit;
       sigaction(SIGTERM, &sa, nullptr);
     });
-    const auto names = sorted_entries(dir.path);
+    const auto names = sorted_entries(dir.path());
     EXPECT_TRUE(names.empty() || names == std::vector<std::string>{"out.png"})
         << "left: " << ::testing::PrintToString(names);
   }

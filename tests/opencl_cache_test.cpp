@@ -51,27 +51,6 @@ bool have_opencl() {
   GTEST_SKIP() << "no OpenCL " \
                   "device, or PIXFLOW_TEST_OPENCL=off"
 
-/// A fresh folder under the system temp dir, removed at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "pixflow_clcache_XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 /// Sets (or unsets, with nullopt) environment variables for a scope, then restores them.
 class EnvScope {
  public:

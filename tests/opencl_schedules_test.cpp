@@ -90,7 +90,7 @@ TEST(OpenclSchedules, BilateralEveryScheduleMatchesRef) {
   const Case cases[] = {{3, 30, 5}, {5, 40, 2}, {7, 200, 4}, {9, 75, 75}, {9, 3, 3}, {0, 25, 2}};
   const std::vector<Size> sizes = {{1, 1},    {1, 40},   {40, 1},   {3, 5},
                                    {127, 33}, {129, 31}, {261, 70}, {130, 97}};
-  for (const char* schedule : {"tile", "pixel"}) {
+  for (const char* schedule : {"tile", "pixel", "tile-tapconv"}) {
     const ScopedSchedule env("PIXFLOW_OCL_BILATERAL", schedule);
     std::size_t turn = 0;
     for (Size s : sizes)

@@ -78,8 +78,12 @@ void bilateral(const ConstImageView& s, const ImageView& d, const BilateralParam
     table_floats = lut.size();
   }
   const int radius = taps[taps.size() - 2];  // the last tap is (radius, 0)
-  const bool tile = variant("PIXFLOW_OCL_BILATERAL", {"tile", "pixel"}, "bilateral") == 0;
-  const std::string tile_opts = depth_options(s.depth()) + detail::cat("-DCH=1 -DBIL_R=", radius);
+  const int schedule =
+      variant("PIXFLOW_OCL_BILATERAL", {"tile", "pixel", "tile-tapconv"}, "bilateral");
+  const bool tile = schedule != 1;
+  const std::string tile_opts =
+      depth_options(s.depth()) +
+      detail::cat("-DCH=1 -DBIL_R=", radius, schedule == 2 ? " -DBIL_TAPCONV=1" : "");
   // The tile kernel's local colour tables and tile need more than some devices have (oclgrind:
   // 32 KiB): the per-pixel kernel there (the same bits).
   if (tile && !f32 && ch == 1 && radius <= kTileMaxRadius &&

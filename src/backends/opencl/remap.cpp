@@ -28,40 +28,26 @@ void remap(const ConstImageView& src, const ConstImageView& map_x, const ConstIm
       src.depth(),
       [&](auto t) { return float(detail::saturate_cast<decltype(t)>(p.border.value)); });
   const float invalid = p.border.type == BorderType::constant ? cval : 0.0f;
-  if (variant("PIXFLOW_OCL_REMAP", {"px4", "pixel"}, "remap") == 0) {
-    Kernel(l, "remap",
-           depth_options(src.depth()) + detail::cat(" -DCN=", src.channels(), " -DRPX=", kPx),
-           "remap_px", "remap")
-        .image(src)
-        .image(map_x)
-        .image(map_y)
-        .image(dst)
-        .arg(cl_int(src.width()))
-        .arg(cl_int(src.height()))
-        .arg(cl_int(dst.width()))
-        .arg(cl_int(dst.height()))
-        .arg(cl_int(p.interp == Interp::linear ? 1 : 0))
-        .arg(cl_int(p.border.type))
-        .arg(cl_float(cval))
-        .arg(cl_float(invalid))
-        .run(std::size_t((dst.width() + kPx - 1) / kPx), std::size_t(dst.height()), 32, 8);
-    return;
-  }
-  Kernel(l, "remap", depth_options(src.depth()), "remap", "remap")
+  // The default kernel takes kPx pixels a work-item; the per-pixel one (A/B) one.
+  const bool px4 = variant("PIXFLOW_OCL_REMAP", {"px4", "pixel"}, "remap") == 0;
+  const std::int64_t px = px4 ? kPx : 1;
+  Kernel(l, "remap",
+         depth_options(src.depth()) + detail::cat(" -DCN=", src.channels(), " -DRPX=", kPx),
+         px4 ? "remap_px" : "remap", "remap")
       .image(src)
       .image(map_x)
       .image(map_y)
       .image(dst)
       .arg(cl_int(src.width()))
       .arg(cl_int(src.height()))
-      .arg(cl_int(src.channels()))
       .arg(cl_int(dst.width()))
       .arg(cl_int(dst.height()))
       .arg(cl_int(p.interp == Interp::linear ? 1 : 0))
       .arg(cl_int(p.border.type))
       .arg(cl_float(cval))
       .arg(cl_float(invalid))
-      .run(std::size_t(dst.width()), std::size_t(dst.height()), 16, 16);
+      .run(std::size_t((dst.width() + px - 1) / px), std::size_t(dst.height()), px4 ? 32 : 16,
+           px4 ? 8 : 16);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // remap (docs/ops/remap.md, src/ref/remap.cpp): `remap`, one work-item per destination pixel,
 // every channel (remap_px below, 4 pixels a work-item, is the default schedule). Built per sample
-// type (-DT=uchar / ushort / float, T_U8 / T_U16 / T_F32). Each tap goes through border_index on
+// type (-DT=uchar / ushort / float, T_U8 / T_U16 / T_F32) and channel count (-DCN=1..4). Each tap goes through border_index on
 // its own (constant outside: the border value, saturated to T on the host). The arithmetic is the
 // reference's: map values clamped to +-2^30, linear in float in the reference's order (FP_CONTRACT
 // OFF: no FMA), integers rounded half to even and saturated.
@@ -26,15 +26,15 @@ inline float remap_tap(__global const uchar* base, long stride, int w, int h, in
 // sw, sh: the source's size; dw, dh: the destination's (= the maps'). cval: the constant
 // border's value as T (as float); invalid: what a non-finite map entry gives (cval for the
 // constant border, 0 otherwise).
-__kernel void remap(CIMG(s), CIMG(mx), CIMG(my), IMG(d), int sw, int sh, int cn, int dw, int dh,
+__kernel void remap(CIMG(s), CIMG(mx), CIMG(my), IMG(d), int sw, int sh, int dw, int dh,
                     int linear, int border, float cval, float invalid) {
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= dw || y >= dh) return;
   __global const uchar* base = s + s_off;
   float fmx = CROW(float, mx, y)[x], fmy = CROW(float, my, y)[x];
-  __global T* out = ROW(T, d, y) + x * cn;
+  __global T* out = ROW(T, d, y) + x * CN;
   if (!isfinite(fmx) || !isfinite(fmy)) {
-    for (int c = 0; c < cn; ++c) out[c] = (T)invalid;
+    for (int c = 0; c < CN; ++c) out[c] = (T)invalid;
     return;
   }
   fmx = fmin(fmax(fmx, -REMAP_MAX_COORD), REMAP_MAX_COORD);
@@ -46,15 +46,15 @@ __kernel void remap(CIMG(s), CIMG(mx), CIMG(my), IMG(d), int sw, int sh, int cn,
   const int x0 = (int)x0f, y0 = (int)y0f;      // |x0| <= 2^30: x0 + 1 fits an int
   if (!linear) {
     const int xi = x0 + (fx >= 0.5f ? 1 : 0), yi = y0 + (fy >= 0.5f ? 1 : 0);
-    for (int c = 0; c < cn; ++c)
-      out[c] = (T)remap_tap(base, s_stride, sw, sh, cn, xi, yi, c, border, cval);
+    for (int c = 0; c < CN; ++c)
+      out[c] = (T)remap_tap(base, s_stride, sw, sh, CN, xi, yi, c, border, cval);
     return;
   }
-  for (int c = 0; c < cn; ++c) {
-    const float p00 = remap_tap(base, s_stride, sw, sh, cn, x0, y0, c, border, cval);
-    const float p10 = remap_tap(base, s_stride, sw, sh, cn, x0 + 1, y0, c, border, cval);
-    const float p01 = remap_tap(base, s_stride, sw, sh, cn, x0, y0 + 1, c, border, cval);
-    const float p11 = remap_tap(base, s_stride, sw, sh, cn, x0 + 1, y0 + 1, c, border, cval);
+  for (int c = 0; c < CN; ++c) {
+    const float p00 = remap_tap(base, s_stride, sw, sh, CN, x0, y0, c, border, cval);
+    const float p10 = remap_tap(base, s_stride, sw, sh, CN, x0 + 1, y0, c, border, cval);
+    const float p01 = remap_tap(base, s_stride, sw, sh, CN, x0, y0 + 1, c, border, cval);
+    const float p11 = remap_tap(base, s_stride, sw, sh, CN, x0 + 1, y0 + 1, c, border, cval);
     const float top = (1.0f - fx) * p00 + fx * p10;
     const float bottom = (1.0f - fx) * p01 + fx * p11;
     const float v = (1.0f - fy) * top + fy * bottom;
@@ -62,7 +62,6 @@ __kernel void remap(CIMG(s), CIMG(mx), CIMG(my), IMG(d), int sw, int sh, int cn,
   }
 }
 
-#ifdef CN
 // ---------------------------------------------------------------------------------------------
 // remap_px: RPX adjacent destination pixels a work-item, the channel count CN a constant, and
 // the interior formula of CUDA's fast kernel (src/backends/cuda/remap.cu): a pixel whose taps
@@ -145,4 +144,3 @@ __kernel void remap_px(CIMG(s), CIMG(mx), CIMG(my), IMG(d), int sw, int sh, int 
                 out + i * CN);
   }
 }
-#endif
