@@ -190,7 +190,7 @@ inline KV KMAX(KV a, KV b) {
 #else
 #define UW uint8
 #define AS_UW as_uint8
-#define PAIRS(f, r, a, b)                                                                 \
+#define PAIRS(f, r, a, b)                                                             \
   r = (UW)(f(a.s0, b.s0), f(a.s1, b.s1), f(a.s2, b.s2), f(a.s3, b.s3), f(a.s4, b.s4), \
            f(a.s5, b.s5), f(a.s6, b.s6), f(a.s7, b.s7))
 #endif
