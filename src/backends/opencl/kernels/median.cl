@@ -600,7 +600,16 @@ inline void quad_words(uint* wd, __global const uchar* row, int i) {
 #pragma unroll
   for (int t = 0; t <= K; ++t) {
     const int b = t - NET_R + 3, m = b >> 2, sh = (b & 3) * 8;  // byte i + t - R - 1 = a's b
+#if defined(PIXFLOW_OCLGRIND)
+    // the same bytes by a shuffle: clang makes llvm.fshl of the shifts, which oclgrind 21.10
+    // cannot interpret (runtime.cpp, linear.cl shl_ch)
+    const uchar o = (uchar)(b & 3);
+    wd[t] = sh == 0 ? a[m]
+                    : as_uint(shuffle2(as_uchar4(a[m]), as_uchar4(a[m + 1]),
+                                       (uchar4)(o, o + 1, o + 2, o + 3)));
+#else
     wd[t] = sh == 0 ? a[m] : (a[m] >> sh) | (a[m + 1] << (32 - sh));
+#endif
   }
 #else
 #pragma unroll
