@@ -36,8 +36,10 @@ Run: python3 scripts/gen_median_networks.py --cuda > src/backends/cuda/median_ne
 
 With --opencl FILE it rewrites the part of FILE (src/backends/opencl/kernels/median.cl) between
 its "BEGIN/END generated networks" lines: the same run sorts, k = 3 window and k = 5, 7 pairs of
-rows as OpenCL C functions on the kernel's key vector type KV (OpenCL's min / max work lane by
-lane on vectors, so one call runs the network for every lane).
+rows as OpenCL C functions on the kernel's key vector type KV, through KMIN / KMAX (OpenCL's min /
+max, which work lane by lane on vectors, so one call runs the network for every lane; the word
+kernel's u16x2 min / max there), and for the word kernel the run sorts with shared columns
+(check_insert).
 
 Run: python3 scripts/gen_median_networks.py --opencl src/backends/opencl/kernels/median.cl
 """
@@ -440,14 +442,27 @@ def emit_pruned_packed(w, ops):
 
 
 
-def emit_pruned_cl(w, ops, arr="v"):
+def emit_pruned_cl(w, ops, arr="v", ty="KV", mn="KMIN", mx="KMAX"):
     for kind, lo, hi in ops:
         if kind == 'cx':
-            w(f"  {{ const KV a = {arr}[{lo}]; {arr}[{lo}] = min(a, {arr}[{hi}]); {arr}[{hi}] = max(a, {arr}[{hi}]); }}\n")
+            w(f"  {{ const {ty} a = {arr}[{lo}]; {arr}[{lo}] = {mn}(a, {arr}[{hi}]); {arr}[{hi}] = {mx}(a, {arr}[{hi}]); }}\n")
         elif kind == 'min':
-            w(f"  {arr}[{lo}] = min({arr}[{lo}], {arr}[{hi}]);\n")
+            w(f"  {arr}[{lo}] = {mn}({arr}[{lo}], {arr}[{hi}]);\n")
         else:
-            w(f"  {arr}[{hi}] = max({arr}[{lo}], {arr}[{hi}]);\n")
+            w(f"  {arr}[{hi}] = {mx}({arr}[{lo}], {arr}[{hi}]);\n")
+
+
+def check_insert(k, sops, order):
+    """The shared-columns run sort of the OpenCL word kernel: k - 1 shared samples sorted by
+    sops (order: their rank order), then one more sample x inserted (out[0] = min(s0, x),
+    out[i] = max(s[i-1], min(s[i], x)), out[k-1] = max(s[k-2], x)); every 0-1 input."""
+    for bits in itertools.product((0, 1), repeat=k):
+        v = run(sops, bits[:k - 1])
+        s = [v[o] for o in order]
+        x = bits[k - 1]
+        out = [min(s[0], x)] + [max(s[i - 1], min(s[i], x)) for i in range(1, k - 1)] + [max(s[k - 2], x)]
+        if out != sorted(bits):
+            raise SystemExit(f"shared run sort k={k} wrong for {bits}")
 
 
 def main_opencl(path):
@@ -469,6 +484,21 @@ def main_opencl(path):
             w(f"  const KV t[{k}] = {{" + ", ".join(f"c[{o}]" for o in order) + "};\n")
             w(f"  for (int r = 0; r < {k}; ++r) c[r] = t[r];\n")
         w("}\n")
+        hops = []
+        horder = sort_net(list(range(k - 1)), hops)
+        check_insert(k, hops, horder)
+        w(f"// k = {k}, word kernel (WORDS): the runs of the lane words A (.x / .xz) and B (.y / .w), whose\n")
+        w(f"// windows share {k - 1} columns: the shared s[0..{k - 2}] sorted once ({len(hops)} compare-exchanges on\n")
+        w(f"// KH), then A's own column x.x and B's x.y inserted ({2 * (k - 1)} min/max on KV): c, rank order.\n")
+        w("#ifdef WORDS\n")
+        w(f"inline void net{k}_sort_words(KH* s, KV x, KV* c) {{\n")
+        emit_pruned_cl(w, [('cx', lo, hi) for lo, hi in hops], "s", "KH", "HMIN", "HMAX")
+        o = horder
+        w(f"  c[0] = KMIN(SPREAD(s[{o[0]}]), x);\n")
+        for i in range(1, k - 1):
+            w(f"  c[{i}] = KMAX(SPREAD(s[{o[i - 1]}]), KMIN(SPREAD(s[{o[i]}]), x));\n")
+        w(f"  c[{k - 1}] = KMAX(SPREAD(s[{o[k - 2]}]), x);\n")
+        w("}\n#endif\n")
         if k == 3:
             wops, wout = window_network(k)
             check_window(k, wops, wout)
@@ -489,7 +519,7 @@ def main_opencl(path):
             w(f"// The median of the window: q and its own sorted run c (rank {k} of the two lists).\n")
             w(f"inline KV net{k}_pair_final(const KV* q, const KV* c) {{\n  KV m = q[0];\n")
             for i in range(1, k + 1):
-                w(f"  m = max(m, min(q[{i}], c[{k - i}]));\n")
+                w(f"  m = KMAX(m, KMIN(q[{i}], c[{k - i}]));\n")
             w("  return m;\n}\n")
     head, rest = text.split(begin, 1)
     _, tail = rest.split(end, 1)

@@ -27,12 +27,15 @@ const std::vector<Size>& shapes() {
 
 // Runs `run` on `src` with the reference and on OpenCL (the source an ROI copy, the
 // destination poisoned) and compares exactly (f32 bit for bit).
+// `tight`: both views at the start of their buffers with rows of exactly the image's width.
 template <class F>
-std::string opencl_vs_ref(const ConstImageView& src, std::mt19937_64& rng, F&& run) {
+std::string opencl_vs_ref(const ConstImageView& src, std::mt19937_64& rng, F&& run,
+                          bool tight = false) {
   Image want(src.width(), src.height(), src.format());
   run(src, want.view(), Context{Backend::ref});
-  const TestImage s = to_backend(Backend::opencl, src, rng);
-  const TestImage d = make_dst_on(Backend::opencl, src.width(), src.height(), src.format(), rng);
+  const TestImage s = to_backend(Backend::opencl, src, rng, tight);
+  const TestImage d =
+      make_dst_on(Backend::opencl, src.width(), src.height(), src.format(), rng, tight);
   run(ConstImageView(s), ImageView(d), Context{});
   const Image got = to_host(d);
   return src.depth() == Depth::f32 ? compare_bits(got.view(), want.view())
@@ -82,6 +85,76 @@ TEST(MedianOpencl, NetworkWindowsOrderF32ByTotalOrder) {
                 median(in, out, MedianParams{k, k, b}, c);
               });
           ASSERT_EQ(r, "") << what({Depth::f32, ch}, s, "k=" + std::to_string(k), b);
+        }
+}
+
+// PIXFLOW_OCL_MEDIAN for the duration of a scope.
+struct ScopedMedianSchedule {
+  explicit ScopedMedianSchedule(const char* v) { setenv("PIXFLOW_OCL_MEDIAN", v, 1); }
+  ~ScopedMedianSchedule() { unsetenv("PIXFLOW_OCL_MEDIAN"); }
+  ScopedMedianSchedule(const ScopedMedianSchedule&) = delete;
+  ScopedMedianSchedule& operator=(const ScopedMedianSchedule&) = delete;
+};
+
+// The lane types of median_net (median.cpp): the word kernel (u8 x 1, quads of 4 samples, VW 4
+// or 8: interior work-items need the words i0 - 4 .. i0 + VW + 3, so widths up to ~3 work-items
+// are mostly edge work-items; views tight with widths multiple of 4 take the aligned loads,
+// -DALIGNED4, the others vload4), and ushort keys (u16; u16x2 is u16 off NVIDIA). Heights no
+// multiple of RY, and odd; every border; u8 x 3 and u16 take the fallbacks.
+TEST(MedianOpencl, LaneVariantsMatchRefOnEveryEdge) {
+  if (!have_opencl("median")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x0c1f);
+  const std::vector<Size> sizes{{1, 1},  {3, 2},   {4, 5},   {7, 3},   {8, 9},  {12, 7},
+                                {13, 4}, {16, 11}, {20, 17}, {29, 6},  {32, 3}, {37, 19},
+                                {64, 9}, {67, 10}, {96, 1},  {131, 13}};
+  for (const char* sched : {"net,4,0,words", "net,8,0,words", "net,4,2,words", "net,8,6,words",
+                            "net,4,0,u16", "net,1,2,u16", "net,4,4,u16x2", "net,16,0,u16x2"}) {
+    const ScopedMedianSchedule env(sched);
+    for (Format f : {Format{Depth::u8, 1}, Format{Depth::u8, 3}, Format{Depth::u16, 1}}) {
+      if (f.channels == 3 && std::string(sched) != "net,4,0,words") continue;  // the fallback
+      for (Size s : sizes)
+        for (int k : {3, 5, 7})
+          for (const Border& b : borders())
+            for (bool tight : {false, true}) {
+              if (f.depth == Depth::u16 && (tight || s.w > 40)) continue;  // fewer cases
+              const TestImage src = random_image(s.w, s.h, f, rng);
+              const std::string r = opencl_vs_ref(
+                  src, rng,
+                  [&](ConstImageView in, ImageView out, const Context& c) {
+                    median(in, out, MedianParams{k, k, b}, c);
+                  },
+                  tight);
+              ASSERT_EQ(r, "") << what(f, s, "k=" + std::to_string(k), b) << " " << sched
+                               << (tight ? " tight" : " offset");
+            }
+    }
+  }
+}
+
+// Few sample values: long runs of equal keys (the word kernel's keys tie-break by the byte
+// before each sample; the median's high byte must still be the reference's sample).
+TEST(MedianOpencl, WordKernelOnFewLevels) {
+  if (!have_opencl("median")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x0c20);
+  for (const char* sched : {"net,4,0,words", "net,8,0,words"})
+    for (int levels : {2, 3})
+      for (int k : {3, 5, 7})
+        for (bool tight : {false, true}) {
+          const ScopedMedianSchedule env(sched);
+          TestImage src = random_image(64, 23, Format{Depth::u8, 1}, rng);
+          for (std::int64_t y = 0; y < src.view.height(); ++y) {
+            std::uint8_t* row = src.view.row<std::uint8_t>(y);
+            for (std::int64_t x = 0; x < src.view.width(); ++x)
+              row[x] = std::uint8_t((row[x] % levels) * 255 / (levels - 1));
+          }
+          const std::string r = opencl_vs_ref(
+              src, rng,
+              [&](ConstImageView in, ImageView out, const Context& c) {
+                median(in, out, MedianParams{k, k, Border::constant(128)}, c);
+              },
+              tight);
+          ASSERT_EQ(r, "") << sched << " levels " << levels << " k=" << k
+                           << (tight ? " tight" : " offset");
         }
 }
 

@@ -6,15 +6,25 @@
 // window with PIXFLOW_OCL_MEDIAN=count: median, selection by counting (8 / 16 / 32 passes over
 // the window), the general fallback.
 //
-// Tuning, read once per process from PIXFLOW_OCL_MEDIAN (for A/B runs on the GPU):
+// Tuning, read from PIXFLOW_OCL_MEDIAN at every call (for A/B runs on the GPU; the tests
+// switch it with setenv):
 //   count           the counting kernel for every window;
 //   net             median_net with the defaults below (also when unset);
-//   net,VW,RY       median_net with VW lanes (1, 2, 4, 8, 16) and RY rows (even; 0: the
-//                   default) for every window, u8 / u16 in int lanes (-DWIDE_KEYS,
-//                   common.cl), or uchar / ushort lanes with a trailing ",narrow".
+//   net,VW,RY[,L]   median_net with VW lanes (1, 2, 4, 8, 16) and RY rows (even; 0: the
+//                   default) for every window, in lanes L:
+//                     (none)  u8 / u16 as int keys (-DWIDE_KEYS, common.cl);
+//                     narrow  uchar / ushort keys;
+//                     u16     u8 as ushort keys (-DKEY16; u16 and f32 as narrow);
+//                     u16x2   u16's ushort keys (u8, u16), min / max two lanes at a time by
+//                             PTX min.u16x2 / max.u16x2 on NVIDIA devices of compute
+//                             capability 9 and later (-DPIXFLOW_PTX_U16X2), else as u16;
+//                     words   u8 with one channel: the word kernel (-DWORDS, median.cl), VW 4
+//                             or 8 samples a work-item (others: 4), min / max as u16x2; any
+//                             other depth or channel count takes the defaults below.
 // Defaults (timed on the H100, see median() below): 3x3 VW 4 in uchar / ushort lanes; 5x5 and
 // 7x7 VW 1 in int lanes; RY 8, halved down to 2 while the image gives fewer than 2048
 // work-items a compute unit (rows_per_item.hpp).
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -29,35 +39,66 @@
 namespace pixflow::opencl {
 namespace {
 
+enum class Lanes { wide, narrow, u16, u16x2, words };
+
 struct MedianTuning {
   bool count = false;        // the counting kernel for every window
   int vw = 0, ry = 0;        // 0: the per-window default
-  bool lanes_given = false;  // "net,...": wide below for every window
-  bool wide = true;          // u8 / u16 as int lanes (-DWIDE_KEYS)
+  bool lanes_given = false;  // "net,...": `lanes` for every window
+  Lanes lanes = Lanes::wide;
 };
 
-const MedianTuning& tuning() {
-  static const MedianTuning t = [] {
-    MedianTuning r;
-    const char* e = std::getenv("PIXFLOW_OCL_MEDIAN");
-    if (e == nullptr) return r;
-    const std::string v(e);
-    if (v == "count") {
-      r.count = true;
-    } else if (v.rfind("net,", 0) == 0) {
-      int vw = 0, ry = 0;
-      r.lanes_given = true;
-      r.wide = v.find(",narrow") == std::string::npos;
-      if (std::sscanf(v.c_str() + 4, "%d,%d", &vw, &ry) == 2 &&
-          (vw == 1 || vw == 2 || vw == 4 || vw == 8 || vw == 16) && ry >= 0 && ry <= 64 &&
-          ry % 2 == 0) {
-        r.vw = vw;
-        r.ry = ry;
-      }
+MedianTuning tuning() {
+  MedianTuning r;
+  const char* e = std::getenv("PIXFLOW_OCL_MEDIAN");
+  if (e == nullptr) return r;
+  const std::string v(e);
+  if (v == "count") {
+    r.count = true;
+  } else if (v.rfind("net,", 0) == 0) {
+    int vw = 0, ry = 0;
+    r.lanes_given = true;
+    const std::size_t c = v.rfind(',');
+    const std::string last = v.substr(c + 1);
+    r.lanes = last == "narrow"  ? Lanes::narrow
+              : last == "u16"   ? Lanes::u16
+              : last == "u16x2" ? Lanes::u16x2
+              : last == "words" ? Lanes::words
+                                : Lanes::wide;
+    if (std::sscanf(v.c_str() + 4, "%d,%d", &vw, &ry) == 2 &&
+        (vw == 1 || vw == 2 || vw == 4 || vw == 8 || vw == 16) && ry >= 0 && ry <= 64 &&
+        ry % 2 == 0) {
+      r.vw = vw;
+      r.ry = ry;
     }
-    return r;
-  }();
-  return t;
+  }
+  return r;
+}
+
+// Whether the device takes PTX min.u16x2 (NVIDIA, compute capability 9.0 and later: the
+// cl_nv_device_attribute_query major version).
+bool has_u16x2(int device) {
+  const DeviceInfo& info = devices()[std::size_t(device)];
+  if (info.platform_name.find("NVIDIA") == std::string::npos) return false;
+  cl_uint major = 0;
+  constexpr cl_device_info kComputeCapabilityMajorNv = 0x4000;
+  return clGetDeviceInfo(info.id, kComputeCapabilityMajorNv, sizeof major, &major, nullptr) ==
+             CL_SUCCESS &&
+         major >= 9;
+}
+
+bool little_endian(int device) {
+  cl_bool le = CL_FALSE;
+  return clGetDeviceInfo(devices()[std::size_t(device)].id, CL_DEVICE_ENDIAN_LITTLE, sizeof le, &le,
+                         nullptr) == CL_SUCCESS &&
+         le == CL_TRUE;
+}
+
+// Whether the view's first sample and stride are multiples of 4 bytes (the buffers' bases are
+// aligned far beyond, as pointwise.cpp's aligned()).
+bool aligned4(const ConstImageView& v, int device) {
+  const BufferRef r = resolve(v.data(), device, "median");
+  return r.offset % 4 == 0 && std::size_t(v.stride()) % 4 == 0;
 }
 
 template <class F>
@@ -69,19 +110,35 @@ void with_cval(const ConstImageView& s, const Border& b, F&& f) {
 
 void median(const ConstImageView& s, const ImageView& d, const MedianParams& p, const Launch& l) {
   const int ch = s.channels(), n = int(d.width()) * ch, rows = int(d.height());
-  const MedianTuning& t = tuning();
+  const MedianTuning t = tuning();
   if (!t.count && p.kw == p.kh && (p.kw == 3 || p.kw == 5 || p.kw == 7)) {
     const int k = p.kw;
     // Defaults measured on the H100 at 8192^2 u8x1 (bench/NOTES.md, session 22, measurement
     // 2): 3x3 uchar lanes, 4 a work-item (224 us; int lanes 574); 5x5 and 7x7 int lanes, one
     // a work-item (532 / 1329 us; 2 lanes 591, 4 uchar lanes 1012 / 2340).
-    const int vw = t.vw ? t.vw : k == 3 ? 4 : 1;
-    const bool wide = t.lanes_given ? t.wide : k != 3;
+    Lanes lanes = t.lanes_given ? t.lanes : k == 3 ? Lanes::narrow : Lanes::wide;
+    int vw = t.vw;
+    if (lanes == Lanes::words) {
+      if (s.depth() == Depth::u8 && ch == 1 && little_endian(l.device)) {
+        if (vw != 8) vw = 4;
+      } else {  // the per-window defaults
+        lanes = k == 3 ? Lanes::narrow : Lanes::wide;
+        vw = 0;
+      }
+    }
+    if (vw == 0) vw = k == 3 ? 4 : 1;
     const int ry =
         t.ry ? t.ry : rows_per_item((std::size_t(n) + vw - 1) / vw, std::size_t(rows), l.device, 8);
-    const std::string options = depth_options(s.depth()) + " -DK=" + std::to_string(k) +
-                                " -DVW=" + std::to_string(vw) + " -DRY=" + std::to_string(ry) +
-                                (wide ? " -DWIDE_KEYS=1" : "");
+    const bool pairs = (lanes == Lanes::u16x2 || lanes == Lanes::words) && has_u16x2(l.device);
+    std::string options = depth_options(s.depth()) + " -DK=" + std::to_string(k) +
+                          " -DVW=" + std::to_string(vw) + " -DRY=" + std::to_string(ry);
+    if (lanes == Lanes::wide) options += " -DWIDE_KEYS=1";
+    if (lanes == Lanes::u16 || lanes == Lanes::u16x2) options += " -DKEY16=1";
+    if (lanes == Lanes::words) {
+      options += " -DWORDS=1";
+      if (aligned4(s, l.device) && aligned4(d, l.device)) options += " -DALIGNED4=1";
+    }
+    if (pairs) options += " -DPIXFLOW_PTX_U16X2=1";
     Kernel k2(l, "median", options, "median_net", "median");
     k2.image(s)
         .image(d)

@@ -57,7 +57,10 @@ inline float from_order_key(int k) {
 // key_v and from_key_s / from_key_v the key maps. OpenCL's min / max act lane by lane.
 // -DWIDE_KEYS: u8 / u16 samples as int keys (32-bit lanes; whether the device's compiler does
 // better with those or with the narrow types is a GPU A/B, median.cpp / morphology.cpp).
-#if defined(VW) && defined(T)
+// -DKEY16: u8 samples as ushort keys (16-bit lanes, median.cpp's u16 / u16x2). KEYS_U16 tells
+// that the keys are ushort (u8 with KEY16, u16 without WIDE_KEYS). -DWORDS (median.cl's word
+// kernel) defines its own types.
+#if defined(VW) && defined(T) && !defined(WORDS)
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 #if defined(T_F32)
@@ -68,10 +71,18 @@ inline float from_order_key(int k) {
 #define KS int
 #define key_s(v) ((int)(v))
 #define from_key_s(k) ((T)(k))
+#elif defined(KEY16) && defined(T_U8)  // u8 samples as ushort keys
+#define KS ushort
+#define KEYS_U16 1
+#define key_s(v) ((ushort)(v))
+#define from_key_s(k) ((T)(k))
 #else
 #define KS T
 #define key_s(v) (v)
 #define from_key_s(k) (k)
+#if defined(T_U16)
+#define KEYS_U16 1
+#endif
 #endif
 #if VW == 1
 typedef KS KV;
@@ -102,6 +113,14 @@ inline TV from_key_v(KV k) {
 #define from_key_v(k) ((T)(k))
 #else
 #define key_v(v) CAT(convert_int, VW)(v)
+#define from_key_v(k) CAT(CAT(convert_, T), VW)(k)
+#endif
+#elif defined(KEY16) && defined(T_U8)
+#if VW == 1
+#define key_v(v) ((ushort)(v))
+#define from_key_v(k) ((T)(k))
+#else
+#define key_v(v) CAT(convert_ushort, VW)(v)
 #define from_key_v(k) CAT(CAT(convert_, T), VW)(k)
 #endif
 #else
