@@ -6,6 +6,8 @@
 // byte offsets and strides (to_backend), every border and channel counts 1..4 on u8, u16 and
 // f32 (f32 also on special values, bit for bit). Only the OpenCL backend runs here: the family
 // tests (median_test.cpp, morphology_test.cpp) sweep every backend on fewer such shapes.
+#include <cstdlib>
+
 #include "tests/common.hpp"
 
 #include "pixflow/ops.hpp"
@@ -147,6 +149,112 @@ TEST(MorphOpencl, CompositesMatchRef) {
                                        b);
             }
           }
+}
+
+// Sets PIXFLOW_OCL_MORPH for a scope (morphology.cpp reads it at every call).
+class ScopedMorphSchedule {
+ public:
+  explicit ScopedMorphSchedule(const char* value) { setenv("PIXFLOW_OCL_MORPH", value, 1); }
+  ~ScopedMorphSchedule() { unsetenv("PIXFLOW_OCL_MORPH"); }
+  ScopedMorphSchedule(const ScopedMorphSchedule&) = delete;
+  ScopedMorphSchedule& operator=(const ScopedMorphSchedule&) = delete;
+};
+
+// One window on one channel count under a schedule (each is a program build on PoCL, a second
+// or two: the cases are chosen to cover the kernels' edges with few of them).
+struct PackedCase {
+  int ch, kw, kh, it;
+};
+
+std::string describe_case(const PackedCase& c, MorphOp op) {
+  return std::string(morph_op_name(op)) + " " + std::to_string(c.kw) + "x" + std::to_string(c.kh) +
+         " it=" + std::to_string(c.it);
+}
+
+// Runs `op` with the reference and on OpenCL over every size and border, the views aligned
+// (word loads and stores) and at odd byte offsets (vload4 / byte stores) in turn.
+void packed_cases(const char* sched, const std::vector<PackedCase>& cases,
+                  std::initializer_list<MorphOp> ops, const std::vector<Size>& sizes,
+                  std::mt19937_64& rng) {
+  const ScopedMorphSchedule env(sched);
+  std::size_t turn = 0;
+  for (const PackedCase& c : cases)
+    for (MorphOp op : ops)
+      for (Size s : sizes)
+        for (const Border& b : borders()) {
+          const Format f{Depth::u8, c.ch};
+          const TestImage src = random_image(s.w, s.h, f, rng);
+          const bool tight = ++turn % 2 == 0;
+          const MorphParams p{c.kw, c.kh, c.it, b};
+          Image want(s.w, s.h, f);
+          morphology(src, want.view(), op, p, Context{Backend::ref});
+          const TestImage ds = to_backend(Backend::opencl, src, rng, tight);
+          const TestImage dd = make_dst_on(Backend::opencl, s.w, s.h, f, rng, tight);
+          morphology(ConstImageView(ds), ImageView(dd), op, p, Context{});
+          ASSERT_EQ(compare(to_host(dd).view(), want.view()), "")
+              << sched << (tight ? " aligned " : " offset ") << what(f, s, describe_case(c, op), b);
+        }
+}
+
+// morph_u8 (PIXFLOW_OCL_MORPH=packed...): a work-item BW row bytes (4, 8, 16) of RY rows (even),
+// a warp 32 work-items, the halo 4 or 8 bytes. Widths in bytes (w * ch) below, at and past
+// BW, 2 BW, 32 BW, work-items whose halo reaches past either end (the gather), windows wider
+// or higher than the image, row counts that are no multiple of RY (and odd: the pairs of
+// output rows), even windows (anchor kw / 2: a reach of kw / 2 left, kw / 2 - 1 right), 1-wide
+// windows, windows whose reach takes 8-byte halos (5x5 on 4 channels, 7 wide on 2) and ones
+// past them (7 wide on 3 channels: the call goes to morph_small), iterations (3x3 twice: a 5x5
+// centred), every border (constant 300 saturates), dilate and erode, chains and doubling.
+TEST(MorphOpencl, PackedU8MatchesRefOnEveryEdge) {
+  if (!have_opencl("dilate")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x0c22);
+  const std::vector<Size> sizes{{1, 1},  {1, 9},   {9, 1},   {3, 2},    {5, 4},
+                                {17, 7}, {33, 13}, {70, 33}, {131, 10}, {260, 5}};
+  const auto both = {MorphOp::dilate, MorphOp::erode};
+  packed_cases("packed",
+               {{1, 3, 3, 1}, {1, 5, 5, 1}, {1, 3, 3, 2}, {2, 5, 5, 1}, {3, 3, 3, 1}, {4, 5, 5, 1}},
+               both, sizes, rng);
+  packed_cases("packed,4,4,7", {{1, 4, 3, 1}, {1, 7, 2, 1}, {3, 1, 5, 1}, {3, 7, 2, 1}}, both,
+               sizes, rng);
+  packed_cases("packed,16,2,5,doubling", {{1, 3, 3, 1}, {1, 2, 2, 1}, {4, 5, 1, 1}}, both, sizes,
+               rng);
+  packed_cases("packed,8,6,7,doubling", {{1, 7, 7, 1}, {2, 6, 4, 1}}, both, sizes, rng);
+}
+
+// morph_u8_comp (open, close, tophat, blackhat of one u8 channel, odd centred windows up to
+// 5 x 5) and morph_u8's gradient (u8, 1..4 channels) under PIXFLOW_OCL_MORPH=packed...: E's
+// rows outside the image (the work-items at the top and bottom: images lower than RY and
+// than the window), E's bytes outside it (work-items within the window's half of either
+// end, images narrower than BW), row counts that are no multiple of RY, every border (wrap:
+// gradient here, the others through core's passes), views aligned and at odd offsets.
+TEST(MorphOpencl, PackedCompositesMatchRefOnEveryEdge) {
+  if (!have_opencl("dilate")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x0c24);
+  const std::vector<Size> sizes{{1, 1},  {2, 3},   {3, 2},   {5, 5},    {9, 4},
+                                {17, 9}, {33, 13}, {70, 33}, {131, 10}, {300, 21}};
+  const auto comps = {MorphOp::open, MorphOp::close, MorphOp::tophat, MorphOp::blackhat};
+  const auto grad = {MorphOp::gradient};
+  packed_cases("packed", {{1, 3, 3, 1}, {1, 5, 5, 1}, {1, 3, 3, 2}}, comps, sizes, rng);
+  packed_cases("packed", {{1, 3, 3, 1}, {2, 3, 5, 1}, {3, 3, 3, 1}, {4, 5, 5, 1}}, grad, sizes,
+               rng);
+  packed_cases("packed,4,2,5", {{1, 3, 5, 1}, {1, 1, 3, 1}}, comps, sizes, rng);
+  packed_cases("packed,4,2,5", {{1, 1, 3, 1}}, grad, sizes, rng);
+  packed_cases("packed,16,4,5", {{1, 5, 1, 1}}, comps, sizes, rng);
+  packed_cases("packed,16,4,5", {{3, 3, 3, 1}}, grad, sizes, rng);
+}
+
+TEST(MorphOpencl, UnknownScheduleIsAnError) {
+  if (!have_opencl("dilate")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x0c23);
+  const TestImage src = random_image(9, 7, Format{Depth::u8, 1}, rng);
+  const TestImage ds = to_backend(Backend::opencl, src, rng);
+  const TestImage dd = make_dst_on(Backend::opencl, 9, 7, Format{Depth::u8, 1}, rng);
+  const ScopedMorphSchedule env("packed,3,0,5");
+  try {
+    morphology(ConstImageView(ds), ImageView(dd), MorphOp::dilate, MorphParams{}, Context{});
+    FAIL() << "PIXFLOW_OCL_MORPH=packed,3,0,5 was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::invalid_argument) << e.what();
+  }
 }
 
 TEST(MorphOpencl, F32SpecialValuesBitForBit) {
