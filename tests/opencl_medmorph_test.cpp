@@ -220,6 +220,30 @@ TEST(MorphOpencl, PackedU8MatchesRefOnEveryEdge) {
   packed_cases("packed,8,6,7,doubling", {{1, 7, 7, 1}, {2, 6, 4, 1}}, both, sizes, rng);
 }
 
+// The larger windows of PIXFLOW_OCL_MORPH=packed: morph_u8_vh (a work-item 4 or 8 bytes of KH
+// rows: row counts around multiples of KH, images lower than the window) then morph_u8 with
+// one row (8 and 16 taps by doubling, reaches of 8 bytes); one-column and one-row windows (a
+// single pass), even sides, iterations (5x5 three times: 13x13 centred), and past the
+// schedule (21 wide: the van Herk passes).
+TEST(MorphOpencl, PackedLargeWindowsMatchRefOnEveryEdge) {
+  if (!have_opencl("dilate")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x0c25);
+  const std::vector<Size> sizes{{1, 1},   {3, 2},   {9, 16},  {17, 15},
+                                {33, 31}, {70, 47}, {131, 9}, {260, 30}};
+  const auto both = {MorphOp::dilate, MorphOp::erode};
+  packed_cases("packed",
+               {{1, 15, 15, 1},
+                {1, 1, 21, 1},
+                {1, 16, 9, 1},
+                {1, 5, 5, 3},
+                {2, 9, 1, 1},
+                {3, 5, 11, 1},
+                {4, 3, 8, 1},
+                {1, 21, 3, 1}},
+               both, sizes, rng);
+  packed_cases("packed,8,0,3", {{1, 15, 15, 1}, {3, 4, 6, 1}}, both, sizes, rng);
+}
+
 // morph_u8_comp (open, close, tophat, blackhat of one u8 channel, odd centred windows up to
 // 5 x 5) and morph_u8's gradient (u8, 1..4 channels) under PIXFLOW_OCL_MORPH=packed...: E's
 // rows outside the image (the work-items at the top and bottom: images lower than RY and

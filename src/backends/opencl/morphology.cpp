@@ -160,6 +160,10 @@ int packed_halo(const ConstImageView& s, const detail::MorphPass& m, const Morph
 // at 4; bench/NOTES.md, branch ocl-morph).
 int default_bw(const detail::MorphPass& m) {
   const bool two = m.op != MorphOp::dilate && m.op != MorphOp::erode;
+  if (m.kh == 1 && !two)
+    return 16;  // the row pass alone: one ring row, the doubling's
+                // overhead spread over more bytes (15 wide: 12.4 SASS
+                // a byte at 16, 16 at 8)
   return two && (m.kw > 3 || m.kh > 3) ? 4 : 8;
 }
 
@@ -187,12 +191,55 @@ void morph_u8(const ConstImageView& s, const ImageView& d, const detail::MorphPa
   k.run(items_x, (std::size_t(h) + ry - 1) / std::size_t(ry), 32, 4);
 }
 
+// The larger u8 windows of PIXFLOW_OCL_MORPH=packed: rows up to 16 wide reaching at most 8
+// bytes a side (morph_u8 with KH = 1: doubling to 8 taps, then two overlapping 8s), columns
+// up to kMaxVanHerk (morph_u8_vh); two passes through an intermediate where both are wider
+// than 1. 0 where the schedule does not take the call.
+int packed_large_halo(const ConstImageView& s, const detail::MorphPass& m, const MorphTuning& t) {
+  if (!t.packed || s.depth() != Depth::u8 || s.channels() > 4 || m.kw > 16 || m.kh > kMaxVanHerk)
+    return 0;
+  const int reach = std::max(m.ax, m.kw - 1 - m.ax) * s.channels();
+  return reach <= 4 ? 4 : reach <= 8 ? 8 : 0;
+}
+
+void morph_u8_large(const ConstImageView& s, const ImageView& d, const detail::MorphPass& m, int hb,
+                    const MorphTuning& t, const Launch& l) {
+  const int w = int(s.width()), h = int(s.height()), n = w * s.channels();
+  detail::MorphPass rows = m;  // the row pass: the window's columns, one row
+  rows.kh = 1;
+  rows.ay = 0;
+  if (m.kh == 1) return morph_u8(s, d, rows, hb, t, l);
+  std::shared_ptr<std::byte> buf;
+  ImageView mid = d;  // the column pass's output: d when the window is one column wide
+  if (m.kw > 1) {
+    const std::int64_t stride = s.row_bytes();
+    buf = allocate(l.device, std::size_t(stride) * std::size_t(h));
+    mid = ImageView(buf.get(), w, h, stride, s.format(), Location::opencl(l.device));
+  }
+  // 4 bytes a work-item (KH rows of suffix extremes a byte: 15 x 15 took 80 registers at 4,
+  // 156 at 8 in ptxas for sm_90), 8 when asked.
+  const int bw = t.pbw == 8 ? 8 : 4;
+  const std::string options =
+      depth_options(s.depth()) +
+      detail::cat("-DMPV=1 -DKW=1 -DAX=0 -DCH=1 -DHB=4 -DKH=", m.kh, " -DBW=", bw,
+                  " -DMPK_DIRECT=1 -DIS_MAX=", m.op == MorphOp::dilate ? 1 : 0);
+  Kernel k(l, "morphology", options, "morph_u8_vh", "morph_pass");
+  k.image(s).image(mid).arg(cl_int(n)).arg(cl_int(h)).arg(cl_int(m.ay)).arg(cl_int(m.border.type));
+  k.arg(detail::saturate_cast<std::uint8_t>(m.border.value));
+  k.run((std::size_t(n) + bw - 1) / std::size_t(bw),
+        (std::size_t(h) + m.kh - 1) / std::size_t(m.kh), 32, 4);
+  // The in-order queue runs the row pass after the column pass; the driver frees the
+  // intermediate once both have finished (allocate's deleter).
+  if (m.kw > 1) morph_u8(mid, d, rows, hb, t, l);
+}
+
 void morph_pass(const ConstImageView& s, const ImageView& d, const detail::MorphPass& m,
                 const Launch& l) {
   const int ch = s.channels(), w = int(s.width()), h = int(s.height()), n = w * ch;
   if (w == 0 || h == 0) return;
   const MorphTuning tune = tuning();
   if (const int hb = packed_halo(s, m, tune)) return morph_u8(s, d, m, hb, tune, l);
+  if (const int hb = packed_large_halo(s, m, tune)) return morph_u8_large(s, d, m, hb, tune, l);
   if (!tune.sep && m.kw <= tune.kmax && m.kh <= tune.kmax) return morph_small(s, d, m, tune, l);
   const cl_int is_max = m.op == MorphOp::dilate ? 1 : 0;
   const cl_int btype = cl_int(m.border.type);

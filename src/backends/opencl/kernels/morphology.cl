@@ -414,7 +414,7 @@ __kernel __attribute__((reqd_work_group_size(64, 4, 1))) void morph_comp(CIMG(s)
 // Stores as words where the destination allows, else bytes; clipped to the image.
 // Built with -DMPK=1 -DKW= -DKH= -DAX= -DAY= -DCH= -DBW= -DRY= -DHB= (4 or 8) -DIS_MAX=
 // -DMPK_DIRECT= and -DMPK_GRAD=1 for gradient (dilate - erode: never negative, the same window).
-#if defined(MPK) || defined(MPC)
+#if defined(MPK) || defined(MPC) || defined(MPV)
 #define NB (BW + 2 * HB)  // bytes a row: the halo, the work-item's BW, the halo
 #define NW (BW / 4)       // words of the work-item's own bytes
 
@@ -488,10 +488,10 @@ inline void mpk_bytes(const uint* wv, uchar* b) {
   for (int q = 0; q < NB; ++q) b[q] = (uchar)(wv[q / 4] >> (8 * (q % 4)));
 }
 
-// e[i] = the extreme (mx) of b[m0 + i + j CH], j < KW, for i < BW (b: NB bytes; m0 + BW - 1 +
-// (KW - 1) CH < NB).
+// e[i] = the extreme (mx) of b[m0 + i + j CH], j < KW (up to 17), for i < BW (b: NB bytes;
+// m0 + BW - 1 + (KW - 1) CH < NB).
 inline void mpk_hext(const uchar* b, int m0, bool mx, uchar* e) {
-#if MPK_DIRECT || KW == 1
+#if (MPK_DIRECT && KW <= 8) || KW == 1
 #pragma unroll
   for (int i = 0; i < BW; ++i) {
     uchar v = b[m0 + i];
@@ -500,11 +500,12 @@ inline void mpk_hext(const uchar* b, int m0, bool mx, uchar* e) {
     e[i] = v;
   }
 #else
-  // L2 from m0 on (the pairs (i, i + CH)); entries past the row window (0) reach no output.
-  uchar l2[BW + 5 * CH];
+  // Doubling (also for windows past 8 taps whatever MPK_DIRECT says): L2[i] (taps i, i + CH)
+  // for i < BW + (KW - 2) CH, L4 (4 taps) for i < BW + (KW - 4) CH, L8 (8 taps) for i < BW +
+  // (KW - 8) CH; each reads only taps of real outputs' windows (< m0 + BW + (KW - 1) CH).
+  uchar l2[BW + 15 * CH];
 #pragma unroll
-  for (int i = 0; i < BW + 5 * CH; ++i)
-    l2[i] = m0 + i + CH < NB ? mext(mx, b[m0 + i], b[m0 + i + CH]) : 0;
+  for (int i = 0; i < BW + (KW - 2) * CH; ++i) l2[i] = mext(mx, b[m0 + i], b[m0 + i + CH]);
 #if KW == 2
 #pragma unroll
   for (int i = 0; i < BW; ++i) e[i] = l2[i];
@@ -512,11 +513,19 @@ inline void mpk_hext(const uchar* b, int m0, bool mx, uchar* e) {
 #pragma unroll
   for (int i = 0; i < BW; ++i) e[i] = mext(mx, l2[i], l2[i + CH]);
 #else
-  uchar l4[BW + 3 * CH];  // L4: taps i, i + CH, i + 2 CH, i + 3 CH
+  uchar l4[BW + 13 * CH];
 #pragma unroll
   for (int i = 0; i < BW + (KW - 4) * CH; ++i) l4[i] = mext(mx, l2[i], l2[i + 2 * CH]);
+#if KW <= 8
 #pragma unroll
   for (int i = 0; i < BW; ++i) e[i] = KW == 4 ? l4[i] : mext(mx, l4[i], l4[i + (KW - 4) * CH]);
+#else
+  uchar l8[BW + 9 * CH];
+#pragma unroll
+  for (int i = 0; i < BW + (KW - 8) * CH; ++i) l8[i] = mext(mx, l4[i], l4[i + 4 * CH]);
+#pragma unroll
+  for (int i = 0; i < BW; ++i) e[i] = mext(mx, l8[i], l8[i + (KW - 8) * CH]);
+#endif
 #endif
 #endif
 }
@@ -779,4 +788,98 @@ __kernel void morph_u8_comp(CIMG(s), IMG(d), int w, int h, int btype, uchar cval
   }
 }
 #endif  // MPC
-#endif  // MPK || MPC
+
+// morph_u8_vh: the column pass of a large window on u8 (KH up to 63) for the two-pass
+// schedule of PIXFLOW_OCL_MORPH=packed (morph_u8 with KH = 1 takes the rows): van Herk /
+// Gil-Werman as morph_cols_vh (a work-item KH consecutive output rows, whose windows all hold
+// source row c = y0 - ay + KH - 1: suffix extremes S[j] of rows y0 - ay + j .. c, then output
+// j = ext(S[j], rows c + 1 .. c + j); 2 KH - 1 row loads for KH outputs, about 3 min / max a
+// byte), on BW bytes of the row a work-item (4 or 8: one word load a row where the view is
+// aligned, the channels do not matter to a column pass), a byte a register. Built with
+// -DMPV=1 -DKH= -DBW= -DIS_MAX= (and the MPK helpers' -DKW=1 -DAX=0 -DCH=1 -DHB=4).
+#if defined(MPV)
+// Bytes x0 .. x0 + BW - 1 of the row at p (past the row's end 0).
+inline void mpv_load(__global const uchar* p, int x0, int n, bool aligned, uchar* b) {
+  uint c[NW];
+  if (x0 + BW <= n && aligned) {
+#if BW == 8
+    const uint2 v = *(__global const uint2*)p;
+    c[0] = v.s0, c[1] = v.s1;
+#else
+    c[0] = *(__global const uint*)p;
+#endif
+  } else if (x0 + BW <= n) {
+#pragma unroll
+    for (int j = 0; j < NW; ++j) c[j] = as_uint(vload4(0, p + 4 * j));
+  } else {
+#pragma unroll
+    for (int j = 0; j < NW; ++j) {
+      uint word = 0;
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (x0 + 4 * j + k < n) word |= (uint)p[4 * j + k] << (8 * k);
+      c[j] = word;
+    }
+  }
+#pragma unroll
+  for (int q = 0; q < BW; ++q) b[q] = (uchar)(c[q / 4] >> (8 * (q % 4)));
+}
+
+// The same for row y through the rule (cval where it says so).
+inline void mpv_row(CIMG(s), int x0, int y, int n, int h, int btype, uchar cval, bool aligned,
+                    uchar* b) {
+  const int sy = border_index(y, h, btype);
+  if (sy < 0) {
+#pragma unroll
+    for (int q = 0; q < BW; ++q) b[q] = cval;
+  } else {
+    mpv_load(CROW(uchar, s, sy) + x0, x0, n, aligned, b);
+  }
+}
+
+__kernel void morph_u8_vh(CIMG(s), IMG(d), int n, int h, int ay, int btype, uchar cval) {
+  const int x0 = get_global_id(0) * BW, y0 = get_global_id(1) * KH;
+  if (x0 >= n || y0 >= h) return;
+  const bool aligned = ((s_off | (ulong)s_stride) & (BW - 1)) == 0;
+  const bool dal = ((d_off | (ulong)d_stride) & (BW - 1)) == 0;
+  const int a0 = y0 - ay, c = a0 + KH - 1;
+  // Every row inside the image (most work-items): a row pointer stepped by the stride, no
+  // border rule and no multiply a row.
+  const bool inner_y = a0 >= 0 && c + KH - 1 < h;
+  __global const uchar* pc = CROW(uchar, s, inner_y ? c : 0) + x0;
+#define MPV_ROW(y, ptr, b)                                      \
+  if (inner_y)                                                  \
+    mpv_load(ptr, x0, n, aligned, b);                           \
+  else                                                          \
+    mpv_row(s, s_off, s_stride, x0, y, n, h, btype, cval, aligned, b)
+  uchar suf[KH][BW];
+  MPV_ROW(c, pc, suf[KH - 1]);
+  __global const uchar* p = pc;
+#pragma unroll
+  for (int j = KH - 2; j >= 0; --j) {
+    uchar b[BW];
+    p -= s_stride;
+    MPV_ROW(a0 + j, p, b);
+#pragma unroll
+    for (int i = 0; i < BW; ++i) suf[j][i] = mext(IS_MAX, suf[j + 1][i], b[i]);
+  }
+  mpk_store(d, d_off, d_stride, x0, y0, n, dal, suf[0]);
+  uchar pre[BW];
+  p = pc;
+#pragma unroll
+  for (int j = 1; j < KH; ++j) {
+    if (y0 + j >= h) break;
+    uchar b[BW], out[BW];
+    p += s_stride;
+    MPV_ROW(c + j, p, b);
+#pragma unroll
+    for (int i = 0; i < BW; ++i) {
+      pre[i] = j == 1 ? b[i] : mext(IS_MAX, pre[i], b[i]);
+      out[i] = mext(IS_MAX, suf[j][i], pre[i]);
+    }
+    mpk_store(d, d_off, d_stride, x0, y0 + j, n, dal, out);
+  }
+#undef MPV_ROW
+}
+#endif  // MPV
+#endif  // MPK || MPC || MPV
