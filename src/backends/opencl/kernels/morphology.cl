@@ -465,17 +465,21 @@ inline void mpk_row(CIMG(s), int x0, int y, int n, int w, int h, int btype, ucha
 #pragma unroll
   for (int j = 0; j < NB / 4; ++j) {
     uint word = 0;
+#ifdef PIXFLOW_OCLGRIND
+#pragma unroll 1  // oclgrind 21.10 runs clang's vectorized form of the 4 bytes wrong (NOTES)
+#else
 #pragma unroll
+#endif
     for (int k = 0; k < 4; ++k) {
+      // The byte's index in the row (-1: cval), then one load.
       const int gi = x0 - HB + 4 * j + k;
-      uint v;
-      if (gi >= 0 && gi < n) {
-        v = row[gi];
-      } else {
+      int at = gi;
+      if (gi < 0 || gi >= n) {
         const int c = ((gi % CH) + CH) % CH;
         const int bx = border_index((gi - c) / CH, w, btype);
-        v = bx < 0 ? cval : row[bx * CH + c];
+        at = bx < 0 ? -1 : bx * CH + c;
       }
+      const uint v = at < 0 ? cval : row[at];
       word |= v << (8 * k);
     }
     wv[j] = word;
