@@ -76,14 +76,19 @@ run() {
     fail=1
   fi
 }
-# The default schedules, then every op's A/B schedules (src/backends/opencl/variant.hpp and the
+# The default schedules, then every op's A/B schedules, then the morphology ops' packed one (src/backends/opencl/variant.hpp and the
 # family files' tuning notes: the earlier kernels each new one replaced, kept selectable and
 # tested), whose launches the second run adds to the first's before it checks that every
 # __kernel ran.
 run default PIXFLOW_OCLGRIND_SKIP_COVERAGE=1
-run schedules PIXFLOW_OCLGRIND_APPEND=1 PIXFLOW_OCL_LINEAR=direct PIXFLOW_OCL_IIR=line \
+run schedules PIXFLOW_OCLGRIND_APPEND=1 PIXFLOW_OCLGRIND_SKIP_COVERAGE=1 \
+  PIXFLOW_OCL_LINEAR=direct PIXFLOW_OCL_IIR=line \
   PIXFLOW_OCL_MATMUL=simple PIXFLOW_OCL_MORPH=run PIXFLOW_OCL_MEDIAN=count \
   PIXFLOW_OCL_REMAP=pixel PIXFLOW_OCL_BILATERAL=pixel PIXFLOW_OCL_EPSILON=pixel
+# The morphology ops again under the packed u8 schedule (morph_u8, morph_u8_comp, morph_u8_vh);
+# this last run checks that every __kernel ran over the three.
+run morph-packed PIXFLOW_OCLGRIND_APPEND=1 PIXFLOW_OCL_MORPH=packed \
+  PIXFLOW_OCLGRIND_OPS=dilate,erode,open,close,gradient,tophat,blackhat
 secs=$(($(date +%s) - start))
 if [ $fail -ne 0 ]; then
   echo "oclgrind pass: FAILED after ${secs} s" >&2

@@ -6,6 +6,8 @@
 // byte offsets and strides (to_backend), every border and channel counts 1..4 on u8, u16 and
 // f32 (f32 also on special values, bit for bit). Only the OpenCL backend runs here: the family
 // tests (median_test.cpp, morphology_test.cpp) sweep every backend on fewer such shapes.
+#include <cstdlib>
+
 #include "tests/common.hpp"
 
 #include "pixflow/ops.hpp"
@@ -220,6 +222,166 @@ TEST(MorphOpencl, CompositesMatchRef) {
                                        b);
             }
           }
+}
+
+// Sets PIXFLOW_OCL_MORPH for a scope (morphology.cpp reads it at every call).
+class ScopedMorphSchedule {
+ public:
+  explicit ScopedMorphSchedule(const char* value) { setenv("PIXFLOW_OCL_MORPH", value, 1); }
+  ~ScopedMorphSchedule() { unsetenv("PIXFLOW_OCL_MORPH"); }
+  ScopedMorphSchedule(const ScopedMorphSchedule&) = delete;
+  ScopedMorphSchedule& operator=(const ScopedMorphSchedule&) = delete;
+};
+
+// One window on one channel count under a schedule (each is a program build on PoCL, a second
+// or two: the cases are chosen to cover the kernels' edges with few of them).
+struct PackedCase {
+  int ch, kw, kh, it;
+};
+
+std::string describe_case(const PackedCase& c, MorphOp op) {
+  return std::string(morph_op_name(op)) + " " + std::to_string(c.kw) + "x" + std::to_string(c.kh) +
+         " it=" + std::to_string(c.it);
+}
+
+// A device copy of `v` with rows packed (stride = row bytes: a stride that is no multiple of 8
+// or 16 when w * ch is none) at the end of its buffer (64-byte rows: the first byte at offset
+// 64 k - bytes), as the oclgrind pass lays images out.
+TestImage packed_rows_on_device(const ConstImageView& v) {
+  const std::int64_t row = v.row_bytes(), bytes = row * v.height();
+  TestImage t;
+  t.backing = Image(std::max<std::int64_t>(bytes, 1), 1, {Depth::u8, 1},
+                    Location::opencl(test_opencl_device()));
+  const std::int64_t slack = t.backing.stride() - bytes;
+  t.view = ImageView(t.backing.data() + slack, v.width(), v.height(), row, v.format(),
+                     t.backing.location());
+  copy(v, t.view);
+  return t;
+}
+
+// Runs `op` with the reference and on OpenCL over every size and border, the views aligned
+// (word loads and stores), at odd byte offsets (vload4 / byte stores) and with packed rows,
+// in turn.
+void packed_cases(const char* sched, const std::vector<PackedCase>& cases,
+                  std::initializer_list<MorphOp> ops, const std::vector<Size>& sizes,
+                  std::mt19937_64& rng) {
+  const ScopedMorphSchedule env(sched);
+  std::size_t turn = 0;
+  for (const PackedCase& c : cases)
+    for (MorphOp op : ops)
+      for (Size s : sizes)
+        for (const Border& b : borders()) {
+          const Format f{Depth::u8, c.ch};
+          const TestImage src = random_image(s.w, s.h, f, rng);
+          const int layout = int(turn++ % 3);  // 0 aligned, 1 at an offset, 2 packed rows
+          const MorphParams p{c.kw, c.kh, c.it, b};
+          Image want(s.w, s.h, f);
+          morphology(src, want.view(), op, p, Context{Backend::ref});
+          const TestImage ds = layout == 2 ? packed_rows_on_device(src)
+                                           : to_backend(Backend::opencl, src, rng, layout == 0);
+          const TestImage dd = layout == 2
+                                   ? packed_rows_on_device(make_dst(s.w, s.h, f, rng, true).view)
+                                   : make_dst_on(Backend::opencl, s.w, s.h, f, rng, layout == 0);
+          morphology(ConstImageView(ds), ImageView(dd), op, p, Context{});
+          ASSERT_EQ(compare(to_host(dd).view(), want.view()), "")
+              << sched
+              << (layout == 0   ? " aligned "
+                  : layout == 1 ? " offset "
+                                : " packed rows ")
+              << what(f, s, describe_case(c, op), b);
+        }
+}
+
+// morph_u8 (PIXFLOW_OCL_MORPH=packed...): a work-item BW row bytes (4, 8, 16) of RY rows (even),
+// a warp 32 work-items, the halo 4 or 8 bytes. Widths in bytes (w * ch) below, at and past
+// BW, 2 BW, 32 BW, work-items whose halo reaches past either end (the gather), windows wider
+// or higher than the image, row counts that are no multiple of RY (and odd: the pairs of
+// output rows), even windows (anchor kw / 2: a reach of kw / 2 left, kw / 2 - 1 right), 1-wide
+// windows, windows whose reach takes 8-byte halos (5x5 on 4 channels, 7 wide on 2) and ones
+// past them (7 wide on 3 channels: the call goes to morph_small), iterations (3x3 twice: a 5x5
+// centred), every border (constant 300 saturates), dilate and erode, chains and doubling.
+TEST(MorphOpencl, PackedU8MatchesRefOnEveryEdge) {
+  if (!have_opencl("dilate")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x0c22);
+  const std::vector<Size> sizes{{1, 1},   {1, 9},   {9, 1},   {3, 2},    {5, 4},  {17, 7},
+                                {19, 13}, {33, 13}, {70, 33}, {131, 10}, {260, 5}};
+  const auto both = {MorphOp::dilate, MorphOp::erode};
+  packed_cases("packed",
+               {{1, 3, 3, 1},
+                {1, 5, 5, 1},
+                {1, 3, 3, 2},
+                {2, 5, 5, 1},
+                {3, 3, 3, 1},
+                {4, 5, 5, 1},
+                {4, 3, 3, 1},
+                {4, 4, 3, 1}},
+               both, sizes, rng);
+  packed_cases("packed,4,4,7", {{1, 4, 3, 1}, {1, 7, 2, 1}, {3, 1, 5, 1}, {3, 7, 2, 1}}, both,
+               sizes, rng);
+  packed_cases("packed,16,2,5,doubling", {{1, 3, 3, 1}, {1, 2, 2, 1}, {4, 5, 1, 1}}, both, sizes,
+               rng);
+  packed_cases("packed,8,6,7,doubling", {{1, 7, 7, 1}, {2, 6, 4, 1}}, both, sizes, rng);
+}
+
+// The larger windows of PIXFLOW_OCL_MORPH=packed: morph_u8_vh (a work-item 4 or 8 bytes of KH
+// rows: row counts around multiples of KH, images lower than the window) then morph_u8 with
+// one row (8 and 16 taps by doubling, reaches of 8 bytes); one-column and one-row windows (a
+// single pass), even sides, iterations (5x5 three times: 13x13 centred), and past the
+// schedule (21 wide: the van Herk passes).
+TEST(MorphOpencl, PackedLargeWindowsMatchRefOnEveryEdge) {
+  if (!have_opencl("dilate")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x0c25);
+  const std::vector<Size> sizes{{1, 1},   {3, 2},   {9, 16},  {17, 15},
+                                {33, 31}, {70, 47}, {131, 9}, {260, 30}};
+  const auto both = {MorphOp::dilate, MorphOp::erode};
+  packed_cases("packed",
+               {{1, 15, 15, 1},
+                {1, 1, 21, 1},
+                {1, 16, 9, 1},
+                {1, 5, 5, 3},
+                {2, 9, 1, 1},
+                {3, 5, 11, 1},
+                {4, 3, 8, 1},
+                {1, 21, 3, 1}},
+               both, sizes, rng);
+  packed_cases("packed,8,0,3", {{1, 15, 15, 1}, {3, 4, 6, 1}}, both, sizes, rng);
+}
+
+// morph_u8_comp (open, close, tophat, blackhat of one u8 channel, odd centred windows up to
+// 5 x 5) and morph_u8's gradient (u8, 1..4 channels) under PIXFLOW_OCL_MORPH=packed...: E's
+// rows outside the image (the work-items at the top and bottom: images lower than RY and
+// than the window), E's bytes outside it (work-items within the window's half of either
+// end, images narrower than BW), row counts that are no multiple of RY, every border (wrap:
+// gradient here, the others through core's passes), views aligned and at odd offsets.
+TEST(MorphOpencl, PackedCompositesMatchRefOnEveryEdge) {
+  if (!have_opencl("dilate")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x0c24);
+  const std::vector<Size> sizes{{1, 1},  {2, 3},   {3, 2},   {5, 5},    {9, 4},
+                                {17, 9}, {33, 13}, {70, 33}, {131, 10}, {300, 21}};
+  const auto comps = {MorphOp::open, MorphOp::close, MorphOp::tophat, MorphOp::blackhat};
+  const auto grad = {MorphOp::gradient};
+  packed_cases("packed", {{1, 3, 3, 1}, {1, 5, 5, 1}, {1, 3, 3, 2}}, comps, sizes, rng);
+  packed_cases("packed", {{1, 3, 3, 1}, {2, 3, 5, 1}, {3, 3, 3, 1}, {4, 5, 5, 1}}, grad, sizes,
+               rng);
+  packed_cases("packed,4,2,5", {{1, 3, 5, 1}, {1, 1, 3, 1}}, comps, sizes, rng);
+  packed_cases("packed,4,2,5", {{1, 1, 3, 1}}, grad, sizes, rng);
+  packed_cases("packed,16,4,5", {{1, 5, 1, 1}}, comps, sizes, rng);
+  packed_cases("packed,16,4,5", {{3, 3, 3, 1}}, grad, sizes, rng);
+}
+
+TEST(MorphOpencl, UnknownScheduleIsAnError) {
+  if (!have_opencl("dilate")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x0c23);
+  const TestImage src = random_image(9, 7, Format{Depth::u8, 1}, rng);
+  const TestImage ds = to_backend(Backend::opencl, src, rng);
+  const TestImage dd = make_dst_on(Backend::opencl, 9, 7, Format{Depth::u8, 1}, rng);
+  const ScopedMorphSchedule env("packed,3,0,5");
+  try {
+    morphology(ConstImageView(ds), ImageView(dd), MorphOp::dilate, MorphParams{}, Context{});
+    FAIL() << "PIXFLOW_OCL_MORPH=packed,3,0,5 was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::invalid_argument) << e.what();
+  }
 }
 
 TEST(MorphOpencl, F32SpecialValuesBitForBit) {
