@@ -160,10 +160,9 @@ int packed_halo(const ConstImageView& s, const detail::MorphPass& m, const Morph
 // at 4; bench/NOTES.md, branch ocl-morph).
 int default_bw(const detail::MorphPass& m) {
   const bool two = m.op != MorphOp::dilate && m.op != MorphOp::erode;
-  if (m.kh == 1 && !two)
-    return 16;  // the row pass alone: one ring row, the doubling's
-                // overhead spread over more bytes (15 wide: 12.4 SASS
-                // a byte at 16, 16 at 8)
+  // The row pass alone: one row of extremes, the doubling's overhead spread over more bytes
+  // (15 wide: 12.4 SASS a byte at 16, 16 at 8).
+  if (m.kh == 1 && !two) return 16;
   return two && (m.kw > 3 || m.kh > 3) ? 4 : 8;
 }
 
