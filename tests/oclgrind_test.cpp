@@ -195,9 +195,17 @@ TEST(Oclgrind, EveryKernelRunsOnSmallImagesAndMatchesRef) {
   // runs the cases twice: with the default schedules, then with the A/B ones, variant.hpp).
   if (!std::getenv("PIXFLOW_OCLGRIND_APPEND")) std::ofstream(log_path, std::ios::trunc).close();
 
+  // PIXFLOW_OCLGRIND_OPS=a,b,...: only those catalogue ops (and no dot / matmul), for a run
+  // whose schedule switches touch only them.
+  const char* only = std::getenv("PIXFLOW_OCLGRIND_OPS");
+  auto selected = [only](const std::string& name) {
+    if (only == nullptr || *only == '\0') return true;
+    return ("," + std::string(only) + ",").find("," + name + ",") != std::string::npos;
+  };
   auto rng = make_rng(0x0C16D);
   int cases = 0, turn = 0;  // turn: the border and the buffer end, case by case
   for (const schema::Op* op : schema::catalogue()) {
+    if (!selected(op->name())) continue;
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<int> tier_cases;
     for (const Tier& tier : kTiers) {
@@ -234,7 +242,7 @@ TEST(Oclgrind, EveryKernelRunsOnSmallImagesAndMatchesRef) {
                 tier_cases[1], seconds_since(t0));
     std::fflush(stdout);
   }
-  {
+  if (selected("dot") && selected("matmul")) {
     const auto t0 = std::chrono::steady_clock::now();
     for (const Tier& tier : kTiers) linalg_cases(tier.size, dev, turn, rng);
     cases += 3 * int(std::size(kTiers));
