@@ -646,38 +646,34 @@ __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void linear3_packed(
 #endif
 
 #if defined(SEPP) || defined(F2DR)
-// One word of samples x .. x + 3 of row y (either may be outside): the four bytes through
-// the border rule, cval where it says so (the same as linear3_packed's load_word_border).
-inline uint sepp_word_border(CIMG(s), int x, int y, int n, int w, int h, int btype, uchar cval) {
-  const int by = border_index(y, h, btype);
-  if (by < 0) return (uint)cval * 0x01010101u;
-  __global const uchar *row = CROW(uchar, s, by);
-  uint v = 0;
+// The source samples of the word at samples x .. x + 3 where it reaches outside the row: each
+// byte's sample index in the row through the border rule, -1 for the constant. Found once for
+// every row the work-item reads (the columns do not change down a column).
+inline int4 sepp_cols(int x, int n, int w, int btype) {
+  int v[4];
   for (int b = 0; b < 4; ++b) {
     const int gi = x + b;
-    uchar p;
     if (gi >= 0 && gi < n) {
-      p = row[gi];
+      v[b] = gi;
     } else {
       const int c = ((gi % CH) + CH) % CH;
       const int bx = border_index((gi - c) / CH, w, btype);
-      p = bx < 0 ? cval : row[bx * CH + c];
+      v[b] = bx < 0 ? -1 : bx * CH + c;
     }
-    v |= (uint)p << (8 * b);
   }
-  return v;
+  return (int4)(v[0], v[1], v[2], v[3]);
 }
 
-// The word at samples x .. x + 3 of row y; inx: the word lies inside the row.
-inline uint sepp_word(CIMG(s), int x, int y, int n, int w, int h, int btype, uchar cval, bool inx,
+// The word of samples x .. x + 3 of row y (the row through the border rule, cval outside);
+// inx: the word lies inside the row (one word load), else its bytes from cx (sepp_cols).
+inline uint sepp_word(CIMG(s), int x, int4 cx, int y, int h, int btype, uchar cval, bool inx,
                       bool aligned) {
-  if (inx) {
-    const int by = (y >= 0 && y < h) ? y : border_index(y, h, btype);
-    if (by < 0) return (uint)cval * 0x01010101u;
-    __global const uchar *p = CROW(uchar, s, by) + x;
-    return aligned ? *(__global const uint *)p : as_uint(vload4(0, p));
-  }
-  return sepp_word_border(s, s_off, s_stride, x, y, n, w, h, btype, cval);
+  const int by = (y >= 0 && y < h) ? y : border_index(y, h, btype);
+  if (by < 0) return (uint)cval * 0x01010101u;
+  __global const uchar *row = CROW(uchar, s, by);
+  if (inx) return aligned ? *(__global const uint *)(row + x) : as_uint(vload4(0, row + x));
+  return (uint)(cx.x < 0 ? cval : row[cx.x]) | ((uint)(cx.y < 0 ? cval : row[cx.y]) << 8) |
+         ((uint)(cx.z < 0 ? cval : row[cx.z]) << 16) | ((uint)(cx.w < 0 ? cval : row[cx.w]) << 24);
 }
 
 // A value below 2^23 (a 16-bit lane, a byte) as float, exactly: 2^23 + v has v in its mantissa.
@@ -754,8 +750,8 @@ __kernel __attribute__((reqd_work_group_size(32, 8, 1))) void sep_packed(CIMG(s)
     const int q = tb % TWW, b = tb / TWW;
     const int gx = x0 - 4 * HLW + 4 * q, gy0 = y0 + b * RY - AY;
     const bool inx = gx >= 0 && gx + 4 <= n;
-#define SEPP_WORD(j) \
-  sepp_word(s, s_off, s_stride, gx, gy0 + (j), n, w, h, btype, cval, inx, aligned)
+    const int4 cx = inx ? (int4)(0) : sepp_cols(gx, n, w, btype);
+#define SEPP_WORD(j) sepp_word(s, s_off, s_stride, gx, cx, gy0 + (j), h, btype, cval, inx, aligned)
     __local VT4 *out = vb + b * RY * TWW + q;
 #if KIND == 2
     uint ev[RY], od[RY];
@@ -876,6 +872,15 @@ __kernel void filter2d_rows(CIMG(s), IMG(d), __constant float *kern, int n, int 
   if (i >= n || y0 >= h) return;
   const bool aligned = ((s_off | (ulong)s_stride) & 3) == 0;
   const int gx = i - 4 * HLW;
+#define NW ((NXS + 3) / 4)  // source words a row
+  bool inx[NW];
+  int4 cx[NW];
+#pragma unroll
+  for (int q = 0; q < NW; ++q) {
+    const int x = gx + 4 * q;
+    inx[q] = x >= 0 && x + 4 <= n;
+    cx[q] = inx[q] ? (int4)(0) : sepp_cols(x, n, w, btype);
+  }
   float acc[4 * RY];
 #pragma unroll
   for (int k = 0; k < 4 * RY; ++k) acc[k] = 0.0f;
@@ -884,10 +889,9 @@ __kernel void filter2d_rows(CIMG(s), IMG(d), __constant float *kern, int n, int 
     const int sy = y0 - AY + jj;
     float xs[NXS];
 #pragma unroll
-    for (int q = 0; q < (NXS + 3) / 4; ++q) {
-      const int x = gx + 4 * q;
-      const uint v = sepp_word(s, s_off, s_stride, x, sy, n, w, h, btype, cval,
-                               x >= 0 && x + 4 <= n, aligned);
+    for (int q = 0; q < NW; ++q) {
+      const uint v =
+          sepp_word(s, s_off, s_stride, gx + 4 * q, cx[q], sy, h, btype, cval, inx[q], aligned);
 #pragma unroll
       for (int b = 0; b < 4; ++b)
         if (4 * q + b < NXS) xs[4 * q + b] = lane_f((v >> (8 * b)) & 0xffu);
