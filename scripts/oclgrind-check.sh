@@ -3,7 +3,8 @@
 # tests/oclgrind_test.cpp (every __kernel of src/backends/opencl/kernels/*.cl on small
 # images, results compared with the reference, every kernel function required to have run)
 # under `oclgrind --check-api --data-races`, oclgrind's OpenCL device in place of the ICD's,
-# twice: with the default schedules, then with the A/B ones (the kernels only they reach).
+# three times: with the default schedules, with the A/B ones (the kernels only they reach), and
+# with the new schedules not yet default (on their ops only).
 #
 # Usage: scripts/oclgrind-check.sh [BUILD_DIR]   (default: build; pixflow_tests and pixflow built)
 #
@@ -76,19 +77,21 @@ run() {
     fail=1
   fi
 }
-# The default schedules, then every op's A/B schedules, then the morphology ops' packed one (src/backends/opencl/variant.hpp and the
+# The default schedules, then every op's A/B schedules (src/backends/opencl/variant.hpp and the
 # family files' tuning notes: the earlier kernels each new one replaced, kept selectable and
-# tested), whose launches the second run adds to the first's before it checks that every
-# __kernel ran.
+# tested), then the new schedules not yet default on their ops; the launches of the later runs
+# are added to the first's, and the last run checks that every __kernel ran.
 run default PIXFLOW_OCLGRIND_SKIP_COVERAGE=1
 run schedules PIXFLOW_OCLGRIND_APPEND=1 PIXFLOW_OCLGRIND_SKIP_COVERAGE=1 \
   PIXFLOW_OCL_LINEAR=direct PIXFLOW_OCL_IIR=line \
   PIXFLOW_OCL_MATMUL=simple PIXFLOW_OCL_MORPH=run PIXFLOW_OCL_MEDIAN=count \
   PIXFLOW_OCL_REMAP=pixel PIXFLOW_OCL_BILATERAL=pixel PIXFLOW_OCL_EPSILON=pixel
-# The morphology ops again under the packed u8 schedule (morph_u8, morph_u8_comp, morph_u8_vh);
-# this last run checks that every __kernel ran over the three.
-run morph-packed PIXFLOW_OCLGRIND_APPEND=1 PIXFLOW_OCL_MORPH=packed \
-  PIXFLOW_OCLGRIND_OPS=dilate,erode,open,close,gradient,tophat,blackhat
+# The new schedules not yet default, on their ops only (morphology's packed u8 kernels
+# morph_u8, morph_u8_comp, morph_u8_vh; box / gaussian sep_packed and filter2d rows; the median
+# word kernel); this last run checks that every __kernel ran over the three.
+run packed PIXFLOW_OCLGRIND_APPEND=1 PIXFLOW_OCL_MORPH=packed PIXFLOW_OCL_BOX=packed \
+  PIXFLOW_OCL_GAUSS=packed PIXFLOW_OCL_FILTER2D=rows PIXFLOW_OCL_MEDIAN=net,4,0,words \
+  PIXFLOW_OCLGRIND_OPS=dilate,erode,open,close,gradient,tophat,blackhat,box,gaussian,filter2d,median
 secs=$(($(date +%s) - start))
 if [ $fail -ne 0 ]; then
   echo "oclgrind pass: FAILED after ${secs} s" >&2

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -320,6 +321,136 @@ TEST(OpenclSchedules, MatmulKeepsTheReferenceSumOrder) {
     matmul(da, db, got, {Backend::opencl});
     ASSERT_EQ(compare_bits(to_host(got), want), "");
   }
+}
+
+// box and gaussian u8 by sep_packed (kernels/linear.cl; PIXFLOW_OCL_BOX=packed,
+// PIXFLOW_OCL_GAUSS=packed / packed-imm): tiles of 128 samples by NB * RY rows (linear.cpp
+// SepPacked::plan: 77 rows for 13 taps on one channel, 60 for 49, 84 for box 9x9, 72 for
+// 31x31; 55 to 104 for the others), so widths and heights one below, at and one above a tile,
+// several tiles both ways, 1-pixel and 1-row images, rows shorter than the window (the border
+// repeating), 1 to 4 channels (the window's start inside a word of column sums: FIRST = 0..3),
+// odd, even and 1-wide windows (the even box area's exact halves), saturated sums, every border
+// with an outside constant, sources and destinations at odd offsets and strides (vload4 and
+// byte stores). Extreme samples often: the 16-bit lanes' largest sums.
+TEST(OpenclSchedules, SepPackedBoxMatchesRef) {
+  if (!have_opencl("box")) GTEST_SKIP() << "no OpenCL device";
+  const ScopedSchedule env("PIXFLOW_OCL_BOX", "packed");
+  struct Win {
+    int kw, kh;
+    std::vector<int> chs;
+  };
+  const Win wins[] = {{9, 9, {1, 2, 3, 4}}, {31, 31, {1}},  {4, 6, {1, 3}},
+                      {1, 5, {1, 4}},       {7, 1, {1, 2}}, {2, 40, {3}}};
+  const std::vector<Size> sizes = {{1, 1},    {1, 90},  {129, 1}, {127, 71}, {128, 72},
+                                   {129, 85}, {300, 3}, {3, 150}, {260, 170}};
+  auto rng = make_rng(0x5e99);
+  for (const Win& k : wins)
+    for (bool norm : {true, false})
+      for (int ch : k.chs)
+        for (Size s : sizes)
+          for (const Border& b : borders_and_outside_constant())
+            for (bool tight : {true, false}) {
+              if (!tight && s.w * s.h > 2000) continue;
+              PIXFLOW_TRACE(testing::Message()
+                            << "u8x" << ch << " " << s.w << "x" << s.h << " k=" << k.kw << "x"
+                            << k.kh << " normalize=" << norm << " " << describe(b)
+                            << (tight ? "" : " odd offset/stride"));
+              auto src =
+                  random_image(s.w, s.h, {Depth::u8, ch}, rng, tight, rng() % 2 ? 240 : 0, 255);
+              auto want = make_dst(s.w, s.h, {Depth::u8, ch}, rng);
+              box(src, want, {k.kw, k.kh, norm, b}, {Backend::ref});
+              auto in = to_backend(Backend::opencl, src, rng, tight);
+              auto got = make_dst_on(Backend::opencl, s.w, s.h, {Depth::u8, ch}, rng, tight);
+              box(in, got, {k.kw, k.kh, norm, b}, {Backend::opencl});
+              ASSERT_EQ(compare(to_host(got), want), "");
+            }
+}
+
+TEST(OpenclSchedules, SepPackedGaussianMatchesRef) {
+  if (!have_opencl("gaussian")) GTEST_SKIP() << "no OpenCL device";
+  struct P {
+    GaussianParams p;
+    std::vector<int> chs;
+  };
+  const P params[] = {{{2.0, 0.0, 0, 0, {}}, {1, 2, 3, 4}},
+                      {{8.0, 0.0, 0, 0, {}}, {1}},
+                      {{1.5, 4.0, 9, 0, {}}, {1, 3}},
+                      {{1.2, 0.0, 7, 1, {}}, {2}},
+                      {{0.0, 0.0, 1, 5, {}}, {1}}};
+  const std::vector<Size> sizes = {{1, 1},    {1, 80},   {129, 1}, {127, 76}, {128, 77},
+                                   {129, 78}, {130, 61}, {300, 3}, {4, 130},  {260, 160}};
+  auto rng = make_rng(0x9a55);
+  for (const char* schedule : {"packed", "packed-imm"}) {
+    const ScopedSchedule env("PIXFLOW_OCL_GAUSS", schedule);
+    for (const P& pc : params)
+      for (int ch : pc.chs) {
+        // packed-imm builds the same kernels with the taps inside: fewer cases.
+        if (std::string(schedule) == "packed-imm" && ch != pc.chs.front()) continue;
+        for (Size s : sizes)
+          for (const Border& b : borders_and_outside_constant())
+            for (bool tight : {true, false}) {
+              if (!tight && s.w * s.h > 2000) continue;
+              GaussianParams p = pc.p;
+              p.border = b;
+              PIXFLOW_TRACE(testing::Message()
+                            << schedule << " u8x" << ch << " " << s.w << "x" << s.h
+                            << " sigma=" << p.sigma << "/" << p.sigma_y << " k=" << p.kw << "x"
+                            << p.kh << " " << describe(b) << (tight ? "" : " odd offset/stride"));
+              auto src =
+                  random_image(s.w, s.h, {Depth::u8, ch}, rng, tight, rng() % 2 ? 240 : 0, 255);
+              auto want = make_dst(s.w, s.h, {Depth::u8, ch}, rng);
+              gaussian(src, want, p, {Backend::ref});
+              auto in = to_backend(Backend::opencl, src, rng, tight);
+              auto got = make_dst_on(Backend::opencl, s.w, s.h, {Depth::u8, ch}, rng, tight);
+              gaussian(in, got, p, {Backend::opencl});
+              ASSERT_EQ(compare(to_host(got), want), "");
+            }
+      }
+  }
+}
+
+// filter2d u8 by filter2d_rows (PIXFLOW_OCL_FILTER2D=rows): a work-item's 4 outputs on 8 rows
+// and its work-group of 32 x 8 of them (128 samples by 64 rows), so widths and heights at and
+// around 4, 8, 128 and 64; 1-pixel images and rows shorter than the window; 1 to 4 channels
+// (the window's start inside a word); odd and even, square and flat windows; random float taps
+// of mixed sign and size with a delta (the reference's float order and half-even rounding);
+// every border with an outside constant; odd offsets and strides.
+TEST(OpenclSchedules, Filter2dRowsMatchesRef) {
+  if (!have_opencl("filter2d")) GTEST_SKIP() << "no OpenCL device";
+  const ScopedSchedule env("PIXFLOW_OCL_FILTER2D", "rows");
+  struct Win {
+    int kw, kh;
+    std::vector<int> chs;
+  };
+  const Win wins[] = {{5, 5, {1, 2, 3, 4}}, {3, 7, {1}}, {4, 2, {3}}, {1, 1, {1}}, {9, 9, {1}}};
+  const std::vector<Size> sizes = {{1, 1},    {3, 9},   {129, 1}, {128, 64},
+                                   {131, 65}, {300, 7}, {5, 70},  {257, 130}};
+  auto rng = make_rng(0xf2d8);
+  std::uniform_real_distribution<float> tap(-0.6f, 0.9f);
+  for (const Win& k : wins)
+    for (int ch : k.chs)
+      for (Size s : sizes)
+        for (const Border& b : borders_and_outside_constant())
+          for (bool tight : {true, false}) {
+            if (!tight && s.w * s.h > 2000) continue;
+            Filter2dParams p;
+            p.kw = k.kw;
+            p.kh = k.kh;
+            p.kernel.resize(std::size_t(k.kw * k.kh));
+            for (float& t : p.kernel) t = tap(rng) / float(k.kw * k.kh) * 4.0f;
+            p.delta = double(tap(rng) * 10.0f);
+            p.border = b;
+            PIXFLOW_TRACE(testing::Message()
+                          << "u8x" << ch << " " << s.w << "x" << s.h << " k=" << k.kw << "x" << k.kh
+                          << " " << describe(b) << (tight ? "" : " odd offset/stride"));
+            auto src = random_image(s.w, s.h, {Depth::u8, ch}, rng, tight);
+            auto want = make_dst(s.w, s.h, {Depth::u8, ch}, rng);
+            filter2d(src, want, p, {Backend::ref});
+            auto in = to_backend(Backend::opencl, src, rng, tight);
+            auto got = make_dst_on(Backend::opencl, s.w, s.h, {Depth::u8, ch}, rng, tight);
+            filter2d(in, got, p, {Backend::opencl});
+            ASSERT_EQ(compare(to_host(got), want), "");
+          }
 }
 
 TEST(OpenclSchedules, UnknownScheduleIsAnError) {

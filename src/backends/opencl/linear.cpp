@@ -67,11 +67,12 @@ bool direct_kernels() {
   return v;
 }
 
-// PIXFLOW_OCL_BOX=both (default) | cols | direct (variant.hpp): running sums along both axes
-// where cheaper, along the columns only (the first round's kernel), or every window summed.
-enum class BoxRunning { both, cols, none };
+// PIXFLOW_OCL_BOX=both (default) | cols | direct | packed (variant.hpp): running sums along
+// both axes where cheaper, along the columns only (the first round's kernel), or every window
+// summed; packed: u8 by sep_packed (below; the box_tile kernel with `both` elsewhere).
+enum class BoxRunning { both, cols, none, packed };
 BoxRunning box_running() {
-  return BoxRunning(variant("PIXFLOW_OCL_BOX", {"both", "cols", "direct"}, "box"));
+  return BoxRunning(variant("PIXFLOW_OCL_BOX", {"both", "cols", "direct", "packed"}, "box"));
 }
 
 struct Tile {
@@ -160,6 +161,51 @@ bool packable_taps(const std::vector<Tap>& t) {
   return sum <= 256;
 }
 
+// ---- separable u8 with the vertical pass on packed lanes -----------------------------------
+// kernels/linear.cl sep_packed: box and gaussian on u8, a work-group of 256 work-items making
+// 128 samples by NB * RY rows: vertical sums two samples a 32-bit word straight from global
+// memory (a task: one source word, RY rows), the column sums through local memory, then 4
+// outputs a work-item along the row from a window held in registers. The caller has checked
+// that a 16-bit lane cannot overflow (box: 255 * kh <= 65535; gaussian: taps >= 0 summing to
+// <= 256 on each axis).
+struct SepPacked {
+  static constexpr int kOww = 32;  ///< output words a tile row (128 samples)
+  int hlw = 0, hrw = 0;            ///< halo words left and right of the output words
+  int ry = 0, nb = 0;              ///< rows a vertical task, vertical tasks a column word
+  bool ok() const { return ry > 0; }
+  /// The tile for a kw x kh window on ch channels, at most ry_max rows a vertical task, or
+  /// !ok() where the window's column sums would not fit 64 registers (NWIN words of 4) or
+  /// the local memory (then the caller keeps its tile kernel).
+  static SepPacked plan(int kw, int ch, int ry_max, const Launch& l) {
+    SepPacked p;
+    const int ax = kw / 2;
+    p.hlw = (ax * ch + 3) / 4;
+    p.hrw = ((kw - 1 - ax) * ch + 3) / 4;
+    const int first = 4 * p.hlw - ax * ch, nwin = (first + (kw - 1) * ch + 7) / 4;
+    if (4 * nwin > 64 || direct_kernels()) return p;
+    const int tww = kOww + p.hlw + p.hrw;
+    p.nb = 256 / tww;  // every vertical task in one round of the 256 work-items
+    // Local memory: NB * RY rows of TWW words of 16 bytes, under the tile budget less 1 KiB
+    // (the driver's own use of a work-group's local memory).
+    const std::size_t row = std::size_t(p.nb) * std::size_t(tww) * 16;
+    const std::size_t budget = tile_local_bytes(l) - 1024;
+    p.ry = p.nb > 0 ? std::min<int>(ry_max, int(budget / row)) : 0;
+    return p;
+  }
+  std::string options(int kind, int kw, int kh, int ch) const {
+    return depth_options(Depth::u8) + "-DSEPP=1 -DKIND=" + std::to_string(kind) +
+           " -DKW=" + std::to_string(kw) + " -DKH=" + std::to_string(kh) +
+           " -DAX=" + std::to_string(kw / 2) + " -DAY=" + std::to_string(kh / 2) +
+           " -DCH=" + std::to_string(ch) + " -DOWW=" + std::to_string(kOww) +
+           " -DHLW=" + std::to_string(hlw) + " -DHRW=" + std::to_string(hrw) +
+           " -DRY=" + std::to_string(ry) + " -DNB=" + std::to_string(nb) + " ";
+  }
+  void run(Kernel& k, int n, int h) const {
+    const std::size_t ow = 4 * kOww, oh = std::size_t(nb) * std::size_t(ry);
+    k.run((std::size_t(n) + ow - 1) / ow * 32, (std::size_t(h) + oh - 1) / oh * 8, 32, 8);
+  }
+};
+
 // ---- box ----------------------------------------------------------------------------------
 template <class T>
 void box_t(const ConstImageView& s, const ImageView& d, const BoxParams& p, const Launch& l) {
@@ -170,6 +216,24 @@ void box_t(const ConstImageView& s, const ImageView& d, const BoxParams& p, cons
     if (p.kw == 3 && p.kh == 3 && ch <= 4 && linear3_packed_on("box")) {
       const cl_uint ones[3] = {1, 1, 1};
       linear3_packed(s, d, p.normalize ? 0 : 1, ones, ones, p.border, "box", l);
+      return;
+    }
+  }
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    // u8 by sep_packed (PIXFLOW_OCL_BOX=packed), where the column sums fit 16-bit lanes.
+    const SepPacked sp = box_running() == BoxRunning::packed && ch <= 4 && 255 * p.kh <= 65535
+                             ? SepPacked::plan(p.kw, ch, 16, l)
+                             : SepPacked{};
+    if (sp.ok()) {
+      Kernel k(l, "linear", sp.options(p.normalize ? 0 : 1, p.kw, p.kh, ch), "sep_packed", "box");
+      k.image(s)
+          .image(d)
+          .arg(cl_int(n))
+          .arg(cl_int(w))
+          .arg(cl_int(h))
+          .arg(border_arg(p.border))
+          .arg(cl_sample<T>(p.border.value));
+      sp.run(k, n, h);
       return;
     }
   }
@@ -198,7 +262,8 @@ void box_t(const ConstImageView& s, const ImageView& d, const BoxParams& p, cons
     constexpr std::size_t kSeg = 8;
     const std::size_t ow = std::size_t(t.ow()), oh = std::size_t(t.oh()), kw = std::size_t(p.kw);
     const std::size_t walks = oh * std::size_t(ch) * ((ow + ch * kSeg - 1) / (ch * kSeg));
-    const bool hrun = !f32 && box_running() == BoxRunning::both && p.kw >= 2 &&
+    const BoxRunning br = box_running();
+    const bool hrun = !f32 && (br == BoxRunning::both || br == BoxRunning::packed) && p.kw >= 2 &&
                       walks * (kw + 2 * (kSeg - 1)) + 2 * oh * ow < oh * ow * kw;
     Kernel k(l, "linear",
              opts + t.options() + (running ? "-DBOX_RUNNING=1 " : "") +
@@ -250,12 +315,19 @@ void box(const ConstImageView& s, const ImageView& d, const BoxParams& p, const 
 }
 
 // ---- gaussian -----------------------------------------------------------------------------
-// PIXFLOW_OCL_GAUSS=fold (default) | tile (variant.hpp): tile keeps the first round's tile
-// kernel (taps in global memory, one multiply a tap, tiles of at most 32 rows) for the H100
-// A/B; fold takes the taps from constant memory, folds symmetric integer taps and allows
-// 64-row tiles.
+// PIXFLOW_OCL_GAUSS=fold (default) | tile | packed | packed-imm (variant.hpp): tile keeps the
+// first round's tile kernel (taps in global memory, one multiply a tap, tiles of at most 32
+// rows) for the H100 A/B; fold takes the taps from constant memory, folds symmetric integer
+// taps and allows 64-row tiles; packed runs u8 by sep_packed (the taps as constant-memory
+// arguments), packed-imm the same with the taps written into the program (one program per
+// sigma) so that they become immediates; other depths take fold there.
+enum class GaussSchedule { fold, tile, packed, packed_imm };
+GaussSchedule gauss_schedule() {
+  return GaussSchedule(
+      variant("PIXFLOW_OCL_GAUSS", {"fold", "tile", "packed", "packed-imm"}, "gaussian"));
+}
 bool gauss_v2() {
-  return variant("PIXFLOW_OCL_GAUSS", {"fold", "tile"}, "gaussian") == 0;
+  return gauss_schedule() != GaussSchedule::tile;
 }
 
 // Tap and horizontal-sum types of src/ref/gaussian.cpp per depth.
@@ -297,6 +369,52 @@ void gaussian_t(const ConstImageView& s, const ImageView& d, const GaussianParam
       const cl_uint ux[3] = {cl_uint(tx[0]), cl_uint(tx[1]), cl_uint(tx[2])};
       const cl_uint uy[3] = {cl_uint(ty[0]), cl_uint(ty[1]), cl_uint(ty[2])};
       linear3_packed(s, d, 2, ux, uy, p.border, "gaussian", l);
+      return;
+    }
+  }
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    // sep_packed where the lanes cannot overflow: taps >= 0 summing to <= 256 on each axis
+    // (the Q8 taps sum to exactly 256); kh <= 64 bounds the unrolled vertical pass.
+    auto in_lanes = [](const std::vector<Tap>& t) {
+      long sum = 0;
+      for (Tap v : t) {
+        if (v < 0) return false;
+        sum += long(v);
+      }
+      return sum <= 256;
+    };
+    const GaussSchedule gs = gauss_schedule();
+    const SepPacked sp = (gs == GaussSchedule::packed || gs == GaussSchedule::packed_imm) &&
+                                 ch <= 4 && p.kh <= 64 && in_lanes(tx) && in_lanes(ty)
+                             ? SepPacked::plan(p.kw, ch, 12, l)
+                             : SepPacked{};
+    if (sp.ok()) {
+      std::vector<cl_uint> uy(ty.begin(), ty.end());
+      std::vector<cl_float> fx(tx.size());
+      for (std::size_t k = 0; k < tx.size(); ++k) fx[k] = cl_float(tx[k]);  // exact: <= 256
+      std::string o = sp.options(2, p.kw, p.kh, ch);
+      if (gs == GaussSchedule::packed_imm) {
+        o += "-DSEPP_TAPS_IMM=1 -DSEPP_TY=";
+        for (std::size_t k = 0; k < uy.size(); ++k)
+          o += (k ? "," : "") + std::to_string(uy[k]) + "u";
+        o += " -DSEPP_TX=";
+        for (std::size_t k = 0; k < tx.size(); ++k)
+          o += (k ? "," : "") + std::to_string(tx[k]) + ".0f";
+        o += " ";
+      }
+      const DeviceBuffer by = device_buffer(l, uy.size() * sizeof(cl_uint), "gaussian", uy.data());
+      const DeviceBuffer bx = device_buffer(l, fx.size() * sizeof(cl_float), "gaussian", fx.data());
+      Kernel k(l, "linear", o, "sep_packed", "gaussian");
+      k.image(s)
+          .image(d)
+          .arg(by.mem)
+          .arg(bx.mem)
+          .arg(cl_int(n))
+          .arg(cl_int(w))
+          .arg(cl_int(h))
+          .arg(border_arg(p.border))
+          .arg(cl_sample<T>(p.border.value));
+      sp.run(k, n, h);
       return;
     }
   }
@@ -460,6 +578,32 @@ void filter2d(const ConstImageView& s, const ImageView& d, const Filter2dParams&
   const DeviceBuffer kern =
       device_buffer(l, p.kernel.size() * sizeof(float), "filter2d", p.kernel.data());
   const bool f32 = s.depth() == Depth::f32;
+  // PIXFLOW_OCL_FILTER2D=tile (default) | rows (variant.hpp): rows runs u8 by filter2d_rows
+  // (kernels/linear.cl: 4 outputs on kF2dRows rows a work-item from source words streamed out
+  // of global memory, no local memory) where a source row's converted window fits 40
+  // registers and the taps 81.
+  constexpr int kF2dRows = 8;
+  const int hlw = (p.kw / 2 * ch + 3) / 4, first = 4 * hlw - p.kw / 2 * ch;
+  if (!f32 && ch <= 4 && first + (p.kw - 1) * ch + 4 <= 40 && p.kw * p.kh <= 81 &&
+      !direct_kernels() && variant("PIXFLOW_OCL_FILTER2D", {"tile", "rows"}, "filter2d") == 1) {
+    const std::string o = depth_options(Depth::u8) + "-DF2DR=1 -DKW=" + std::to_string(p.kw) +
+                          " -DKH=" + std::to_string(p.kh) + " -DAX=" + std::to_string(p.kw / 2) +
+                          " -DAY=" + std::to_string(p.kh / 2) + " -DCH=" + std::to_string(ch) +
+                          " -DHLW=" + std::to_string(hlw) + " -DRY=" + std::to_string(kF2dRows) +
+                          " ";
+    Kernel k(l, "linear", o, "filter2d_rows", "filter2d");
+    k.image(s)
+        .image(d)
+        .arg(kern.mem)
+        .arg(cl_int(n))
+        .arg(cl_int(w))
+        .arg(cl_int(h))
+        .arg(border_arg(p.border))
+        .arg(cl_sample<std::uint8_t>(p.border.value))
+        .arg(cl_float(float(p.delta)));
+    k.run((std::size_t(n) + 3) / 4, (std::size_t(h) + kF2dRows - 1) / kF2dRows, 32, 8);
+    return;
+  }
   Tile tile{p.kw, p.kh, p.kw / 2, p.kh / 2, ch};
   tile.fit(l, f32 ? 4 : 1, [](int) { return std::size_t(0); });
   const bool tiled = tile.cy > 0;

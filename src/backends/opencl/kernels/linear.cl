@@ -644,3 +644,285 @@ __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void linear3_packed(
   }
 }
 #endif
+
+#if defined(SEPP) || defined(F2DR)
+// The source samples of the word at samples x .. x + 3 where it reaches outside the row: each
+// byte's sample index in the row through the border rule, -1 for the constant. Found once for
+// every row the work-item reads (the columns do not change down a column).
+inline int4 sepp_cols(int x, int n, int w, int btype) {
+  int v[4];
+  for (int b = 0; b < 4; ++b) {
+    const int gi = x + b;
+    if (gi >= 0 && gi < n) {
+      v[b] = gi;
+    } else {
+      const int c = ((gi % CH) + CH) % CH;
+      const int bx = border_index((gi - c) / CH, w, btype);
+      v[b] = bx < 0 ? -1 : bx * CH + c;
+    }
+  }
+  return (int4)(v[0], v[1], v[2], v[3]);
+}
+
+// The word of samples x .. x + 3 of row y (the row through the border rule, cval outside);
+// inx: the word lies inside the row (one word load), else its bytes from cx (sepp_cols).
+inline uint sepp_word(CIMG(s), int x, int4 cx, int y, int h, int btype, uchar cval, bool inx,
+                      bool aligned) {
+  const int by = (y >= 0 && y < h) ? y : border_index(y, h, btype);
+  if (by < 0) return (uint)cval * 0x01010101u;
+  __global const uchar *row = CROW(uchar, s, by);
+  if (inx) return aligned ? *(__global const uint *)(row + x) : as_uint(vload4(0, row + x));
+  return (uint)(cx.x < 0 ? cval : row[cx.x]) | ((uint)(cx.y < 0 ? cval : row[cx.y]) << 8) |
+         ((uint)(cx.z < 0 ? cval : row[cx.z]) << 16) | ((uint)(cx.w < 0 ? cval : row[cx.w]) << 24);
+}
+
+// A value below 2^23 (a 16-bit lane, a byte) as float, exactly: 2^23 + v has v in its mantissa.
+inline float lane_f(uint v) {
+  return as_float(v | 0x4B000000u) - 8388608.0f;
+}
+#endif
+
+// ---- separable u8, vertical pass on packed lanes ------------------------------------------
+// Box (KIND 0 mean, 1 saturated sum) and gaussian (KIND 2, Q8 taps) on u8, any odd or even
+// window up to the register bound the host checks, CH 1..4. Integer window sums are exact, so
+// the order is free (docs/ops/gaussian.md: the horizontal-then-vertical rule gives the same
+// integer sum taken vertically first); the rounding is the reference's, per sample.
+// A work-group of 256 work-items makes a tile of OW = 4 * OWW samples by OH = NB * RY rows:
+//  B. vertical pass, straight from global memory (no source tile, no barrier before it): a
+//     task is one source word (4 samples) of the tile's width with its horizontal halo (TWW
+//     words) and RY output rows. The word's even and odd bytes are two words of 16-bit lanes
+//     (v & 0x00ff00ff, (v >> 8) & 0x00ff00ff), so one 32-bit multiply-add (gaussian) or add
+//     (box: running sums down the RY rows) serves two samples; the host takes this path only
+//     where a lane's total stays below 2^16 (255 * sum(ty) <= 65280; 255 * KH <= 65535).
+//     The column sums go to local memory, unpacked: uint (box), or float (gaussian: < 2^16,
+//     made exact by the 2^23 mantissa trick instead of a conversion).
+//  C. horizontal pass: a task is one output word (4 samples) of one row; its window's column
+//     sums (NWIN float4 / uint4 words) are loaded into registers once. Gaussian: fma in float,
+//     exact because every product and partial sum is an integer below 2^24 (taps >= 0, sum
+//     256: 65280 * 256 + 2^15 < 2^24), started at 2^15 so that the rule's (s + 2^15) >> 16 is
+//     a scale by 2^-16 and a truncation. Box: the first min(CH, 4) sums whole, the others
+//     running (+ entering - leaving), then the reference's rounding.
+// The border rule is applied where the words are loaded (constant: cval samples), so a
+// column or row outside contributes what the reference's column sums / hconst give.
+#ifdef SEPP
+#define SLANES 0x00ff00ffu
+#define OW (4 * OWW)                              // output samples a tile row
+#define TWW (OWW + HLW + HRW)                     // column-sum words a tile row
+#define OH (NB * RY)                              // output rows a tile
+#define FIRST (4 * HLW - AX * CH)                 // window start within the first word
+#define NWIN ((FIRST + (KW - 1) * CH + 4 + 3) / 4)  // words of column sums a window
+#if KIND == 2
+#define VT float
+#define VT4 float4
+#else
+#define VT uint
+#define VT4 uint4
+#endif
+
+// The gaussian's taps: arguments in constant memory, or (SEPP_TAPS_IMM: PIXFLOW_OCL_GAUSS=
+// packed-imm) written into the program by the host (-DSEPP_TY=..., -DSEPP_TX=...), so that
+// after unrolling they are immediates of the multiply-adds (one program per sigma).
+#if KIND == 2
+#ifdef SEPP_TAPS_IMM
+__constant uint sepp_ty[KH] = {SEPP_TY};
+__constant float sepp_tx[KW] = {SEPP_TX};
+#define TY(j) sepp_ty[j]
+#define TX(k) sepp_tx[k]
+#else
+#define TY(j) ty[j]
+#define TX(k) tx[k]
+#endif
+#endif
+
+__kernel __attribute__((reqd_work_group_size(32, 8, 1))) void sep_packed(CIMG(s), IMG(d),
+#if KIND == 2
+                                                                        __constant uint *ty,
+                                                                        __constant float *tx,
+#endif
+                                                                        int n, int w, int h,
+                                                                        int btype, uchar cval) {
+  __local VT4 vb[OH * TWW];
+  const int lid = get_local_id(1) * 32 + get_local_id(0);
+  const int x0 = get_group_id(0) * OW, y0 = get_group_id(1) * OH;
+  const bool aligned = ((s_off | (ulong)s_stride) & 3) == 0;
+  // B: vertical pass.
+  for (int tb = lid; tb < TWW * NB; tb += 256) {
+    const int q = tb % TWW, b = tb / TWW;
+    const int gx = x0 - 4 * HLW + 4 * q, gy0 = y0 + b * RY - AY;
+    const bool inx = gx >= 0 && gx + 4 <= n;
+    const int4 cx = inx ? (int4)(0) : sepp_cols(gx, n, w, btype);
+#define SEPP_WORD(j) sepp_word(s, s_off, s_stride, gx, cx, gy0 + (j), h, btype, cval, inx, aligned)
+    __local VT4 *out = vb + b * RY * TWW + q;
+#if KIND == 2
+    uint ev[RY], od[RY];
+#pragma unroll
+    for (int r = 0; r < RY; ++r) ev[r] = od[r] = 0;
+#pragma unroll
+    for (int jj = 0; jj < RY + KH - 1; ++jj) {
+      const uint v = SEPP_WORD(jj);
+      const uint e = v & SLANES, o = (v >> 8) & SLANES;
+#pragma unroll
+      for (int r = 0; r < RY; ++r) {
+        const int j = jj - r;
+        if (j >= 0 && j < KH) {
+          ev[r] += e * TY(j);
+          od[r] += o * TY(j);
+        }
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < RY; ++r)
+      out[r * TWW] = (float4)(lane_f(ev[r] & 0xffffu), lane_f(od[r] & 0xffffu),
+                              lane_f(ev[r] >> 16), lane_f(od[r] >> 16));
+#else
+    uint se = 0, so = 0;
+    for (int j = 0; j < KH; ++j) {
+      const uint v = SEPP_WORD(j);
+      se += v & SLANES;
+      so += (v >> 8) & SLANES;
+    }
+    out[0] = (uint4)(se & 0xffffu, so & 0xffffu, se >> 16, so >> 16);
+#pragma unroll
+    for (int r = 1; r < RY; ++r) {
+      const uint a = SEPP_WORD(r + KH - 1), z = SEPP_WORD(r - 1);
+      // Lane sums stay in [0, 255 * KH]; the packed words are exact modulo 2^32 in any order.
+      se += (a & SLANES) - (z & SLANES);
+      so += ((a >> 8) & SLANES) - ((z >> 8) & SLANES);
+      out[r * TWW] = (uint4)(se & 0xffffu, so & 0xffffu, se >> 16, so >> 16);
+    }
+#endif
+#undef SEPP_WORD
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // C: horizontal pass, one output word a task; consecutive work-items write consecutive words.
+  const bool dal = ((d_off | (ulong)d_stride) & 3) == 0;
+  for (int tc = lid; tc < OWW * OH; tc += 256) {
+    const int qo = tc % OWW, r = tc / OWW;
+    const int i = x0 + 4 * qo, y = y0 + r;
+    if (i >= n || y >= h) continue;
+    VT win[4 * NWIN];
+    __local const VT4 *src = vb + r * TWW + qo;
+#pragma unroll
+    for (int k = 0; k < NWIN; ++k) {
+      const VT4 t = src[k];
+      win[4 * k] = t.x;
+      win[4 * k + 1] = t.y;
+      win[4 * k + 2] = t.z;
+      win[4 * k + 3] = t.w;
+    }
+    uint o[4];
+#if KIND == 2
+#pragma unroll
+    for (int b = 0; b < 4; ++b) {
+      float acc = 32768.0f;
+#pragma unroll
+      for (int k = 0; k < KW; ++k) acc = fma(TX(k), win[FIRST + k * CH + b], acc);
+      o[b] = convert_uint(acc * (1.0f / 65536.0f));  // exact; truncation = the >> 16
+    }
+#else
+    uint u[4];
+#pragma unroll
+    for (int b = 0; b < 4; ++b) {
+      if (b < CH) {
+        u[b] = 0;
+#pragma unroll
+        for (int k = 0; k < KW; ++k) u[b] += win[FIRST + k * CH + b];
+      } else {
+        u[b] = u[b - CH] + win[FIRST + (KW - 1) * CH + b] - win[FIRST + b - CH];
+      }
+#if KIND == 1
+      o[b] = min(u[b], 255u);
+#elif (KW * KH) & 1
+      // div_round_half_even by an odd area: no exact halves, so (u + (A - 1) / 2) / A.
+      o[b] = (u[b] + (KW * KH) / 2) / (KW * KH);
+#else
+      {
+        const uint qq = u[b] / (KW * KH), rr = u[b] - qq * (KW * KH);
+        o[b] = qq + ((2 * rr > (KW * KH) || (2 * rr == (KW * KH) && (qq & 1))) ? 1 : 0);
+      }
+#endif
+    }
+#endif
+    const uint word = o[0] | (o[1] << 8) | (o[2] << 16) | (o[3] << 24);
+    __global uchar *dr = ROW(uchar, d, y) + i;
+    if (dal && i + 4 <= n) {
+      *(__global uint *)dr = word;
+    } else {
+      for (int b = 0; b < 4 && i + b < n; ++b) dr[b] = (uchar)(word >> (8 * b));
+    }
+  }
+}
+#endif
+
+// ---- filter2d u8 -> u8 by rows, no local memory ---------------------------------------------
+// src/ref/filter2d.cpp's float sum from 0.0f in kernel row-major order, then + delta, rounded
+// half to even and saturated (FP_CONTRACT OFF: each product and sum rounded, as the
+// reference). A work-item makes one word of outputs (4 samples) on RY rows: it streams the
+// KH + RY - 1 source rows of its column words straight from global memory (whole words, the
+// border rule only where a word reaches outside), converts each sample once (2^23 mantissa
+// trick: exact for bytes), and adds row jj's products to every output row r whose window row
+// j = jj - r it is: for each output the rows come in order j = 0, 1, ... and each row's taps
+// in order q = 0, 1, ..., so every output's sum is the reference's, in its order.
+#ifdef F2DR
+#define FIRST (4 * HLW - AX * CH)
+#define NXS (FIRST + (KW - 1) * CH + 4)  // converted samples a source row
+__kernel void filter2d_rows(CIMG(s), IMG(d), __constant float *kern, int n, int w, int h,
+                            int btype, uchar cval, float delta) {
+  const int i = 4 * get_global_id(0), y0 = RY * get_global_id(1);
+  if (i >= n || y0 >= h) return;
+  const bool aligned = ((s_off | (ulong)s_stride) & 3) == 0;
+  const int gx = i - 4 * HLW;
+#define NW ((NXS + 3) / 4)  // source words a row
+  bool inx[NW];
+  int4 cx[NW];
+#pragma unroll
+  for (int q = 0; q < NW; ++q) {
+    const int x = gx + 4 * q;
+    inx[q] = x >= 0 && x + 4 <= n;
+    cx[q] = inx[q] ? (int4)(0) : sepp_cols(x, n, w, btype);
+  }
+  float acc[4 * RY];
+#pragma unroll
+  for (int k = 0; k < 4 * RY; ++k) acc[k] = 0.0f;
+#pragma unroll
+  for (int jj = 0; jj < RY + KH - 1; ++jj) {
+    const int sy = y0 - AY + jj;
+    float xs[NXS];
+#pragma unroll
+    for (int q = 0; q < NW; ++q) {
+      const uint v =
+          sepp_word(s, s_off, s_stride, gx + 4 * q, cx[q], sy, h, btype, cval, inx[q], aligned);
+#pragma unroll
+      for (int b = 0; b < 4; ++b)
+        if (4 * q + b < NXS) xs[4 * q + b] = lane_f((v >> (8 * b)) & 0xffu);
+    }
+#pragma unroll
+    for (int r = 0; r < RY; ++r) {
+      const int j = jj - r;
+      if (j >= 0 && j < KH) {
+#pragma unroll
+        for (int q = 0; q < KW; ++q) {
+          const float t = kern[j * KW + q];
+#pragma unroll
+          for (int b = 0; b < 4; ++b) acc[4 * r + b] = acc[4 * r + b] + t * xs[FIRST + q * CH + b];
+        }
+      }
+    }
+  }
+  const bool dal = ((d_off | (ulong)d_stride) & 3) == 0 && i + 4 <= n;
+#pragma unroll
+  for (int r = 0; r < RY; ++r) {
+    if (y0 + r >= h) break;
+    uint word = 0;
+#pragma unroll
+    for (int b = 0; b < 4; ++b)
+      word |= (uint)convert_uchar_sat_rte(acc[4 * r + b] + delta) << (8 * b);
+    __global uchar *dr = ROW(uchar, d, y0 + r) + i;
+    if (dal) {
+      *(__global uint *)dr = word;
+    } else {
+      for (int b = 0; b < 4 && i + b < n; ++b) dr[b] = (uchar)(word >> (8 * b));
+    }
+  }
+}
+#endif
