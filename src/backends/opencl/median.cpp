@@ -21,9 +21,10 @@
 //                     words   u8 with one channel: the word kernel (-DWORDS, median.cl), VW 4
 //                             or 8 samples a work-item (others: 4), min / max as u16x2; any
 //                             other depth or channel count takes the defaults below.
-// Defaults (timed on the H100, see median() below): 3x3 VW 4 in uchar / ushort lanes; 5x5 and
-// 7x7 VW 1 in int lanes; RY 8, halved down to 2 while the image gives fewer than 2048
-// work-items a compute unit (rows_per_item.hpp).
+// Defaults (timed on the H100, see median() below): u8 x 1 the word kernel (VW 4; 5x5 and 7x7
+// only where 4 rows a work-item fill the device, with RY 4); otherwise 3x3 VW 4 in uchar /
+// ushort lanes, 5x5 and 7x7 VW 1 in int lanes; RY 8, halved down to 2 while the image gives
+// fewer than 2048 work-items a compute unit (rows_per_item.hpp).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -113,11 +114,20 @@ void median(const ConstImageView& s, const ImageView& d, const MedianParams& p, 
   const MedianTuning t = tuning();
   if (!t.count && p.kw == p.kh && (p.kw == 3 || p.kw == 5 || p.kw == 7)) {
     const int k = p.kw;
-    // Defaults measured on the H100 at 8192^2 u8x1 (bench/NOTES.md, session 22, measurement
-    // 2): 3x3 uchar lanes, 4 a work-item (224 us; int lanes 574); 5x5 and 7x7 int lanes, one
-    // a work-item (532 / 1329 us; 2 lanes 591, 4 uchar lanes 1012 / 2340).
+    // Other formats: defaults measured on the H100 at 8192^2 u8x1 (bench/NOTES.md, session 22,
+    // measurement 2): 3x3 uchar lanes, 4 a work-item (224 us; int lanes 574); 5x5 and 7x7 int
+    // lanes, one a work-item (532 / 1329 us; 2 lanes 591, 4 uchar lanes 1012 / 2340).
     Lanes lanes = t.lanes_given ? t.lanes : k == 3 ? Lanes::narrow : Lanes::wide;
-    int vw = t.vw;
+    int vw = t.vw, ry_max = 8;
+    // u8 x 1 defaults (bench/NOTES.md, session 23 A/B, 8192^2 / 1080p): the word kernel, 4
+    // samples a work-item: 3x3 179 / 13.0 us (uchar lanes 226 / 16.9); 5x5 and 7x7 with 4 rows a
+    // work-item 324 / 901 us (int lanes 532 / 1336), but only where the image fills the
+    // device at 4 rows: at 1080p (2 rows) it lost, 25.8 / 78.4 against 23.4 / 52.7.
+    if (!t.lanes_given && s.depth() == Depth::u8 && ch == 1 && little_endian(l.device) &&
+        (k == 3 || rows_per_item((std::size_t(n) + 3) / 4, std::size_t(rows), l.device, 4) == 4)) {
+      lanes = Lanes::words;
+      if (k != 3) ry_max = 4;
+    }
     if (lanes == Lanes::words) {
       if (s.depth() == Depth::u8 && ch == 1 && little_endian(l.device)) {
         if (vw != 8) vw = 4;
@@ -128,7 +138,8 @@ void median(const ConstImageView& s, const ImageView& d, const MedianParams& p, 
     }
     if (vw == 0) vw = k == 3 ? 4 : 1;
     const int ry =
-        t.ry ? t.ry : rows_per_item((std::size_t(n) + vw - 1) / vw, std::size_t(rows), l.device, 8);
+        t.ry ? t.ry
+             : rows_per_item((std::size_t(n) + vw - 1) / vw, std::size_t(rows), l.device, ry_max);
     const bool pairs = (lanes == Lanes::u16x2 || lanes == Lanes::words) && has_u16x2(l.device);
     std::string options = depth_options(s.depth()) + " -DK=" + std::to_string(k) +
                           " -DVW=" + std::to_string(vw) + " -DRY=" + std::to_string(ry);
