@@ -9,7 +9,7 @@
 // namespaces; the OpenCL backend issue turns the rules it needs into the common subset.
 #pragma once
 
-#if defined(__OPENCL_VERSION__)
+#if defined(__OPENCL_C_VERSION__) || defined(__OPENCL_VERSION__)
 #define PIXFLOW_HD inline
 #define PIXFLOW_OPENCL 1
 #elif defined(__CUDACC__)
