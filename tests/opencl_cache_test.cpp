@@ -515,7 +515,7 @@ TEST_F(OpenclCache, ThreadsBuildingAtOnceLeaveWholeFiles) {
 // The embedded kernel sources are self-contained: the shared rule headers they include
 // (src/base/rules/*.h) are written into the text, so a user needs no file beside the binary
 // and the cache key, a hash of that text, changes with any rule. Needs no device.
-TEST(OpenclCache, EmbeddedSourcesCarryTheRuleHeaders) {
+TEST(OpenclSources, EmbeddedSourcesCarryTheRuleHeaders) {
   const std::pair<const char*, const char*> uses[] = {{"common", "PIXFLOW_RULES_BORDER_H"},
                                                       {"pointwise", "PIXFLOW_RULES_POINTWISE_H"},
                                                       {"linear", "PIXFLOW_RULES_SATURATE_H"},
@@ -530,8 +530,9 @@ TEST(OpenclCache, EmbeddedSourcesCarryTheRuleHeaders) {
     const std::string_view text = opencl::kernel_source(name);
     ASSERT_FALSE(text.empty()) << name;
     EXPECT_EQ(text.find("#include \""), std::string_view::npos) << name << ": an include left";
-    if (*guard)
+    if (*guard) {
       EXPECT_NE(text.find(std::string("#define ") + guard), std::string_view::npos) << name;
+    }
   }
   EXPECT_NE(opencl::kernel_source("common").find("PX_DEFINE_BORDER_INDEX(px_border_index_i32"),
             std::string_view::npos);
