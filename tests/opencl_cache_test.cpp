@@ -24,6 +24,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tests/common.hpp"
@@ -488,6 +489,32 @@ TEST_F(OpenclCache, ThreadsBuildingAtOnceLeaveWholeFiles) {
   EXPECT_EQ(s.saved, 3u) << show(s);
   for (const auto& f : files) EXPECT_EQ(check_file(f), "") << f;
   EXPECT_EQ(everything_under(tmp.path()).size(), files.size());
+}
+
+// The embedded kernel sources are self-contained: the shared rule headers they include
+// (src/base/rules/*.h) are written into the text, so a user needs no file beside the binary
+// and the cache key, a hash of that text, changes with any rule. Needs no device.
+TEST(OpenclSources, EmbeddedSourcesCarryTheRuleHeaders) {
+  const std::pair<const char*, const char*> uses[] = {{"common", "PIXFLOW_RULES_BORDER_H"},
+                                                      {"pointwise", "PIXFLOW_RULES_POINTWISE_H"},
+                                                      {"linear", "PIXFLOW_RULES_SATURATE_H"},
+                                                      {"bilateral", "PIXFLOW_RULES_BILATERAL_H"},
+                                                      {"iir", "PIXFLOW_RULES_IIR_H"},
+                                                      {"remap", "PIXFLOW_RULES_REMAP_H"},
+                                                      {"epsilon", "PIXFLOW_RULES_EPSILON_H"},
+                                                      {"median", ""},
+                                                      {"morphology", ""},
+                                                      {"linalg", ""}};
+  for (const auto& [name, guard] : uses) {
+    const std::string_view text = opencl::kernel_source(name);
+    ASSERT_FALSE(text.empty()) << name;
+    EXPECT_EQ(text.find("#include \""), std::string_view::npos) << name << ": an include left";
+    if (*guard) {
+      EXPECT_NE(text.find(std::string("#define ") + guard), std::string_view::npos) << name;
+    }
+  }
+  EXPECT_NE(opencl::kernel_source("common").find("PX_DEFINE_BORDER_INDEX(px_border_index_i32"),
+            std::string_view::npos);
 }
 
 #else  // built without the OpenCL backend

@@ -35,6 +35,7 @@
 
 #include "src/base/qualifiers.hpp"
 #include "src/base/rounded.hpp"
+#include "src/base/rules/bilateral.h"
 
 #if !PIXFLOW_OPENCL
 #include <cfloat>
@@ -140,12 +141,9 @@ inline const std::vector<float>& table(int cn) {
 }
 
 /// The colour weight of one tap (the rule of the file comment): `t` = table(cn).data(), n = N.
+/// The per-tap rule is rules/bilateral.h's, which the OpenCL kernel calls too.
 inline float weight(const float* t, int n, float scale, float delta) {
-  const float alpha = delta * scale;
-  if (!(alpha < float(n))) return 0.0f;  // beyond the span, inf or NaN
-  const int i = int(alpha);
-  const float f = alpha - float(i);
-  return t[2 * i] + f * t[2 * i + 1];
+  return px_bilateral_f32_weight(t, n, scale, delta);
 }
 #endif
 

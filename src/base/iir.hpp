@@ -23,6 +23,7 @@
 
 #include "pixflow/ops.hpp"
 #include "src/base/numeric.hpp"
+#include "src/base/rules/iir.h"
 
 namespace pixflow::detail {
 
@@ -41,14 +42,21 @@ struct IirCoeffs {
 
 /// One recursion step: x the input, s1, s2, s3 the last three outputs (s1 the newest). The
 /// newest output is added last, so the dependent chain per step is one multiply and one add.
+/// (rules/iir.h px_iir_step, which the OpenCL kernels call too.)
 PIXFLOW_HD double iir_step(const IirCoeffs& k, double x, double s1, double s2, double s3) {
-  return ((k.B * x + k.b3 * s3) + k.b2 * s2) + k.b1 * s1;
+  return px_iir_step(k.B, k.b1, k.b2, k.b3, x, s1, s2, s3);
 }
 
 /// Step t of a block: its zero-state value z corrected by the carry s0, s1, s2 (the outputs
-/// just before the block in the pass's direction, s0 the nearest).
+/// just before the block in the pass's direction, s0 the nearest). (px_iir_fix.)
 PIXFLOW_HD double iir_fix(const IirCoeffs& k, int t, double z, double s0, double s1, double s2) {
-  return z + ((k.H[t][0] * s0 + k.H[t][1] * s1) + k.H[t][2] * s2);
+  return px_iir_fix(k.H[t][0], k.H[t][1], k.H[t][2], z, s0, s1, s2);
+}
+
+/// Triggs–Sdika: the anti-causal pass's initial output r (at n + r) from u, the causal
+/// outputs at n-1, n-2, n-3 less up, and up = x(n - 1). (px_iir_end.)
+PIXFLOW_HD double iir_end(const IirCoeffs& k, int r, double u0, double u1, double u2, double up) {
+  return px_iir_end(k.M[r][0], k.M[r][1], k.M[r][2], u0, u1, u2, up);
 }
 
 /// Coefficients for sigma (host only). The end matrix is computed numerically by running
@@ -124,8 +132,7 @@ PIXFLOW_HD void iir_filter_line(std::int64_t len, std::int64_t e, BorderType bt,
   // Triggs–Sdika: y at n, n+1, n+2 from w at n-1, n-2, n-3 and up = x(n - 1).
   const double up = x(n - 1);
   const double u[3] = {w[n + 2] - up, w[n + 1] - up, w[n] - up};
-  for (int r = 0; r < 3; ++r)
-    w[n + 3 + r] = k.M[r][0] * u[0] + k.M[r][1] * u[1] + k.M[r][2] * u[2] + up;
+  for (int r = 0; r < 3; ++r) w[n + 3 + r] = iir_end(k, r, u[0], u[1], u[2], up);
   // Anti-causal, blocks right to left (the same blocks); block [a, b)'s carry is y at b, b+1,
   // b+2. Blocks left of the line's first sample only feed blocks further left: skipped.
   for (std::int64_t a = (n - 1) / kIirBlock * kIirBlock; a >= 0 && a + kIirBlock > e;

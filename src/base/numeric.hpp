@@ -1,6 +1,8 @@
 // Numeric rules shared by every backend: rounding, saturation, border indexing.
 // Compiled by the host compiler and by nvcc (PIXFLOW_HD, src/base/qualifiers.hpp), so that
-// the reference, the CPU backend and the CUDA kernels use one definition of each rule.
+// the reference, the CPU backend and the CUDA kernels use one definition of each rule. The
+// per-sample rules are the C subset of src/base/rules (border.h, saturate.h), which the OpenCL
+// kernels include too; the templates here are thin wrappers over those functions.
 #pragma once
 
 #include <cmath>
@@ -11,6 +13,8 @@
 
 #include "pixflow/border.hpp"
 #include "src/base/qualifiers.hpp"
+#include "src/base/rules/border.h"
+#include "src/base/rules/saturate.h"
 
 namespace pixflow::detail {
 
@@ -22,15 +26,9 @@ PIXFLOW_HD float round_half_even(float v) {
   return rintf(v);
 }
 
-/// num / den rounded half to even; den > 0.
+/// num / den rounded half to even; den > 0 (rules/saturate.h).
 PIXFLOW_HD std::int64_t div_round_half_even(std::int64_t num, std::int64_t den) {
-  std::int64_t q = num / den, r = num % den;
-  if (r < 0) {  // floor division
-    q -= 1;
-    r += den;
-  }
-  if (2 * r > den || (2 * r == den && (q & 1))) q += 1;
-  return q;
+  return px_div_round_half_even(num, den);
 }
 
 /// round-half-even(s / n) for s < 2^32 and 1 <= n < 2^32 without a division: `Recip{n}` is
@@ -104,27 +102,35 @@ struct Limits<std::int32_t> {
 };
 
 /// Converts with the library's rule: integers round half to even and saturate (NaN -> 0);
-/// float keeps the value (rounded to float).
+/// float keeps the value (rounded to float). The integer rules are rules/saturate.h's.
 template <class T>
 PIXFLOW_HD T saturate_cast(double v) {
   if constexpr (std::is_same_v<T, float>) {
     return static_cast<float>(v);
+  } else if constexpr (std::is_same_v<T, std::uint8_t>) {
+    return px_sat_u8_f64(v);
+  } else if constexpr (std::is_same_v<T, std::uint16_t>) {
+    return px_sat_u16_f64(v);
+  } else if constexpr (std::is_same_v<T, std::int16_t>) {
+    return px_sat_s16_f64(v);
   } else {
-    if (!(v == v)) return T(0);
-    double r = rint(v);
-    if (r < Limits<T>::lo) return static_cast<T>(Limits<T>::lo);
-    if (r > Limits<T>::hi) return static_cast<T>(Limits<T>::hi);
-    return static_cast<T>(r);
+    static_assert(std::is_same_v<T, std::int32_t>, "saturate_cast: a depth's sample type");
+    return px_sat_s32_f64(v);
   }
 }
 template <class T>
 PIXFLOW_HD T saturate_cast(std::int64_t v) {
   if constexpr (std::is_same_v<T, float>) {
     return static_cast<float>(v);
+  } else if constexpr (std::is_same_v<T, std::uint8_t>) {
+    return px_sat_u8_s64(v);
+  } else if constexpr (std::is_same_v<T, std::uint16_t>) {
+    return px_sat_u16_s64(v);
+  } else if constexpr (std::is_same_v<T, std::int16_t>) {
+    return px_sat_s16_s64(v);
   } else {
-    if (v < std::int64_t(Limits<T>::lo)) return static_cast<T>(Limits<T>::lo);
-    if (v > std::int64_t(Limits<T>::hi)) return static_cast<T>(Limits<T>::hi);
-    return static_cast<T>(v);
+    static_assert(std::is_same_v<T, std::int32_t>, "saturate_cast: a depth's sample type");
+    return px_sat_s32_s64(v);
   }
 }
 
@@ -134,23 +140,10 @@ PIXFLOW_HD T saturate_cast(std::int64_t v) {
 /// its samples are visited in (a plain `<` makes NaN and the sign of zero depend on it). The
 /// map is its own inverse on the bits.
 PIXFLOW_HD std::int32_t order_key(float v) {
-#if defined(__CUDA_ARCH__)
-  const std::int32_t i = __float_as_int(v);
-#else
-  std::int32_t i;
-  std::memcpy(&i, &v, sizeof i);
-#endif
-  return i ^ ((i >> 31) & 0x7fffffff);
+  return px_order_key(v);
 }
 PIXFLOW_HD float from_order_key(std::int32_t k) {
-  const std::int32_t i = k ^ ((k >> 31) & 0x7fffffff);
-#if defined(__CUDA_ARCH__)
-  return __int_as_float(i);
-#else
-  float v;
-  std::memcpy(&v, &i, sizeof v);
-  return v;
-#endif
+  return px_from_order_key(k);
 }
 /// a before b in the ordering ops' order: `<` for integers, totalOrder for f32.
 template <class T>
@@ -163,33 +156,15 @@ PIXFLOW_HD bool order_less(T a, T b) {
 
 /// Maps a coordinate outside [0, len) into it by the border rule, for any distance (the
 /// rule repeats, as OpenCV's borderInterpolate). Returns -1 for `constant` outside.
-/// len >= 1.
+/// len >= 1. The rule is rules/border.h's (px_border_index_i64).
 PIXFLOW_HD std::int64_t border_index(std::int64_t p, std::int64_t len, BorderType t) {
-  if (p >= 0 && p < len) return p;
-  switch (t) {
-    case BorderType::replicate:
-      return p < 0 ? 0 : len - 1;
-    case BorderType::reflect: {
-      const std::int64_t period = 2 * len;
-      std::int64_t q = p % period;
-      if (q < 0) q += period;
-      return q < len ? q : period - 1 - q;
-    }
-    case BorderType::reflect101: {
-      if (len == 1) return 0;
-      const std::int64_t period = 2 * len - 2;
-      std::int64_t q = p % period;
-      if (q < 0) q += period;
-      return q < len ? q : period - q;
-    }
-    case BorderType::wrap: {
-      std::int64_t q = p % len;
-      return q < 0 ? q + len : q;
-    }
-    case BorderType::constant:
-      return -1;
-  }
-  return -1;
+  return px_border_index_i64(p, len, static_cast<int>(t));
 }
+static_assert(int(BorderType::replicate) == PX_BORDER_REPLICATE &&
+                  int(BorderType::reflect) == PX_BORDER_REFLECT &&
+                  int(BorderType::reflect101) == PX_BORDER_REFLECT101 &&
+                  int(BorderType::wrap) == PX_BORDER_WRAP &&
+                  int(BorderType::constant) == PX_BORDER_CONSTANT,
+              "rules/border.h numbers the border modes as BorderType does");
 
 }  // namespace pixflow::detail

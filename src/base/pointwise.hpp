@@ -1,6 +1,8 @@
 // Element rules of the point-wise ops (arith, convert, threshold), shared by the reference
 // and the CUDA kernels so that every backend computes the same expression. Host code is
-// built with -ffp-contract=off and device code with -fmad=false: no FMA contraction.
+// built with -ffp-contract=off and device code with -fmad=false: no FMA contraction. The
+// per-sample rules are the C functions of src/base/rules/pointwise.h (which the OpenCL kernels
+// include); the templates here pick the depth's function.
 #pragma once
 
 #include <cmath>
@@ -9,91 +11,62 @@
 
 #include "pixflow/ops.hpp"
 #include "src/base/numeric.hpp"
+#include "src/base/rules/pointwise.h"
 
 namespace pixflow::detail {
+
+static_assert(int(ArithOp::add) == PX_ARITH_ADD && int(ArithOp::sub) == PX_ARITH_SUB &&
+                  int(ArithOp::absdiff) == PX_ARITH_ABSDIFF && int(ArithOp::mul) == PX_ARITH_MUL,
+              "rules/pointwise.h numbers the arith ops as ArithOp does");
+static_assert(int(ThresholdType::binary) == PX_THRESH_BINARY &&
+                  int(ThresholdType::binary_inv) == PX_THRESH_BINARY_INV &&
+                  int(ThresholdType::trunc) == PX_THRESH_TRUNC &&
+                  int(ThresholdType::tozero) == PX_THRESH_TOZERO &&
+                  int(ThresholdType::tozero_inv) == PX_THRESH_TOZERO_INV,
+              "rules/pointwise.h numbers the threshold types as ThresholdType does");
 
 /// a (op) b: float arithmetic for f32; exact in 64 bits then saturated for integers.
 template <class T>
 PIXFLOW_HD T arith_apply(T a, T b, ArithOp op) {
-  if constexpr (std::is_same_v<T, float>) {
-    switch (op) {
-      case ArithOp::add:
-        return a + b;
-      case ArithOp::sub:
-        return a - b;
-      case ArithOp::absdiff:
-        return fabsf(a - b);
-      case ArithOp::mul:
-        return a * b;
-    }
-    return 0;
-  } else {
-    const std::int64_t x = a, y = b;
-    std::int64_t r = 0;
-    switch (op) {
-      case ArithOp::add:
-        r = x + y;
-        break;
-      case ArithOp::sub:
-        r = x - y;
-        break;
-      case ArithOp::absdiff:
-        r = x > y ? x - y : y - x;
-        break;
-      case ArithOp::mul:
-        r = x * y;
-        break;
-    }
-    return saturate_cast<T>(r);
-  }
+  const int o = static_cast<int>(op);
+  if constexpr (std::is_same_v<T, float>)
+    return px_arith_f32(a, b, o);
+  else if constexpr (std::is_same_v<T, std::uint8_t>)
+    return px_arith_u8(a, b, o);
+  else if constexpr (std::is_same_v<T, std::uint16_t>)
+    return px_arith_u16(a, b, o);
+  else if constexpr (std::is_same_v<T, std::int16_t>)
+    return px_arith_s16(a, b, o);
+  else
+    return px_arith_s32(a, b, o);
 }
 
 /// a (op) v computed in double, rounded half to even and saturated (f32: rounded to float).
 template <class T>
 PIXFLOW_HD T arith_apply_scalar(T a, double v, ArithOp op) {
-  const double x = static_cast<double>(a);
-  double r = 0;
-  switch (op) {
-    case ArithOp::add:
-      r = x + v;
-      break;
-    case ArithOp::sub:
-      r = x - v;
-      break;
-    case ArithOp::absdiff:
-      r = fabs(x - v);
-      break;
-    case ArithOp::mul:
-      r = x * v;
-      break;
-  }
-  return saturate_cast<T>(r);
+  return saturate_cast<T>(px_arith_f64(static_cast<double>(a), v, static_cast<int>(op)));
 }
 
 /// saturate(round_half_even(abs?(x * scale + offset))) in double.
 template <class S, class D>
 PIXFLOW_HD D convert_apply(S s, double scale, double offset, bool abs) {
-  double v = static_cast<double>(s) * scale + offset;
-  if (abs) v = fabs(v);
-  return saturate_cast<D>(v);
+  return saturate_cast<D>(px_convert_value(static_cast<double>(s), scale, offset, abs ? 1 : 0));
 }
 
 /// The cv::threshold choice once "above" (x > t) is known.
 template <class T>
 PIXFLOW_HD T threshold_pick(ThresholdType type, bool above, T x, T t, T maxval) {
-  switch (type) {
-    case ThresholdType::binary:
-      return above ? maxval : T(0);
-    case ThresholdType::binary_inv:
-      return above ? T(0) : maxval;
-    case ThresholdType::trunc:
-      return above ? t : x;
-    case ThresholdType::tozero:
-      return above ? x : T(0);
-    case ThresholdType::tozero_inv:
-      return above ? T(0) : x;
-  }
-  return x;
+  const int k = static_cast<int>(type), u = above ? 1 : 0;
+  if constexpr (std::is_same_v<T, float>)
+    return px_threshold_pick_f32(k, u, x, t, maxval);
+  else if constexpr (std::is_same_v<T, std::uint8_t>)
+    return px_threshold_pick_u8(k, u, x, t, maxval);
+  else if constexpr (std::is_same_v<T, std::uint16_t>)
+    return px_threshold_pick_u16(k, u, x, t, maxval);
+  else if constexpr (std::is_same_v<T, std::int16_t>)
+    return px_threshold_pick_s16(k, u, x, t, maxval);
+  else
+    return px_threshold_pick_s32(k, u, x, t, maxval);
 }
 
 /// Threshold constants for integer depths: x > it decides; tv is the trunc value, mv maxval.

@@ -5,11 +5,11 @@
 // PIXFLOW_HD  qualifies a rule function: `inline` for C++, `__host__ __device__
 //             __forceinline__` under nvcc, `inline` in OpenCL C (where functions of a program
 //             are device functions already).
-// PIXFLOW_OPENCL is 1 when compiled as OpenCL C. The rule headers still use templates and
-// namespaces; the OpenCL backend issue turns the rules it needs into the common subset.
+// PIXFLOW_OPENCL is 1 when compiled as OpenCL C. The per-sample rules the OpenCL kernels
+// share are the C subset of src/base/rules (its PX_FN plays this role there).
 #pragma once
 
-#if defined(__OPENCL_VERSION__)
+#if defined(__OPENCL_C_VERSION__) || defined(__OPENCL_VERSION__)
 #define PIXFLOW_HD inline
 #define PIXFLOW_OPENCL 1
 #elif defined(__CUDACC__)

@@ -8,86 +8,40 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 #include "src/base/qualifiers.hpp"
+#include "src/base/rules/rounded.h"
 
+// The definitions are the C subset's (src/base/rules/rounded.h, which the OpenCL kernels
+// include too); these are their C++ names.
 namespace pixflow::rounded {
 
 PIXFLOW_HD float mul_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
+  return px_mul_rn(a, b);
 }
-
 PIXFLOW_HD float sub_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fsub_rn(a, b);
-#else
-  return a - b;
-#endif
+  return px_sub_rn(a, b);
 }
-
 PIXFLOW_HD float add_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
+  return px_add_rn(a, b);
 }
-
 PIXFLOW_HD float div_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fdiv_rn(a, b);
-#else
-  return a / b;
-#endif
+  return px_div_rn(a, b);
 }
-
 PIXFLOW_HD float bits_float(std::uint32_t u) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(u);
-#else
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-#endif
+  return px_bits_float(u);
 }
-
 PIXFLOW_HD std::uint32_t float_bits(float f) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(f);
-#else
-  std::uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-#endif
+  return px_float_bits(f);
 }
-
 PIXFLOW_HD double dmul_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
+  return px_dmul_rn(a, b);
 }
-
 PIXFLOW_HD double dadd_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
+  return px_dadd_rn(a, b);
 }
-
 PIXFLOW_HD double ddiv_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __ddiv_rn(a, b);
-#else
-  return a / b;
-#endif
+  return px_ddiv_rn(a, b);
 }
 
 }  // namespace pixflow::rounded

@@ -1,6 +1,7 @@
 // Reference for gray (RGB(A) -> 1-channel luma). The rule is docs/ops/color.md.
 #include <cstdint>
 
+#include "src/base/rules/pointwise.h"
 #include "src/base/visit_depth.hpp"
 #include "src/ref/ref.hpp"
 
@@ -11,8 +12,8 @@ namespace {
 // and u16 (R2Y = 9798, G2Y = 19235, B2Y = 3735, shift 15 in color_rgb.simd.hpp; they sum to
 // 32768). Verified bit-exact against OpenCV 4.6 on all 2^24 u8 triples. The Q14 set
 // (4899, 9617, 1868) of DESIGN.md §3 (the project brief) differs from cv::cvtColor on 0.26% of u8
-// inputs (by 1) and on 58% of u16 inputs (by up to 2): see docs/ops/color.md.
-constexpr std::uint32_t kR = 9798, kG = 19235, kB = 3735, kShift = 15, kHalf = 1 << 14;
+// inputs (by 1) and on 58% of u16 inputs (by up to 2): see docs/ops/color.md. The rule is
+// px_gray_q15 / px_gray_f32 (src/base/rules/pointwise.h), which CUDA and OpenCL call too.
 
 template <class T>
 void gray_rows(const ConstImageView& src, const ImageView& dst, bool from_bgr, Rows rows) {
@@ -24,14 +25,10 @@ void gray_rows(const ConstImageView& src, const ImageView& dst, bool from_bgr, R
     for (std::int64_t x = 0; x < dst.width(); ++x) {
       const T* p = s + x * cn;
       if constexpr (std::is_same_v<T, float>) {
-        // Evaluated left to right in float: (0.299R + 0.587G) + 0.114B, no FMA
-        // (the build passes -ffp-contract=off).
-        d[x] = 0.299f * p[ri] + 0.587f * p[1] + 0.114f * p[bi];
+        // Evaluated left to right in float: (0.299R + 0.587G) + 0.114B, no FMA.
+        d[x] = px_gray_f32(p[ri], p[1], p[bi]);
       } else {
-        // At most 65535 * 32768 + 16384 < 2^31: no overflow in 32-bit unsigned.
-        const std::uint32_t v = kR * std::uint32_t(p[ri]) + kG * std::uint32_t(p[1]) +
-                                kB * std::uint32_t(p[bi]) + kHalf;
-        d[x] = static_cast<T>(v >> kShift);
+        d[x] = static_cast<T>(px_gray_q15(p[ri], p[1], p[bi]));
       }
     }
   }

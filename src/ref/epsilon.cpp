@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "src/base/numeric.hpp"
+#include "src/base/rules/epsilon.h"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {
@@ -39,9 +40,9 @@ void run(const ConstImageView& src, const ImageView& dst, const EpsilonParams& p
         }
         // n >= 1: the centre is in the window (distance 0).
         if constexpr (std::is_same_v<T, float>)
-          out[x * ch + c] = float(sum / double(n));
+          out[x * ch + c] = px_epsilon_mean_f64(sum, n);
         else
-          out[x * ch + c] = T((2 * isum + n) / (2 * n));
+          out[x * ch + c] = T(px_epsilon_mean_i64(isum, n));
       }
   }
 }

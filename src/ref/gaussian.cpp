@@ -46,8 +46,8 @@ void gaussian_t(const ConstImageView& src, const ImageView& dst, const GaussianP
       if constexpr (std::is_same_v<T, float>) {
         out[i] = s;
       } else {
-        const std::int64_t r = (std::int64_t(s) + (std::int64_t(1) << (shift - 1))) >> shift;
-        out[i] = detail::saturate_cast<T>(r);
+        // (s + 2^(shift-1)) >> shift (src/base/rules/saturate.h, as CUDA and OpenCL).
+        out[i] = detail::saturate_cast<T>(px_round_shift_s64(std::int64_t(s), shift));
       }
     }
   }

@@ -3,13 +3,14 @@
 #include <cstdint>
 
 #include "src/base/numeric.hpp"
+#include "src/base/rules/remap.h"
 #include "src/base/visit_depth.hpp"
 #include "src/ref/ref.hpp"
 
 namespace pixflow::ref {
 namespace {
 
-constexpr float kMaxCoord = 1073741824.0f;  // 2^30: finite map values are clamped to +-2^30
+constexpr float kMaxCoord = PX_REMAP_MAX_COORD;  // 2^30: finite map values are clamped to +-2^30
 
 // Source sample through the border, each tap independently (constant -> the border value).
 template <class T>
@@ -22,7 +23,8 @@ float tap(const ConstImageView& src, std::int64_t x, std::int64_t y, int c, cons
 
 // nearest: (floor(mx + 0.5), floor(my + 0.5)), the sum taken in double (exact).
 // linear: x0 = floor(mx), fx = mx - x0 (float, exact), same for y;
-//   (1-fy)*((1-fx)*p00 + fx*p10) + fy*((1-fx)*p01 + fx*p11) in float, in this order, no FMA;
+//   (1-fy)*((1-fx)*p00 + fx*p10) + fy*((1-fx)*p01 + fx*p11) in float, in this order, no FMA
+//   (px_remap_linear, src/base/rules/remap.h, which CUDA and OpenCL call too);
 //   integers round half to even and saturate.
 // A non-finite map value gives the constant border's value (constant) or 0 (other borders).
 template <class T>
@@ -53,14 +55,13 @@ void run(const ConstImageView& src, const ConstImageView& map_x, const ConstImag
       const float x0f = std::floor(mx), y0f = std::floor(my);
       const float fx = mx - x0f, fy = my - y0f;
       const auto x0 = std::int64_t(x0f), y0 = std::int64_t(y0f);
+      const float bx = 1.0f - fx, by = 1.0f - fy;
       for (int c = 0; c < ch; ++c) {
         const float p00 = tap<T>(src, x0, y0, c, p.border);
         const float p10 = tap<T>(src, x0 + 1, y0, c, p.border);
         const float p01 = tap<T>(src, x0, y0 + 1, c, p.border);
         const float p11 = tap<T>(src, x0 + 1, y0 + 1, c, p.border);
-        const float top = (1.0f - fx) * p00 + fx * p10;
-        const float bottom = (1.0f - fx) * p01 + fx * p11;
-        const float v = (1.0f - fy) * top + fy * bottom;
+        const float v = px_remap_linear(p00, p10, p01, p11, fx, bx, fy, by);
         out[x * ch + c] = detail::saturate_cast<T>(double(v));
       }
     }

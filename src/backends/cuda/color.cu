@@ -8,6 +8,7 @@
 #include "src/backends/cuda/common/launch.cuh"
 #include "src/backends/cuda/common/register.cuh"
 #include "src/base/backend.hpp"
+#include "src/base/rules/pointwise.h"
 #include "src/base/visit_depth.hpp"
 
 namespace pixflow::cuda {
@@ -21,12 +22,9 @@ template <class T>
 __device__ __forceinline__ T gray_of(const T* q, bool bgr) {
   const T r = bgr ? q[2] : q[0], g = q[1], b = bgr ? q[0] : q[2];
   if constexpr (std::is_same_v<T, float>) {
-    return __fadd_rn(__fadd_rn(__fmul_rn(0.299f, r), __fmul_rn(0.587f, g)), __fmul_rn(0.114f, b));
+    return px_gray_f32(r, g, b);  // the reference's rule (src/base/rules/pointwise.h)
   } else {
-    // The reference's rule (src/ref/color.cpp): OpenCV's Q15 coefficients; at most
-    // 65535 * 32768 + 16384 < 2^31, so 32 bits suffice.
-    const unsigned s = 9798u * unsigned(r) + 19235u * unsigned(g) + 3735u * unsigned(b) + 16384u;
-    return T(s >> 15);
+    return T(px_gray_q15(r, g, b));  // OpenCV's Q15 coefficients, exact in 32 bits
   }
 }
 

@@ -11,6 +11,7 @@
 #include "src/backends/cuda/common/window.cuh"
 #include "src/backends/cuda/epsilon_u8_packed.hpp"
 #include "src/base/backend.hpp"
+#include "src/base/rules/epsilon.h"
 #include "src/base/visit_depth.hpp"
 
 namespace pixflow::cuda {
@@ -34,7 +35,7 @@ struct EpsilonPolicy {
             ++n;
           }
         }
-      return float(s / n);
+      return px_epsilon_mean_f64(s, n);
     } else {
       long long s = 0, n = 0;
       for (int j = 0; j < k; ++j)
@@ -46,7 +47,7 @@ struct EpsilonPolicy {
             ++n;
           }
         }
-      return T((2 * s + n) / (2 * n));
+      return T(px_epsilon_mean_i64(s, n));
     }
   }
 };
@@ -275,7 +276,7 @@ __global__ void __launch_bounds__(kEpsF32BX* kEpsF32TY)
         float* out = dst.row(y);
 #pragma unroll
         for (int j = 0; j < J; ++j)
-          if (x + j < dst.w) out[(x + j) * cn + c] = float(s[j] / double(n[j]));
+          if (x + j < dst.w) out[(x + j) * cn + c] = px_epsilon_mean_f64(s[j], n[j]);
       }
     }
     __syncthreads();

@@ -155,7 +155,7 @@ __global__ void __launch_bounds__(kThreads)
   const double up = ln.x(l, n - 1);
   const double u[3] = {s[0] - up, s[1] - up, s[2] - up};
   for (int r = 0; r < 3; ++r)
-    at(cw, ln.lines, J, r, l) = k.M[r][0] * u[0] + k.M[r][1] * u[1] + k.M[r][2] * u[2] + up;
+    at(cw, ln.lines, J, r, l) = detail::iir_end(k, r, u[0], u[1], u[2], up);
 }
 
 /// zt: the anti-causal zero-state values at each block's positions a, a+1, a+2.

@@ -481,7 +481,7 @@ template <bool kFull>
 PIXFLOW_HD double fix(const detail::IirCoeffs& k, const double (*H)[3], int t, double z, double s0,
                       double s1, double s2) {
   if (kFull) return detail::iir_fix(k, t, z, s0, s1, s2);
-  return z + ((H[t][0] * s0 + H[t][1] * s1) + H[t][2] * s2);
+  return px_iir_fix(H[t][0], H[t][1], H[t][2], z, s0, s1, s2);
 }
 
 /// Step 1b: the causal zero state of block j of line L0 + ll (positions a = j * kB ...), its
@@ -621,7 +621,7 @@ PIXFLOW_HD void run_group(const Pass& ps, const detail::IirCoeffs& k, Smem& sm, 
     const double up = x_global<S, kRows, kCn>(ps, L, ps.n - 1);
     const double u[3] = {s[0] - up, s[1] - up, s[2] - up};
     for (int r = 0; r < 3; ++r)
-      at(ps.cw, ps.lines, ps.J, r, L) = k.M[r][0] * u[0] + k.M[r][1] * u[1] + k.M[r][2] * u[2] + up;
+      at(ps.cw, ps.lines, ps.J, r, L) = detail::iir_end(k, r, u[0], u[1], u[2], up);
   });
   // 2. Anti-causal carries and outputs, right to left, down to the first block the rule runs.
   for (long long t = T - 1; t >= tmin; --t) {

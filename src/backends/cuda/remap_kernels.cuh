@@ -15,6 +15,7 @@
 #include "src/backends/cuda/remap_ring.hpp"
 #include "src/backends/cuda/remap_u8x3.hpp"
 #include "src/base/numeric.hpp"
+#include "src/base/rules/remap.h"
 
 namespace pixflow::cuda {
 namespace {
@@ -58,9 +59,7 @@ __global__ void remap_kernel(DevView<T> src, DevView<float> mx, DevView<float> m
       const float p10 = float(fetch(src, x0 + 1, y0, c, b));
       const float p01 = float(fetch(src, x0, y0 + 1, c, b));
       const float p11 = float(fetch(src, x0 + 1, y0 + 1, c, b));
-      const float top = __fadd_rn(__fmul_rn(bx, p00), __fmul_rn(ax, p10));
-      const float bot = __fadd_rn(__fmul_rn(bx, p01), __fmul_rn(ax, p11));
-      const float v = __fadd_rn(__fmul_rn(by, top), __fmul_rn(ay, bot));
+      const float v = px_remap_linear(p00, p10, p01, p11, ax, bx, ay, by);
       if constexpr (std::is_same_v<T, float>) {
         out[c] = v;
       } else {
@@ -270,9 +269,7 @@ __device__ __forceinline__ void finish_interior(const InteriorTaps<T, CN, kLinea
     for (int c = 0; c < CN; ++c) {
       const float p00 = sample_to_float(t.p[4 * c]), p10 = sample_to_float(t.p[4 * c + 1]);
       const float p01 = sample_to_float(t.p[4 * c + 2]), p11 = sample_to_float(t.p[4 * c + 3]);
-      const float top = __fadd_rn(__fmul_rn(bx, p00), __fmul_rn(t.ax, p10));
-      const float bot = __fadd_rn(__fmul_rn(bx, p01), __fmul_rn(t.ax, p11));
-      out[c] = to_sample<T>(__fadd_rn(__fmul_rn(by, top), __fmul_rn(t.ay, bot)));
+      out[c] = to_sample<T>(px_remap_linear(p00, p10, p01, p11, t.ax, bx, t.ay, by));
     }
   }
 }

@@ -434,8 +434,7 @@ struct GaussPolicy {
     if constexpr (std::is_same_v<T, float>) {
       return a;
     } else {
-      const long long r = ((long long)a + (1ll << (shift - 1))) >> shift;
-      return detail::saturate_cast<T>(std::int64_t(r));
+      return detail::saturate_cast<T>(px_round_shift_s64(std::int64_t(a), shift));
     }
   }
 };

@@ -19,8 +19,6 @@
 
 namespace pixflow::opencl {
 
-std::string_view kernel_source(std::string_view name);  // generated (cmake/embed_cl.cmake)
-
 namespace {
 
 const char* cl_error_name(cl_int e) {

@@ -7,18 +7,18 @@
 // 256 * CH floats of exp(delta^2 * coeff), f32 the interpolated table of
 // src/base/bilateral_f32.hpp (T[i] at 2i, D[i] at 2i + 1).
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define PX_FP64 1
+// The f32 colour weight per tap (px_bilateral_f32_weight_global: rules/bilateral.h, the
+// reference's bilateral_f32::weight) and the u8 output's saturation (rules/saturate.h).
+#include "src/base/rules/bilateral.h"
+#include "src/base/rules/saturate.h"
 
-#ifdef T_F32
-// bilateral_f32::weight: alpha = delta * scale; beyond the span (also inf, NaN) 0; else
-// T[i] + f * D[i], each operation rounded once (FP_CONTRACT OFF).
-inline float f32_weight(__global const float* t, int n, float scale, float delta) {
-  const float alpha = delta * scale;
-  if (!(alpha < (float)n)) return 0.0f;
-  const int i = (int)alpha;
-  const float f = alpha - (float)i;
-  return t[2 * i] + f * t[2 * i + 1];
+// The output sum / wsum, rounded once to float: the reference's float division, taken here
+// in double and rounded once (the same bits, 53 >= 2 * 24 + 2), because OpenCL's float
+// division need not be correctly rounded (rules/rounded.h px_div_rn says why).
+inline float bil_div(float sum, float wsum) {
+  return (float)((double)sum / (double)wsum);
 }
-#endif
 
 // Per tap k: delta = the L1 distance of the tap's samples to the centre's (u8 in integers,
 // f32 in float, channels in order), colour weight from the table, wk = space * colour,
@@ -49,7 +49,7 @@ __kernel void bilateral(CIMG(s), IMG(d), int width, int height, int border, T cv
 #ifdef T_F32
     float delta = 0.0f;
     for (int c = 0; c < CH; ++c) delta += fabs(v[c] - c0[c]);
-    const float cw = f32_weight(table, bins, scale, delta);
+    const float cw = px_bilateral_f32_weight_global(table, bins, scale, delta);
 #else
     int delta = 0;
     for (int c = 0; c < CH; ++c) delta += (int)abs((int)v[c] - (int)c0[c]);
@@ -61,11 +61,11 @@ __kernel void bilateral(CIMG(s), IMG(d), int width, int height, int border, T cv
   }
   __global T* out = ROW(T, d, y) + x * CH;
   for (int c = 0; c < CH; ++c) {
-    const float r = (float)((double)sum[c] / (double)wsum);
+    const float r = bil_div(sum[c], wsum);
 #ifdef T_F32
     out[c] = r;
 #else
-    out[c] = convert_uchar_sat_rte(r);
+    out[c] = px_sat_u8_f32(r);
 #endif
   }
 }
@@ -187,7 +187,7 @@ __kernel __attribute__((reqd_work_group_size(BIL_TX, BIL_TY, 1))) void bilateral
 #pragma unroll
     for (int j = 0; j < 4; ++j)
       if (x0 + j < width)
-        out[x0 + j] = convert_uchar_sat_rte((float)((double)sum[r][j] / (double)wsum[r][j]));
+        out[x0 + j] = px_sat_u8_f32(bil_div(sum[r][j], wsum[r][j]));
   }
 }
 #endif

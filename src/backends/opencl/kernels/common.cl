@@ -9,46 +9,20 @@
 #define ROW(T, name, y) ((__global T *)(name + name##_off + (long)(y) * name##_stride))
 #define CROW(T, name, y) ((__global const T *)(name + name##_off + (long)(y) * name##_stride))
 
-// Border rules (pixflow::BorderType's order: replicate, reflect, reflect101, wrap, constant)
-// of src/base/numeric.hpp border_index: maps p outside [0, len) into it, for any distance
-// (the rule repeats); -1 for constant outside. len >= 1.
-#define BORDER_REPLICATE 0
-#define BORDER_REFLECT 1
-#define BORDER_REFLECT101 2
-#define BORDER_WRAP 3
-#define BORDER_CONSTANT 4
-inline int border_index(int p, int len, int type) {
-  if (p >= 0 && p < len) return p;
-  if (type == BORDER_REPLICATE) return p < 0 ? 0 : len - 1;
-  if (type == BORDER_REFLECT) {
-    const int period = 2 * len;
-    int q = p % period;
-    if (q < 0) q += period;
-    return q < len ? q : period - 1 - q;
-  }
-  if (type == BORDER_REFLECT101) {
-    if (len == 1) return 0;
-    const int period = 2 * len - 2;
-    int q = p % period;
-    if (q < 0) q += period;
-    return q < len ? q : period - q;
-  }
-  if (type == BORDER_WRAP) {
-    const int q = p % len;
-    return q < 0 ? q + len : q;
-  }
-  return -1;
-}
-
-// The ordering ops' f32 order (src/base/numeric.hpp order_key / from_order_key): IEEE
-// totalOrder as signed 32-bit keys, equal only for identical bits; the map is its own inverse.
-inline int order_key(float v) {
-  const int i = as_int(v);
-  return i ^ ((i >> 31) & 0x7fffffff);
-}
-inline float from_order_key(int k) {
-  return as_float(k ^ ((k >> 31) & 0x7fffffff));
-}
+// The shared rule subset (src/base/rules, the same C the reference and CUDA compile):
+// border.h's px_border_index_i32 (the five border modes, any distance; -1 for constant
+// outside) and px_order_key / px_from_order_key (the ordering ops' f32 order). The build
+// (cmake/embed_cl.cmake) writes the header's text in place of the #include. BORDER_* and
+// border_index / order_key / from_order_key are the kernels' names for them.
+#include "src/base/rules/border.h"
+#define BORDER_REPLICATE PX_BORDER_REPLICATE
+#define BORDER_REFLECT PX_BORDER_REFLECT
+#define BORDER_REFLECT101 PX_BORDER_REFLECT101
+#define BORDER_WRAP PX_BORDER_WRAP
+#define BORDER_CONSTANT PX_BORDER_CONSTANT
+#define border_index(p, len, type) px_border_index_i32(p, len, type)
+#define order_key(v) px_order_key(v)
+#define from_order_key(k) px_from_order_key(k)
 
 // Lane vectors of the ordering kernels (median_net, morph_small), defined when a program is
 // built with -DVW= (lanes: 1, 2, 4, 8, 16) and a depth (-DT=, T_F32...): KS / KV the scalar /
@@ -100,6 +74,7 @@ typedef CAT(T, VW) TV;
 #define AS_TV(v) CAT(as_float, VW)(v)
 #endif
 #if defined(T_F32)
+// px_order_key lane by lane (the vector form of the shared rule: OpenCL's vector operators).
 inline KV key_v(TV v) {
   const KV i = AS_KV(v);
   return i ^ ((i >> 31) & 0x7fffffff);

@@ -9,7 +9,10 @@
 //   f32: the comparison and the sum in double (cl_khr_fp64), float(sum / n).
 #ifdef T_F32
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define PX_FP64 1
 #endif
+// The result rules: px_epsilon_mean_i32 / _f64 (src/base/rules/epsilon.h, as the reference).
+#include "src/base/rules/epsilon.h"
 
 __kernel void epsilon(CIMG(s), IMG(d), int w, int h, int cn, int r, int border,
 #ifdef T_F32
@@ -54,9 +57,9 @@ __kernel void epsilon(CIMG(s), IMG(d), int w, int h, int cn, int r, int border,
     }
     // n >= 1 unless the centre is NaN (f32: 0 / 0, NaN, as the reference).
 #ifdef T_F32
-    out[c] = (float)(sum / (double)n);
+    out[c] = px_epsilon_mean_f64(sum, n);
 #else
-    out[c] = (T)((2 * sum + n) / (2 * n));
+    out[c] = (T)px_epsilon_mean_i32(sum, n);
 #endif
   }
 }
@@ -132,7 +135,7 @@ __kernel __attribute__((reqd_work_group_size(EPS_TX, EPS_TY, 1))) void epsilon_u
     const int y = by0 + row0 + r;
     if (y >= h) break;
     const int sum = (int)(acc[r] & 0xffffu), n = (int)(acc[r] >> 16);
-    ROW(uchar, d, y)[x] = (uchar)((2 * sum + n) / (2 * n));
+    ROW(uchar, d, y)[x] = (uchar)px_epsilon_mean_i32(sum, n);
   }
 }
 #endif

@@ -6,6 +6,12 @@
 // float, then columns float -> T. The coefficients come from the host's iir_coeffs (see IIR_*
 // below).
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define PX_FP64 1
+// The rule's per-step expressions (px_iir_step, px_iir_fix, px_iir_end: src/base/rules/iir.h,
+// which src/base/iir.hpp's iir_step / iir_fix / iir_end call for the reference and CUDA) and
+// the output's saturation (rules/saturate.h).
+#include "src/base/rules/iir.h"
+#include "src/base/rules/saturate.h"
 
 #define IIR_BLOCK 32  // detail::kIirBlock: a constant of the rule
 // The coefficient buffer: B, b1, b2, b3, M[3][3] row-major, H[IIR_BLOCK][3] row-major.
@@ -18,20 +24,26 @@
 
 // iir_step: the newest output added last.
 inline double iir_step(__constant const double* k, double x, double s1, double s2, double s3) {
-  return ((k[IIR_B] * x + k[IIR_B3] * s3) + k[IIR_B2] * s2) + k[IIR_B1] * s1;
+  return px_iir_step(k[IIR_B], k[IIR_B1], k[IIR_B2], k[IIR_B3], x, s1, s2, s3);
 }
 
 // iir_fix: step t's zero-state value corrected by the carry (s0 the nearest output).
 inline double iir_fix(__constant const double* k, int t, double z, double s0, double s1,
                       double s2) {
-  return z + ((k[IIR_H(t, 0)] * s0 + k[IIR_H(t, 1)] * s1) + k[IIR_H(t, 2)] * s2);
+  return px_iir_fix(k[IIR_H(t, 0)], k[IIR_H(t, 1)], k[IIR_H(t, 2)], z, s0, s1, s2);
+}
+
+// iir_end: Triggs-Sdika's anti-causal start r.
+inline double iir_end(__constant const double* k, int r, double u0, double u1, double u2,
+                      double up) {
+  return px_iir_end(k[IIR_M(r, 0)], k[IIR_M(r, 1)], k[IIR_M(r, 2)], u0, u1, u2, up);
 }
 
 #if defined(D_F32)
 #define PUT_D(v) ((float)(v))
 #else
 // saturate_cast<uchar>(double(float(v))): the float result rounded half to even, saturated.
-#define PUT_D(v) convert_uchar_sat_rte((float)(v))
+#define PUT_D(v) px_sat_u8_f32((float)(v))
 #endif
 
 // One pass over `nlines` lines of `len` samples each. rows = 1: line L is channel L % ch of
@@ -82,7 +94,7 @@ __kernel void iir_pass(CIMG(s), IMG(d), int nlines, int len, int ch, int rows, i
   X(n - 1, up);
   const double u0 = W(n + 2) - up, u1 = W(n + 1) - up, u2 = W(n) - up;
   for (int r = 0; r < 3; ++r)
-    W(n + 3 + r) = k[IIR_M(r, 0)] * u0 + k[IIR_M(r, 1)] * u1 + k[IIR_M(r, 2)] * u2 + up;
+    W(n + 3 + r) = iir_end(k, r, u0, u1, u2, up);
   // Anti-causal, blocks right to left; block [a, b)'s carry is y at b, b+1, b+2. Blocks left
   // of the line's first sample are skipped (they only feed blocks further left).
   for (int a = (n - 1) / IIR_BLOCK * IIR_BLOCK; a >= 0 && a + IIR_BLOCK > e; a -= IIR_BLOCK) {
@@ -300,9 +312,9 @@ __kernel __attribute__((reqd_work_group_size(IIR_LINES * IIR_SLOTS, 1, 1))) void
     // s: w at n-1, n-2, n-3; Triggs-Sdika as iir_pass.
     const double up = iir_x(s, s_off, s_stride, L, n - 1, len, e, border, cval);
     const double u0 = s0 - up, u1 = s1 - up, u2 = s2 - up;
-    CW(J, 0) = k[IIR_M(0, 0)] * u0 + k[IIR_M(0, 1)] * u1 + k[IIR_M(0, 2)] * u2 + up;
-    CW(J, 1) = k[IIR_M(1, 0)] * u0 + k[IIR_M(1, 1)] * u1 + k[IIR_M(1, 2)] * u2 + up;
-    CW(J, 2) = k[IIR_M(2, 0)] * u0 + k[IIR_M(2, 1)] * u1 + k[IIR_M(2, 2)] * u2 + up;
+    CW(J, 0) = iir_end(k, 0, u0, u1, u2, up);
+    CW(J, 1) = iir_end(k, 1, u0, u1, u2, up);
+    CW(J, 2) = iir_end(k, 2, u0, u1, u2, up);
     s0 = CW(J, 0);
     s1 = CW(J, 1);
     s2 = CW(J, 2);

@@ -8,29 +8,21 @@
 // Built per depth: T is the sample type (-DT=uchar ...), T_U8 .. T_F32 tell which.
 #ifdef NEED_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define PX_FP64 1
 #endif
+// The shared integer rules (src/base/rules/saturate.h, as the reference and CUDA):
+// saturation of an exact integer sum and of a float / double (round half to even, NaN -> 0),
+// div_round_half_even, and the fixed-point shift of the integer Gaussian (px_round_shift_s64).
+#include "src/base/rules/saturate.h"
 
-// Integer saturation of a long (the sums are exact) and of a float / double (round half to
-// even, NaN -> 0: src/base/numeric.hpp saturate_cast).
 #if defined(T_U8)
-#define SAT_T_LONG(v) convert_uchar_sat(v)
-#define SAT_T_RTE(v) convert_uchar_sat_rte(v)
+#define SAT_T_LONG(v) px_sat_u8_s64(v)
+#define SAT_T_RTE(v) px_sat_u8_f32(v)
 #elif defined(T_U16)
-#define SAT_T_LONG(v) convert_ushort_sat(v)
-#define SAT_T_RTE(v) convert_ushort_sat_rte(v)
+#define SAT_T_LONG(v) px_sat_u16_s64(v)
+#define SAT_T_RTE(v) px_sat_u16_f32(v)
 #endif
-
-// src/base/numeric.hpp div_round_half_even: num / den rounded half to even, den > 0.
-// (Could move to common.cl with the other shared rules.)
-inline long div_round_half_even(long num, long den) {
-  long q = num / den, r = num % den;
-  if (r < 0) {
-    q -= 1;
-    r += den;
-  }
-  if (2 * r > den || (2 * r == den && (q & 1))) q += 1;
-  return q;
-}
+#define div_round_half_even(num, den) px_div_round_half_even(num, den)
 
 // ---- box ----------------------------------------------------------------------------------
 // src/ref/box.cpp: per output row the column sums over the kh window rows (in row order),
@@ -125,8 +117,7 @@ __kernel void gauss_cols(__global const H *hb, __global const TAP *ty, IMG(d), i
 #ifdef T_F32
   ROW(float, d, y)[i] = acc;
 #else
-  const long r = ((long)acc + ((long)1 << (shift - 1))) >> shift;
-  ROW(T, d, y)[i] = SAT_T_LONG(r);
+  ROW(T, d, y)[i] = SAT_T_LONG(px_round_shift_s64((long)acc, shift));
 #endif
 }
 #endif
@@ -191,9 +182,9 @@ __kernel void deriv(CIMG(s), IMG(d), int n, int w, int h, int ch, int8 tx, int8 
 #if defined(OUT_F32)
   ROW(float, d, y)[i] = (float)((double)sum * scale + delta);
 #elif defined(NEED_FP64)
-  ROW(short, d, y)[i] = plain ? convert_short_sat(sum) : convert_short_sat_rte((double)sum * scale + delta);
+  ROW(short, d, y)[i] = plain ? px_sat_s16_s64(sum) : px_sat_s16_f64((double)sum * scale + delta);
 #else
-  ROW(short, d, y)[i] = convert_short_sat(sum);
+  ROW(short, d, y)[i] = px_sat_s16_s64(sum);
 #endif
 #endif
 }
@@ -402,8 +393,7 @@ __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void gauss_tile(
 #ifdef T_F32
     ROW(float, d, y0 + r)[x0 + i] = acc;
 #else
-    const long v = ((long)acc + ((long)1 << (shift - 1))) >> shift;
-    ROW(T, d, y0 + r)[x0 + i] = SAT_T_LONG(v);
+    ROW(T, d, y0 + r)[x0 + i] = SAT_T_LONG(px_round_shift_s64((long)acc, shift));
 #endif
   }
 }
@@ -444,9 +434,9 @@ __kernel __attribute__((reqd_work_group_size(LX, LY, 1))) void deriv_tile(CIMG(s
     ROW(float, d, y0 + r)[x0 + i] = (float)((double)sum * scale + delta);
 #elif defined(NEED_FP64)
     ROW(short, d, y0 + r)
-    [x0 + i] = plain ? convert_short_sat(sum) : convert_short_sat_rte((double)sum * scale + delta);
+    [x0 + i] = plain ? px_sat_s16_s64(sum) : px_sat_s16_f64((double)sum * scale + delta);
 #else
-    ROW(short, d, y0 + r)[x0 + i] = convert_short_sat(sum);
+    ROW(short, d, y0 + r)[x0 + i] = px_sat_s16_s64(sum);
 #endif
 #endif
   }
@@ -562,6 +552,9 @@ inline void hpass(__local const uint *tile, int r, int q, uint t0, uint t1, uint
 }
 
 #if KIND == 2
+// px_sat_u8_s64(px_round_shift_s64(sum, 16)) in the packed form: the lane sums are >= 0 and
+// below 2^32 here, so the 32-bit add, shift and min give the same bytes (a special fast form
+// of the shared rule, kept for the packed lanes).
 inline uint gauss_lane(uint a, uint b, uint c, uint v0, uint v1, uint v2) {
   return min((a * v0 + b * v1 + c * v2 + 32768u) >> 16, 255u);
 }
@@ -569,7 +562,9 @@ inline uint gauss_lane(uint a, uint b, uint c, uint v0, uint v1, uint v2) {
 
 // The output byte of lane sums: one sample.
 #if KIND == 0
-#define BOX_OUT(s) (((s) + 4u) / 9u)  // s / 9 half to even: 9 is odd, no exact halves
+// px_div_round_half_even(s, 9) for s >= 0 (9 is odd: no exact halves, so half up is half to
+// even); a special fast form of the shared rule for the packed lanes.
+#define BOX_OUT(s) (((s) + 4u) / 9u)
 #else
 #define BOX_OUT(s) min((s), 255u)
 #endif

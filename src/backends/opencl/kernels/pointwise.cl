@@ -1,6 +1,7 @@
 // Point-wise ops (docs/ops/arith.md, convert.md, threshold.md, color.md) and transpose.
 // Built per depth: T is the sample type (-DT=uchar ...), T_U8 .. T_F32 tell which; convert
-// also gets D / D_* for the destination. The rules are those of src/base/pointwise.hpp.
+// also gets D / D_* for the destination. The per-sample rules are src/base/rules/pointwise.h's
+// (the C functions the reference's and CUDA's templates in src/base/pointwise.hpp call).
 //
 // Point-wise schedule (the CUDA round's, bench/NOTES.md "point-wise, 16 bytes per thread" and
 // branch pw5): a flat 1-D range, one chunk of VEC samples (16 bytes of the widest type) a
@@ -12,10 +13,26 @@
 // scalar rule on the vector's lanes (the compiler keeps the union in registers).
 #ifdef NEED_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define PX_FP64 1  // the double rules of src/base/rules (px_arith_f64, px_convert_value)
 #endif
+#include "src/base/rules/pointwise.h"
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
+#define CAT3(a, b, c) CAT(CAT(a, b), c)
+
+// The depth's suffix of the rule functions (px_arith_u8, px_sat_u8_f64, ...).
+#if defined(T_F32)
+#define TS f32
+#elif defined(T_U8)
+#define TS u8
+#elif defined(T_U16)
+#define TS u16
+#elif defined(T_S16)
+#define TS s16
+#else
+#define TS s32
+#endif
 
 #ifdef VEC
 #ifdef ALIGNED
@@ -40,29 +57,11 @@ typedef union {
   const int x0 = (int)(g_ - r_ * cpr) * VEC;
 #endif
 
-#if defined(T_F32)
-#define SAT_T(v) ((float)(v))
-#elif defined(T_U8)
-#define SAT_T(v) convert_uchar_sat_rte(v)
-#elif defined(T_U16)
-#define SAT_T(v) convert_ushort_sat_rte(v)
-#elif defined(T_S16)
-#define SAT_T(v) convert_short_sat_rte(v)
-#else
-#define SAT_T(v) convert_int_sat_rte(v)
-#endif
-
 // a (op) b: float arithmetic for f32; exact in 64 bits then saturated for integers.
 // OP: 0 add, 1 sub, 2 absdiff, 3 mul (ArithOp's order), a compile-time define.
 #ifdef OP
 inline T arith1(T va, T vb) {
-#ifdef T_F32
-  return OP == 0 ? va + vb : OP == 1 ? va - vb : OP == 2 ? fabs(va - vb) : va * vb;
-#else
-  const long p = va, q = vb;
-  const long r = OP == 0 ? p + q : OP == 1 ? p - q : OP == 2 ? (p > q ? p - q : q - p) : p * q;
-  return SAT_T(r);
-#endif
+  return CAT(px_arith_, TS)(va, vb, OP);
 }
 
 __kernel void arith_image(CIMG(a), CIMG(b), IMG(d), int n, int rows, uint cpr, int row0) {
@@ -84,9 +83,12 @@ __kernel void arith_image(CIMG(a), CIMG(b), IMG(d), int n, int rows, uint cpr, i
 #ifdef NEED_FP64
 // a (op) v in double, rounded half to even and saturated (f32: rounded to float).
 inline T arith_scalar1(T va, double v) {
-  const double p = (double)va;
-  const double r = OP == 0 ? p + v : OP == 1 ? p - v : OP == 2 ? fabs(p - v) : p * v;
-  return SAT_T(r);
+  const double r = px_arith_f64((double)va, v, OP);
+#ifdef T_F32
+  return (float)r;
+#else
+  return CAT3(px_sat_, TS, _f64)(r);
+#endif
 }
 
 __kernel void arith_scalar(CIMG(a), double v, IMG(d), int n, int rows, uint cpr, int row0) {
@@ -110,21 +112,19 @@ __kernel void arith_scalar(CIMG(a), double v, IMG(d), int n, int rows, uint cpr,
 #if defined(D_F32)
 #define SAT_D(v) ((float)(v))
 #elif defined(D_U8)
-#define SAT_D(v) convert_uchar_sat_rte(v)
+#define SAT_D(v) px_sat_u8_f64(v)
 #elif defined(D_U16)
-#define SAT_D(v) convert_ushort_sat_rte(v)
+#define SAT_D(v) px_sat_u16_f64(v)
 #elif defined(D_S16)
-#define SAT_D(v) convert_short_sat_rte(v)
+#define SAT_D(v) px_sat_s16_f64(v)
 #elif defined(D_S32)
-#define SAT_D(v) convert_int_sat_rte(v)
+#define SAT_D(v) px_sat_s32_f64(v)
 #endif
 
 // saturate(round_half_even(abs?(x * scale + offset))) in double. VEC follows the wider of
 // T and D (16 bytes of it), so the narrower side moves fewer than 16 bytes a work-item.
 inline D convert1(T x, double scale, double offset, int absval) {
-  double v = (double)x * scale + offset;
-  if (absval) v = fabs(v);
-  return SAT_D(v);
+  return SAT_D(px_convert_value((double)x, scale, offset, absval));
 }
 
 __kernel void convert(CIMG(s), IMG(d), int n, int rows, uint cpr, int row0, double scale,
@@ -148,14 +148,9 @@ __kernel void convert(CIMG(s), IMG(d), int n, int rows, uint cpr, int row0, doub
 }
 #endif
 
-// cv::threshold's choice once "above" is known. type: binary, binary_inv, trunc, tozero,
-// tozero_inv (ThresholdType's order).
-#define PICK(type, above, x, t, mv)        \
-  ((type) == 0   ? ((above) ? (mv) : (T)0) \
-   : (type) == 1 ? ((above) ? (T)0 : (mv)) \
-   : (type) == 2 ? ((above) ? (t) : (x))   \
-   : (type) == 3 ? ((above) ? (x) : (T)0)  \
-                 : ((above) ? (T)0 : (x)))
+// cv::threshold's choice once "above" is known (px_threshold_pick_*). type: binary,
+// binary_inv, trunc, tozero, tozero_inv (ThresholdType's order).
+#define PICK(type, above, x, t, mv) CAT(px_threshold_pick_, TS)(type, above, x, t, mv)
 
 // Integer depths compare against it = floor(t) clamped (src/base/pointwise.hpp
 // int_threshold, computed on the host); f32 compares in float. TTYPE: the type, a define.
@@ -185,15 +180,14 @@ __kernel void threshold(CIMG(s), IMG(d), int n, int rows, uint cpr, int row0, TH
 #endif
 
 // RGB(A) -> luma: BT.601 in Q15 for integers, (0.299R + 0.587G) + 0.114B in float for f32
-// (src/ref/color.cpp). RI / BI: the red and blue channel (RGB or BGR); CN: 3 or 4. A chunk is
+// (px_gray_q15 / px_gray_f32, src/base/rules/pointwise.h). RI / BI: the red and blue channel (RGB or BGR); CN: 3 or 4. A chunk is
 // VEC output pixels from CN vectors of source samples.
 #ifdef CN
 inline T gray1(T r, T g, T b) {
 #ifdef T_F32
-  return 0.299f * r + 0.587f * g + 0.114f * b;
+  return px_gray_f32(r, g, b);
 #else
-  const uint v = 9798u * (uint)r + 19235u * (uint)g + 3735u * (uint)b + 16384u;
-  return (T)(v >> 15);
+  return (T)px_gray_q15(r, g, b);
 #endif
 }
 

@@ -5,15 +5,22 @@
 // reference's: map values clamped to +-2^30, linear in float in the reference's order (FP_CONTRACT
 // OFF: no FMA), integers rounded half to even and saturated.
 
+// The clamp bound and the bilinear interpolation (rules/remap.h px_remap_linear, which the
+// reference and CUDA call) and the integer outputs' saturation (rules/saturate.h). The nearest
+// tap is x0 + (fx >= 0.5f) (below): the reference's floor(double(m) + 0.5) without a double,
+// the same integer (a form of its own, kept: no fp64 needed).
+#include "src/base/rules/remap.h"
+#include "src/base/rules/saturate.h"
+
 #if defined(T_F32)
 #define OUT_T(v) (v)
 #elif defined(T_U8)
-#define OUT_T(v) convert_uchar_sat_rte(v)
+#define OUT_T(v) px_sat_u8_f32(v)
 #else
-#define OUT_T(v) convert_ushort_sat_rte(v)
+#define OUT_T(v) px_sat_u16_f32(v)
 #endif
 
-#define REMAP_MAX_COORD 1073741824.0f
+#define REMAP_MAX_COORD PX_REMAP_MAX_COORD
 
 // Sample c of source pixel (x, y) through the border, as float (exact for u8 / u16).
 inline float remap_tap(__global const uchar* base, long stride, int w, int h, int cn, int x, int y,
@@ -50,15 +57,13 @@ __kernel void remap(CIMG(s), CIMG(mx), CIMG(my), IMG(d), int sw, int sh, int dw,
       out[c] = (T)remap_tap(base, s_stride, sw, sh, CN, xi, yi, c, border, cval);
     return;
   }
+  const float bx = 1.0f - fx, by = 1.0f - fy;
   for (int c = 0; c < CN; ++c) {
     const float p00 = remap_tap(base, s_stride, sw, sh, CN, x0, y0, c, border, cval);
     const float p10 = remap_tap(base, s_stride, sw, sh, CN, x0 + 1, y0, c, border, cval);
     const float p01 = remap_tap(base, s_stride, sw, sh, CN, x0, y0 + 1, c, border, cval);
     const float p11 = remap_tap(base, s_stride, sw, sh, CN, x0 + 1, y0 + 1, c, border, cval);
-    const float top = (1.0f - fx) * p00 + fx * p10;
-    const float bottom = (1.0f - fx) * p01 + fx * p11;
-    const float v = (1.0f - fy) * top + fy * bottom;
-    out[c] = OUT_T(v);
+    out[c] = OUT_T(px_remap_linear(p00, p10, p01, p11, fx, bx, fy, by));
   }
 }
 
@@ -112,12 +117,9 @@ inline void remap_one(__global const uchar* base, long stride, int sw, int sh, i
       p11[c] = remap_tap(base, stride, sw, sh, CN, x0 + 1, y0 + 1, c, border, cval);
     }
   }
-  for (int c = 0; c < CN; ++c) {
-    const float top = (1.0f - fx) * p00[c] + fx * p10[c];
-    const float bottom = (1.0f - fx) * p01[c] + fx * p11[c];
-    const float v = (1.0f - fy) * top + fy * bottom;
-    out[c] = OUT_T(v);
-  }
+  const float bx = 1.0f - fx, by = 1.0f - fy;
+  for (int c = 0; c < CN; ++c)
+    out[c] = OUT_T(px_remap_linear(p00[c], p10[c], p01[c], p11[c], fx, bx, fy, by));
 }
 
 __kernel void remap_px(CIMG(s), CIMG(mx), CIMG(my), IMG(d), int sw, int sh, int dw, int dh,
