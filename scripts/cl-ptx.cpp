@@ -41,7 +41,9 @@ int main(int argc, char** argv) {
   cl_context ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err);
   const char* src = text.c_str();
   cl_program prog = clCreateProgramWithSource(ctx, 1, &src, nullptr, &err);
-  const std::string opts = std::string("-cl-std=CL1.2 -Werror ") + argv[2];
+  // -I the repository root: the kernels #include "src/base/rules/*.h" (the library embeds them).
+  const std::string opts =
+      std::string("-cl-std=CL1.2 -Werror -I ") + dir + "../../../.. " + argv[2];
   err = clBuildProgram(prog, 1, &dev, opts.c_str(), nullptr, nullptr);
   if (err != CL_SUCCESS) {
     size_t n = 0;

@@ -369,6 +369,32 @@ TEST(MorphOpencl, PackedCompositesMatchRefOnEveryEdge) {
   packed_cases("packed,16,4,5", {{3, 3, 3, 1}}, grad, sizes, rng);
 }
 
+// With PIXFLOW_OCL_MORPH unset, u8 x 1 images of at least 2^24 pixels take the packed kernels
+// (use_packed, morphology.cpp): one such image (4099 x 4097, every window shape the packed
+// kernels take: small, large, composite, gradient) against the reference.
+TEST(MorphOpencl, LargeU8ImagesTakeThePackedKernelsByDefault) {
+  if (!have_opencl("dilate")) GTEST_SKIP() << "no OpenCL device";
+  if (std::getenv("PIXFLOW_OCL_MORPH")) GTEST_SKIP() << "PIXFLOW_OCL_MORPH is set";
+  auto rng = make_rng(0x0c2a);
+  const TestImage src = random_image(4099, 4097, Format{Depth::u8, 1}, rng);
+  struct Case {
+    MorphOp op;
+    int k;
+    Border b;
+  };
+  const Case cases[] = {
+      {MorphOp::dilate, 3, Border::reflect101()}, {MorphOp::erode, 5, Border::constant(7)},
+      {MorphOp::dilate, 15, Border::replicate()}, {MorphOp::open, 3, Border::reflect()},
+      {MorphOp::gradient, 3, Border::wrap()},     {MorphOp::tophat, 5, Border::reflect101()}};
+  for (const Case& c : cases) {
+    const std::string r =
+        opencl_vs_ref(src, rng, [&](ConstImageView in, ImageView out, const Context& ctx) {
+          morphology(in, out, c.op, MorphParams{c.k, c.k, 1, c.b}, ctx);
+        });
+    ASSERT_EQ(r, "") << morph_op_name(c.op) << " " << c.k << "x" << c.k;
+  }
+}
+
 TEST(MorphOpencl, UnknownScheduleIsAnError) {
   if (!have_opencl("dilate")) GTEST_SKIP() << "no OpenCL device";
   auto rng = make_rng(0x0c23);

@@ -15,7 +15,8 @@
 //   sep                 the two separable passes for every window (van Herk where it applies);
 //   run                 sep with morph_cols / morph_rows for every window (the kernels of
 //                       before this tuning round: the baseline);
-//   small               morph_small with the defaults below (also when unset);
+//   (unset)             packed for u8 x 1 images of at least 2^24 pixels (use_packed), else small;
+//   small               morph_small with the defaults below;
 //   small,VW,RY,KMAX    morph_small with VW lanes (1, 2, 4, 8, 16), RY rows (0: the default),
 //                       windows up to KMAX x KMAX (1..15; also morph_composite's bound);
 //                       a trailing ",narrow" keeps u8 / u16 in uchar / ushort lanes instead
@@ -64,6 +65,8 @@ struct MorphTuning {
   // morph_u8 (u8 windows up to pkmax x pkmax, row bytes a byte a register): on when packed;
   // pbw row bytes a work-item (0: 8), pry rows (0: rows_per_item).
   bool packed = false;
+  // Unset PIXFLOW_OCL_MORPH: packed for u8 x 1 images of at least kPackedAutoPixels (use_packed).
+  bool packed_auto = true;
   bool pdouble = false;  // morph_u8's row extremes by doubling (-DMPK_DIRECT=0)
   int pbw = 0, pry = 0, pkmax = 5;
 };
@@ -76,6 +79,7 @@ MorphTuning tuning() {
   {
     const char* e = std::getenv("PIXFLOW_OCL_MORPH");
     if (e == nullptr || *e == '\0') return r;
+    r.packed_auto = false;
     const std::string v(e);
     int vw = 0, ry = 0, kmax = 0;
     r.wide = v.find(",narrow") == std::string::npos;
@@ -147,8 +151,21 @@ void morph_small(const ConstImageView& s, const ImageView& d, const detail::Morp
 
 // morph_u8's halo (kernels/morphology.cl, HB): the bytes the window reaches either side,
 // rounded up to a word or two; 0 where it reaches further (the kernel does not take it).
+// The packed u8 kernels by default where the session 23 A/B on the H100 (bench/NOTES.md) found
+// them faster: u8 x 1 at 8192^2, dilate 3x3 / 5x5 / 15x15 150 / 171 / 433 us against 164 / 227 /
+// 590, open 398 against 458, gradient 184 against 276; at 1920x1080 they lost (dilate 3x3 16.5
+// against 12.5, open 51 against 22). Sizes between were not timed: the threshold, 2^24 pixels
+// (4096^2), lies between the two.
+constexpr std::int64_t kPackedAutoPixels = std::int64_t(1) << 24;
+
+bool use_packed(const MorphTuning& t, const ConstImageView& s) {
+  return t.packed || (t.packed_auto && s.depth() == Depth::u8 && s.channels() == 1 &&
+                      s.width() * s.height() >= kPackedAutoPixels);
+}
+
 int packed_halo(const ConstImageView& s, const detail::MorphPass& m, const MorphTuning& t) {
-  if (!t.packed || s.depth() != Depth::u8 || s.channels() > 4 || m.kw > t.pkmax || m.kh > t.pkmax)
+  if (!use_packed(t, s) || s.depth() != Depth::u8 || s.channels() > 4 || m.kw > t.pkmax ||
+      m.kh > t.pkmax)
     return 0;
   const int reach = std::max(m.ax, m.kw - 1 - m.ax) * s.channels();
   return reach <= 4 ? 4 : reach <= 8 ? 8 : 0;
@@ -195,7 +212,8 @@ void morph_u8(const ConstImageView& s, const ImageView& d, const detail::MorphPa
 // up to kMaxVanHerk (morph_u8_vh); two passes through an intermediate where both are wider
 // than 1. 0 where the schedule does not take the call.
 int packed_large_halo(const ConstImageView& s, const detail::MorphPass& m, const MorphTuning& t) {
-  if (!t.packed || s.depth() != Depth::u8 || s.channels() > 4 || m.kw > 16 || m.kh > kMaxVanHerk)
+  if (!use_packed(t, s) || s.depth() != Depth::u8 || s.channels() > 4 || m.kw > 16 ||
+      m.kh > kMaxVanHerk)
     return 0;
   const int reach = std::max(m.ax, m.kw - 1 - m.ax) * s.channels();
   return reach <= 4 ? 4 : reach <= 8 ? 8 : 0;
@@ -305,7 +323,7 @@ void morph_pass(const ConstImageView& s, const ImageView& d, const detail::Morph
 // wrap (as morph_comp). gradient goes to morph_u8 wherever it takes the pass (packed_halo).
 bool packed_comp(const ConstImageView& s, const detail::MorphPass& m, const MorphTuning& t) {
   const int kmax = std::min(t.pkmax, 5);
-  return t.packed && s.depth() == Depth::u8 && s.channels() == 1 && m.kw % 2 == 1 &&
+  return use_packed(t, s) && s.depth() == Depth::u8 && s.channels() == 1 && m.kw % 2 == 1 &&
          m.kh % 2 == 1 && m.kw <= kmax && m.kh <= kmax && m.ax == m.kw / 2 && m.ay == m.kh / 2 &&
          m.border.type != BorderType::wrap &&
          (m.op == MorphOp::open || m.op == MorphOp::close || m.op == MorphOp::tophat ||
