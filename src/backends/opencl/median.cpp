@@ -76,23 +76,13 @@ MedianTuning tuning() {
   return r;
 }
 
-// Whether the device takes PTX min.u16x2 (NVIDIA, compute capability 9.0 and later: the
-// cl_nv_device_attribute_query major version).
+// Whether the device takes PTX min.u16x2 (NVIDIA, compute capability 9.0 and later).
 bool has_u16x2(int device) {
-  const DeviceInfo& info = devices()[std::size_t(device)];
-  if (info.platform_name.find("NVIDIA") == std::string::npos) return false;
-  cl_uint major = 0;
-  constexpr cl_device_info kComputeCapabilityMajorNv = 0x4000;
-  return clGetDeviceInfo(info.id, kComputeCapabilityMajorNv, sizeof major, &major, nullptr) ==
-             CL_SUCCESS &&
-         major >= 9;
+  return devices()[std::size_t(device)].nv_cc_major >= 9;
 }
 
 bool little_endian(int device) {
-  cl_bool le = CL_FALSE;
-  return clGetDeviceInfo(devices()[std::size_t(device)].id, CL_DEVICE_ENDIAN_LITTLE, sizeof le, &le,
-                         nullptr) == CL_SUCCESS &&
-         le == CL_TRUE;
+  return devices()[std::size_t(device)].little_endian;
 }
 
 // Whether the view's first sample and stride are multiples of 4 bytes (the buffers' bases are

@@ -117,6 +117,11 @@ std::vector<DeviceInfo> enumerate() {
       d.fp64 = info_string(ds[di], CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos;
       d.rounded_divide = (info_value<cl_device_fp_config>(ds[di], CL_DEVICE_SINGLE_FP_CONFIG) &
                           CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+      d.little_endian = info_value<cl_bool>(ds[di], CL_DEVICE_ENDIAN_LITTLE) == CL_TRUE;
+      if (d.platform_name.find("NVIDIA") != std::string::npos) {
+        constexpr cl_device_info kComputeCapabilityMajorNv = 0x4000;
+        d.nv_cc_major = info_value<cl_uint>(ds[di], kComputeCapabilityMajorNv);
+      }
       out.push_back(std::move(d));
     }
   }

@@ -34,6 +34,9 @@ struct DeviceInfo {
   unsigned compute_units = 0;
   bool fp64 = false;
   bool rounded_divide = false;  ///< CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT (float / and sqrt)
+  bool little_endian = false;   ///< CL_DEVICE_ENDIAN_LITTLE
+  /// NVIDIA's compute capability major version (cl_nv_device_attribute_query); 0 elsewhere.
+  unsigned nv_cc_major = 0;
 };
 
 /// Every device of every platform (GPU, CPU, accelerator), platform by platform. Never
