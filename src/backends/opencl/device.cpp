@@ -41,10 +41,9 @@ class OpenclDevice final : public detail::DeviceApi {
     return opencl::allocate(device, bytes);
   }
 
-  // OpenCL 1.2 has no stream-ordered allocation: a plain buffer. Releasing it while kernels
-  // that use it are queued is safe (the driver frees it when they finish).
-  std::shared_ptr<std::byte> workspace(int device, std::size_t bytes, void*) const override {
-    return opencl::allocate(device, bytes);
+  // OpenCL 1.2 has no stream-ordered allocation: runtime.hpp's queue-ordered pool gives it.
+  std::shared_ptr<std::byte> workspace(int device, std::size_t bytes, void* queue) const override {
+    return opencl::workspace(device, bytes, queue_of(device, queue));
   }
 
   std::shared_ptr<std::byte> pinned(std::size_t bytes) const override {

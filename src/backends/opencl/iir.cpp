@@ -12,9 +12,9 @@
 //    port, kept as the plain statement of the schedule).
 // The coefficients (iir_coeffs: B, b1..b3, the Triggs-Sdika matrix, the block response tables)
 // are computed here on the host by the same header and uploaded per call. The intermediate
-// and the scratch are buffers allocated in the call (released when the queued kernels
-// finish), so no "gaussian_iir.workspace" entry: core asks a backend for one only to size a
-// caller's workspace, and a backend without it needs none.
+// and the scratch are the queue's workspace (runtime.hpp: reused by later calls on the same
+// queue, no allocation per call), so no "gaussian_iir.workspace" entry: core asks a backend for one
+// only to size a caller's workspace, and a backend without it needs none.
 #include <CL/cl.h>
 
 #include <algorithm>
@@ -140,11 +140,12 @@ void gaussian_iir(const ConstImageView& s, const ImageView& d, const GaussianIir
   const std::int64_t doubles =
       std::max(pass_doubles(h * cn, w, e, sched), pass_doubles(w * cn, h, e, sched));
   const DeviceBuffer scratch =
-      device_buffer(l, std::size_t(doubles) * sizeof(double), "gaussian_iir");
+      scratch_buffer(l, std::size_t(doubles) * sizeof(double), "gaussian_iir");
   const cl_mem wmem = scratch.mem;
   const Format ft{Depth::f32, cn};
   const std::int64_t tmp_stride = std::int64_t(ft.pixel_bytes()) * w;
-  const std::shared_ptr<std::byte> tmp_block = allocate(l.device, std::size_t(tmp_stride * h));
+  const std::shared_ptr<std::byte> tmp_block =
+      workspace(l.device, std::size_t(tmp_stride * h), l.queue);
   const ImageView tmp(tmp_block.get(), w, h, tmp_stride, ft, s.location());
   pass(l, s, tmp, h * cn, w, true, int(e), p, cval, coeffs, wmem, sched);
   pass(l, tmp, d, w * cn, h, false, int(e), p, cval, coeffs, wmem, sched);

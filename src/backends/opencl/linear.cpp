@@ -3,8 +3,8 @@
 // values and the Gaussian's horizontal pass of a constant row) is computed here with the same
 // rule headers (src/base/gaussian_taps.hpp, deriv_taps.hpp, numeric.hpp) and passed in; the
 // kernels reproduce the per-sample arithmetic of src/ref in its order. box and gaussian run in
-// two passes through a device buffer of sums (allocated per call, released when the kernels
-// are done: the driver keeps a buffer alive while enqueued kernels use it).
+// two passes through a device buffer of sums (the queue's workspace, runtime.hpp: a block
+// reused by later calls on the same queue, not a clCreateBuffer per call).
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -282,7 +282,7 @@ void box_t(const ConstImageView& s, const ImageView& d, const BoxParams& p, cons
   }
   using Acc = std::conditional_t<f32, cl_double, cl_long>;
   const Acc cval = Acc(detail::saturate_cast<T>(p.border.value));
-  const DeviceBuffer col = device_buffer(l, std::size_t(n) * std::size_t(h) * sizeof(Acc), "box");
+  const DeviceBuffer col = scratch_buffer(l, std::size_t(n) * std::size_t(h) * sizeof(Acc), "box");
   Kernel(l, "linear", opts, "box_cols", "box")
       .image(s)
       .arg(col.mem)
@@ -457,7 +457,8 @@ void gaussian_t(const ConstImageView& s, const ImageView& d, const GaussianParam
     t.run(k, n, h);
     return;
   }
-  const DeviceBuffer hb = device_buffer(l, std::size_t(n) * std::size_t(h) * sizeof(H), "gaussian");
+  const DeviceBuffer hb =
+      scratch_buffer(l, std::size_t(n) * std::size_t(h) * sizeof(H), "gaussian");
   Kernel(l, "linear", opts, "gauss_rows", "gaussian")
       .image(s)
       .arg(hb.mem)

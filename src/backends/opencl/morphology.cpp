@@ -230,7 +230,7 @@ void morph_u8_large(const ConstImageView& s, const ImageView& d, const detail::M
   ImageView mid = d;  // the column pass's output: d when the window is one column wide
   if (m.kw > 1) {
     const std::int64_t stride = s.row_bytes();
-    buf = allocate(l.device, std::size_t(stride) * std::size_t(h));
+    buf = workspace(l.device, std::size_t(stride) * std::size_t(h), l.queue);
     mid = ImageView(buf.get(), w, h, stride, s.format(), Location::opencl(l.device));
   }
   // 4 bytes a work-item (KH rows of suffix extremes a byte: 15 x 15 took 80 registers at 4,
@@ -245,8 +245,8 @@ void morph_u8_large(const ConstImageView& s, const ImageView& d, const detail::M
   k.arg(detail::saturate_cast<std::uint8_t>(m.border.value));
   k.run((std::size_t(n) + bw - 1) / std::size_t(bw),
         (std::size_t(h) + m.kh - 1) / std::size_t(m.kh), 32, 4);
-  // The in-order queue runs the row pass after the column pass; the driver frees the
-  // intermediate once both have finished (allocate's deleter).
+  // The in-order queue runs the row pass after the column pass; the intermediate is the
+  // queue's workspace (runtime.hpp), taken again only by later commands of this queue.
   if (m.kw > 1) morph_u8(mid, d, rows, hb, t, l);
 }
 
@@ -261,10 +261,11 @@ void morph_pass(const ConstImageView& s, const ImageView& d, const detail::Morph
   const cl_int is_max = m.op == MorphOp::dilate ? 1 : 0;
   const cl_int btype = cl_int(m.border.type);
   // The column extremes: an image of the source's format, rows packed. The in-order queue
-  // runs the row pass after the column pass; the intermediate's buffer is freed by the driver
-  // once both have finished (allocate's deleter).
+  // runs the row pass after the column pass; the intermediate is the queue's workspace
+  // (runtime.hpp), taken again only by later commands of this queue.
   const std::int64_t stride = s.row_bytes();
-  const std::shared_ptr<std::byte> buf = allocate(l.device, std::size_t(stride) * std::size_t(h));
+  const std::shared_ptr<std::byte> buf =
+      workspace(l.device, std::size_t(stride) * std::size_t(h), l.queue);
   const ImageView t(buf.get(), w, h, stride, s.format(), Location::opencl(l.device));
   if (!tune.run && m.kw <= kMaxVanHerk && m.kh <= kMaxVanHerk) {
     // van Herk passes: VW lanes along the row for the columns where the suffix array (KH

@@ -12,6 +12,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 #include "src/backends/opencl/program_cache.hpp"
@@ -441,6 +442,156 @@ std::shared_ptr<std::byte> allocate(int device, std::size_t bytes) {
   return allocate_from(device, bytes, nullptr);
 }
 
+namespace {
+
+// The queue-ordered workspace (see runtime.hpp). Free blocks are kept per (device, queue):
+// a block released by a call goes back to the list of the queue its commands went to, and
+// only a later call on that in-order queue takes it again, so its commands run after every
+// command that used the block before (what cudaMallocAsync's stream-ordered pool gives CUDA).
+// Each queue that has a list is retained (its handle cannot be reused for another queue while
+// blocks wait on it); a list whose queue only the pool still holds is dropped.
+struct PooledBlock {
+  std::shared_ptr<std::byte> owner;  // allocate()'s: the buffer and its address range
+  std::size_t bytes = 0;
+};
+struct QueuePool {
+  int device = 0;
+  std::vector<PooledBlock> free;
+};
+struct WorkspacePool {
+  std::mutex mu;
+  std::map<cl_command_queue, QueuePool> queues;
+  std::map<int, std::size_t> held;  // bytes in free lists, per device
+};
+WorkspacePool& workspace_pool() {
+  static WorkspacePool* p = new WorkspacePool;  // never destroyed: its buffers live as long
+  return *p;                                    // as the contexts (the process)
+}
+
+// At most this many bytes of a device wait in free lists (an eighth of its memory: an
+// 8192 x 8192 x 3 image of int sums is 768 MiB), and a block serves requests of half its
+// size and more (a small call does not pin a large block).
+std::size_t pool_cap(int device) {
+  return std::size_t(devices()[std::size_t(device)].global_mem / 8);
+}
+
+// Releases the lists of queues only the pool still holds, and `device`'s whole pool when
+// `all` (an allocation failed: the memory goes back before the retry). Called under the lock.
+void trim_pool(WorkspacePool& p, int device, bool all, std::vector<PooledBlock>& dropped,
+               std::vector<cl_command_queue>& queues) {
+  for (auto it = p.queues.begin(); it != p.queues.end();) {
+    cl_uint refs = 0;
+    const bool orphan = clGetCommandQueueInfo(it->first, CL_QUEUE_REFERENCE_COUNT, sizeof refs,
+                                              &refs, nullptr) == CL_SUCCESS &&
+                        refs <= 1;
+    if (orphan || (all && it->second.device == device)) {
+      for (PooledBlock& b : it->second.free) {
+        p.held[it->second.device] -= b.bytes;
+        dropped.push_back(std::move(b));
+      }
+      queues.push_back(it->first);
+      it = p.queues.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+bool pool_enabled() {
+  const char* v = std::getenv("PIXFLOW_OCL_POOL");
+  return !(v && std::string_view(v) == "off");
+}
+
+bool in_order(cl_command_queue q) {
+  cl_command_queue_properties props = 0;
+  return clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr) ==
+             CL_SUCCESS &&
+         (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0;
+}
+
+}  // namespace
+
+std::shared_ptr<std::byte> workspace(int device, std::size_t bytes, cl_command_queue queue) {
+  bytes = std::max<std::size_t>(bytes, 1);
+  if (queue == nullptr) queue = default_queue(device);
+  if (!pool_enabled() || !in_order(queue)) return allocate(device, bytes);
+  WorkspacePool& p = workspace_pool();
+  std::shared_ptr<std::byte> owner;
+  std::size_t size = 0;
+  {
+    std::lock_guard<std::mutex> lock(p.mu);
+    auto it = p.queues.find(queue);
+    if (it != p.queues.end()) {
+      auto& f = it->second.free;
+      auto best = f.end();
+      for (auto b = f.begin(); b != f.end(); ++b)
+        if (b->bytes >= bytes && b->bytes / 2 <= bytes &&
+            (best == f.end() || b->bytes < best->bytes))
+          best = b;
+      if (best != f.end()) {
+        owner = std::move(best->owner);
+        size = best->bytes;
+        p.held[device] -= size;
+        f.erase(best);
+      }
+    }
+  }
+  if (!owner) {
+    size = bytes;
+    try {
+      owner = allocate(device, bytes);
+    } catch (const Error& e) {
+      if (e.status() != Status::out_of_memory) throw;
+      // The free lists may hold the memory: give all of this device's back and try once more.
+      std::vector<PooledBlock> dropped;
+      std::vector<cl_command_queue> queues;
+      {
+        std::lock_guard<std::mutex> lock(p.mu);
+        trim_pool(p, device, true, dropped, queues);
+      }
+      dropped.clear();
+      for (cl_command_queue q : queues) clReleaseCommandQueue(q);
+      owner = allocate(device, bytes);
+    }
+  }
+  std::byte* addr = owner.get();
+  // The call's handle: when the call drops it, the block goes back to the queue's list (or is
+  // released, past the cap or with the pool switched off since).
+  return std::shared_ptr<std::byte>(
+      addr, [owner = std::move(owner), size, device, queue](std::byte*) mutable {
+        std::vector<PooledBlock> dropped;
+        std::vector<cl_command_queue> queues;
+        {
+          WorkspacePool& pool = workspace_pool();
+          std::lock_guard<std::mutex> lock(pool.mu);
+          try {
+            if (pool_enabled() && pool.held[device] + size <= pool_cap(device)) {
+              auto [it, fresh] = pool.queues.try_emplace(queue);
+              if (fresh) {
+                it->second.device = device;
+                clRetainCommandQueue(queue);
+              }
+              it->second.free.push_back({std::move(owner), size});
+              pool.held[device] += size;
+            }
+            trim_pool(pool, device, false, dropped, queues);
+          } catch (const std::bad_alloc&) {
+            // No host memory for the list: the block is released instead of kept.
+          }
+        }
+        dropped.clear();  // outside the lock: releasing a buffer may wait in the driver
+        owner.reset();
+        for (cl_command_queue q : queues) clReleaseCommandQueue(q);
+      });
+}
+
+std::size_t workspace_pooled_bytes(int device) {
+  WorkspacePool& p = workspace_pool();
+  std::lock_guard<std::mutex> lock(p.mu);
+  auto it = p.held.find(device);
+  return it == p.held.end() ? 0 : it->second;
+}
+
 BufferRef resolve(const void* p, int device, std::string_view op) {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   std::lock_guard<std::mutex> lock(g_regions_mu);
@@ -468,6 +619,16 @@ DeviceBuffer device_buffer(const Launch& l, std::size_t bytes, std::string_view 
                            const void* data) {
   DeviceBuffer b;
   b.owner = allocate_from(l.device, bytes, data);
+  const BufferRef r = resolve(b.owner.get(), l.device, op);
+  detail::require(r.offset == 0, Status::internal, op, "an allocation resolved at offset ",
+                  r.offset);
+  b.mem = r.mem;
+  return b;
+}
+
+DeviceBuffer scratch_buffer(const Launch& l, std::size_t bytes, std::string_view op) {
+  DeviceBuffer b;
+  b.owner = workspace(l.device, bytes, l.queue);
   const BufferRef r = resolve(b.owner.get(), l.device, op);
   detail::require(r.offset == 0, Status::internal, op, "an allocation resolved at offset ",
                   r.offset);

@@ -91,6 +91,19 @@ void forget_programs(int device);
 /// releases both.
 std::shared_ptr<std::byte> allocate(int device, std::size_t bytes);
 
+/// A call's scratch of `bytes` on `device` for commands of `queue` (null: the default
+/// queue), queue-ordered as CUDA's stream-ordered allocations: when the call drops it, the
+/// block goes back to a free list of that queue, and a later call on the same in-order queue
+/// takes it again without a clCreateBuffer (NVIDIA's driver spent tens to hundreds of µs
+/// per call creating and freeing intermediates of the two-pass ops; bench/NOTES.md, session
+/// 24). Up to an eighth of the device's memory waits in the lists; an allocation that fails
+/// empties them and tries again. Out-of-order queues, and PIXFLOW_OCL_POOL=off, get a plain
+/// allocate(). The contents are undefined.
+std::shared_ptr<std::byte> workspace(int device, std::size_t bytes, cl_command_queue queue);
+
+/// Bytes of `device` waiting in the workspace free lists (for the tests).
+std::size_t workspace_pooled_bytes(int device);
+
 /// The buffer and byte offset behind a pointer into an allocation of `device`; throws
 /// invalid_argument naming `op` when the pointer is in none.
 struct BufferRef {
@@ -121,6 +134,10 @@ struct DeviceBuffer {
 };
 DeviceBuffer device_buffer(const Launch& l, std::size_t bytes, std::string_view op,
                            const void* data = nullptr);
+
+/// A per-call scratch buffer of `bytes` from the launch queue's workspace (above): for the
+/// intermediates of the ops' passes. The contents are undefined.
+DeviceBuffer scratch_buffer(const Launch& l, std::size_t bytes, std::string_view op);
 
 /// Builds a kernel's argument list and enqueues it. Images go in as three arguments
 /// (buffer, ulong byte offset, long stride in bytes).
