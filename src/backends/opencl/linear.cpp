@@ -67,13 +67,20 @@ bool direct_kernels() {
   return v;
 }
 
-// PIXFLOW_OCL_BOX=both (default) | cols | direct | packed (variant.hpp): running sums along
-// both axes where cheaper, along the columns only (the first round's kernel), or every window
-// summed; packed: u8 by sep_packed (below; the box_tile kernel with `both` elsewhere).
-enum class BoxRunning { both, cols, none, packed };
+// PIXFLOW_OCL_BOX=auto (default) | both | cols | direct | packed (variant.hpp): running sums
+// along both axes where cheaper, along the columns only (the first round's kernel), or every
+// window summed; packed: u8 by sep_packed (below; the box_tile kernel with `both` elsewhere);
+// auto: packed for u8 images of at least kBoxPackedSamples samples, both elsewhere.
+// Measured on the H100 (session 24, bench/NOTES.md), µs both -> packed: 9x9 u8x1 8192^2 338 ->
+// 197, 31x31 413 -> 340, 9x9 u8x3 1054 -> 784, 9x9 u8x3 1080p 41.5 -> 31.6; but 9x9 u8x1 1080p
+// 16.2 -> 19.5 and 31x31 22.2 -> 30.0 (2 M samples do not fill the device at NB * RY rows a
+// work-group); 31x31 u8x3 even at both sizes.
+enum class BoxRunning { automatic, both, cols, none, packed };
 BoxRunning box_running() {
-  return BoxRunning(variant("PIXFLOW_OCL_BOX", {"both", "cols", "direct", "packed"}, "box"));
+  return BoxRunning(
+      variant("PIXFLOW_OCL_BOX", {"auto", "both", "cols", "direct", "packed"}, "box"));
 }
+constexpr std::int64_t kBoxPackedSamples = std::int64_t(1) << 22;
 
 struct Tile {
   int kw, kh, ax, ay, ch;
@@ -221,7 +228,10 @@ void box_t(const ConstImageView& s, const ImageView& d, const BoxParams& p, cons
   }
   if constexpr (std::is_same_v<T, std::uint8_t>) {
     // u8 by sep_packed (PIXFLOW_OCL_BOX=packed), where the column sums fit 16-bit lanes.
-    const SepPacked sp = box_running() == BoxRunning::packed && ch <= 4 && 255 * p.kh <= 65535
+    const BoxRunning br = box_running();
+    const bool packed = br == BoxRunning::packed ||
+                        (br == BoxRunning::automatic && std::int64_t(n) * h >= kBoxPackedSamples);
+    const SepPacked sp = packed && ch <= 4 && 255 * p.kh <= 65535
                              ? SepPacked::plan(p.kw, ch, 16, l)
                              : SepPacked{};
     if (sp.ok()) {
@@ -263,7 +273,7 @@ void box_t(const ConstImageView& s, const ImageView& d, const BoxParams& p, cons
     const std::size_t ow = std::size_t(t.ow()), oh = std::size_t(t.oh()), kw = std::size_t(p.kw);
     const std::size_t walks = oh * std::size_t(ch) * ((ow + ch * kSeg - 1) / (ch * kSeg));
     const BoxRunning br = box_running();
-    const bool hrun = !f32 && (br == BoxRunning::both || br == BoxRunning::packed) && p.kw >= 2 &&
+    const bool hrun = !f32 && br != BoxRunning::cols && br != BoxRunning::none && p.kw >= 2 &&
                       walks * (kw + 2 * (kSeg - 1)) + 2 * oh * ow < oh * ow * kw;
     Kernel k(l, "linear",
              opts + t.options() + (running ? "-DBOX_RUNNING=1 " : "") +
@@ -315,17 +325,24 @@ void box(const ConstImageView& s, const ImageView& d, const BoxParams& p, const 
 }
 
 // ---- gaussian -----------------------------------------------------------------------------
-// PIXFLOW_OCL_GAUSS=fold (default) | tile | packed | packed-imm (variant.hpp): tile keeps the
-// first round's tile kernel (taps in global memory, one multiply a tap, tiles of at most 32
-// rows) for the H100 A/B; fold takes the taps from constant memory, folds symmetric integer
-// taps and allows 64-row tiles; packed runs u8 by sep_packed (the taps as constant-memory
-// arguments), packed-imm the same with the taps written into the program (one program per
-// sigma) so that they become immediates; other depths take fold there.
-enum class GaussSchedule { fold, tile, packed, packed_imm };
+// PIXFLOW_OCL_GAUSS=auto (default) | fold | tile | packed | packed-imm (variant.hpp): tile
+// keeps the first round's tile kernel (taps in global memory, one multiply a tap, tiles of at
+// most 32 rows) for the H100 A/B; fold takes the taps from constant memory, folds symmetric
+// integer taps and allows 64-row tiles; packed runs u8 by sep_packed (the taps as
+// constant-memory arguments), packed-imm the same with the taps written into the program (one
+// program per window and sigma) so that they become immediates; other depths take fold there.
+// auto: u8 packed-imm for windows of kGaussImmSide and more on a side, packed below, fold for
+// the other depths. Measured on the H100 (session 24, bench/NOTES.md), µs fold / packed /
+// packed-imm: sigma=2 (13 taps) u8x1 8192^2 471 / 309 / 371, u8x3 1198 / 855 / 1072, u8x1
+// 1080p 67.7 / 61.4 / 57.6, u8x3 82.3 / 62.5 / 76.8; sigma=8 (49 taps) u8x1 8192^2 1594 / 1301
+// / 927, 1080p 105.4 / 113.7 / 71.4 (u8x3 at 49 taps does not fit sep_packed's registers:
+// fold).
+enum class GaussSchedule { automatic, fold, tile, packed, packed_imm };
 GaussSchedule gauss_schedule() {
-  return GaussSchedule(
-      variant("PIXFLOW_OCL_GAUSS", {"fold", "tile", "packed", "packed-imm"}, "gaussian"));
+  return GaussSchedule(variant("PIXFLOW_OCL_GAUSS", {"auto", "fold", "tile", "packed", "packed-imm"},
+                               "gaussian"));
 }
+constexpr int kGaussImmSide = 25;
 bool gauss_v2() {
   return gauss_schedule() != GaussSchedule::tile;
 }
@@ -383,7 +400,10 @@ void gaussian_t(const ConstImageView& s, const ImageView& d, const GaussianParam
       }
       return sum <= 256;
     };
-    const GaussSchedule gs = gauss_schedule();
+    GaussSchedule gs = gauss_schedule();
+    if (gs == GaussSchedule::automatic)
+      gs = std::max(p.kw, p.kh) >= kGaussImmSide ? GaussSchedule::packed_imm
+                                                   : GaussSchedule::packed;
     const SepPacked sp = (gs == GaussSchedule::packed || gs == GaussSchedule::packed_imm) &&
                                  ch <= 4 && p.kh <= 64 && in_lanes(tx) && in_lanes(ty)
                              ? SepPacked::plan(p.kw, ch, 12, l)
