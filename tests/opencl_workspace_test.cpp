@@ -1,7 +1,8 @@
-// The OpenCL backend's queue-ordered workspace (src/backends/opencl/runtime.hpp): a block a
-// call drops goes back to its queue's free list and only a later call on the same queue takes
-// it; another queue never does; a queue the user released loses its list; PIXFLOW_OCL_POOL=off
-// keeps nothing; and ops whose passes take blocks again and again, on two queues in turn and
+// The OpenCL backend's buffer reuse (src/backends/opencl/runtime.hpp). The queue-ordered
+// workspace: a block a call drops goes back to its queue's free list and only a later call on
+// the same queue takes it; another queue never does; a queue the user released loses its list;
+// PIXFLOW_OCL_POOL=off keeps nothing. The read-only uploads: the same bytes share a buffer.
+// And ops whose passes take blocks and uploads again and again, on two queues in turn and
 // without waiting between calls, stay bit-exact against the reference.
 #include <cstdlib>
 #include <functional>
@@ -156,6 +157,38 @@ TEST(OpenclWorkspace, OffKeepsNothing) {
   const std::size_t before = opencl::workspace_pooled_bytes(dev);
   { const auto a = opencl::workspace(dev, 7 * kMiB, nullptr); }
   EXPECT_EQ(opencl::workspace_pooled_bytes(dev), before);
+}
+
+// Read-only uploads (device_buffer with data: taps, tables) of the same bytes share a buffer;
+// other bytes, or PIXFLOW_OCL_UPLOADS=off, get their own.
+TEST(OpenclWorkspace, UploadsOfTheSameBytesShareABuffer) {
+  PIXFLOW_NEED_OPENCL();
+  const int dev = test_opencl_device();
+  const opencl::Launch l{dev, opencl::default_queue(dev)};
+  std::vector<int> taps = {1, 4, 6, 4, 1, 0x5eed};
+  const auto a = opencl::device_buffer(l, taps.size() * sizeof(int), "test", taps.data());
+  const auto b = opencl::device_buffer(l, taps.size() * sizeof(int), "test", taps.data());
+  EXPECT_EQ(a.mem, b.mem);
+  taps[2] = 7;
+  const auto c = opencl::device_buffer(l, taps.size() * sizeof(int), "test", taps.data());
+  EXPECT_NE(c.mem, a.mem);
+  // The contents are the bytes given.
+  std::vector<int> back(taps.size());
+  ASSERT_EQ(clEnqueueReadBuffer(l.queue, c.mem, CL_TRUE, 0, back.size() * sizeof(int), back.data(),
+                                0, nullptr, nullptr),
+            CL_SUCCESS);
+  EXPECT_EQ(back, taps);
+  {
+    const char* old = std::getenv("PIXFLOW_OCL_UPLOADS");
+    const std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
+    setenv("PIXFLOW_OCL_UPLOADS", "off", 1);
+    const auto d = opencl::device_buffer(l, taps.size() * sizeof(int), "test", taps.data());
+    EXPECT_NE(d.mem, c.mem);
+    if (saved)
+      setenv("PIXFLOW_OCL_UPLOADS", saved->c_str(), 1);
+    else
+      unsetenv("PIXFLOW_OCL_UPLOADS");
+  }
 }
 
 // The ops whose passes go through the workspace (core's composites, the separable box and

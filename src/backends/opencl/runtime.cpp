@@ -615,10 +615,81 @@ void require_fp64(const Launch& l, std::string_view op) {
                   ") has no double precision (cl_khr_fp64), which this op's rule needs");
 }
 
+namespace {
+
+// The read-only uploads of recent calls (taps, weight tables, coefficients) per device, keyed by
+// their bytes: a call with the same parameters takes the buffer again instead of creating one
+// (NVIDIA's driver allocates and copies at clCreateBuffer and frees at the release: per call,
+// for a table of a few hundred bytes). Least recently used first out past kUploadEntries or
+// kUploadBytes of a device.
+constexpr std::size_t kUploadEntries = 64, kUploadBytes = std::size_t(16) << 20;
+struct Upload {
+  int device = 0;
+  std::uint64_t hash = 0;
+  std::vector<unsigned char> bytes;
+  std::shared_ptr<std::byte> owner;
+};
+struct UploadCache {
+  std::mutex mu;
+  std::vector<Upload> entries;  // most recently used last
+};
+UploadCache& upload_cache() {
+  static UploadCache* c = new UploadCache;  // never destroyed, as the contexts
+  return *c;
+}
+
+std::uint64_t fnv1a(const unsigned char* p, std::size_t n) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+std::shared_ptr<std::byte> upload(int device, std::size_t bytes, const void* data) {
+  const char* env = std::getenv("PIXFLOW_OCL_UPLOADS");
+  if ((env && std::string_view(env) == "off") || bytes == 0 || bytes > kUploadBytes / 4)
+    return allocate_from(device, bytes, data);
+  const auto* p = static_cast<const unsigned char*>(data);
+  const std::uint64_t h = fnv1a(p, bytes);
+  UploadCache& c = upload_cache();
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    for (auto it = c.entries.begin(); it != c.entries.end(); ++it)
+      if (it->device == device && it->hash == h && it->bytes.size() == bytes &&
+          std::memcmp(it->bytes.data(), p, bytes) == 0) {
+        std::shared_ptr<std::byte> owner = it->owner;
+        std::rotate(it, it + 1, c.entries.end());
+        return owner;
+      }
+  }
+  std::shared_ptr<std::byte> owner = allocate_from(device, bytes, data);
+  std::vector<Upload> dropped;
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    c.entries.push_back({device, h, std::vector<unsigned char>(p, p + bytes), owner});
+    std::size_t n = 0, total = 0;
+    for (const Upload& u : c.entries)
+      if (u.device == device) ++n, total += u.bytes.size();
+    for (auto it = c.entries.begin();
+         it != c.entries.end() && (n > kUploadEntries || total > kUploadBytes);) {
+      if (it->device != device) {
+        ++it;
+        continue;
+      }
+      --n;
+      total -= it->bytes.size();
+      dropped.push_back(std::move(*it));
+      it = c.entries.erase(it);
+    }
+  }
+  return owner;  // `dropped` released outside the lock
+}
+
+}  // namespace
+
 DeviceBuffer device_buffer(const Launch& l, std::size_t bytes, std::string_view op,
                            const void* data) {
   DeviceBuffer b;
-  b.owner = allocate_from(l.device, bytes, data);
+  b.owner = data ? upload(l.device, bytes, data) : allocate_from(l.device, bytes, nullptr);
   const BufferRef r = resolve(b.owner.get(), l.device, op);
   detail::require(r.offset == 0, Status::internal, op, "an allocation resolved at offset ",
                   r.offset);

@@ -123,11 +123,13 @@ struct Launch {
 /// (cl_khr_fp64), which the op's rule needs.
 void require_fp64(const Launch& l, std::string_view op);
 
-/// A per-call buffer of `bytes` on the launch's device, its contents copied from `data` when
-/// given (at creation, CL_MEM_COPY_HOST_PTR: no command on the call's queue, no wait for it to
-/// drain; `data` may be freed on return): `mem` for a kernel argument; `owner` keeps it alive
+/// A buffer of `bytes` on the launch's device, its contents copied from `data` when given (at
+/// creation, CL_MEM_COPY_HOST_PTR: no command on the call's queue, no wait for it to drain;
+/// `data` may be freed on return): `mem` for a kernel argument; `owner` keeps it alive
 /// (releasing it while kernels that use it are queued is safe: the driver frees it when they
-/// finish).
+/// finish). With `data` the buffer is an upload that **kernels must only read**: uploads of
+/// the same bytes on a device share one buffer (the 64 most recent are kept; a call with the
+/// same taps or table creates none; PIXFLOW_OCL_UPLOADS=off makes one per call).
 struct DeviceBuffer {
   std::shared_ptr<std::byte> owner;
   cl_mem mem = nullptr;
