@@ -204,7 +204,7 @@ __kernel __attribute__((reqd_work_group_size(BIL_TX, BIL_TY, 1))) void bilateral
 // row. One tile a work-group: CUDA's blocks walk several block rows to spread the table's
 // construction (FP64 exp for f32); here the tables come from the host and a fill is 16 (f32)
 // or 24 (u8 x 3, 8 copies) loads and stores a work-item against ~5000-7000 instructions of
-// taps, and the walking loop made clang 15 keep loop-invariant addresses live.
+// taps.
 // The sums are the reference's: per output, taps in row-major order (source rows ascending,
 // dx ascending), w = space * colour, sum_c += v_c * w, wsum += w, each rounded once.
 #define BP_TX 32
@@ -238,9 +238,10 @@ __kernel __attribute__((reqd_work_group_size(BIL_TX, BIL_TY, 1))) void bilateral
 // the row's sums as operands, so that those taps are computed there and then. Without them the
 // unrolled body is one basic block in which the compiler is free to issue every table lookup
 // first and the sums at the end (clang 15's PTX: a lookup's result used ~5800 instructions
-// later; ptxas: 255 registers and 4-10 KB of spills for either kernel). CUDA's f32 kernel puts
-// a memory-clobbering asm between source rows for the same reason. The values are unchanged.
-// Elsewhere nothing.
+// later; ptxas: 255 registers and 4-10 KB of spills for either kernel; with them 80 (u8 x 3)
+// and 48 (f32), no spill). CUDA's f32 kernel puts a memory-clobbering asm between source rows
+// for the same reason; here that did not help (the lookups' uses, arithmetic, still sank). The
+// values are unchanged. Elsewhere nothing.
 #ifdef PIXFLOW_NV_PTX
 #define BP_PIN(x) __asm__ volatile("" : "+f"(x));
 #else
