@@ -82,7 +82,7 @@ TEST(OpenclSchedules, GaussianIirEveryScheduleMatchesRef) {
 // (4 pixels a work-item: widths not a multiple of 4 or 128, heights not of 32), radius 1..4
 // (d = 3..9, and d = 0 from sigma_space), narrow and wide colour sigmas (a saturated table),
 // every border with constants outside u8; the other formats pass through to the per-pixel
-// kernel on both schedules.
+// kernel on these schedules (tile-rows: the same kernel, its source rows written out).
 TEST(OpenclSchedules, BilateralEveryScheduleMatchesRef) {
   if (!have_opencl("bilateral")) GTEST_SKIP() << "no OpenCL device";
   auto rng = make_rng(0x5c2);
@@ -95,7 +95,7 @@ TEST(OpenclSchedules, BilateralEveryScheduleMatchesRef) {
   const Case cases[] = {{3, 30, 5}, {5, 40, 2}, {7, 200, 4}, {9, 75, 75}, {9, 3, 3}, {0, 25, 2}};
   const std::vector<Size> sizes = {{1, 1},    {1, 40},   {40, 1},   {3, 5},
                                    {127, 33}, {129, 31}, {261, 70}, {130, 97}};
-  for (const char* schedule : {"tile", "pixel", "tile-tapconv"}) {
+  for (const char* schedule : {"tile", "pixel", "tile-tapconv", "tile-rows"}) {
     const ScopedSchedule env("PIXFLOW_OCL_BILATERAL", schedule);
     std::size_t turn = 0;
     for (Size s : sizes)

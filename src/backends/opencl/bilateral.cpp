@@ -4,6 +4,9 @@
 //    CUDA's tile kernel (a work-group per 128 x 32 outputs, the input tile and a per-lane
 //    colour table in local memory); every other case runs the per-pixel kernel;
 //  - tile-tapconv: the same, each tap converting its sample to float;
+//  - tile-rows: the same, its source-row loop written out and, on NVIDIA, the sums pinned
+//    after each row (kernels/bilateral.cl BIL_UNROLL_ROWS: the `packed` kernels' fix for a
+//    loop clang 15 left rolled);
 //  - packed[,RW[,COPIES]]: u8 x 1 as `tile`; radius 1..4 u8 with 2..4 channels runs
 //    bilateral_u8cn_tile (CUDA's bilateral_u8c3_kernel: pixel words, one sum of absolute byte
 //    differences a tap, the colour table COPIES times in local memory) and f32 x 1
@@ -70,12 +73,12 @@ std::vector<std::int32_t> make_taps(const BilateralParams& p) {
 constexpr std::size_t kPackedLx = 32, kPackedLy = 8;
 
 struct Schedule {
-  enum Kind { tile, pixel, tile_tapconv, packed } kind = tile;
+  enum Kind { tile, pixel, tile_tapconv, packed, tile_rows } kind = tile;
   int rw = 8;      // packed: output rows a work-item
   int copies = 0;  // packed u8: copies of the colour table (0: the most that fit, <= 16)
 };
 
-// PIXFLOW_OCL_BILATERAL: tile (default), pixel, tile-tapconv, packed[,RW[,COPIES]].
+// PIXFLOW_OCL_BILATERAL: tile (default), pixel, tile-tapconv, packed[,RW[,COPIES]], tile-rows.
 Schedule schedule() {
   Schedule r;
   const char* e = std::getenv("PIXFLOW_OCL_BILATERAL");
@@ -95,8 +98,9 @@ Schedule schedule() {
     r.copies = n == 2 ? copies : 0;
     return r;
   }
-  r.kind = Schedule::Kind(
-      variant("PIXFLOW_OCL_BILATERAL", {"tile", "pixel", "tile-tapconv", "packed"}, "bilateral"));
+  r.kind = Schedule::Kind(variant("PIXFLOW_OCL_BILATERAL",
+                                  {"tile", "pixel", "tile-tapconv", "packed", "tile-rows"},
+                                  "bilateral"));
   return r;
 }
 
@@ -192,10 +196,13 @@ void bilateral(const ConstImageView& s, const ImageView& d, const BilateralParam
       run_packed(s, d, p, l, sch, taps, radius, table, table_floats, scale))
     return;
   const bool tile = sch.kind != Schedule::pixel;
-  const std::string tile_opts =
-      depth_options(s.depth()) +
-      detail::cat("-DCH=1 -DBIL_R=", radius,
-                  sch.kind == Schedule::tile_tapconv ? " -DBIL_TAPCONV=1" : "");
+  std::string tile_opts = depth_options(s.depth()) + detail::cat("-DCH=1 -DBIL_R=", radius);
+  if (sch.kind == Schedule::tile_tapconv) tile_opts += " -DBIL_TAPCONV=1";
+  if (sch.kind == Schedule::tile_rows) {
+    tile_opts += " -DBIL_UNROLL_ROWS=1";
+    // NVIDIA: the asm pins of the sums (bilateral.cl BP_PIN).
+    if (devices()[std::size_t(l.device)].nv_cc_major >= 3) tile_opts += " -DPIXFLOW_NV_PTX=1";
+  }
   // The tile kernel's local colour tables and tile need more than some devices have (oclgrind:
   // 32 KiB): the per-pixel kernel there (the same bits).
   if (tile && !f32 && ch == 1 && radius <= kTileMaxRadius &&

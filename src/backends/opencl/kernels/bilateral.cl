@@ -20,6 +20,32 @@ inline float bil_div(float sum, float wsum) {
   return (float)((double)sum / (double)wsum);
 }
 
+// The tile kernels' source rows t = 0 .. 15 one after the other, t a literal in each: the
+// row loop written out (why: clang 15 left `#pragma unroll` of that loop rolled, with the
+// window's selections at run time, as nvcc did for CUDA's; bench/NOTES.md, branch ocl-bil),
+// the loops inside it (output rows, dx) unrolled with t known. Within a row the samples are
+// read from the tile once; for every output the rows come in ascending dy and dx ascends
+// within a row: the reference's summation order.
+#define BP_ROWS(ROW)                                                                    \
+  ROW(0) ROW(1) ROW(2) ROW(3) ROW(4) ROW(5) ROW(6) ROW(7) ROW(8) ROW(9) ROW(10) ROW(11) \
+  ROW(12) ROW(13) ROW(14) ROW(15)
+#if defined(BIL_RW) && BIL_RW + 2 * BIL_R > 16
+#error "BP_ROWS covers 16 source rows (RW 8, R 4)"
+#endif
+// After the taps of one source row for output row r, on NVIDIA: empty volatile asm that take
+// the row's sums as operands, so that those taps are computed there and then. Without them the
+// unrolled body is one basic block in which the compiler is free to issue every table lookup
+// first and the sums at the end (clang 15's PTX: a lookup's result used ~5800 instructions
+// later; ptxas: 255 registers and 4-10 KB of spills for either kernel; with them 80 (u8 x 3)
+// and 48 (f32), no spill). CUDA's f32 kernel puts a memory-clobbering asm between source rows
+// for the same reason; here that did not help (the lookups' uses, arithmetic, still sank). The
+// values are unchanged. Elsewhere nothing.
+#ifdef PIXFLOW_NV_PTX
+#define BP_PIN(x) __asm__ volatile("" : "+f"(x));
+#else
+#define BP_PIN(x) ;
+#endif
+
 // Per tap k: delta = the L1 distance of the tap's samples to the centre's (u8 in integers,
 // f32 in float, channels in order), colour weight from the table, wk = space * colour,
 // sum_c += v_c * wk, wsum += wk (float). Output sum_c / wsum, divided in double and rounded
@@ -94,6 +120,59 @@ __kernel void bilateral(CIMG(s), IMG(d), int width, int height, int border, T cv
 #define BIL_TH (BIL_BH + 2 * BIL_R)  // tile rows
 #define BIL_K (2 * BIL_R + 1)
 
+// Source row T (tile row row0 + T): pixels x0 - 4 .. x0 + 7 (x0 = 4 lx + M in the tile), then
+// every tap of every output row whose window holds the row. The samples as ints (the deltas)
+// and as floats (the sums), each converted once a row (why: a conversion issues at a fraction
+// of the float rate; a tap would need one a pixel). -DBIL_TAPCONV=1 converts at each tap
+// instead (PIXFLOW_OCL_BILATERAL=tile-tapconv, kept to time the two on the H100: measured 1680
+// against 1871 us in session 22, once).
+#if BIL_TAPCONV
+#define BIL_SAMPLE_F(i) ((float)v[i])
+#else
+#define BIL_SAMPLE_F(i) fv[i]
+#endif
+#if BIL_UNROLL_ROWS
+#define BIL_C1_GUARD(T) if ((T) < BIL_ROWS + 2 * BIL_R)
+#define BIL_C1_PIN(r)                                          \
+  _Pragma("unroll") for (int j = 0; j < 4; ++j) {              \
+    BP_PIN(sum[r][j])                                          \
+    BP_PIN(wsum[r][j])                                         \
+  }
+#else
+#define BIL_C1_GUARD(T)
+#define BIL_C1_PIN(r)
+#endif
+#define BIL_C1_ROW(T)                                                                     \
+  BIL_C1_GUARD(T) {                                                                        \
+    const uint w0 = tile[(row0 + (T)) * BIL_TWORDS + lx];                                  \
+    const uint w1 = tile[(row0 + (T)) * BIL_TWORDS + lx + 1];                              \
+    const uint w2 = tile[(row0 + (T)) * BIL_TWORDS + lx + 2];                              \
+    int v[12];                                                                             \
+    float fv[12];                                                                          \
+    _Pragma("unroll") for (int j = 0; j < 4; ++j) {                                        \
+      v[j] = (int)((w0 >> (8 * j)) & 0xffu);                                               \
+      v[4 + j] = (int)((w1 >> (8 * j)) & 0xffu);                                           \
+      v[8 + j] = (int)((w2 >> (8 * j)) & 0xffu);                                           \
+    }                                                                                      \
+    _Pragma("unroll") for (int i = 0; i < 12; ++i) fv[i] = (float)v[i];                    \
+    _Pragma("unroll") for (int r = 0; r < BIL_ROWS; ++r) {                                 \
+      const int dy = (T) - BIL_R - r;                                                      \
+      if (dy >= -BIL_R && dy <= BIL_R) {                                                   \
+        _Pragma("unroll") for (int dx = -BIL_R; dx <= BIL_R; ++dx) {                       \
+          if (dx * dx + dy * dy <= BIL_R * BIL_R) {                                        \
+            const float sw = space[(dy + BIL_R) * BIL_K + dx + BIL_R];                     \
+            _Pragma("unroll") for (int j = 0; j < 4; ++j) {                                \
+              const float wk = sw * lane_lut[abs(v[4 + j + dx] - centre[r][j]) * BIL_TX];  \
+              sum[r][j] += BIL_SAMPLE_F(4 + j + dx) * wk;                                  \
+              wsum[r][j] += wk;                                                            \
+            }                                                                              \
+          }                                                                                \
+        }                                                                                  \
+        BIL_C1_PIN(r)                                                                      \
+      }                                                                                    \
+    }                                                                                      \
+  }
+
 // space: the (2R+1)^2 square of space weights, (dy + R) * (2R+1) + (dx + R) (the window's
 // taps only are read). color: the 256 colour weights.
 __kernel __attribute__((reqd_work_group_size(BIL_TX, BIL_TY, 1))) void bilateral_u8c1_tile(
@@ -135,49 +214,16 @@ __kernel __attribute__((reqd_work_group_size(BIL_TX, BIL_TY, 1))) void bilateral
     }
   }
   __local const float* lane_lut = lut + lx;
-#pragma unroll
-  for (int t = 0; t < BIL_ROWS + 2 * BIL_R; ++t) {
-    // Pixels x0 - 4 .. x0 + 7 of tile row row0 + t (x0 = 4 lx + M in the tile).
-    const uint w0 = tile[(row0 + t) * BIL_TWORDS + lx];
-    const uint w1 = tile[(row0 + t) * BIL_TWORDS + lx + 1];
-    const uint w2 = tile[(row0 + t) * BIL_TWORDS + lx + 2];
-    // The samples as ints (the deltas) and as floats (the sums), each converted once a row
-    // (why: a conversion issues at a fraction of the float rate; a tap would need one a
-    // pixel). -DBIL_TAPCONV=1 converts at each tap instead (PIXFLOW_OCL_BILATERAL=tile-tapconv,
-    // kept to time the two on the H100: measured 1680 against 1871 us in session 22, once).
-    int v[12];
-    float fv[12];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      v[j] = (int)((w0 >> (8 * j)) & 0xffu);
-      v[4 + j] = (int)((w1 >> (8 * j)) & 0xffu);
-      v[8 + j] = (int)((w2 >> (8 * j)) & 0xffu);
-    }
-#pragma unroll
-    for (int i = 0; i < 12; ++i) fv[i] = (float)v[i];
-#pragma unroll
-    for (int r = 0; r < BIL_ROWS; ++r) {
-      const int dy = t - BIL_R - r;
-      if (dy >= -BIL_R && dy <= BIL_R) {
-#pragma unroll
-        for (int dx = -BIL_R; dx <= BIL_R; ++dx) {
-          if (dx * dx + dy * dy <= BIL_R * BIL_R) {
-            const float sw = space[(dy + BIL_R) * BIL_K + dx + BIL_R];
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-              const float wk = sw * lane_lut[abs(v[4 + j + dx] - centre[r][j]) * BIL_TX];
-#if BIL_TAPCONV
-              sum[r][j] += (float)v[4 + j + dx] * wk;
+#if BIL_UNROLL_ROWS
+  // PIXFLOW_OCL_BILATERAL=tile-rows: the source rows written out, t a literal in each, the
+  // output rows' sums pinned after each row on NVIDIA (BP_ROWS, BP_PIN below: the `packed`
+  // kernels' fix; clang 15 left this loop rolled, 480 of the 784 taps' lookups in its PTX with
+  // the window's selections at run time; written out and pinned: 72 registers, no spill).
+  BP_ROWS(BIL_C1_ROW)
 #else
-              sum[r][j] += fv[4 + j + dx] * wk;
+#pragma unroll
+  for (int t = 0; t < BIL_ROWS + 2 * BIL_R; ++t) BIL_C1_ROW(t)
 #endif
-              wsum[r][j] += wk;
-            }
-          }
-        }
-      }
-    }
-  }
   const int x0 = bx0 + 4 * lx;
 #pragma unroll
   for (int r = 0; r < BIL_ROWS; ++r) {
@@ -222,32 +268,6 @@ __kernel __attribute__((reqd_work_group_size(BIL_TX, BIL_TY, 1))) void bilateral
 #define BP_LOAD_SPACE()                                            \
   float sp[BIL_R * BIL_R + 1];                                     \
   _Pragma("unroll") for (int i = 0; i <= BIL_R * BIL_R; ++i) sp[i] = space[i];
-// The source rows t = 0 .. RW + 2R - 1 one after the other, t a literal in each: the row loop
-// written out (why: clang 15 left `#pragma unroll` of that loop rolled, with the window's
-// selections at run time, as nvcc did for CUDA's; bench/NOTES.md, branch ocl-bil), the loops
-// inside it (output rows, dx) unrolled with t known. Within a row the samples are read from
-// the tile once; for every output the rows come in ascending dy and dx ascends within a row:
-// the reference's summation order.
-#define BP_ROWS(ROW)                                                                    \
-  ROW(0) ROW(1) ROW(2) ROW(3) ROW(4) ROW(5) ROW(6) ROW(7) ROW(8) ROW(9) ROW(10) ROW(11) \
-  ROW(12) ROW(13) ROW(14) ROW(15)
-#if BIL_RW + 2 * BIL_R > 16
-#error "BP_ROWS covers 16 source rows (RW 8, R 4)"
-#endif
-// After the taps of one source row for output row r, on NVIDIA: empty volatile asm that take
-// the row's sums as operands, so that those taps are computed there and then. Without them the
-// unrolled body is one basic block in which the compiler is free to issue every table lookup
-// first and the sums at the end (clang 15's PTX: a lookup's result used ~5800 instructions
-// later; ptxas: 255 registers and 4-10 KB of spills for either kernel; with them 80 (u8 x 3)
-// and 48 (f32), no spill). CUDA's f32 kernel puts a memory-clobbering asm between source rows
-// for the same reason; here that did not help (the lookups' uses, arithmetic, still sank). The
-// values are unchanged. Elsewhere nothing.
-#ifdef PIXFLOW_NV_PTX
-#define BP_PIN(x) __asm__ volatile("" : "+f"(x));
-#else
-#define BP_PIN(x) ;
-#endif
-
 #if defined(T_U8)
 // u8 x CH (2..4): the tile holds one 32-bit word a pixel (c0, c1, .., 0), so a tap's delta
 // |c0 - c0'| + |c1 - c1'| + .. (the reference's integer L1 sum; the zero bytes add 0) is one
