@@ -3,6 +3,7 @@
 // of its own tiling (block and tile boundaries, partial work-groups, lines shorter than the
 // border extension, 1-pixel images), every border, ROI views at odd offsets
 // (backends_match_ref). The family tests run the default schedule; these run each.
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -13,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "src/base/bilateral_f32.hpp"
+#include "src/core/dispatch.hpp"
+#include "src/ref/ref.hpp"
 #include "tests/common.hpp"
 
 namespace pixflow::test {
@@ -78,7 +82,7 @@ TEST(OpenclSchedules, GaussianIirEveryScheduleMatchesRef) {
 // (4 pixels a work-item: widths not a multiple of 4 or 128, heights not of 32), radius 1..4
 // (d = 3..9, and d = 0 from sigma_space), narrow and wide colour sigmas (a saturated table),
 // every border with constants outside u8; the other formats pass through to the per-pixel
-// kernel on both schedules.
+// kernel on these schedules (tile-rows: the same kernel, its source rows written out).
 TEST(OpenclSchedules, BilateralEveryScheduleMatchesRef) {
   if (!have_opencl("bilateral")) GTEST_SKIP() << "no OpenCL device";
   auto rng = make_rng(0x5c2);
@@ -91,7 +95,7 @@ TEST(OpenclSchedules, BilateralEveryScheduleMatchesRef) {
   const Case cases[] = {{3, 30, 5}, {5, 40, 2}, {7, 200, 4}, {9, 75, 75}, {9, 3, 3}, {0, 25, 2}};
   const std::vector<Size> sizes = {{1, 1},    {1, 40},   {40, 1},   {3, 5},
                                    {127, 33}, {129, 31}, {261, 70}, {130, 97}};
-  for (const char* schedule : {"tile", "pixel", "tile-tapconv"}) {
+  for (const char* schedule : {"tile", "pixel", "tile-tapconv", "tile-rows"}) {
     const ScopedSchedule env("PIXFLOW_OCL_BILATERAL", schedule);
     std::size_t turn = 0;
     for (Size s : sizes)
@@ -112,6 +116,155 @@ TEST(OpenclSchedules, BilateralEveryScheduleMatchesRef) {
                                        "d=9 sigma_color=75 sigma_space=75 border=reflect101",
                                        {d, ch}, {131, 35}, rng));
       }
+  }
+}
+
+// The OpenCL backend's bilateral on src through core's dispatch without the schema's checks
+// (which take 1 or 3 channels, cv::bilateralFilter's set), so that the kernels' 2- and 4-channel
+// paths can be checked too; "" when every sample equals the reference's.
+std::string bilateral_unchecked_vs_ref(const TestImage& src, const BilateralParams& p,
+                                       std::mt19937_64& rng) {
+  const ConstImageView sv = src.view;
+  auto want = make_dst(sv.width(), sv.height(), sv.format(), rng);
+  ref::bilateral(sv, want.view, p, detail::Rows{0, sv.height()});
+  auto dsrc = to_backend(Backend::opencl, sv, rng);
+  auto got = make_dst_on(Backend::opencl, sv.width(), sv.height(), sv.format(), rng);
+  detail::dispatch("bilateral", Context{Backend::opencl}, dsrc.view, ConstImageView(dsrc.view),
+                   ImageView(got.view), p);
+  const Image g = to_host(got.view);
+  return compare(g.view(), want.view);
+}
+
+// bilateral's `packed` schedule (PIXFLOW_OCL_BILATERAL=packed[,RW[,COPIES]]):
+// bilateral_u8cn_tile (u8 x 2..4) and bilateral_f32c1_tile (f32 x 1), work-groups of 32 x
+// 8 RW outputs (RW = 8, 4, 2: tiles of 64, 32, 16 rows; widths and heights just under, at
+// and over a tile, 1-pixel and 1-row images, images shorter than the window), radius 1..4
+// (d = 3..9 and d = 0 from sigma_space) and d = 11 (the per-pixel kernel behind it), 1, 8
+// and the default copies of the u8 colour table, every border with constants outside u8,
+// narrow and wide colour sigmas (f32: over its [0, 1) image and the [-1000, 1000] one), ROI
+// views at odd offsets (backends_match_ref); u8 x 2 and x 4 through the dispatch without
+// the schema's channel check; f32 samples at the colour table's bin edges and non-finite
+// ones (NaN where the reference is NaN, the same bits elsewhere).
+TEST(OpenclSchedules, BilateralPackedMatchesRef) {
+  if (!have_opencl("bilateral")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x5c7);
+  std::vector<Border> borders = borders_and_outside_constant();
+  borders.push_back(Border::constant(-7));
+  struct Case {
+    int d;
+    double sc, ss;
+  };
+  const Case u8_cases[] = {{9, 75, 75}, {3, 30, 5}, {5, 40, 2}, {7, 200, 4}, {0, 25, 2}, {9, 3, 3}};
+  const Case f32_cases[] = {{9, 0.3, 75}, {3, 0.05, 5}, {5, 2, 2}, {7, 300, 4}, {0, 0.5, 2}};
+  const std::vector<Size> sizes = {{1, 1},   {1, 40},  {40, 1},  {3, 5},   {31, 63},
+                                   {33, 65}, {32, 64}, {65, 17}, {97, 130}};
+  auto params = [](const Case& k, const Border& b) {
+    std::ostringstream p;
+    p << "d=" << k.d << " sigma_color=" << k.sc << " sigma_space=" << k.ss << " "
+      << border_params(b);
+    return p.str();
+  };
+  for (const char* schedule : {"packed", "packed,4,1", "packed,2,8"}) {
+    const ScopedSchedule env("PIXFLOW_OCL_BILATERAL", schedule);
+    std::size_t turn = 0;
+    for (Size s : sizes)
+      for (const Border& b : borders) {
+        const Case& k = u8_cases[turn % std::size(u8_cases)];
+        const Case& f = f32_cases[turn % std::size(f32_cases)];
+        ++turn;
+        PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_BILATERAL=" << schedule << " " << s.w
+                                         << "x" << s.h << " " << params(k, b));
+        ASSERT_TRUE(backends_match_ref("bilateral", params(k, b), {Depth::u8, 3}, s, rng));
+        PIXFLOW_TRACE(testing::Message() << "f32x1 " << params(f, b));
+        auto unit = random_image(s.w, s.h, {Depth::f32, 1}, rng, false, 0.0, 1.0);
+        ASSERT_TRUE(backends_match_ref("bilateral", params(f, b), unit.view, rng));
+      }
+    // The [-1000, 1000] f32 image, and a window past the tile kernels (radius 5).
+    for (const Border& b : borders) {
+      PIXFLOW_TRACE(testing::Message()
+                    << "PIXFLOW_OCL_BILATERAL=" << schedule << " " << border_params(b));
+      ASSERT_TRUE(
+          backends_match_ref("bilateral", params({9, 500, 3}, b), {Depth::f32, 1}, {45, 70}, rng));
+      ASSERT_TRUE(
+          backends_match_ref("bilateral", params({11, 75, 5}, b), {Depth::u8, 3}, {37, 21}, rng));
+    }
+    // 2 and 4 channels (the schema takes 1 or 3: core's dispatch directly).
+    turn = 0;
+    for (int ch : {2, 4})
+      for (Size s : {Size{1, 1}, Size{33, 65}, Size{97, 20}, Size{5, 130}})
+        for (const Border& b : borders) {
+          const Case& k = u8_cases[turn++ % std::size(u8_cases)];
+          const BilateralParams p{k.d, k.sc, k.ss, b};
+          auto src = random_image(s.w, s.h, {Depth::u8, ch}, rng);
+          PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_BILATERAL=" << schedule << " u8x" << ch
+                                           << " " << s.w << "x" << s.h << " " << params(k, b));
+          const std::string diff = bilateral_unchecked_vs_ref(src, p, rng);
+          ASSERT_TRUE(diff.empty()) << diff;
+        }
+    // f32 at the table's bin edges (alpha = i exactly, or an ulp either side): the index and
+    // fraction without a conversion (bilateral.cl bil_f32_weight).
+    namespace bf = detail::bilateral_f32;
+    for (double sigma : {0.01, 2.0, 1e4}) {
+      const float scale = bf::scale(sigma, 1);
+      const Size s{67, 70};
+      auto src = random_image(s.w, s.h, {Depth::f32, 1}, rng);
+      std::uniform_int_distribution<int> bin(0, bf::bins(1));
+      for (std::int64_t y = 0; y < s.h; ++y)
+        for (std::int64_t x = 0; x < s.w; ++x) {
+          float v = float(double(bin(rng)) / double(scale));
+          if (rng() % 3 == 0) v = std::nextafter(v, rng() % 2 ? 0.0f : FLT_MAX);
+          src.view.row<float>(y)[x] = (x + y) % 4 == 0 ? 0.0f : (rng() % 2 ? v : -v);
+        }
+      std::ostringstream p;
+      p << "d=7 sigma_color=" << sigma << " sigma_space=3";
+      PIXFLOW_TRACE(testing::Message()
+                    << "PIXFLOW_OCL_BILATERAL=" << schedule << " bin edges " << p.str());
+      ASSERT_TRUE(backends_match_ref("bilateral", p.str(), src.view, rng));
+    }
+    for (const Border& b : borders) {
+      const Size s{41, 70};
+      const BilateralParams p{9, 3.0, 2.0, b};
+      PIXFLOW_TRACE(testing::Message()
+                    << "PIXFLOW_OCL_BILATERAL=" << schedule << " special " << describe(b));
+      TestImage src = special_f32_image(s.w, s.h, 1, rng);
+      auto want = make_dst(s.w, s.h, {Depth::f32, 1}, rng);
+      bilateral(src, want, p, {Backend::ref});
+      auto dsrc = to_backend(Backend::opencl, src.view, rng);
+      auto got = make_dst_on(Backend::opencl, s.w, s.h, {Depth::f32, 1}, rng);
+      bilateral(dsrc, got, p, {Backend::opencl});
+      const Image g = to_host(got.view);
+      for (std::int64_t y = 0; y < s.h; ++y)
+        for (std::int64_t x = 0; x < s.w; ++x) {
+          const float gv = g.view().row<float>(y)[x], wv = want.view.row<float>(y)[x];
+          if (std::isnan(wv)) {
+            ASSERT_TRUE(std::isnan(gv)) << "x=" << x << " y=" << y << " got " << gv;
+          } else {
+            std::uint32_t gb, wb;
+            std::memcpy(&gb, &gv, 4);
+            std::memcpy(&wb, &wv, 4);
+            ASSERT_EQ(gb, wb) << "x=" << x << " y=" << y << " got " << gv << " want " << wv;
+          }
+        }
+    }
+  }
+}
+
+// A malformed packed value is an error naming the variable, not the default schedule.
+TEST(OpenclSchedules, BilateralPackedBadValueIsAnError) {
+  if (!have_opencl("bilateral")) GTEST_SKIP() << "no OpenCL device";
+  auto rng = make_rng(0x5c8);
+  auto src = random_image(8, 8, {Depth::u8, 3}, rng);
+  auto dsrc = to_backend(Backend::opencl, src.view, rng);
+  auto got = make_dst_on(Backend::opencl, 8, 8, {Depth::u8, 3}, rng);
+  for (const char* bad : {"packed,3", "packed,8,3", "packed,", "packed,8,8,1", "packed,8x"}) {
+    const ScopedSchedule env("PIXFLOW_OCL_BILATERAL", bad);
+    try {
+      bilateral(dsrc, got, BilateralParams{}, {Backend::opencl});
+      FAIL() << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), Status::invalid_argument) << bad;
+      EXPECT_NE(std::string(e.what()).find("PIXFLOW_OCL_BILATERAL"), std::string::npos) << e.what();
+    }
   }
 }
 
