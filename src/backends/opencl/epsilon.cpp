@@ -1,12 +1,14 @@
 // OpenCL epsilon filter (kernels/epsilon.cl), two schedules (the same bits; PIXFLOW_OCL_EPSILON
-// picks, for A/B timing): tile (default) runs u8 x 1 with r in 1..7 on epsilon_u8c1_tile (a
-// work-group per 32 x 64 outputs from a local tile, sum and count in one add, the threshold
-// test one compare), everything else on the per-pixel kernel; pixel runs the per-pixel kernel
-// everywhere: one work-item per pixel, the window through border_index. u8 compares and sums in
-// integers (the threshold floor(t), capped at 255, is made here: the sample distances are integers,
-// so it is the reference's double comparison); f32 compares and sums in double as the reference
-// does, so it needs cl_khr_fp64. The constant border's value is saturated to T here with the
-// reference's saturate_cast.
+// picks, for A/B timing): tile (default) runs r in 1..7 with 1..4 channels on the tile kernels
+// (epsilon_u8_tile, epsilon_f32_tile: a work-group per 32 interleaved samples x 64 rows from a
+// local tile, a work-item a column of 8 outputs of one channel; u8 sum and count in one add, the
+// threshold test one compare; f32 the reference's double compare and sum, each source row
+// widened once), the rest (r = 0, r > 7) on the per-pixel kernel; pixel runs the per-pixel
+// kernel everywhere: one work-item per pixel, the window through border_index. u8 compares and
+// sums in integers (the threshold floor(t), capped at 255, is made here: the sample distances are
+// integers, so it is the reference's double comparison); f32 compares and sums in double as the
+// reference does, so it needs cl_khr_fp64. The constant border's value is saturated to T here
+// with the reference's saturate_cast.
 #include <cmath>
 #include <cstdint>
 
@@ -20,8 +22,9 @@
 namespace pixflow::opencl {
 namespace {
 
-// epsilon_u8c1_tile's shape (kernels/epsilon.cl EPS_*): 32 x 8 work-items, a column of 8
-// outputs each; radius <= 7 (the packed sum and count: 225 x 255 < 2^16).
+// The tile kernels' shape (kernels/epsilon.cl EPS_*): 32 x 8 work-items, a column of 8 outputs
+// each; radius <= 7 (u8: the packed sum and count, 225 x 255 < 2^16; the local tile at r = 7
+// and 4 channels is 88 x 78 words, 27 KiB, under OpenCL's 32 KiB minimum).
 constexpr std::size_t kTileLx = 32, kTileLy = 8;
 constexpr std::int64_t kTileW = 32, kTileH = 64;
 constexpr int kTileMaxRadius = 7;
@@ -32,19 +35,27 @@ void epsilon(const ConstImageView& src, const ImageView& dst, const EpsilonParam
   const bool f32 = src.depth() == Depth::f32;
   if (f32) require_fp64(l, "epsilon");
   const bool tile = variant("PIXFLOW_OCL_EPSILON", {"tile", "pixel"}, "epsilon") == 0;
-  if (tile && !f32 && src.channels() == 1 && p.r >= 1 && p.r <= kTileMaxRadius) {
-    const int t = p.t >= 255.0 ? 255 : int(std::floor(p.t));
-    Kernel(l, "epsilon", depth_options(src.depth()) + detail::cat(" -DEPS_R=", p.r),
-           "epsilon_u8c1_tile", "epsilon")
-        .image(src)
+  const int cn = src.channels();
+  // The tile kernels index a row's samples in int: w * cn + the halo must fit.
+  const std::int64_t row_samples = dst.width() * cn;
+  if (tile && p.r >= 1 && p.r <= kTileMaxRadius && cn >= 1 && cn <= 4 &&
+      row_samples + 2 * kTileW * kTileMaxRadius < std::int64_t(INT32_MAX)) {
+    Kernel k(l, "epsilon",
+             depth_options(src.depth()) + detail::cat(" -DEPS_R=", p.r, " -DEPS_CN=", cn),
+             f32 ? "epsilon_f32_tile" : "epsilon_u8_tile", "epsilon");
+    k.image(src)
         .image(dst)
         .arg(cl_int(dst.width()))
         .arg(cl_int(dst.height()))
-        .arg(cl_int(p.border.type))
-        .arg(cl_int(t))
-        .arg(cl_int(detail::saturate_cast<std::uint8_t>(p.border.value)))
-        .run(std::size_t((dst.width() + kTileW - 1) / kTileW) * kTileLx,
-             std::size_t((dst.height() + kTileH - 1) / kTileH) * kTileLy, kTileLx, kTileLy);
+        .arg(cl_int(p.border.type));
+    if (f32) {
+      k.arg(cl_double(p.t)).arg(cl_float(detail::saturate_cast<float>(p.border.value)));
+    } else {
+      const int t = p.t >= 255.0 ? 255 : int(std::floor(p.t));
+      k.arg(cl_int(t)).arg(cl_int(detail::saturate_cast<std::uint8_t>(p.border.value)));
+    }
+    k.run(std::size_t((row_samples + kTileW - 1) / kTileW) * kTileLx,
+          std::size_t((dst.height() + kTileH - 1) / kTileH) * kTileLy, kTileLx, kTileLy);
     return;
   }
   Kernel k(l, "epsilon", depth_options(src.depth()), "epsilon", "epsilon");
