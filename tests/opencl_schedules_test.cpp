@@ -141,7 +141,8 @@ TEST(OpenclSchedules, RemapEveryScheduleMatchesRef) {
   }
 }
 
-// epsilon (PIXFLOW_OCL_EPSILON): the tile kernels (u8 and f32, 1..4 interleaved channels)
+// epsilon (PIXFLOW_OCL_EPSILON): the tile kernels (u8 and f32, 1..4 interleaved channels; quad:
+// the u8 quad-word kernel, here its OpenCL C arithmetic, not the PTX the H100 runs)
 // and their work-groups of 32 samples (not pixels: widths whose w * cn is 32k - 1, 32k, 32k + 1)
 // x 64 rows (heights 63..65, 129, 130; partial groups right and bottom), lines shorter than the
 // halo, radius 1..7 (the u8 packed sum and count at its largest: t >= 255 counts all 225 samples
@@ -157,8 +158,9 @@ TEST(OpenclSchedules, EpsilonEveryScheduleMatchesRef) {
   const std::vector<Size> sizes = {{1, 1},  {1, 40},   {40, 1},   {3, 5},   {8, 65},
                                    {9, 63}, {11, 64},  {16, 129}, {17, 31}, {21, 66},
                                    {22, 2}, {31, 130}, {33, 97},  {65, 7}};
-  const char* const thresholds[] = {"0", "12.5", "30", "128", "255", "1000"};
-  for (const char* schedule : {"tile", "pixel"}) {
+  // u8 thresholds: 0, fractional, each of the quad kernel's three compare modes at its ends.
+  const char* const thresholds[] = {"0", "12.5", "30", "127", "128", "254.5", "255", "1000"};
+  for (const char* schedule : {"tile", "pixel", "quad"}) {
     const ScopedSchedule env("PIXFLOW_OCL_EPSILON", schedule);
     std::size_t turn = 0;
     for (Depth d : {Depth::u8, Depth::f32})

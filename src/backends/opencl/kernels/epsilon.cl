@@ -108,7 +108,7 @@ inline T eps_sample(CIMG(s), int e, int y, int w, int h, int border, T cval) {
     barrier(CLK_LOCAL_MEM_FENCE);                                                               \
   } while (0)
 
-#if defined(T_U8)
+#if defined(T_U8) && !defined(EPS_QUAD)
 // epsilon_u8_tile. Per tap and output, three operations:
 //  - the tile holds v + 2^16, so one add accumulates the sum (low 16 bits) and the count (high
 //    bits) together: (2R+1)^2 * 255 <= 225 * 255 < 2^16 for R <= 7;
@@ -156,7 +156,149 @@ __kernel __attribute__((reqd_work_group_size(EPS_TX, EPS_TY, 1))) void epsilon_u
     ROW(uchar, d, y)[x] = (uchar)px_epsilon_mean_i32(sum, n);
   }
 }
-#endif  // T_U8
+#endif  // T_U8 && !EPS_QUAD
+
+#if defined(T_U8) && defined(EPS_QUAD)
+// ---------------------------------------------------------------------------------------------
+// epsilon_u8_quad (PIXFLOW_OCL_EPSILON=quad): CUDA's packed arithmetic (src/backends/cuda/
+// epsilon_u8_packed.hpp, where the compare is proved): a 32-bit word holds four taps of ONE
+// output, window rows y .. y + 3 of one element column (the "quad" word of row y, byte j = row
+// y + j), so one word is four taps in five instructions:
+//   d = absdiff4(p, c * 0x01010101); e = absdiff4(d, M * 0x01010101)   bit 7 of each byte
+//   f = (e ^ xm) & lanes: xm = 0 for T <= 127 (M = T + 128), ~0 for 128 <= T <= 254 (M = T - 127)
+//   sum = dp4a(p, f, sum); cnt = dp4a(f, 0x01010101, cnt)   (128 x the sum and the count)
+// where lanes (0x80 a byte) masks the rows past the window in its last quad (T = 255, where every
+// tap counts, runs epsilon_u8_tile: no M makes this compare pass every byte). With
+// -DPIXFLOW_PTX_VIDEO (NVIDIA, sm_90: native VABSDIFF4 and IDP.4A) absdiff4 / dp4a are PTX
+// vabsdiff4 / dp4a; elsewhere OpenCL C that computes the same (slower than epsilon_u8_tile:
+// only for the tests and oclgrind). Against the tile kernel's 4 operations a tap: 5 a word,
+// ceil((2R+1) / 4) (2R+1) words an output (27 at r = 4: 135 operations against 324).
+// The work-group, its outputs and its element columns are epsilon_u8_tile's; local memory holds
+// the quad words of the tile (every row y whose window quads an output reads), built column
+// by column from the source rows (a running word: one load and a shift a quad word).
+#define EPS_W (2 * EPS_R + 1)
+#define EPS_NQ ((EPS_W + 3) / 4)           // quads a window column
+#define EPS_NL (EPS_W - 4 * (EPS_NQ - 1))  // window rows in the last quad (1..4)
+#define EPS_QH (EPS_BH + 4 * (EPS_NQ - 1))  // quad rows of the tile
+#define EPS_CHUNK 8                         // quad rows a fill item walks
+#define EPS_NCH ((EPS_QH + EPS_CHUNK - 1) / EPS_CHUNK)
+
+#if defined(PIXFLOW_PTX_VIDEO)
+inline uint eps_absdiff4(uint a, uint b) {
+  uint r;
+  const uint z = 0;
+  __asm__("vabsdiff4.u32.u32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(z));
+  return r;
+}
+inline uint eps_dp4a(uint a, uint b, uint c) {
+  uint r;
+  __asm__("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+#else
+// (scalar byte by byte: PoCL builds this much faster than the uchar4 forms)
+inline uint eps_absdiff4(uint a, uint b) {
+  uint r = 0;
+  for (int i = 0; i < 32; i += 8) {
+    const int x = (int)((a >> i) & 0xffu), y = (int)((b >> i) & 0xffu);
+    r |= (uint)(x > y ? x - y : y - x) << i;
+  }
+  return r;
+}
+inline uint eps_dp4a(uint a, uint b, uint c) {
+  for (int i = 0; i < 32; i += 8) c += ((a >> i) & 0xffu) * ((b >> i) & 0xffu);
+  return c;
+}
+#endif
+
+// Adds the taps of quad word p in `lanes` to 128 x sum and 128 x count (c4 = c * 0x01010101,
+// m4 the compare constant M in every byte, xm the compare's sense).
+inline void eps_tap4(uint p, uint c4, uint m4, uint xm, uint lanes, uint* sum, uint* cnt) {
+  const uint f = (eps_absdiff4(eps_absdiff4(p, c4), m4) ^ xm) & lanes;
+  *sum = eps_dp4a(p, f, *sum);
+  *cnt = eps_dp4a(f, 0x01010101u, *cnt);
+}
+
+__kernel __attribute__((reqd_work_group_size(EPS_TX, EPS_TY, 1))) void epsilon_u8_quad(
+    CIMG(s), IMG(d), int w, int h, int border, uint m4, uint xm, int icval) {
+  __local uint quad[EPS_QH * EPS_TW];
+  const uchar cval = (uchar)icval;
+  const int lx = get_local_id(0), ly = get_local_id(1), lid = ly * EPS_TX + lx;
+  // Fill: item (chunk, column) walks EPS_CHUNK quad rows of one element column; tile row i is
+  // image row by - R + i, and quad row y holds tile rows y .. y + 3 (the rows past the last
+  // window, in masked lanes only, read through the border rule like the others).
+  {
+    const int bx = get_group_id(0) * EPS_TX - EPS_HX, by = get_group_id(1) * EPS_BH - EPS_R;
+    const bool inside =
+        bx >= 0 && bx + EPS_TW <= w * EPS_CN && by >= 0 && by + EPS_QH + 3 <= h;
+    for (int i = lid; i < EPS_NCH * EPS_TW; i += EPS_TX * EPS_TY) {
+      const int ck = i / EPS_TW, c = i - ck * EPS_TW, e = bx + c, y0 = ck * EPS_CHUNK;
+      uint word = 0;
+#pragma unroll
+      for (int j = 0; j < EPS_CHUNK + 3; ++j) {
+        const int y = y0 + j;
+        if (y - 3 < EPS_QH) {  // (the last chunk ends at the last quad row)
+          const uint v = inside ? (uint)CROW(uchar, s, by + y)[e]
+                                : (uint)eps_sample(s, s_off, s_stride, e, by + y, w, h, border, cval);
+          word = (word >> 8) | (v << 24);
+          if (j >= 3) quad[(y - 3) * EPS_TW + c] = word;
+        }
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const int row0 = ly * EPS_ROWS;
+  uint c4[EPS_ROWS], sum[EPS_ROWS], cnt[EPS_ROWS];
+#pragma unroll
+  for (int r = 0; r < EPS_ROWS; ++r) {
+    // The centre, tile row row0 + r + R: byte R % 4 of the window's quad R / 4.
+    const uint q = quad[(row0 + r + 4 * (EPS_R / 4)) * EPS_TW + EPS_HX + lx];
+    c4[r] = ((q >> (8 * (EPS_R % 4))) & 0xffu) * 0x01010101u;
+    sum[r] = 0;
+    cnt[r] = 0;
+  }
+  // Quad row row0 + q is quad j of output r's window when q = r + 4j (j < NQ): the rows of one
+  // residue q % 4 serve the outputs of that residue only, so the loops run over the residue,
+  // then its quad rows, then its outputs (every pair in the body is a used one: NVIDIA's
+  // compiler and clang refuse to unroll a body of mostly dead pairs as "too large").
+#if defined(PIXFLOW_PTX_VIDEO)
+#pragma unroll
+#else
+#pragma unroll 1  // (the emulated words, for PoCL and oclgrind: builds in a fraction of the time)
+#endif
+  for (int rho = 0; rho < 4; ++rho) {
+#if defined(PIXFLOW_PTX_VIDEO)
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+    for (int m = 0; m < EPS_ROWS / 4 + EPS_NQ - 1; ++m) {
+      const int q = rho + 4 * m;
+      uint v[EPS_W];
+#pragma unroll
+      for (int k = 0; k < EPS_W; ++k) v[k] = quad[(row0 + q) * EPS_TW + lx + k * EPS_CN];
+#pragma unroll
+      for (int i = 0; i < EPS_ROWS / 4; ++i) {
+        const int j = m - i, r = rho + 4 * i;
+        if (j >= 0 && j < EPS_NQ) {
+          const uint lanes = j == EPS_NQ - 1 ? 0x80808080u >> (8 * (4 - EPS_NL)) : 0x80808080u;
+#pragma unroll
+          for (int k = 0; k < EPS_W; ++k) eps_tap4(v[k], c4[r], m4, xm, lanes, &sum[r], &cnt[r]);
+        }
+      }
+    }
+  }
+  const int x = get_group_id(0) * EPS_TX + lx;
+  if (x >= w * EPS_CN) return;
+  const int y0 = get_group_id(1) * EPS_BH + row0;
+#pragma unroll
+  for (int r = 0; r < EPS_ROWS; ++r) {
+    const int y = y0 + r;
+    if (y >= h) break;
+    ROW(uchar, d, y)[x] = (uchar)px_epsilon_mean_i32((int)(sum[r] >> 7), (int)(cnt[r] >> 7));
+  }
+}
+#endif  // T_U8 && EPS_QUAD
 
 #if defined(T_F32)
 // epsilon_f32_tile: the reference's own arithmetic on every tap, |double(v) - double(c)| <= t
