@@ -240,7 +240,14 @@ __kernel __attribute__((reqd_work_group_size(EPS_TX, EPS_TY, 1))) void epsilon_u
         if (y - 3 < EPS_QH) {  // (the last chunk ends at the last quad row)
           const uint v = inside ? (uint)CROW(uchar, s, by + y)[e]
                                 : (uint)eps_sample(s, s_off, s_stride, e, by + y, w, h, border, cval);
+#if defined(PIXFLOW_OCLGRIND)
+          // (oclgrind 21.10 cannot interpret the llvm.fshl clang makes of the two shifts: the
+          // same bytes by a shuffle there; its device is little-endian, as linear.cl's shl_ch)
+          const uchar4 b = as_uchar4(word);
+          word = as_uint((uchar4)(b.s1, b.s2, b.s3, (uchar)v));
+#else
           word = (word >> 8) | (v << 24);
+#endif
           if (j >= 3) quad[(y - 3) * EPS_TW + c] = word;
         }
       }
