@@ -202,6 +202,13 @@ TEST(OpenclSchedules, EpsilonEveryScheduleMatchesRef) {
                                          << " magnitudes " << p);
         ASSERT_TRUE(backends_match_ref("epsilon", p, src.view, rng));
       }
+    // Work-groups whose tile lies inside the image (the loads without the border rule): only
+    // the small radii have them in the sizes above.
+    for (const char* p : {"r=4 t=20", "r=7 t=200 border=wrap"})
+      for (Format f : {Format{Depth::u8, 1}, Format{Depth::u8, 3}, Format{Depth::f32, 2}}) {
+        PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_EPSILON=" << schedule << " 150x211 " << p);
+        ASSERT_TRUE(backends_match_ref("epsilon", p, f, {150, 211}, rng));
+      }
     for (const char* p : {"r=0 t=5", "r=8 t=30", "r=4 t=20"})
       for (Format f : {Format{Depth::u8, 1}, Format{Depth::u8, 3}, Format{Depth::f32, 1}}) {
         PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_EPSILON=" << schedule << " " << p);
