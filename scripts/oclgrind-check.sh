@@ -89,11 +89,12 @@ run schedules PIXFLOW_OCLGRIND_APPEND=1 PIXFLOW_OCLGRIND_SKIP_COVERAGE=1 \
 # The new schedules not yet default, on their ops only (morphology's packed u8 kernels
 # morph_u8, morph_u8_comp, morph_u8_vh; box / gaussian sep_packed and filter2d rows; the median
 # word kernel; bilateral's packed u8 x 3 and f32 x 1 tiles, bilateral_u8cn_tile and
-# bilateral_f32c1_tile); this last run checks that every __kernel ran over the three.
+# bilateral_f32c1_tile, also the default now; epsilon's u8 quad kernel); this last run checks
+# that every __kernel ran over the three.
 run packed PIXFLOW_OCLGRIND_APPEND=1 PIXFLOW_OCL_MORPH=packed PIXFLOW_OCL_BOX=packed \
   PIXFLOW_OCL_GAUSS=packed PIXFLOW_OCL_FILTER2D=rows PIXFLOW_OCL_MEDIAN=net,4,0,words \
-  PIXFLOW_OCL_BILATERAL=packed \
-  PIXFLOW_OCLGRIND_OPS=dilate,erode,open,close,gradient,tophat,blackhat,box,gaussian,filter2d,median,bilateral
+  PIXFLOW_OCL_BILATERAL=packed PIXFLOW_OCL_EPSILON=quad \
+  PIXFLOW_OCLGRIND_OPS=dilate,erode,open,close,gradient,tophat,blackhat,box,gaussian,filter2d,median,bilateral,epsilon
 secs=$(($(date +%s) - start))
 if [ $fail -ne 0 ]; then
   echo "oclgrind pass: FAILED after ${secs} s" >&2

@@ -294,38 +294,74 @@ TEST(OpenclSchedules, RemapEveryScheduleMatchesRef) {
   }
 }
 
-// epsilon (PIXFLOW_OCL_EPSILON): the u8 x 1 tile kernel's work-groups of 32 x 64 outputs
-// (partial groups right and bottom), radius 1..7 (the packed sum and count at its largest:
-// t >= 255 counts all 225 samples of 255), thresholds 0 / fractional / 255 / beyond, every
-// border with constants outside u8; r = 0, r = 8, u8 x 3 and f32 pass through to the
-// per-pixel kernel on both schedules.
+// epsilon (PIXFLOW_OCL_EPSILON): the tile kernels (u8 and f32, 1..4 interleaved channels; quad:
+// the u8 quad-word kernel, here its OpenCL C arithmetic, not the PTX the H100 runs)
+// and their work-groups of 32 samples (not pixels: widths whose w * cn is 32k - 1, 32k, 32k + 1)
+// x 64 rows (heights 63..65, 129, 130; partial groups right and bottom), lines shorter than the
+// halo, radius 1..7 (the u8 packed sum and count at its largest: t >= 255 counts all 225 samples
+// of 255), thresholds 0 / fractional / 255 / beyond, every border with constants outside the
+// range, ROI views (backends_match_ref's padded images); f32 sums whose value depends on the
+// order of the taps (the reference's row-major double sum, kept exactly); r = 0 and r = 8 pass
+// through to the per-pixel kernel on both schedules.
 TEST(OpenclSchedules, EpsilonEveryScheduleMatchesRef) {
   if (!have_opencl("epsilon")) GTEST_SKIP() << "no OpenCL device";
   auto rng = make_rng(0x5c4);
   std::vector<Border> borders = borders_and_outside_constant();
   borders.push_back(Border::constant(-7));
-  const std::vector<Size> sizes = {{1, 1}, {1, 40}, {40, 1}, {3, 5}, {33, 65}, {31, 63}, {97, 130}};
-  const char* const thresholds[] = {"0", "12.5", "30", "128", "255", "1000"};
-  for (const char* schedule : {"tile", "pixel"}) {
+  const std::vector<Size> sizes = {{1, 1},  {1, 40},   {40, 1},   {3, 5},   {8, 65},
+                                   {9, 63}, {11, 64},  {16, 129}, {17, 31}, {21, 66},
+                                   {22, 2}, {31, 130}, {33, 97},  {65, 7}};
+  // u8 thresholds: 0, fractional, each of the quad kernel's three compare modes at its ends.
+  const char* const thresholds[] = {"0", "12.5", "30", "127", "128", "254.5", "255", "1000"};
+  for (const char* schedule : {"tile", "pixel", "quad"}) {
     const ScopedSchedule env("PIXFLOW_OCL_EPSILON", schedule);
     std::size_t turn = 0;
-    for (Size s : sizes)
-      for (const Border& b : borders) {
-        const int r = 1 + int(turn % 7);
-        const std::string p = "r=" + std::to_string(r) +
-                              " t=" + thresholds[turn % std::size(thresholds)] + " " +
-                              border_params(b);
-        ++turn;
-        PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_EPSILON=" << schedule << " " << s.w << "x"
-                                         << s.h << " " << p);
-        ASSERT_TRUE(backends_match_ref("epsilon", p, {Depth::u8, 1}, s, rng));
+    for (Depth d : {Depth::u8, Depth::f32})
+      for (int ch : {1, 2, 3, 4})
+        for (Size s : sizes) {
+          const Border& b = borders[turn % borders.size()];
+          const int r = 1 + int(turn % 7);
+          // f32 samples are in [-1000, 1000]: the thresholds scaled to select some taps.
+          const std::string t = d == Depth::u8 ? thresholds[turn % std::size(thresholds)]
+                                               : std::to_string(8 * (turn % 60));
+          const std::string p = "r=" + std::to_string(r) + " t=" + t + " " + border_params(b);
+          ++turn;
+          PIXFLOW_TRACE(testing::Message()
+                        << "PIXFLOW_OCL_EPSILON=" << schedule << " " << s.w << "x" << s.h << " "
+                        << to_string(Format{d, ch}) << " " << p);
+          ASSERT_TRUE(backends_match_ref("epsilon", p, {d, ch}, s, rng));
+        }
+    // Every sample 255 and counted (the packed sum at its largest), each channel count.
+    for (int ch : {1, 2, 3, 4}) {
+      TestImage white = random_image(70, 70, {Depth::u8, ch}, rng);
+      fill_constant(white, 255);
+      PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_EPSILON=" << schedule << " all 255 x" << ch);
+      ASSERT_TRUE(
+          backends_match_ref("epsilon", "r=7 t=1000 border=constant value=255", white.view, rng));
+    }
+    // f32 samples of very different magnitudes (+-1e30, +-FLT_MAX, 1, 2^-20, denormals, +-0):
+    // with every tap selected, the double sum rounds differently in any other order.
+    const float values[] = {1e30f,    -1e30f, 3.4028235e38f, -3.4028235e38f, 1.0f, -1.0f,
+                            0x1p-20f, 0.0f,   -0.0f,         1e-45f,         7.25f};
+    for (int ch : {1, 3})
+      for (const char* p : {"r=4 t=1e39 border=reflect101", "r=7 t=1e39 border=constant value=-0.5",
+                            "r=2 t=1 border=wrap"}) {
+        TestImage src = random_image(45, 70, {Depth::f32, ch}, rng);
+        std::uniform_int_distribution<int> pick(0, int(std::size(values)) - 1);
+        for (std::int64_t y = 0; y < src.view.height(); ++y)
+          for (std::int64_t i = 0; i < src.view.width() * ch; ++i)
+            src.view.row<float>(y)[i] = values[pick(rng)];
+        PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_EPSILON=" << schedule << " f32x" << ch
+                                         << " magnitudes " << p);
+        ASSERT_TRUE(backends_match_ref("epsilon", p, src.view, rng));
       }
-    // Every sample 255 and counted (the packed sum at its largest).
-    TestImage white = random_image(70, 70, {Depth::u8, 1}, rng);
-    fill_constant(white, 255);
-    PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_EPSILON=" << schedule << " all 255");
-    ASSERT_TRUE(
-        backends_match_ref("epsilon", "r=7 t=1000 border=constant value=255", white.view, rng));
+    // Work-groups whose tile lies inside the image (the loads without the border rule): only
+    // the small radii have them in the sizes above.
+    for (const char* p : {"r=4 t=20", "r=7 t=200 border=wrap"})
+      for (Format f : {Format{Depth::u8, 1}, Format{Depth::u8, 3}, Format{Depth::f32, 2}}) {
+        PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_EPSILON=" << schedule << " 150x211 " << p);
+        ASSERT_TRUE(backends_match_ref("epsilon", p, f, {150, 211}, rng));
+      }
     for (const char* p : {"r=0 t=5", "r=8 t=30", "r=4 t=20"})
       for (Format f : {Format{Depth::u8, 1}, Format{Depth::u8, 3}, Format{Depth::f32, 1}}) {
         PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_EPSILON=" << schedule << " " << p);
