@@ -367,6 +367,8 @@ TEST(MorphOpencl, PackedCompositesMatchRefOnEveryEdge) {
   packed_cases("packed,4,2,5", {{1, 1, 3, 1}}, grad, sizes, rng);
   packed_cases("packed,16,4,5", {{1, 5, 1, 1}}, comps, sizes, rng);
   packed_cases("packed,16,4,5", {{3, 3, 3, 1}}, grad, sizes, rng);
+  // The composites as core's passes through morph_u8 (no fused kernel).
+  packed_cases("packed-passes", {{1, 3, 3, 1}, {3, 5, 5, 1}}, comps, sizes, rng);
 }
 
 // With PIXFLOW_OCL_MORPH unset, u8 x 1 images of at least 2^24 pixels take the packed kernels

@@ -16,6 +16,8 @@
 //   run                 sep with morph_cols / morph_rows for every window (the kernels of
 //                       before this tuning round: the baseline);
 //   (unset)             packed for u8 x 1 images of at least 2^24 pixels (use_packed), else small;
+//                       but never morph_u8_comp (below: NVIDIA builds it in 30-80 s): open /
+//                       close / tophat / blackhat there take morph_composite's tile kernel;
 //   small               morph_small with the defaults below;
 //   small,VW,RY,KMAX    morph_small with VW lanes (1, 2, 4, 8, 16), RY rows (0: the default),
 //                       windows up to KMAX x KMAX (1..15; also morph_composite's bound);
@@ -28,6 +30,8 @@
 //   packed,BW,RY,KMAX   the same with BW bytes a work-item (4, 8, 16; 0: 8), RY rows (even;
 //                       0: rows_per_item), windows up to KMAX x KMAX (1..7); a trailing
 //                       ",doubling" takes the row extremes by doubling instead of chains.
+//   packed-passes       packed dilate / erode, every composite as core's passes through them
+//                       (no fused kernel; for the A/B against morph_composite).
 // Defaults (not yet timed on the H100): VW 4, RY 8 (halved down to 2 while the image gives
 // fewer than 2048 work-items a compute unit, rows_per_item.hpp), KMAX 7 (a 7-wide window is 7
 // vector loads and 6 min/max a source row, and 6 more an output: about the separable passes' work
@@ -68,6 +72,11 @@ struct MorphTuning {
   // Unset PIXFLOW_OCL_MORPH: packed for u8 x 1 images of at least kPackedAutoPixels (use_packed).
   bool packed_auto = true;
   bool pdouble = false;  // morph_u8's row extremes by doubling (-DMPK_DIRECT=0)
+  // morph_u8_comp for open / close / tophat / blackhat: only when PIXFLOW_OCL_MORPH=packed...
+  // asks. NVIDIA's OpenCL compiler takes 30-80 s to build it (open 3x3: the first call 78 s on
+  // the H100, session 24), which no default may cost a user; with the disk cache later
+  // processes load it in milliseconds, but the first one waits.
+  bool pcomp = false;
   int pbw = 0, pry = 0, pkmax = 5;
 };
 
@@ -93,12 +102,16 @@ MorphTuning tuning() {
     } else if (v == "passes") {
       r.fuse = false;
     } else if (v == "packed" || v == "packed,doubling") {
+      r.packed = r.pcomp = true;
+    } else if (v == "packed-passes") {
+      // packed dilate / erode, the composites as core's passes through them (no fused kernel).
       r.packed = true;
+      r.fuse = false;
     } else if (v.rfind("packed,", 0) == 0 &&
                std::sscanf(v.c_str() + 7, "%d,%d,%d", &vw, &ry, &kmax) == 3 &&
                (vw == 0 || vw == 4 || vw == 8 || vw == 16) && ry >= 0 && ry <= 16 && ry % 2 == 0 &&
                kmax >= 1 && kmax <= 7) {
-      r.packed = true;
+      r.packed = r.pcomp = true;
       r.pbw = vw;
       r.pry = ry;
       r.pkmax = kmax;
@@ -112,7 +125,7 @@ MorphTuning tuning() {
     } else if (v != "small") {
       detail::fail(Status::invalid_argument, "morphology", "PIXFLOW_OCL_MORPH=", v,
                    " is not one of passes|sep|run|small|small,VW,RY,KMAX[,narrow]|"
-                   "packed[,doubling]|packed,BW,RY,KMAX[,doubling]");
+                   "packed[,doubling]|packed,BW,RY,KMAX[,doubling]|packed-passes");
     }
   }
   return r;
@@ -324,9 +337,9 @@ void morph_pass(const ConstImageView& s, const ImageView& d, const detail::Morph
 // wrap (as morph_comp). gradient goes to morph_u8 wherever it takes the pass (packed_halo).
 bool packed_comp(const ConstImageView& s, const detail::MorphPass& m, const MorphTuning& t) {
   const int kmax = std::min(t.pkmax, 5);
-  return use_packed(t, s) && s.depth() == Depth::u8 && s.channels() == 1 && m.kw % 2 == 1 &&
-         m.kh % 2 == 1 && m.kw <= kmax && m.kh <= kmax && m.ax == m.kw / 2 && m.ay == m.kh / 2 &&
-         m.border.type != BorderType::wrap &&
+  return t.pcomp && use_packed(t, s) && s.depth() == Depth::u8 && s.channels() == 1 &&
+         m.kw % 2 == 1 && m.kh % 2 == 1 && m.kw <= kmax && m.kh <= kmax && m.ax == m.kw / 2 &&
+         m.ay == m.kh / 2 && m.border.type != BorderType::wrap &&
          (m.op == MorphOp::open || m.op == MorphOp::close || m.op == MorphOp::tophat ||
           m.op == MorphOp::blackhat);
 }
