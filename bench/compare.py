@@ -153,7 +153,8 @@ def main():
         meta.append("pixflow-bench-opencl: %s, %s%s" % (
             ocl.get("device") or ocl.get("gpu"), ocl.get("date"),
             "" if ocl.get("complete", True) else " (INCOMPLETE: %s; %d cases without a time)" %
-            (ocl.get("stopped") or "cut off", n_nr)))
+            (ocl.get("stopped") or "cut off", n_nr)) +
+            (" (merged: %s)" % ocl["merged"] if ocl.get("merged") else ""))
     for peers in peer_runs:
         dev = (peers.get("opencv_ocl") or {})
         meta.append("peers.py: CuPy %s, CV-CUDA %s, OpenCV %s (%s threads%s), %s%s" % (

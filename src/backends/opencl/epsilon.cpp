@@ -1,14 +1,16 @@
-// OpenCL epsilon filter (kernels/epsilon.cl), three schedules (the same bits; PIXFLOW_OCL_EPSILON
-// picks, for A/B timing):
-//   tile (default): r in 1..7 with 1..4 channels on the tile kernels (epsilon_u8_tile,
+// OpenCL epsilon filter (kernels/epsilon.cl), schedules that give the same bits
+// (PIXFLOW_OCL_EPSILON picks, for A/B timing):
+//   auto (default): quad for u8 on NVIDIA sm_90 and later (its PTX video instructions), tile
+//     elsewhere; on the H100 (session 24, r=4) quad against tile: u8x1 8192^2 582 / 1113 us,
+//     u8x3 1833 / 3389, 1080p u8x1 28.9 / 40.3, u8x3 69.5 / 114.4;
+//   tile: r in 1..7 with 1..4 channels on the tile kernels (epsilon_u8_tile,
 //     epsilon_f32_tile: a work-group per 32 interleaved samples x 64 rows from a local tile, a
 //     work-item a column of 8 outputs of one channel; u8 sum and count in one add, the
 //     threshold test one compare; f32 the reference's double compare and sum, each source row
 //     widened once), the rest (r = 0, r > 7) on the per-pixel kernel;
 //   quad: as tile, but u8 on epsilon_u8_quad (CUDA's packed arithmetic, four taps of one output
 //     a 32-bit word: PTX vabsdiff4 / dp4a on NVIDIA sm_90, plain OpenCL C elsewhere, which is
-//     slower than tile); not the default until timed on the H100 (bench/NOTES.md, branch
-//     ocl-eps);
+//     slower than tile);
 //   pixel: the per-pixel kernel everywhere: one work-item per pixel, the window through
 //     border_index.
 // u8 compares and sums in integers (the threshold floor(t), capped at 255, is made here: the
@@ -41,24 +43,26 @@ void epsilon(const ConstImageView& src, const ImageView& dst, const EpsilonParam
   if (dst.width() == 0 || dst.height() == 0) return;
   const bool f32 = src.depth() == Depth::f32;
   if (f32) require_fp64(l, "epsilon");
-  const int schedule = variant("PIXFLOW_OCL_EPSILON", {"tile", "pixel", "quad"}, "epsilon");
+  int schedule = variant("PIXFLOW_OCL_EPSILON", {"auto", "tile", "pixel", "quad"}, "epsilon");
+  const bool nv_video = devices()[std::size_t(l.device)].nv_cc_major >= 9;
+  if (schedule == 0) schedule = nv_video ? 3 : 1;
   const int cn = src.channels();
   // t >= 0 (the schema); |v - centre| is an integer in [0, 255].
   const int t = p.t >= 255.0 ? 255 : int(std::floor(p.t));
   const cl_int u8_cval = detail::saturate_cast<std::uint8_t>(p.border.value);
   // The tile kernels index a row's samples in int: w * cn + the halo must fit.
   const std::int64_t row_samples = dst.width() * cn;
-  if (schedule != 1 && p.r >= 1 && p.r <= kTileMaxRadius && cn >= 1 && cn <= 4 &&
+  if (schedule != 2 && p.r >= 1 && p.r <= kTileMaxRadius && cn >= 1 && cn <= 4 &&
       row_samples + 2 * kTileW * kTileMaxRadius < std::int64_t(INT32_MAX)) {
     // The quad kernel's compare (kernels/epsilon.cl, CUDA's eps_u8::u8_compare_mode / _k): M
     // = t + 128 and the flags as they come for t <= 127, M = t - 127 and the flags inverted for
     // 128..254; t = 255 (every tap counts) stays on epsilon_u8_tile.
-    const bool quad = schedule == 2 && !f32 && t < 255;
+    const bool quad = schedule == 3 && !f32 && t < 255;
     std::string options =
         depth_options(src.depth()) + detail::cat(" -DEPS_R=", p.r, " -DEPS_CN=", cn);
     if (quad) {
       options += " -DEPS_QUAD=1";
-      if (devices()[std::size_t(l.device)].nv_cc_major >= 9) options += " -DPIXFLOW_PTX_VIDEO=1";
+      if (nv_video) options += " -DPIXFLOW_PTX_VIDEO=1";
     }
     Kernel k(l, "epsilon", options,
              f32    ? "epsilon_f32_tile"
