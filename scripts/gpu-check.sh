@@ -15,7 +15,7 @@
 # OCL_ONLY=1: the OpenCL quick loop instead of all the above: a CUDA-off build (-DPIXFLOW_CUDA=OFF,
 # ~60 s) into ${BUILD:-build-ocl} and pixflow-bench-opencl on NVIDIA's OpenCL device into
 # $OUT/bench-opencl.json; OCL_TESTS=1 also runs the OpenCL tests first (OCL_TEST_FILTER: their
-# gtest filter). NO_BENCH_OCL=1 leaves pixflow-bench-opencl out of a normal run.
+# gtest filter). NO_BENCH_OCL=1 leaves pixflow-bench-opencl out (of a normal or an OCL_ONLY run).
 # T_BENCH_OCL: the pixflow-bench-opencl stage's limit (s; default 120, 400 with OCL_ONLY); the
 # binary gets --max-s (the limit minus 25 s) so that it stops starting cases in time and lists
 # the rest as "not reached"; OCL_BENCH_ARGS: more arguments (e.g. --quick, --filter REGEX).
@@ -201,7 +201,11 @@ if [ -n "${OCL_ONLY:-}" ]; then
       --gtest_filter="${OCL_TEST_FILTER:-OpenclBackend.*:Catalogue/SchemaBackends.*:CliRun.Opencl*:OpenclSchedules.*:*Opencl.*}"
     opencl_summary
   fi
-  bench_opencl $([ -n "${OCV_OCL:-}" ] && echo $((T_PEERS_OCL + 20)) || echo 20)
+  if [ -n "${NO_BENCH_OCL:-}" ]; then
+    say "stage bench-opencl: skipped (NO_BENCH_OCL)"
+  else
+    bench_opencl $([ -n "${OCV_OCL:-}" ] && echo $((T_PEERS_OCL + 20)) || echo 20)
+  fi
   [ -n "${OCV_OCL:-}" ] && peers_ocl
   # RESULTS.md: this run beside the newest stored CUDA run and the stored peers.
   CMP_ARGS=()
