@@ -637,6 +637,26 @@ Image from_mat(const cv::Mat& m) {
 }
 #endif
 
+EnvScope::EnvScope(std::initializer_list<std::pair<const char*, std::optional<std::string>>> vars) {
+  for (const auto& [name, value] : vars) {
+    const char* old = std::getenv(name);
+    saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+    if (value)
+      setenv(name, value->c_str(), 1);
+    else
+      unsetenv(name);
+  }
+}
+
+EnvScope::~EnvScope() {
+  for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+    if (it->second)
+      setenv(it->first.c_str(), it->second->c_str(), 1);
+    else
+      unsetenv(it->first.c_str());
+  }
+}
+
 TempDir::TempDir(std::string_view prefix) {
   std::string tmpl =
       (std::filesystem::temp_directory_path() / (std::string(prefix) + "_XXXXXX")).string();

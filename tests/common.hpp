@@ -7,11 +7,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <initializer_list>
 #include <map>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pixflow/pixflow.hpp"
@@ -187,6 +190,19 @@ int cv_depth(Depth d);
 /// Copies a cv::Mat into a new host Image.
 Image from_mat(const cv::Mat& m);
 #endif
+
+/// Sets (or unsets, with nullopt) environment variables for a scope, then restores what they
+/// were: the schedule switches (PIXFLOW_OCL_*), the cache folder, the I/O limits.
+class EnvScope {
+ public:
+  EnvScope(std::initializer_list<std::pair<const char*, std::optional<std::string>>> vars);
+  ~EnvScope();
+  EnvScope(const EnvScope&) = delete;
+  EnvScope& operator=(const EnvScope&) = delete;
+
+ private:
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
 
 /// A fresh folder under the system temp dir (named PREFIX_XXXXXX), removed with its contents
 /// at scope exit (its permissions restored first, for tests that make it unwritable).

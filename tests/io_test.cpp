@@ -970,13 +970,6 @@ TEST(IoLimits, EachLimitIsEnforcedForEveryFormat) {
       Status::invalid_argument, {"limits"});
 }
 
-/// Sets an environment variable for the scope of a test.
-struct ScopedEnv {
-  std::string name;
-  ScopedEnv(std::string n, const char* v) : name(std::move(n)) { setenv(name.c_str(), v, 1); }
-  ~ScopedEnv() { unsetenv(name.c_str()); }
-};
-
 TEST(IoLimits, EnvironmentVariablesSetTheLimitsAndBadValuesAreInvalidArgument) {
   {
     const IoLimits d = IoLimits::from_env();
@@ -990,7 +983,7 @@ TEST(IoLimits, EnvironmentVariablesSetTheLimitsAndBadValuesAreInvalidArgument) {
   for (const char* var : {"PIXFLOW_MAX_SIDE", "PIXFLOW_MAX_PIXELS", "PIXFLOW_MAX_BYTES"}) {
     PIXFLOW_TRACE(var);
     {
-      ScopedEnv e(var, "1234");
+      const EnvScope e({{var, "1234"}});
       const IoLimits l = IoLimits::from_env();
       const std::string v(var);
       EXPECT_EQ(v == "PIXFLOW_MAX_SIDE"     ? l.max_side
@@ -1007,14 +1000,14 @@ TEST(IoLimits, EnvironmentVariablesSetTheLimitsAndBadValuesAreInvalidArgument) {
                 2);
     }
     for (const char* bad : {"", "abc", "0", "-5", "12x", "99999999999999999999999", " 7"}) {
-      ScopedEnv e(var, bad);
+      const EnvScope e({{var, bad}});
       expect_error([] { IoLimits::from_env(); }, Status::invalid_argument, {var});
     }
   }
   TempDir dir;
   auto rng = make_rng(0x1103);
   write_image(dir / "e.png", random_image(17, 13, {Depth::u8, 1}, rng));
-  ScopedEnv e("PIXFLOW_MAX_PIXELS", "100");
+  const EnvScope e({{"PIXFLOW_MAX_PIXELS", "100"}});
   expect_error([&] { read_image(dir / "e.png"); }, Status::limit_exceeded,
                {"size 17x13 (221 pixels) exceeds the limit max_pixels = 100 (set by "
                 "PIXFLOW_MAX_PIXELS)"});

@@ -52,34 +52,6 @@ bool have_opencl() {
   GTEST_SKIP() << "no OpenCL " \
                   "device, or PIXFLOW_TEST_OPENCL=off"
 
-/// Sets (or unsets, with nullopt) environment variables for a scope, then restores them.
-class EnvScope {
- public:
-  EnvScope(std::initializer_list<std::pair<const char*, std::optional<std::string>>> vars) {
-    for (const auto& [name, value] : vars) {
-      const char* old = std::getenv(name);
-      saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
-      if (value)
-        setenv(name, value->c_str(), 1);
-      else
-        unsetenv(name);
-    }
-  }
-  ~EnvScope() {
-    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
-      if (it->second)
-        setenv(it->first.c_str(), it->second->c_str(), 1);
-      else
-        unsetenv(it->first.c_str());
-    }
-  }
-  EnvScope(const EnvScope&) = delete;
-  EnvScope& operator=(const EnvScope&) = delete;
-
- private:
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
-};
-
 ProgramCacheStats operator-(const ProgramCacheStats& a, const ProgramCacheStats& b) {
   return {a.built - b.built,     a.loaded - b.loaded,   a.saved - b.saved,
           a.unsaved - b.unsaved, a.corrupt - b.corrupt, a.rejected - b.rejected};

@@ -90,14 +90,6 @@ TEST(MedianOpencl, NetworkWindowsOrderF32ByTotalOrder) {
         }
 }
 
-// PIXFLOW_OCL_MEDIAN for the duration of a scope.
-struct ScopedMedianSchedule {
-  explicit ScopedMedianSchedule(const char* v) { setenv("PIXFLOW_OCL_MEDIAN", v, 1); }
-  ~ScopedMedianSchedule() { unsetenv("PIXFLOW_OCL_MEDIAN"); }
-  ScopedMedianSchedule(const ScopedMedianSchedule&) = delete;
-  ScopedMedianSchedule& operator=(const ScopedMedianSchedule&) = delete;
-};
-
 // The lane types of median_net (median.cpp): the word kernel (u8 x 1, quads of 4 samples, VW 4
 // or 8: interior work-items need the words i0 - 4 .. i0 + VW + 3, so widths up to ~3 work-items
 // are mostly edge work-items; views tight with widths multiple of 4 take the aligned loads,
@@ -111,7 +103,7 @@ TEST(MedianOpencl, LaneVariantsMatchRefOnEveryEdge) {
                                 {64, 9}, {67, 10}, {96, 1},  {131, 13}};
   for (const char* sched : {"net,4,0,words", "net,8,0,words", "net,4,2,words", "net,8,6,words",
                             "net,4,0,u16", "net,1,2,u16", "net,4,4,u16x2", "net,16,0,u16x2"}) {
-    const ScopedMedianSchedule env(sched);
+    const EnvScope env({{"PIXFLOW_OCL_MEDIAN", sched}});
     for (Format f : {Format{Depth::u8, 1}, Format{Depth::u8, 3}, Format{Depth::u16, 1}}) {
       if (f.channels == 3 && std::string(sched) != "net,4,0,words") continue;  // the fallback
       for (Size s : sizes)
@@ -142,7 +134,7 @@ TEST(MedianOpencl, WordKernelOnFewLevels) {
     for (int levels : {2, 3})
       for (int k : {3, 5, 7})
         for (bool tight : {false, true}) {
-          const ScopedMedianSchedule env(sched);
+          const EnvScope env({{"PIXFLOW_OCL_MEDIAN", sched}});
           TestImage src = random_image(64, 23, Format{Depth::u8, 1}, rng);
           for (std::int64_t y = 0; y < src.view.height(); ++y) {
             std::uint8_t* row = src.view.row<std::uint8_t>(y);
@@ -224,15 +216,6 @@ TEST(MorphOpencl, CompositesMatchRef) {
           }
 }
 
-// Sets PIXFLOW_OCL_MORPH for a scope (morphology.cpp reads it at every call).
-class ScopedMorphSchedule {
- public:
-  explicit ScopedMorphSchedule(const char* value) { setenv("PIXFLOW_OCL_MORPH", value, 1); }
-  ~ScopedMorphSchedule() { unsetenv("PIXFLOW_OCL_MORPH"); }
-  ScopedMorphSchedule(const ScopedMorphSchedule&) = delete;
-  ScopedMorphSchedule& operator=(const ScopedMorphSchedule&) = delete;
-};
-
 // One window on one channel count under a schedule (each is a program build on PoCL, a second
 // or two: the cases are chosen to cover the kernels' edges with few of them).
 struct PackedCase {
@@ -265,7 +248,7 @@ TestImage packed_rows_on_device(const ConstImageView& v) {
 void packed_cases(const char* sched, const std::vector<PackedCase>& cases,
                   std::initializer_list<MorphOp> ops, const std::vector<Size>& sizes,
                   std::mt19937_64& rng) {
-  const ScopedMorphSchedule env(sched);
+  const EnvScope env({{"PIXFLOW_OCL_MORPH", sched}});
   std::size_t turn = 0;
   for (const PackedCase& c : cases)
     for (MorphOp op : ops)
@@ -403,7 +386,7 @@ TEST(MorphOpencl, UnknownScheduleIsAnError) {
   const TestImage src = random_image(9, 7, Format{Depth::u8, 1}, rng);
   const TestImage ds = to_backend(Backend::opencl, src, rng);
   const TestImage dd = make_dst_on(Backend::opencl, 9, 7, Format{Depth::u8, 1}, rng);
-  const ScopedMorphSchedule env("packed,3,0,5");
+  const EnvScope env({{"PIXFLOW_OCL_MORPH", "packed,3,0,5"}});
   try {
     morphology(ConstImageView(ds), ImageView(dd), MorphOp::dilate, MorphParams{}, Context{});
     FAIL() << "PIXFLOW_OCL_MORPH=packed,3,0,5 was accepted";

@@ -22,18 +22,6 @@
 namespace pixflow::test {
 namespace {
 
-// Sets an environment variable for a scope (the schedule switches read it at every call).
-class ScopedSchedule {
- public:
-  ScopedSchedule(const char* var, const char* value) : var_(var) { setenv(var, value, 1); }
-  ~ScopedSchedule() { unsetenv(var_); }
-  ScopedSchedule(const ScopedSchedule&) = delete;
-  ScopedSchedule& operator=(const ScopedSchedule&) = delete;
-
- private:
-  const char* var_;
-};
-
 bool have_opencl(const char* op) {
   for (Backend b : test_backends_for(op))
     if (b == Backend::opencl) return true;
@@ -57,7 +45,7 @@ TEST(OpenclSchedules, GaussianIirEveryScheduleMatchesRef) {
   const std::vector<Size> sizes = {{1, 1},   {1, 40},  {40, 1},   {2, 3},   {33, 31},
                                    {257, 5}, {5, 257}, {290, 70}, {70, 290}};
   for (const char* schedule : {"fused", "fused-free", "line"}) {
-    const ScopedSchedule env("PIXFLOW_OCL_IIR", schedule);
+    const EnvScope env({{"PIXFLOW_OCL_IIR", schedule}});
     std::size_t turn = 0;
     for (Depth d : {Depth::u8, Depth::f32})
       for (int ch : {1, 2, 3, 4})
@@ -96,7 +84,7 @@ TEST(OpenclSchedules, BilateralEveryScheduleMatchesRef) {
   const std::vector<Size> sizes = {{1, 1},    {1, 40},   {40, 1},   {3, 5},
                                    {127, 33}, {129, 31}, {261, 70}, {130, 97}};
   for (const char* schedule : {"tile", "pixel", "tile-tapconv", "tile-rows"}) {
-    const ScopedSchedule env("PIXFLOW_OCL_BILATERAL", schedule);
+    const EnvScope env({{"PIXFLOW_OCL_BILATERAL", schedule}});
     std::size_t turn = 0;
     for (Size s : sizes)
       for (const Border& b : borders) {
@@ -165,7 +153,7 @@ TEST(OpenclSchedules, BilateralPackedMatchesRef) {
     return p.str();
   };
   for (const char* schedule : {"packed", "packed,8", "packed,4,1", "packed,2,8"}) {
-    const ScopedSchedule env("PIXFLOW_OCL_BILATERAL", schedule);
+    const EnvScope env({{"PIXFLOW_OCL_BILATERAL", schedule}});
     std::size_t turn = 0;
     for (Size s : sizes)
       for (const Border& b : borders) {
@@ -257,7 +245,7 @@ TEST(OpenclSchedules, BilateralPackedBadValueIsAnError) {
   auto dsrc = to_backend(Backend::opencl, src.view, rng);
   auto got = make_dst_on(Backend::opencl, 8, 8, {Depth::u8, 3}, rng);
   for (const char* bad : {"packed,3", "packed,8,3", "packed,", "packed,8,8,1", "packed,8x"}) {
-    const ScopedSchedule env("PIXFLOW_OCL_BILATERAL", bad);
+    const EnvScope env({{"PIXFLOW_OCL_BILATERAL", bad}});
     try {
       bilateral(dsrc, got, BilateralParams{}, {Backend::opencl});
       FAIL() << bad << " was accepted";
@@ -279,7 +267,7 @@ TEST(OpenclSchedules, RemapEveryScheduleMatchesRef) {
   const std::vector<Border> borders = borders_and_outside_constant();
   const std::vector<Size> sizes = {{1, 1}, {2, 3}, {4, 1}, {5, 2}, {1, 9}, {131, 37}};
   for (const char* schedule : {"px4", "pixel"}) {
-    const ScopedSchedule env("PIXFLOW_OCL_REMAP", schedule);
+    const EnvScope env({{"PIXFLOW_OCL_REMAP", schedule}});
     std::size_t turn = 0;
     for (Depth d : {Depth::u8, Depth::u16, Depth::f32})
       for (int ch : {1, 3, 4})
@@ -314,7 +302,7 @@ TEST(OpenclSchedules, EpsilonEveryScheduleMatchesRef) {
   // u8 thresholds: 0, fractional, each of the quad kernel's three compare modes at its ends.
   const char* const thresholds[] = {"0", "12.5", "30", "127", "128", "254.5", "255", "1000"};
   for (const char* schedule : {"tile", "pixel", "quad"}) {
-    const ScopedSchedule env("PIXFLOW_OCL_EPSILON", schedule);
+    const EnvScope env({{"PIXFLOW_OCL_EPSILON", schedule}});
     std::size_t turn = 0;
     for (Depth d : {Depth::u8, Depth::f32})
       for (int ch : {1, 2, 3, 4})
@@ -434,7 +422,7 @@ TEST(OpenclSchedules, MatmulEveryScheduleMatchesRef) {
   shapes.push_back({200, 300, 260});
   const Backend be = Backend::opencl;
   for (const char* schedule : {"tile", "tile-full", "tile64x128", "tile128", "simple", "auto"}) {
-    const ScopedSchedule env("PIXFLOW_OCL_MATMUL", schedule);
+    const EnvScope env({{"PIXFLOW_OCL_MATMUL", schedule}});
     int mode = 0;
     for (const Mkn& s : shapes) {
       PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_MATMUL=" << schedule << " M=" << s.m
@@ -503,7 +491,7 @@ TEST(OpenclSchedules, MatmulKeepsTheReferenceSumOrder) {
   EXPECT_GT(reversed_differs, M * N / 4);
   EXPECT_GT(split_differs, M * N / 4);
   for (const char* schedule : {"tile", "tile-full", "tile64x128", "tile128", "simple", "auto"}) {
-    const ScopedSchedule env("PIXFLOW_OCL_MATMUL", schedule);
+    const EnvScope env({{"PIXFLOW_OCL_MATMUL", schedule}});
     PIXFLOW_TRACE(testing::Message() << "PIXFLOW_OCL_MATMUL=" << schedule);
     auto da = to_backend(Backend::opencl, a, rng), db = to_backend(Backend::opencl, b, rng);
     auto got = make_dst_on(Backend::opencl, N, M, {Depth::f32, 1}, rng);
@@ -523,7 +511,7 @@ TEST(OpenclSchedules, MatmulKeepsTheReferenceSumOrder) {
 // byte stores). Extreme samples often: the 16-bit lanes' largest sums.
 TEST(OpenclSchedules, SepPackedBoxMatchesRef) {
   if (!have_opencl("box")) GTEST_SKIP() << "no OpenCL device";
-  const ScopedSchedule env("PIXFLOW_OCL_BOX", "packed");
+  const EnvScope env({{"PIXFLOW_OCL_BOX", "packed"}});
   struct Win {
     int kw, kh;
     std::vector<int> chs;
@@ -570,7 +558,7 @@ TEST(OpenclSchedules, SepPackedGaussianMatchesRef) {
                                    {129, 78}, {130, 61}, {300, 3}, {4, 130},  {260, 160}};
   auto rng = make_rng(0x9a55);
   for (const char* schedule : {"packed", "packed-imm"}) {
-    const ScopedSchedule env("PIXFLOW_OCL_GAUSS", schedule);
+    const EnvScope env({{"PIXFLOW_OCL_GAUSS", schedule}});
     for (const P& pc : params)
       for (int ch : pc.chs) {
         // packed-imm builds the same kernels with the taps inside: fewer cases.
@@ -606,7 +594,7 @@ TEST(OpenclSchedules, SepPackedGaussianMatchesRef) {
 // every border with an outside constant; odd offsets and strides.
 TEST(OpenclSchedules, Filter2dRowsMatchesRef) {
   if (!have_opencl("filter2d")) GTEST_SKIP() << "no OpenCL device";
-  const ScopedSchedule env("PIXFLOW_OCL_FILTER2D", "rows");
+  const EnvScope env({{"PIXFLOW_OCL_FILTER2D", "rows"}});
   struct Win {
     int kw, kh;
     std::vector<int> chs;
@@ -644,7 +632,7 @@ TEST(OpenclSchedules, Filter2dRowsMatchesRef) {
 
 TEST(OpenclSchedules, UnknownScheduleIsAnError) {
   if (!have_opencl("gaussian_iir")) GTEST_SKIP() << "no OpenCL device";
-  const ScopedSchedule env("PIXFLOW_OCL_IIR", "nope");
+  const EnvScope env({{"PIXFLOW_OCL_IIR", "nope"}});
   const Location dev = Location::opencl(test_opencl_device());
   Image dev_src(8, 8, {Depth::u8, 1}, dev), dev_dst(8, 8, {Depth::u8, 1}, dev);
   try {

@@ -28,26 +28,6 @@ namespace {
   if (opencl_tests_off() || device_count(Location::Kind::opencl) == 0) \
   GTEST_SKIP() << "no OpenCL device, or PIXFLOW_TEST_OPENCL=off"
 
-// Sets PIXFLOW_OCL_POOL for a scope, then restores it.
-class PoolSwitch {
- public:
-  explicit PoolSwitch(const char* value) {
-    if (const char* old = std::getenv("PIXFLOW_OCL_POOL")) old_ = old;
-    setenv("PIXFLOW_OCL_POOL", value, 1);
-  }
-  ~PoolSwitch() {
-    if (old_)
-      setenv("PIXFLOW_OCL_POOL", old_->c_str(), 1);
-    else
-      unsetenv("PIXFLOW_OCL_POOL");
-  }
-  PoolSwitch(const PoolSwitch&) = delete;
-  PoolSwitch& operator=(const PoolSwitch&) = delete;
-
- private:
-  std::optional<std::string> old_;
-};
-
 // A second in-order queue on the device's context, released at the end of the scope.
 class OwnQueue {
  public:
@@ -153,7 +133,7 @@ TEST(OpenclWorkspace, AnotherQueueNeverTakesTheBlockAndAReleasedQueueLosesItsLis
 TEST(OpenclWorkspace, OffKeepsNothing) {
   PIXFLOW_NEED_OPENCL();
   const int dev = test_opencl_device();
-  const PoolSwitch off("off");
+  const EnvScope off({{"PIXFLOW_OCL_POOL", "off"}});
   const std::size_t before = opencl::workspace_pooled_bytes(dev);
   { const auto a = opencl::workspace(dev, 7 * kMiB, nullptr); }
   EXPECT_EQ(opencl::workspace_pooled_bytes(dev), before);
@@ -179,15 +159,9 @@ TEST(OpenclWorkspace, UploadsOfTheSameBytesShareABuffer) {
             CL_SUCCESS);
   EXPECT_EQ(back, taps);
   {
-    const char* old = std::getenv("PIXFLOW_OCL_UPLOADS");
-    const std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
-    setenv("PIXFLOW_OCL_UPLOADS", "off", 1);
+    const EnvScope off({{"PIXFLOW_OCL_UPLOADS", "off"}});
     const auto d = opencl::device_buffer(l, taps.size() * sizeof(int), "test", taps.data());
     EXPECT_NE(d.mem, c.mem);
-    if (saved)
-      setenv("PIXFLOW_OCL_UPLOADS", saved->c_str(), 1);
-    else
-      unsetenv("PIXFLOW_OCL_UPLOADS");
   }
 }
 
