@@ -43,21 +43,23 @@ void epsilon(const ConstImageView& src, const ImageView& dst, const EpsilonParam
   if (dst.width() == 0 || dst.height() == 0) return;
   const bool f32 = src.depth() == Depth::f32;
   if (f32) require_fp64(l, "epsilon");
-  int schedule = variant("PIXFLOW_OCL_EPSILON", {"auto", "tile", "pixel", "quad"}, "epsilon");
+  enum Schedule { automatic, tile, pixel, quad_u8 };
+  auto schedule =
+      Schedule(variant("PIXFLOW_OCL_EPSILON", {"auto", "tile", "pixel", "quad"}, "epsilon"));
   const bool nv_video = devices()[std::size_t(l.device)].nv_cc_major >= 9;
-  if (schedule == 0) schedule = nv_video ? 3 : 1;
+  if (schedule == automatic) schedule = nv_video ? quad_u8 : tile;
   const int cn = src.channels();
   // t >= 0 (the schema); |v - centre| is an integer in [0, 255].
   const int t = p.t >= 255.0 ? 255 : int(std::floor(p.t));
   const cl_int u8_cval = detail::saturate_cast<std::uint8_t>(p.border.value);
   // The tile kernels index a row's samples in int: w * cn + the halo must fit.
   const std::int64_t row_samples = dst.width() * cn;
-  if (schedule != 2 && p.r >= 1 && p.r <= kTileMaxRadius && cn >= 1 && cn <= 4 &&
+  if (schedule != pixel && p.r >= 1 && p.r <= kTileMaxRadius && cn >= 1 && cn <= 4 &&
       row_samples + 2 * kTileW * kTileMaxRadius < std::int64_t(INT32_MAX)) {
     // The quad kernel's compare (kernels/epsilon.cl, CUDA's eps_u8::u8_compare_mode / _k): M
     // = t + 128 and the flags as they come for t <= 127, M = t - 127 and the flags inverted for
     // 128..254; t = 255 (every tap counts) stays on epsilon_u8_tile.
-    const bool quad = schedule == 3 && !f32 && t < 255;
+    const bool quad = schedule == quad_u8 && !f32 && t < 255;
     std::string options =
         depth_options(src.depth()) + detail::cat(" -DEPS_R=", p.r, " -DEPS_CN=", cn);
     if (quad) {
