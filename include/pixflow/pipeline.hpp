@@ -40,6 +40,11 @@ class Pipeline {
   static Pipeline parse(std::string_view text, const IoLimits& limits = {});
   /// Runs every stage; the result lives where `src` lives.
   Image run(ConstImageView src, const Context& ctx = {}) const;
+  /// Runs every stage, the last one writing into `dst` (the bindings' `out=`): dst must have
+  /// the size and format plan() gives for src and live where src lives (invalid_argument,
+  /// naming "pipeline" and dst, otherwise). The intermediates between stages are allocated as
+  /// in run(). An empty pipeline copies src into dst.
+  void run(ConstImageView src, ImageView dst, const Context& ctx = {}) const;
   /// The result's size and format for a source of `src`'s size and format, without running
   /// anything or reading pixels: every stage's output rule and its depth and channel checks,
   /// so a source a stage cannot take throws here as run() would (unsupported). Checks that

@@ -56,6 +56,9 @@ class Pipeline::Stage {
     bound_->run(src, dst, ctx);
     return dst;
   }
+  void run(ConstImageView src, const ImageView& dst, const Context& ctx) const {
+    bound_->run(src, dst, ctx);
+  }
   /// The source checks of detail::check_op that need no pixels, then the output rule (which
   /// reads only the view's size and format: a view without data stands for the source).
   ImageShape plan(const ImageShape& in) const {
@@ -186,6 +189,32 @@ Image Pipeline::run(ConstImageView src, const Context& ctx) const {
     copy(src, cur);
   }
   return cur;
+}
+
+void Pipeline::run(ConstImageView src, ImageView dst, const Context& ctx) const {
+  const ImageShape want = plan({src.width(), src.height(), src.format()});
+  if (dst.width() != want.width || dst.height() != want.height || dst.format() != want.format)
+    throw Error(
+        Status::invalid_argument,
+        cat("pipeline: dst must be ", want.width, "x", want.height, " ", to_string(want.format),
+            " for a ", src.width(), "x", src.height(), " ", to_string(src.format()),
+            " source (got ", dst.width(), "x", dst.height(), " ", to_string(dst.format()), ")"));
+  if (dst.location() != src.location())
+    throw Error(Status::invalid_argument,
+                cat("pipeline: dst must live where src lives (", to_string(src.location()),
+                    "; got ", to_string(dst.location()), ")"));
+  if (stages_.empty()) {
+    copy_async(src, dst, ctx.queue);
+    return;
+  }
+  Image cur;
+  ConstImageView in = src;
+  for (std::size_t i = 0; i + 1 < stages_.size(); ++i) {
+    Image next = stages_[i]->run(in, ctx);
+    cur = std::move(next);
+    in = cur.view();
+  }
+  stages_.back()->run(in, dst, ctx);
 }
 
 }  // namespace pixflow

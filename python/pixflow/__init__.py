@@ -1,0 +1,476 @@
+"""pixflow: classic image filters on the CPU (SIMD), CUDA and OpenCL, bit-identical everywhere.
+
+One function per op of the catalogue, generated from the op schema::
+
+    import numpy as np, pixflow
+    img = pixflow.read_image("photo.png")            # H x W x C uint8 NumPy array
+    out = pixflow.median(img, k=5, border="reflect101")
+    pixflow.write_image("median.png", out)
+
+An op runs where its source lives: NumPy (or anything with the buffer protocol or host DLPack)
+on the CPU backend, a CuPy array or a CUDA torch tensor on the CUDA backend, on the current
+stream of the array's framework unless ``stream=`` says otherwise. The source is never copied;
+the result is an array of the source's framework (``out=`` writes into a given one).
+
+Layout: H x W (one channel) or H x W x C (C in 1..4), channels and pixels packed within a row
+(slices of rows and columns are views, accepted as they are). See docs/python.md.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import keyword
+import numbers
+import os
+import sys
+from typing import Any
+
+from . import _pixflow as _native
+from ._pixflow import (
+    BackendError,
+    BackendUnavailableError,
+    Error,
+    InternalError,
+    InvalidArgumentError,
+    IoError,
+    LimitExceededError,
+    OutOfMemoryError,
+    UnsupportedError,
+)
+
+__version__: str = _native.__version__
+
+__all__ = [
+    "Error",
+    "InvalidArgumentError",
+    "UnsupportedError",
+    "BackendUnavailableError",
+    "OutOfMemoryError",
+    "BackendError",
+    "IoError",
+    "LimitExceededError",
+    "InternalError",
+    "Pipeline",
+    "read_image",
+    "write_image",
+    "info",
+    "halo",
+    "ops",
+]
+
+# pixflow depth names <-> NumPy dtype names.
+_DTYPE_OF = {"u8": "uint8", "u16": "uint16", "s16": "int16", "s32": "int32", "f32": "float32"}
+_DEPTH_OF = {v: k for k, v in _DTYPE_OF.items()}
+
+# ---- arrays of the frameworks, without importing any of them eagerly -------------------------
+
+
+def _framework(x: Any) -> str:
+    mod = type(x).__module__
+    if mod == "numpy":
+        return "numpy"
+    if mod.startswith("cupy"):
+        return "cupy"
+    if mod.startswith("torch"):
+        return "torch"
+    return "other"
+
+
+def _adopt(x: Any, what: str) -> tuple[Any, str]:
+    """A foreign array as NumPy (host) or CuPy (CUDA) without copying it."""
+    if hasattr(x, "__cuda_array_interface__") and not hasattr(x, "__dlpack__"):
+        try:
+            import cupy
+        except ImportError:
+            raise InvalidArgumentError(
+                f"{what} has only __cuda_array_interface__; pixflow reads such arrays through "
+                "CuPy (pip install cupy), or pass a DLPack array (CuPy, PyTorch)"
+            ) from None
+        return cupy.asarray(x), "cupy"
+    import numpy as np
+
+    if hasattr(x, "__dlpack_device__") and x.__dlpack_device__()[0] not in (1, 3):
+        # A device array of another framework: read it through CuPy when present.
+        try:
+            import cupy
+
+            return cupy.from_dlpack(x), "cupy"
+        except ImportError:
+            raise InvalidArgumentError(
+                f"{what}: device arrays of type {type(x).__name__} are read through CuPy "
+                "(pip install cupy); or pass a CuPy array or a torch tensor"
+            ) from None
+    if hasattr(x, "__dlpack__"):
+        return np.from_dlpack(x), "numpy"
+    try:
+        return np.asarray(memoryview(x)), "numpy"  # the buffer protocol, no copy
+    except TypeError:
+        raise InvalidArgumentError(
+            f"{what} must be an array (NumPy, CuPy, PyTorch, DLPack or the buffer protocol); "
+            f"got {type(x).__name__}"
+        ) from None
+
+
+def _depth(x: Any, fw: str, op: str, arg: str) -> str:
+    name = str(x.dtype)
+    if fw == "torch":
+        name = name.removeprefix("torch.")
+    d = _DEPTH_OF.get(name)
+    if d is None:
+        raise UnsupportedError(
+            f"{op}: {arg} has dtype {name}; expected uint8, uint16, int16, int32 or float32"
+        )
+    return d
+
+
+def _empty(fw: str, like: Any, shape: tuple[int, ...], depth: str) -> Any:
+    dtype = _DTYPE_OF[depth]
+    if fw == "numpy":
+        import numpy as np
+
+        return np.empty(shape, dtype)
+    if fw == "cupy":
+        import cupy
+
+        with cupy.cuda.Device(like.device.id):
+            return cupy.empty(shape, dtype)
+    import torch
+
+    return torch.empty(shape, dtype=getattr(torch, dtype), device=like.device)
+
+
+def _stream(fw: str, like: Any, stream: Any) -> int:
+    """The raw cudaStream_t of `stream`, or of the framework's current stream (0 = legacy)."""
+    if stream is None:
+        if fw == "cupy":
+            import cupy
+
+            with cupy.cuda.Device(like.device.id):
+                return cupy.cuda.get_current_stream().ptr
+        if fw == "torch" and like.device.type == "cuda":
+            import torch
+
+            return torch.cuda.current_stream(like.device).cuda_stream
+        return 0
+    if isinstance(stream, numbers.Integral):
+        return int(stream)
+    for attr in ("ptr", "cuda_stream"):  # CuPy, PyTorch
+        if hasattr(stream, attr):
+            return int(getattr(stream, attr))
+    raise InvalidArgumentError(
+        f"stream must be a CuPy or PyTorch stream or a raw cudaStream_t (got {type(stream).__name__})"
+    )
+
+
+def _out_shape(src_shape: tuple[int, ...], plan: tuple[int, int, int, str]) -> tuple[int, ...]:
+    h, w, c, _ = plan
+    # One channel out: H x W, unless the source was H x W x 1 (the caller's layout is kept).
+    if c == 1 and (len(src_shape) == 2 or src_shape[2] != 1):
+        return (h, w)
+    return (h, w, c)
+
+
+def _check_out(op: str, out: Any, shape: tuple[int, ...], depth: str) -> None:
+    got = tuple(out.shape)
+    ok = got == shape or (len(shape) == 2 and got == shape + (1,))
+    fw = _framework(out)
+    got_depth = _DEPTH_OF.get(str(out.dtype).removeprefix("torch."))
+    if not ok or got_depth != depth:
+        raise InvalidArgumentError(
+            f"{op}: out must be a {_DTYPE_OF[depth]} array of shape {shape} "
+            f"(got {str(out.dtype).removeprefix('torch.')} {got})"
+        )
+    if fw == "numpy" and not out.flags.writeable:
+        raise InvalidArgumentError(f"{op}: out is read-only; expected a writable array")
+
+
+def _prepare(src: Any, op: str) -> tuple[Any, str, tuple[int, ...], str]:
+    fw = _framework(src)
+    if fw == "other":
+        src, fw = _adopt(src, f"{op}: src")
+    shape = tuple(src.shape)
+    if len(shape) not in (2, 3):
+        raise InvalidArgumentError(
+            f"{op}: src must be an H x W or H x W x C array (got {len(shape)} dimensions)"
+        )
+    return src, fw, shape, _depth(src, fw, op, "src")
+
+
+@functools.lru_cache(maxsize=1024)
+def _plan(bound: Any, shape: tuple[int, ...], depth: str) -> tuple[int, int, int, str]:
+    return bound.plan(shape[0], shape[1], shape[2] if len(shape) == 3 else 1, depth)
+
+
+def _run(bound: Any, op: str, src: Any, out: Any, stream: Any, backend: str | None,
+         threads: int | None) -> Any:
+    src, fw, shape, depth = _prepare(src, op)
+    plan = _plan(bound, shape, depth)
+    oshape = _out_shape(shape, plan)
+    if out is None:
+        out = _empty(fw, src, oshape, plan[3])
+    else:
+        _check_out(op, out, oshape, plan[3])
+    bound.run(src, out, backend or "", _stream(fw, src, stream), threads or 0)
+    return out
+
+
+# ---- parameters: Python values -> the schema's KEY=VALUE text --------------------------------
+
+
+def _text(op: str, p: dict, v: Any) -> str:
+    kind, name = p["kind"], p["name"]
+    if kind == "integer":
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+            if isinstance(v, float) and v.is_integer():
+                return str(int(v))
+            raise InvalidArgumentError(f"{op}: {name} must be an integer (got {v!r})")
+        return str(int(v))
+    if kind == "number":
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise InvalidArgumentError(f"{op}: {name} must be a number (got {v!r})")
+        return repr(float(v))
+    if kind == "boolean":
+        if not isinstance(v, (bool, numbers.Integral)) or int(v) not in (0, 1):
+            raise InvalidArgumentError(f"{op}: {name} must be True or False (got {v!r})")
+        return "1" if v else "0"
+    if kind == "depth" or (kind == "choice" and not isinstance(v, str)):
+        if not isinstance(v, str):
+            try:
+                import numpy as np
+
+                v = _DEPTH_OF.get(np.dtype(v).name, str(v))
+            except TypeError:
+                v = str(v)
+        return _DEPTH_OF.get(v, v)
+    if kind == "text" and not isinstance(v, str):
+        # A kernel as a 2-D (or 1-D: one row) sequence of numbers.
+        rows = v.tolist() if hasattr(v, "tolist") else list(v)
+        if rows and not hasattr(rows[0], "__len__"):
+            rows = [rows]
+        return ";".join(",".join(repr(float(x)) for x in row) for row in rows)
+    if not isinstance(v, str):
+        raise InvalidArgumentError(f"{op}: {name} must be a string (got {v!r})")
+    return v
+
+
+@functools.lru_cache(maxsize=1024)
+def _bind_cached(op: str, items: tuple[tuple[str, str], ...]) -> Any:
+    return _native.BoundOp(op, dict(items), {})
+
+
+def _bind(op: str, params: dict[str, Any], images: dict[str, Any]) -> Any:
+    spec = _PARAMS[op]
+    text = {k: _text(op, spec[k], v) for k, v in params.items() if v is not None}
+    imgs = {k: v for k, v in images.items() if v is not None}
+    if imgs:
+        for k, v in imgs.items():
+            if _framework(v) == "other":
+                imgs[k] = _adopt(v, f"{op}: {k}")[0]
+        return _native.BoundOp(op, text, imgs)
+    return _bind_cached(op, tuple(sorted(text.items())))
+
+
+# ---- one function per op, from the schema -----------------------------------------------------
+
+_SCHEMA: list[dict] = _native.schema()
+_PARAMS: dict[str, dict[str, dict]] = {o["name"]: {p["name"]: p for p in o["params"]} for o in _SCHEMA}
+_PY_TYPES = {
+    "integer": "int",
+    "number": "float",
+    "boolean": "bool",
+    "choice": "str",
+    "depth": "str",
+    "border": "str",
+    "text": "str",
+    "image": "Any",
+}
+
+
+def _py_name(name: str) -> str:
+    return name + "_" if keyword.iskeyword(name) else name
+
+
+def _doc(o: dict) -> str:
+    lines = [o["doc"][:1].upper() + o["doc"][1:] + ".", ""]
+    lines.append(f"Depths: {', '.join(_DTYPE_OF[d] for d in o['depths'])}; channels: "
+                 f"{', '.join(map(str, o['channels']))}.")
+    lines += ["", "Parameters (None: the schema's default)", "----------"]
+    lines.append("src : array\n    H x W or H x W x C image (NumPy, CuPy, PyTorch, DLPack).")
+    for p in o["params"]:
+        default = "required" if p["required"] else (p["default"] or "derived")
+        if p["kind"] == "image":
+            lines.append(f"{_py_name(p['name'])} : array\n    {p['doc']} ({default}).")
+        else:
+            lines.append(f"{_py_name(p['name'])} : {_PY_TYPES[p['kind']]}, default {default}\n"
+                         f"    {p['doc']}.")
+    lines.append("out : array, optional\n    Written in place and returned (shape and dtype of "
+                 "the result, where src lives).")
+    lines.append("stream : CuPy / PyTorch stream or int, optional\n    CUDA stream (default: "
+                 "the current stream of src's framework).")
+    lines.append("backend : str, optional\n    'auto' (default: where src lives), 'cpu', 'ref' "
+                 "(the scalar reference) or 'cuda'.")
+    lines.append("threads : int, optional\n    Cap on the CPU backend's threads (0: all cores).")
+    lines += ["", "Returns", "-------", "array\n    The result, an array of src's framework."]
+    return "\n".join(lines)
+
+
+def _make_op(o: dict):
+    name = o["name"]
+    images = [p for p in o["params"] if p["kind"] == "image"]
+    rest = [p for p in o["params"] if p["kind"] != "image"]
+    sig_images = "".join(f", {_py_name(p['name'])}=None" for p in images)
+    sig_rest = "".join(f", {_py_name(p['name'])}=None" for p in rest)
+    params = ", ".join(f"{p['name']!r}: {_py_name(p['name'])}" for p in rest)
+    imgs = ", ".join(f"{p['name']!r}: {_py_name(p['name'])}" for p in images)
+    src = (
+        f"def {name}(src{sig_images}, *{sig_rest}, out=None, stream=None, backend=None, "
+        f"threads=None):\n"
+        f"    return _run(_bind({name!r}, {{{params}}}, {{{imgs}}}), {name!r}, src, out, "
+        f"stream, backend, threads)\n"
+    )
+    scope = {"_run": _run, "_bind": _bind}
+    exec(src, scope)  # noqa: S102 - the text is built from the schema only
+    fn = scope[name]
+    fn.__doc__ = _doc(o)
+    fn.__module__ = __name__
+    fn.__qualname__ = name
+    return fn
+
+
+ops: list[str] = []
+for _o in _SCHEMA:
+    globals()[_o["name"]] = _make_op(_o)
+    ops.append(_o["name"])
+    if not hasattr(builtins, _o["name"]):  # `from pixflow import *` keeps the builtin open()
+        __all__.append(_o["name"])
+del _o
+
+
+def halo(op: str, *, dtype: Any = "uint8", channels: int = 1, **params: Any) -> tuple[int, int]:
+    """(rows, columns) one output pixel of `op` reads beyond itself on each side.
+
+    For tiling with ``dask.array.map_overlap(fn, depth={0: rows, 1: columns}, ...)``.
+    """
+    if op not in _PARAMS:
+        raise InvalidArgumentError(f"pixflow: unknown op '{op}' (known: {', '.join(ops)})")
+    images = {k: params.pop(_py_name(k), None) for k, p in _PARAMS[op].items()
+              if p["kind"] == "image"}
+    params = {(k[:-1] if k.endswith("_") and keyword.iskeyword(k[:-1]) else k): v
+              for k, v in params.items()}
+    for k in params:
+        if k not in _PARAMS[op]:
+            raise InvalidArgumentError(f"{op}: unknown parameter '{k}'")
+    bound = _bind(op, params, images)
+    try:
+        import numpy as np
+
+        depth = _DEPTH_OF[np.dtype(dtype).name]
+    except (TypeError, KeyError):
+        raise UnsupportedError(f"{op}: dtype {dtype!r} is not one of uint8, uint16, int16, "
+                               "int32, float32") from None
+    return tuple(bound.halo(depth, channels))
+
+
+# ---- pipelines, I/O, info --------------------------------------------------------------------
+
+
+class Pipeline:
+    """A parsed pipeline, as on the command line: ``Pipeline("median k=5 | gaussian sigma=2")``.
+
+    Calling it runs every stage on one image (H x W or H x W x C) or on a batch: a list of
+    images (a list back), or an N x H x W x C array (``batch=True`` for N x H x W), whose
+    result is one array of the same framework.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._p = _native.Pipeline(text)
+        self.text = text
+
+    @property
+    def ops(self) -> list[str]:
+        return list(self._p.names)
+
+    def __repr__(self) -> str:
+        return f"pixflow.Pipeline({self.text!r})"
+
+    def plan(self, shape: tuple[int, ...], dtype: Any = "uint8") -> tuple[tuple[int, ...], str]:
+        """The result's shape and dtype for a source of that shape and dtype (runs nothing)."""
+        import numpy as np
+
+        depth = _DEPTH_OF.get(np.dtype(dtype).name)
+        if depth is None:
+            raise UnsupportedError(f"pipeline: dtype {dtype!r} is not one of uint8, uint16, "
+                                   "int16, int32, float32")
+        shape = tuple(shape)
+        p = self._p.plan(shape[0], shape[1], shape[2] if len(shape) == 3 else 1, depth)
+        return _out_shape(shape, p), _DTYPE_OF[p[3]]
+
+    def __call__(self, src: Any, *, out: Any = None, stream: Any = None,
+                 backend: str | None = None, threads: int | None = None,
+                 batch: bool | None = None) -> Any:
+        if isinstance(src, (list, tuple)):
+            outs = out if out is not None else [None] * len(src)
+            if len(outs) != len(src):
+                raise InvalidArgumentError(f"pipeline: out must hold {len(src)} arrays "
+                                           f"(got {len(outs)})")
+            return [self(s, out=o, stream=stream, backend=backend, threads=threads)
+                    for s, o in zip(src, outs)]
+        fw = _framework(src)
+        if fw == "other":
+            src, fw = _adopt(src, "pipeline: src")
+        ndim = len(src.shape)
+        if ndim == 4 or (batch and ndim == 3):
+            return self._batch(src, fw, out, stream, backend, threads)
+        if batch:
+            raise InvalidArgumentError(f"pipeline: a batch must be N x H x W or N x H x W x C "
+                                       f"(got {ndim} dimensions)")
+        src, fw, shape, depth = _prepare(src, "pipeline")
+        plan = self._p.plan(shape[0], shape[1], shape[2] if len(shape) == 3 else 1, depth)
+        oshape = _out_shape(shape, plan)
+        if out is None:
+            out = _empty(fw, src, oshape, plan[3])
+        else:
+            _check_out("pipeline", out, oshape, plan[3])
+        self._p.run(src, out, backend or "", _stream(fw, src, stream), threads or 0)
+        return out
+
+    def _batch(self, src, fw, out, stream, backend, threads):
+        n = src.shape[0]
+        item = tuple(src.shape[1:])
+        depth = _depth(src, fw, "pipeline", "src")
+        plan = self._p.plan(item[0], item[1], item[2] if len(item) == 3 else 1, depth)
+        oshape = (n,) + _out_shape(item, plan)
+        if out is None:
+            out = _empty(fw, src, oshape, plan[3])
+        elif tuple(out.shape) != oshape:
+            raise InvalidArgumentError(f"pipeline: out must have shape {oshape} "
+                                       f"(got {tuple(out.shape)})")
+        s = _stream(fw, src, stream)
+        for i in range(n):
+            self._p.run(src[i], out[i], backend or "", s, threads or 0)
+        return out
+
+
+def read_image(path: str | os.PathLike) -> Any:
+    """Reads PNG, JPEG, TIFF, PGM/PPM or NPY into a NumPy array (H x W or H x W x C)."""
+    return _native.read_image(os.fspath(path))
+
+
+def write_image(path: str | os.PathLike, image: Any, *, quality: int = 95) -> None:
+    """Writes a host array in the format of the path's extension, atomically (no partial file).
+
+    ``quality`` is the JPEG quality (1..100).
+    """
+    if _framework(image) == "other":
+        image, _ = _adopt(image, "write_image: image")
+    _native.write_image(os.fspath(path), image, quality)
+
+
+def info() -> dict:
+    """The build: version, backends, devices, TIFF support and the ops of the catalogue."""
+    d = dict(_native.info())
+    d["version"] = __version__
+    d["ops"] = list(ops)
+    d["python"] = sys.version.split()[0]
+    return d

@@ -1,0 +1,444 @@
+// pixflow._pixflow: the native half of the Python package (nanobind).
+//
+// It is the C++ library, not a second implementation: an op call binds the op's schema
+// (src/schema) from KEY=VALUE text exactly as a pipeline stage does, then runs the op's public
+// C++ function on views of the caller's arrays (DLPack or the buffer protocol, no copy). The
+// Python half (python/pixflow/__init__.py) turns keyword arguments into that text, allocates
+// outputs in the caller's array framework and picks the stream.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "pixflow/device.hpp"
+#include "pixflow/error.hpp"
+#include "pixflow/io.hpp"
+#include "pixflow/pipeline.hpp"
+#include "src/base/error.hpp"
+#include "src/core/check.hpp"
+#include "src/schema/schema.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace pixflow::python {
+namespace {
+
+using detail::cat;
+
+[[noreturn]] void bad(const std::string& op, const std::string& msg) {
+  throw Error(Status::invalid_argument, op + ": " + msg);
+}
+
+// ---- arrays <-> views ------------------------------------------------------------------
+
+Depth depth_of(nb::dlpack::dtype t, const std::string& op, const char* arg) {
+  using nb::dlpack::dtype_code;
+  const auto code = dtype_code(t.code);
+  if (t.lanes == 1) {
+    if (code == dtype_code::UInt && t.bits == 8) return Depth::u8;
+    if (code == dtype_code::UInt && t.bits == 16) return Depth::u16;
+    if (code == dtype_code::Int && t.bits == 16) return Depth::s16;
+    if (code == dtype_code::Int && t.bits == 32) return Depth::s32;
+    if (code == dtype_code::Float && t.bits == 32) return Depth::f32;
+  }
+  const char* kind = code == dtype_code::UInt    ? "uint"
+                     : code == dtype_code::Int   ? "int"
+                     : code == dtype_code::Float ? "float"
+                     : code == dtype_code::Bool  ? "bool"
+                                                 : "other";
+  throw Error(Status::unsupported, cat(op, ": ", arg, " has dtype ", kind, int(t.bits),
+                                       "; expected uint8, uint16, int16, int32 or float32"));
+}
+
+template <class Array>
+Location location_of(const Array& a, const std::string& op, const char* arg) {
+  switch (a.device_type()) {
+    case nb::device::cpu::value:
+    case nb::device::cuda_host::value:
+      return Location::host();
+    case nb::device::cuda::value:
+    case nb::device::cuda_managed::value:
+      return Location::cuda(int(a.device_id()));
+    default:
+      throw Error(Status::unsupported,
+                  cat(op, ": ", arg, " lives on a device of DLPack type ", a.device_type(),
+                      "; expected host (CPU) or CUDA memory"));
+  }
+}
+
+// An array as an image view: H x W (1 channel) or H x W x C (C in 1..4), pixels and channels
+// packed within a row (a row stride of any size >= the row's bytes: slices of rows and
+// columns are fine), the rows in increasing order.
+template <class Array>
+ImageView view_of(const Array& a, const std::string& op, const char* arg) {
+  const Depth d = depth_of(a.dtype(), op, arg);
+  const std::size_t item = depth_bytes(d);
+  if (a.ndim() != 2 && a.ndim() != 3)
+    bad(op, cat(arg, " must be an H x W or H x W x C array (got ", a.ndim(), " dimensions)"));
+  const std::int64_t h = std::int64_t(a.shape(0)), w = std::int64_t(a.shape(1));
+  const int c = a.ndim() == 3 ? int(a.shape(2)) : 1;
+  if (c < 1 || c > 4) bad(op, cat(arg, " must have 1 to 4 channels (got ", c, ")"));
+  if (h < 1 || w < 1) bad(op, cat(arg, " is empty (", h, "x", w, ")"));
+  // DLPack strides are in elements; a null stride array means C order.
+  const std::int64_t sc = a.ndim() == 3 ? std::int64_t(a.stride(2)) : 1;
+  const std::int64_t sx = std::int64_t(a.stride(1)), sy = std::int64_t(a.stride(0));
+  if ((c > 1 && sc != 1) || (w > 1 && sx != c) || (h > 1 && sy < w * c))
+    bad(op, cat(arg,
+                " must have its channels and pixels packed within each row, rows in order "
+                "(element strides: row ",
+                sy, ", pixel ", sx, ", channel ", sc, "; expected ", w * c, " or more, ", c,
+                ", 1); pass a copy (numpy.ascontiguousarray)"));
+  const std::int64_t stride = h > 1 ? sy * std::int64_t(item) : w * c * std::int64_t(item);
+  return ImageView(const_cast<void*>(static_cast<const void*>(a.data())), w, h, stride,
+                   Format{d, c}, location_of(a, op, arg));
+}
+
+[[noreturn]] void not_an_array(nb::handle obj, const std::string& op, const char* arg) {
+  throw Error(Status::invalid_argument,
+              cat(op, ": ", arg,
+                  " must be an array (DLPack or the buffer protocol: NumPy, CuPy, "
+                  "PyTorch, ...); got ",
+                  nb::inst_name(obj).c_str()));
+}
+
+/// A source array (only read: read-only arrays are fine).
+nb::ndarray<nb::ro> source_array(nb::handle obj, const std::string& op, const char* arg) {
+  nb::ndarray<nb::ro> a;
+  if (!nb::try_cast(obj, a, false)) not_an_array(obj, op, arg);
+  return a;
+}
+
+/// A destination array: writable.
+nb::ndarray<> dest_array(nb::handle obj, const std::string& op, const char* arg) {
+  nb::ndarray<> a;
+  if (nb::try_cast(obj, a, false)) return a;
+  nb::ndarray<nb::ro> ro;
+  if (nb::try_cast(obj, ro, false)) bad(op, cat(arg, " is read-only; expected a writable array"));
+  not_an_array(obj, op, arg);
+}
+
+Context make_context(const std::string& op, const std::string& backend, std::uintptr_t stream,
+                     int threads, Location where) {
+  Context ctx;
+  if (backend.empty() || backend == "auto")
+    ctx.backend = Backend::automatic;
+  else if (backend == "ref")
+    ctx.backend = Backend::ref;
+  else if (backend == "cpu")
+    ctx.backend = Backend::cpu;
+  else if (backend == "cuda")
+    ctx.backend = Backend::cuda;
+  else
+    bad(op, cat("backend must be auto, ref, cpu or cuda (got '", backend, "')"));
+  if (threads < 0) bad(op, cat("threads must be >= 0 (got ", threads, ")"));
+  ctx.threads = threads;
+  if (stream != 0) {
+    if (where.kind != Location::Kind::cuda)
+      bad(op, cat("stream is for CUDA arrays; the arrays live on ", to_string(where)));
+    ctx.queue = Queue::cuda(reinterpret_cast<void*>(stream));
+  }
+  return ctx;
+}
+
+// ---- one op ----------------------------------------------------------------------------
+
+/// An op bound to its parameters (schema::Op::bind), with the arrays of its image parameters.
+class BoundOp {
+ public:
+  BoundOp(const std::string& name, const std::map<std::string, std::string>& kv,
+          const std::map<std::string, nb::object>& images)
+      : name_(name) {
+    const schema::Op* op = schema::find(name);
+    if (!op) bad("pixflow", cat("unknown op '", name, "'"));
+    op_ = op;
+    std::map<std::string, std::string> text = kv;
+    for (const auto& [key, obj] : images) {
+      schema::check_known_key(name, op->params(), key);
+      text[key] = key;  // the resolver below looks the array up by key
+    }
+    const schema::ImageSource resolve = [&](const schema::Param& p, const std::string& key) {
+      auto it = images.find(key);
+      if (it == images.end()) bad(name, cat(p.name, " must be an array (got text '", key, "')"));
+      const ImageView v =
+          view_of(source_array(it->second, name, p.name.c_str()), name, p.name.c_str());
+      keep_.push_back(it->second);
+      // The array owns the pixels; keep_ keeps it alive as long as this binding.
+      return std::make_shared<const Image>(Image::wrap(nullptr, v));
+    };
+    bound_ = op->bind(text, resolve);
+  }
+
+  /// (height, width, channels, depth name) of the output for a source of that shape.
+  std::tuple<std::int64_t, std::int64_t, int, std::string> plan(std::int64_t h, std::int64_t w,
+                                                                int c,
+                                                                const std::string& depth) const {
+    const Format f{parse_depth(depth, name_ + ": src dtype"), c};
+    const ConstImageView v(nullptr, w, h, w * std::int64_t(f.pixel_bytes()), f);
+    detail::check_depth(name_, "src", v, op_->depths());
+    detail::check_channels(name_, "src", v, op_->channels());
+    const schema::Shape s = bound_->output(v);
+    return {s.height, s.width, s.format.channels, depth_name(s.format.depth)};
+  }
+
+  /// (halo_y, halo_x): rows and columns of the source one output pixel reads beyond itself.
+  std::tuple<int, int> halo(const std::string& depth, int channels) const {
+    const schema::Halo hl = bound_->halo(Format{parse_depth(depth, name_ + ": dtype"), channels});
+    return {hl.y, hl.x};
+  }
+
+  void run(nb::handle src, nb::handle dst, const std::string& backend, std::uintptr_t stream,
+           int threads) const {
+    const ImageView s = view_of(source_array(src, name_, "src"), name_, "src");
+    const ImageView d = view_of(dest_array(dst, name_, "out"), name_, "out");
+    const Context ctx = make_context(name_, backend, stream, threads, s.location());
+    nb::gil_scoped_release unlocked;
+    bound_->run(s, d, ctx);
+  }
+
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  const schema::Op* op_ = nullptr;
+  std::unique_ptr<schema::Bound> bound_;
+  std::vector<nb::object> keep_;
+};
+
+// ---- pipelines -------------------------------------------------------------------------
+
+class PyPipeline {
+ public:
+  explicit PyPipeline(const std::string& text) : text_(text), p_(Pipeline::parse(text)) {}
+
+  std::tuple<std::int64_t, std::int64_t, int, std::string> plan(std::int64_t h, std::int64_t w,
+                                                                int c,
+                                                                const std::string& depth) const {
+    const ImageShape s = p_.plan({w, h, Format{parse_depth(depth, "pipeline: src dtype"), c}});
+    return {s.height, s.width, s.format.channels, depth_name(s.format.depth)};
+  }
+
+  void run(nb::handle src, nb::handle dst, const std::string& backend, std::uintptr_t stream,
+           int threads) const {
+    const ImageView s = view_of(source_array(src, "pipeline", "src"), "pipeline", "src");
+    const ImageView d = view_of(dest_array(dst, "pipeline", "out"), "pipeline", "out");
+    const Context ctx = make_context("pipeline", backend, stream, threads, s.location());
+    nb::gil_scoped_release unlocked;
+    p_.run(s, d, ctx);
+  }
+
+  const std::string& text() const { return text_; }
+  std::vector<std::string> names() const { return p_.names(); }
+
+ private:
+  std::string text_;
+  Pipeline p_;
+};
+
+// ---- the schema as Python data ---------------------------------------------------------
+
+const char* kind_name(schema::Kind k) {
+  switch (k) {
+    case schema::Kind::integer:
+      return "integer";
+    case schema::Kind::number:
+      return "number";
+    case schema::Kind::boolean:
+      return "boolean";
+    case schema::Kind::choice:
+      return "choice";
+    case schema::Kind::depth:
+      return "depth";
+    case schema::Kind::border:
+      return "border";
+    case schema::Kind::image:
+      return "image";
+    case schema::Kind::text:
+      return "text";
+  }
+  return "text";
+}
+
+nb::list schema_list() {
+  nb::list ops;
+  for (const schema::Op* op : schema::catalogue()) {
+    nb::list params;
+    for (const schema::Param& p : op->params()) {
+      nb::dict d;
+      d["name"] = p.name;
+      d["kind"] = kind_name(p.kind);
+      d["default"] = p.default_text;
+      d["doc"] = p.doc;
+      d["lo"] = p.lo;
+      d["hi"] = p.hi;
+      d["odd"] = p.odd;
+      d["zero_ok"] = p.zero_ok;
+      d["required"] = p.required;
+      d["choices"] = p.choices;
+      d["sets"] = p.sets;
+      params.append(d);
+    }
+    std::vector<std::string> depths;
+    for (Depth dp : op->depths()) depths.push_back(depth_name(dp));
+    nb::dict o;
+    o["name"] = op->name();
+    o["doc"] = op->doc();
+    o["params"] = params;
+    o["depths"] = depths;
+    o["channels"] = op->channels();
+    o["examples"] = op->examples();
+    o["has_border"] = op->has_border();
+    ops.append(o);
+  }
+  return ops;
+}
+
+// ---- I/O -------------------------------------------------------------------------------
+
+/// A host image as a NumPy array that owns it (H x W, or H x W x C for C > 1).
+nb::ndarray<nb::numpy> numpy_of(Image img) {
+  auto* owned = new Image(std::move(img));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<Image*>(p); });
+  const std::size_t item = depth_bytes(owned->depth());
+  const int c = owned->channels();
+  const std::size_t shape[3] = {std::size_t(owned->height()), std::size_t(owned->width()),
+                                std::size_t(c)};
+  const std::int64_t strides[3] = {owned->stride() / std::int64_t(item), c, 1};
+  nb::dlpack::dtype t{};
+  t.lanes = 1;
+  t.bits = std::uint8_t(8 * item);
+  switch (owned->depth()) {
+    case Depth::u8:
+    case Depth::u16:
+      t.code = std::uint8_t(nb::dlpack::dtype_code::UInt);
+      break;
+    case Depth::s16:
+    case Depth::s32:
+      t.code = std::uint8_t(nb::dlpack::dtype_code::Int);
+      break;
+    case Depth::f32:
+      t.code = std::uint8_t(nb::dlpack::dtype_code::Float);
+      break;
+  }
+  return nb::ndarray<nb::numpy>(owned->data(), c > 1 ? 3 : 2, shape, owner, strides, t);
+}
+
+nb::ndarray<nb::numpy> read_file(const std::string& path) {
+  Image img;
+  {
+    nb::gil_scoped_release unlocked;
+    img = clone(read_image(path));  // tight rows: a C-contiguous array
+  }
+  return numpy_of(std::move(img));
+}
+
+void write_file(const std::string& path, nb::handle img, int quality) {
+  const ImageView v = view_of(source_array(img, "write_image", "image"), "write_image", "image");
+  WriteOptions opt;
+  opt.jpeg_quality = quality;
+  nb::gil_scoped_release unlocked;
+  write_image(path, v, opt);
+}
+
+// ---- info ------------------------------------------------------------------------------
+
+nb::dict info() {
+  nb::dict d;
+  nb::list backends;
+  for (Backend b : compiled_backends()) backends.append(backend_name(b));
+  d["backends"] = backends;
+  nb::dict notes;
+  for (Backend b : compiled_backends()) notes[backend_name(b)] = backend_note(b);
+  d["backend_notes"] = notes;
+  nb::list devices;
+  for (auto kind : {Location::Kind::cuda, Location::Kind::opencl})
+    for (int i = 0; i < device_count(kind); ++i) {
+      const Location l{kind, i};
+      nb::dict dev;
+      dev["location"] = to_string(l);
+      dev["description"] = describe_device(l);
+      devices.append(dev);
+    }
+  d["devices"] = devices;
+  d["cuda_compiled"] = cuda_compiled();
+  d["tiff"] = have_tiff();
+  return d;
+}
+
+}  // namespace
+}  // namespace pixflow::python
+
+NB_MODULE(_pixflow, m) {
+  using namespace pixflow;
+  using namespace pixflow::python;
+  m.doc() = "pixflow's native module; use the `pixflow` package.";
+
+  // pixflow::Error -> one Python class per status, all subclasses of pixflow.Error; bad
+  // parameters are also ValueError, I/O failures OSError, allocation failures MemoryError.
+  static nb::object error =
+      nb::steal(PyErr_NewException("pixflow.Error", PyExc_Exception, nullptr));
+  m.attr("Error") = error;
+  struct Sub {
+    Status status;
+    const char* name;
+    PyObject* base;
+  };
+  const Sub subs[] = {
+      {Status::invalid_argument, "InvalidArgumentError", PyExc_ValueError},
+      {Status::unsupported, "UnsupportedError", PyExc_TypeError},
+      {Status::backend_unavailable, "BackendUnavailableError", PyExc_RuntimeError},
+      {Status::out_of_memory, "OutOfMemoryError", PyExc_MemoryError},
+      {Status::backend_error, "BackendError", PyExc_RuntimeError},
+      {Status::io_error, "IoError", PyExc_OSError},
+      {Status::limit_exceeded, "LimitExceededError", PyExc_ValueError},
+      {Status::internal, "InternalError", PyExc_RuntimeError},
+  };
+  static std::map<Status, nb::object> classes;
+  for (const Sub& s : subs) {
+    nb::object bases = nb::make_tuple(error, nb::handle(s.base));
+    nb::object cls =
+        nb::steal(PyErr_NewException(cat("pixflow.", s.name).c_str(), bases.ptr(), nullptr));
+    m.attr(s.name) = cls;
+    classes[s.status] = cls;
+  }
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const Error& e) {
+      auto it = classes.find(e.status());
+      PyErr_SetString(it == classes.end() ? error.ptr() : it->second.ptr(), e.what());
+    }
+  });
+
+  nb::class_<BoundOp>(m, "BoundOp")
+      .def(nb::init<const std::string&, const std::map<std::string, std::string>&,
+                    const std::map<std::string, nb::object>&>(),
+           "op"_a, "params"_a, "images"_a)
+      .def("plan", &BoundOp::plan, "height"_a, "width"_a, "channels"_a, "depth"_a)
+      .def("halo", &BoundOp::halo, "depth"_a, "channels"_a)
+      .def("run", &BoundOp::run, "src"_a, "out"_a, "backend"_a, "stream"_a, "threads"_a)
+      .def_prop_ro("name", &BoundOp::name);
+
+  nb::class_<PyPipeline>(m, "Pipeline")
+      .def(nb::init<const std::string&>(), "text"_a)
+      .def("plan", &PyPipeline::plan, "height"_a, "width"_a, "channels"_a, "depth"_a)
+      .def("run", &PyPipeline::run, "src"_a, "out"_a, "backend"_a, "stream"_a, "threads"_a)
+      .def_prop_ro("text", &PyPipeline::text)
+      .def_prop_ro("names", &PyPipeline::names);
+
+  m.def("schema", &schema_list, "Every op of the catalogue with its parameters (the op schema).");
+  m.def("read_image", &read_file, "path"_a);
+  m.def("write_image", &write_file, "path"_a, "image"_a, "quality"_a = 95);
+  m.def("info", &info);
+  m.attr("__version__") = PIXFLOW_VERSION;
+}
