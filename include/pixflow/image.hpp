@@ -157,7 +157,7 @@ class Image {
 /// through the device's backend (synchronous; see device.hpp for the async form).
 void copy(ConstImageView src, ImageView dst);
 
-/// A host copy of `src` with tight rows (deep copy).
+/// A host copy of `src` (deep copy), laid out as any host Image: rows padded to 64 bytes.
 Image clone(ConstImageView src);
 
 }  // namespace pixflow

@@ -337,7 +337,14 @@ nb::ndarray<nb::numpy> read_file(const std::string& path) {
   Image img;
   {
     nb::gil_scoped_release unlocked;
-    img = clone(read_image(path));  // tight rows: a C-contiguous array
+    const Image decoded = read_image(path);
+    // Tight rows (the decoder's rows are padded to 64 bytes): a C-contiguous array.
+    const std::int64_t row = decoded.view().row_bytes();
+    std::shared_ptr<std::byte> pixels(new std::byte[std::size_t(row * decoded.height())],
+                                      std::default_delete<std::byte[]>());
+    img = Image::wrap(pixels, ImageView(pixels.get(), decoded.width(), decoded.height(), row,
+                                        decoded.format()));
+    copy(decoded.view(), img.view());
   }
   return numpy_of(std::move(img));
 }
