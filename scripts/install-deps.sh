@@ -10,6 +10,7 @@ packages=(
   libhwy-dev                                   # SIMD kernels of the cpu backend (Highway)
   libgtest-dev libopencv-dev                   # tests (OpenCV is used by tests only)
   libbenchmark-dev python3                     # benchmarks
+  python3-dev python3-pip                      # the Python package (headers; pip for PyPI below)
   libopenblas-dev                              # pixflow-bench-cpu's matmul peer
   clang libclang-rt-14-dev                     # fuzzing (libFuzzer, make fuzz)
   ocl-icd-opencl-dev opencl-c-headers clinfo  # the OpenCL backend (ICD loader, headers)
@@ -21,13 +22,27 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: everything is installed"
-  exit 0
-fi
-echo "install-deps: installing ${missing[*]}"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
-$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: every Debian package is installed"
+else
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# PyPI packages for the Python package (nanobind, scikit-build-core) and its tests
+# (python/requirements-test.txt), into the python3 first on PATH: the interpreter CMake builds
+# the module for. pip skips what is already installed.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+pip_flags=(-q --disable-pip-version-check)
+if python3 -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))'; then
+  # Debian's own python3 (PEP 668): this machine is a build host, the packages are its own.
+  pip_flags+=(--break-system-packages)
+  if [ "$(id -u)" -ne 0 ]; then pip_flags+=(--user); fi
+fi
+echo "install-deps: pip install nanobind scikit-build-core -r python/requirements-test.txt ($(command -v python3))"
+python3 -m pip install "${pip_flags[@]}" "nanobind>=2.0" "scikit-build-core>=0.10" \
+  -r "$root/python/requirements-test.txt"

@@ -19,7 +19,6 @@ Layout: H x W (one channel) or H x W x C (C in 1..4), channels and pixels packed
 from __future__ import annotations
 
 import builtins
-import functools
 import keyword
 import numbers
 import os
@@ -66,15 +65,19 @@ _DEPTH_OF = {v: k for k, v in _DTYPE_OF.items()}
 # ---- arrays of the frameworks, without importing any of them eagerly -------------------------
 
 
+_FRAMEWORK_OF_TYPE: dict[type, str] = {}
+
+
 def _framework(x: Any) -> str:
-    mod = type(x).__module__
-    if mod == "numpy":
-        return "numpy"
-    if mod.startswith("cupy"):
-        return "cupy"
-    if mod.startswith("torch"):
-        return "torch"
-    return "other"
+    """'numpy', 'cupy', 'torch' or 'other', by the array's type (cached per type)."""
+    t = type(x)
+    fw = _FRAMEWORK_OF_TYPE.get(t)
+    if fw is None:
+        mod = t.__module__
+        fw = ("numpy" if mod == "numpy" else "cupy" if mod.startswith("cupy")
+              else "torch" if mod.startswith("torch") else "other")
+        _FRAMEWORK_OF_TYPE[t] = fw
+    return fw
 
 
 def _adopt(x: Any, what: str) -> tuple[Any, str]:
@@ -112,20 +115,7 @@ def _adopt(x: Any, what: str) -> tuple[Any, str]:
         ) from None
 
 
-def _depth(x: Any, fw: str, op: str, arg: str) -> str:
-    name = str(x.dtype)
-    if fw == "torch":
-        name = name.removeprefix("torch.")
-    d = _DEPTH_OF.get(name)
-    if d is None:
-        raise UnsupportedError(
-            f"{op}: {arg} has dtype {name}; expected uint8, uint16, int16, int32 or float32"
-        )
-    return d
-
-
-def _empty(fw: str, like: Any, shape: tuple[int, ...], depth: str) -> Any:
-    dtype = _DTYPE_OF[depth]
+def _empty(fw: str, like: Any, shape: tuple[int, ...], dtype: str) -> Any:
     if fw == "numpy":
         import numpy as np
 
@@ -171,47 +161,18 @@ def _out_shape(src_shape: tuple[int, ...], plan: tuple[int, int, int, str]) -> t
     return (h, w, c)
 
 
-def _check_out(op: str, out: Any, shape: tuple[int, ...], depth: str) -> None:
-    got = tuple(out.shape)
-    ok = got == shape or (len(shape) == 2 and got == shape + (1,))
-    fw = _framework(out)
-    got_depth = _DEPTH_OF.get(str(out.dtype).removeprefix("torch."))
-    if not ok or got_depth != depth:
-        raise InvalidArgumentError(
-            f"{op}: out must be a {_DTYPE_OF[depth]} array of shape {shape} "
-            f"(got {str(out.dtype).removeprefix('torch.')} {got})"
-        )
-    if fw == "numpy" and not out.flags.writeable:
-        raise InvalidArgumentError(f"{op}: out is read-only; expected a writable array")
-
-
-def _prepare(src: Any, op: str) -> tuple[Any, str, tuple[int, ...], str]:
+def _run(bound: Any, src: Any, out: Any, stream: Any, backend: str | None,
+         threads: int | None) -> Any:
+    """One call: the output allocated in src's framework unless given (the native side checks
+    a given one: shape, dtype, writable, location), then the op on src's stream."""
     fw = _framework(src)
     if fw == "other":
-        src, fw = _adopt(src, f"{op}: src")
-    shape = tuple(src.shape)
-    if len(shape) not in (2, 3):
-        raise InvalidArgumentError(
-            f"{op}: src must be an H x W or H x W x C array (got {len(shape)} dimensions)"
-        )
-    return src, fw, shape, _depth(src, fw, op, "src")
-
-
-@functools.lru_cache(maxsize=1024)
-def _plan(bound: Any, shape: tuple[int, ...], depth: str) -> tuple[int, int, int, str]:
-    return bound.plan(shape[0], shape[1], shape[2] if len(shape) == 3 else 1, depth)
-
-
-def _run(bound: Any, op: str, src: Any, out: Any, stream: Any, backend: str | None,
-         threads: int | None) -> Any:
-    src, fw, shape, depth = _prepare(src, op)
-    plan = _plan(bound, shape, depth)
-    oshape = _out_shape(shape, plan)
+        src, fw = _adopt(src, f"{bound.name}: src")
     if out is None:
-        out = _empty(fw, src, oshape, plan[3])
-    else:
-        _check_out(op, out, oshape, plan[3])
-    bound.run(src, out, backend or "", _stream(fw, src, stream), threads or 0)
+        shape, dtype = bound.result(src)
+        out = _empty(fw, src, shape, dtype)
+    s = 0 if stream is None and fw == "numpy" else _stream(fw, src, stream)
+    bound.run(src, out, backend or "", s, threads or 0)
     return out
 
 
@@ -254,21 +215,27 @@ def _text(op: str, p: dict, v: Any) -> str:
     return v
 
 
-@functools.lru_cache(maxsize=1024)
-def _bind_cached(op: str, items: tuple[tuple[str, str], ...]) -> Any:
-    return _native.BoundOp(op, dict(items), {})
+# Bound ops by (op, the call's keyword values): a repeated call skips the text conversion and
+# the schema's parsing. Values that are not hashable (a kernel as a list) bind every call.
+_BOUND: dict[tuple, Any] = {}
 
 
-def _bind(op: str, params: dict[str, Any], images: dict[str, Any]) -> Any:
+def _bind(op: str, params: dict[str, Any], images: dict[str, Any], key: tuple | None = None) -> Any:
+    """The op bound to its parameters; kept in _BOUND under `key` (the op and its keyword values
+    in signature order) when there are no image parameters and the values are hashable."""
+    imgs = {k: v for k, v in images.items() if v is not None}
     spec = _PARAMS[op]
     text = {k: _text(op, spec[k], v) for k, v in params.items() if v is not None}
-    imgs = {k: v for k, v in images.items() if v is not None}
-    if imgs:
-        for k, v in imgs.items():
-            if _framework(v) == "other":
-                imgs[k] = _adopt(v, f"{op}: {k}")[0]
-        return _native.BoundOp(op, text, imgs)
-    return _bind_cached(op, tuple(sorted(text.items())))
+    for k, v in imgs.items():
+        if _framework(v) == "other":
+            imgs[k] = _adopt(v, f"{op}: {k}")[0]
+    bound = _native.BoundOp(op, text, imgs)
+    if key is not None and not imgs and len(_BOUND) < 4096:
+        try:
+            _BOUND[key] = bound
+        except TypeError:  # a value that is not hashable (a kernel as a list)
+            pass
+    return bound
 
 
 # ---- one function per op, from the schema -----------------------------------------------------
@@ -323,13 +290,20 @@ def _make_op(o: dict):
     sig_rest = "".join(f", {_py_name(p['name'])}=None" for p in rest)
     params = ", ".join(f"{p['name']!r}: {_py_name(p['name'])}" for p in rest)
     imgs = ", ".join(f"{p['name']!r}: {_py_name(p['name'])}" for p in images)
+    # Image arguments are part of the key: a call with one never meets a binding made without
+    # it (arrays are not hashable, or never cached: such calls always bind).
+    values = "".join(f"{_py_name(p['name'])}, " for p in images + rest)
     src = (
         f"def {name}(src{sig_images}, *{sig_rest}, out=None, stream=None, backend=None, "
         f"threads=None):\n"
-        f"    return _run(_bind({name!r}, {{{params}}}, {{{imgs}}}), {name!r}, src, out, "
-        f"stream, backend, threads)\n"
+        f"    key = ({name!r}, {values})\n"
+        f"    try:\n"
+        f"        bound = _BOUND[key]\n"
+        f"    except (KeyError, TypeError):\n"
+        f"        bound = _bind({name!r}, {{{params}}}, {{{imgs}}}, key)\n"
+        f"    return _run(bound, src, out, stream, backend, threads)\n"
     )
-    scope = {"_run": _run, "_bind": _bind}
+    scope = {"_run": _run, "_bind": _bind, "_BOUND": _BOUND}
     exec(src, scope)  # noqa: S102 - the text is built from the schema only
     fn = scope[name]
     fn.__doc__ = _doc(o)
@@ -425,27 +399,20 @@ class Pipeline:
         if batch:
             raise InvalidArgumentError(f"pipeline: a batch must be N x H x W or N x H x W x C "
                                        f"(got {ndim} dimensions)")
-        src, fw, shape, depth = _prepare(src, "pipeline")
-        plan = self._p.plan(shape[0], shape[1], shape[2] if len(shape) == 3 else 1, depth)
-        oshape = _out_shape(shape, plan)
         if out is None:
-            out = _empty(fw, src, oshape, plan[3])
-        else:
-            _check_out("pipeline", out, oshape, plan[3])
+            shape, dtype = self._p.result(src)
+            out = _empty(fw, src, shape, dtype)
         self._p.run(src, out, backend or "", _stream(fw, src, stream), threads or 0)
         return out
 
     def _batch(self, src, fw, out, stream, backend, threads):
         n = src.shape[0]
-        item = tuple(src.shape[1:])
-        depth = _depth(src, fw, "pipeline", "src")
-        plan = self._p.plan(item[0], item[1], item[2] if len(item) == 3 else 1, depth)
-        oshape = (n,) + _out_shape(item, plan)
+        shape, dtype = self._p.result(src[0])
         if out is None:
-            out = _empty(fw, src, oshape, plan[3])
-        elif tuple(out.shape) != oshape:
-            raise InvalidArgumentError(f"pipeline: out must have shape {oshape} "
-                                       f"(got {tuple(out.shape)})")
+            out = _empty(fw, src, (n, *shape), dtype)
+        elif tuple(out.shape)[:1] != (n,):
+            raise InvalidArgumentError(f"pipeline: out must hold {n} images along its first axis "
+                                       f"(got shape {tuple(out.shape)})")
         s = _stream(fw, src, stream)
         for i in range(n):
             self._p.run(src[i], out[i], backend or "", s, threads or 0)

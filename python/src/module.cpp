@@ -12,6 +12,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -151,6 +152,45 @@ Context make_context(const std::string& op, const std::string& backend, std::uin
   return ctx;
 }
 
+const char* dtype_name(Depth d) {
+  switch (d) {
+    case Depth::u8:
+      return "uint8";
+    case Depth::u16:
+      return "uint16";
+    case Depth::s16:
+      return "int16";
+    case Depth::s32:
+      return "int32";
+    case Depth::f32:
+      return "float32";
+  }
+  return "?";
+}
+
+/// The result's array shape: H x W for one channel, unless the source was H x W x 1 (the
+/// caller's layout is kept); H x W x C otherwise.
+nb::tuple out_shape(std::int64_t h, std::int64_t w, int c, std::size_t src_ndim, int src_c) {
+  if (c == 1 && (src_ndim == 2 || src_c != 1)) return nb::make_tuple(h, w);
+  return nb::make_tuple(h, w, c);
+}
+
+std::string shape_text(std::int64_t h, std::int64_t w, int c) {
+  return c == 1 ? cat("(", h, ", ", w, ")") : cat("(", h, ", ", w, ", ", c, ")");
+}
+
+/// `out` must hold the result: its size and format, where the source lives.
+void check_out(const std::string& op, const ImageView& out, std::int64_t h, std::int64_t w,
+               Format f, Location where) {
+  if (out.width() != w || out.height() != h || out.format() != f)
+    bad(op, cat("out must be a ", dtype_name(f.depth), " array of shape ",
+                shape_text(h, w, f.channels), " (got ", dtype_name(out.depth()), " ",
+                shape_text(out.height(), out.width(), out.channels()), ")"));
+  if (out.location() != where)
+    bad(op, cat("out must live where src lives (", to_string(where), "; got ",
+                to_string(out.location()), ")"));
+}
+
 // ---- one op ----------------------------------------------------------------------------
 
 /// An op bound to its parameters (schema::Op::bind), with the arrays of its image parameters.
@@ -201,14 +241,50 @@ class BoundOp {
            int threads) const {
     const ImageView s = view_of(source_array(src, name_, "src"), name_, "src");
     const ImageView d = view_of(dest_array(dst, name_, "out"), name_, "out");
+    const schema::Shape want = output(s);
+    check_out(name_, d, want.height, want.width, want.format, s.location());
     const Context ctx = make_context(name_, backend, stream, threads, s.location());
     nb::gil_scoped_release unlocked;
     bound_->run(s, d, ctx);
   }
 
+  /// (shape, dtype name) of the result for the source array `src`.
+  std::tuple<nb::tuple, const char*> result(nb::handle src) const {
+    const auto a = source_array(src, name_, "src");
+    const ImageView s = view_of(a, name_, "src");
+    const schema::Shape r = output(s);
+    return {out_shape(r.height, r.width, r.format.channels, a.ndim(), s.channels()),
+            dtype_name(r.format.depth)};
+  }
+
+  /// Seconds per call of the op's C++ function in a C++ loop of n calls (after one warm-up),
+  /// the device synchronised at the end: the C++ API's own per-call cost, for
+  /// bench/python_overhead.py to set the Python call against.
+  double time_loop(nb::handle src, nb::handle dst, std::uintptr_t stream, int n) const {
+    const ImageView s = view_of(source_array(src, name_, "src"), name_, "src");
+    const ImageView d = view_of(dest_array(dst, name_, "out"), name_, "out");
+    const Context ctx = make_context(name_, "", stream, 0, s.location());
+    if (n < 1) bad(name_, cat("n must be >= 1 (got ", n, ")"));
+    nb::gil_scoped_release unlocked;
+    bound_->run(s, d, ctx);
+    synchronize(s.location(), ctx.queue);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) bound_->run(s, d, ctx);
+    synchronize(s.location(), ctx.queue);
+    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+    return dt.count() / n;
+  }
+
   const std::string& name() const { return name_; }
 
  private:
+  /// The output rule, after the op's depth and channel checks (as the op itself checks first).
+  schema::Shape output(const ConstImageView& s) const {
+    detail::check_depth(name_, "src", s, op_->depths());
+    detail::check_channels(name_, "src", s, op_->channels());
+    return bound_->output(s);
+  }
+
   std::string name_;
   const schema::Op* op_ = nullptr;
   std::unique_ptr<schema::Bound> bound_;
@@ -232,9 +308,20 @@ class PyPipeline {
            int threads) const {
     const ImageView s = view_of(source_array(src, "pipeline", "src"), "pipeline", "src");
     const ImageView d = view_of(dest_array(dst, "pipeline", "out"), "pipeline", "out");
+    const ImageShape want = p_.plan({s.width(), s.height(), s.format()});
+    check_out("pipeline", d, want.height, want.width, want.format, s.location());
     const Context ctx = make_context("pipeline", backend, stream, threads, s.location());
     nb::gil_scoped_release unlocked;
     p_.run(s, d, ctx);
+  }
+
+  /// (shape, dtype name) of the result for the source array `src`.
+  std::tuple<nb::tuple, const char*> result(nb::handle src) const {
+    const auto a = source_array(src, "pipeline", "src");
+    const ImageView s = view_of(a, "pipeline", "src");
+    const ImageShape r = p_.plan({s.width(), s.height(), s.format()});
+    return {out_shape(r.height, r.width, r.format.channels, a.ndim(), s.channels()),
+            dtype_name(r.format.depth)};
   }
 
   const std::string& text() const { return text_; }
@@ -342,8 +429,8 @@ nb::ndarray<nb::numpy> read_file(const std::string& path) {
     const std::int64_t row = decoded.view().row_bytes();
     std::shared_ptr<std::byte> pixels(new std::byte[std::size_t(row * decoded.height())],
                                       std::default_delete<std::byte[]>());
-    img = Image::wrap(pixels, ImageView(pixels.get(), decoded.width(), decoded.height(), row,
-                                        decoded.format()));
+    img = Image::wrap(
+        pixels, ImageView(pixels.get(), decoded.width(), decoded.height(), row, decoded.format()));
     copy(decoded.view(), img.view());
   }
   return numpy_of(std::move(img));
@@ -434,12 +521,15 @@ NB_MODULE(_pixflow, m) {
       .def("plan", &BoundOp::plan, "height"_a, "width"_a, "channels"_a, "depth"_a)
       .def("halo", &BoundOp::halo, "depth"_a, "channels"_a)
       .def("run", &BoundOp::run, "src"_a, "out"_a, "backend"_a, "stream"_a, "threads"_a)
+      .def("result", &BoundOp::result, "src"_a)
+      .def("time_loop", &BoundOp::time_loop, "src"_a, "out"_a, "stream"_a, "n"_a)
       .def_prop_ro("name", &BoundOp::name);
 
   nb::class_<PyPipeline>(m, "Pipeline")
       .def(nb::init<const std::string&>(), "text"_a)
       .def("plan", &PyPipeline::plan, "height"_a, "width"_a, "channels"_a, "depth"_a)
       .def("run", &PyPipeline::run, "src"_a, "out"_a, "backend"_a, "stream"_a, "threads"_a)
+      .def("result", &PyPipeline::result, "src"_a)
       .def_prop_ro("text", &PyPipeline::text)
       .def_prop_ro("names", &PyPipeline::names);
 

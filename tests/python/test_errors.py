@@ -148,3 +148,12 @@ def test_io_errors_leave_nothing(tmp_path) -> None:
         pixflow.write_image(out, np.zeros((4, 4), np.float32))
     assert not out.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.png"]
+
+
+def test_cached_bindings_never_stand_for_a_call_with_an_image() -> None:
+    """add(a, value=3) binds once and is kept; add(a, b, value=3) must still be refused."""
+    a = random_image(8, 8, 1, "u8")
+    assert int(pixflow.add(a, value=3).min()) >= 3 or a.min() > 252
+    with pytest.raises(pixflow.InvalidArgumentError, match="add: exactly one of with"):
+        pixflow.add(a, a, value=3)
+    assert np.array_equal(pixflow.add(a, a), pixflow.add(a, with_=a))

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""What the Python package adds per call over the C++ API (issue 12: under 5 µs).
+
+For each case (op, size, framework) four loops of N calls on the same arrays, each ended by one
+synchronisation of the stream, median of --repeats runs, in µs per call:
+  cpp       the op's C++ function in a C++ loop (BoundOp.time_loop: the schema-bound call a
+            pipeline stage makes, no Python in the loop): the C++ API's own cost;
+  native    the native method from Python (nanobind: argument conversion, DLPack import);
+  py_out    pixflow.<op>(src, **params, out=out): the package's whole call;
+  py_alloc  pixflow.<op>(src, **params): with the output allocated by the array's framework.
+`added` = py_out - cpp. On a GPU the loops measure max(host cost, device time) per call: small
+images (256x256) show the host cost, 1080p shows whether it stays hidden behind the kernels.
+CV-CUDA's Python call on the same op is timed the same way where `cvcuda` imports.
+Results are checked: every loop's output equals the CPU result of the same call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import pixflow
+
+CASES = [("add", {"value": 3}), ("median", {"k": 3}), ("gaussian", {"sigma": 2.0}),
+         ("box", {"k": 5})]
+SIZES = [(256, 256), (1920, 1080)]
+
+
+def timed(fn, sync, n: int, repeats: int) -> float:
+    fn()
+    sync()
+    runs = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        sync()
+        runs.append((time.perf_counter() - t0) / n * 1e6)
+    return statistics.median(runs)
+
+
+def frameworks(only: list[str]) -> list[tuple[str, object, object, object]]:
+    """(name, to_device, to_host, sync) of the frameworks present."""
+    out = [("numpy", lambda a: a, lambda a: a, lambda: None)]
+    try:
+        import cupy
+
+        if cupy.cuda.runtime.getDeviceCount() > 0:
+            out.append(("cupy", cupy.asarray, cupy.asnumpy,
+                        lambda: cupy.cuda.get_current_stream().synchronize()))
+    except Exception:  # noqa: BLE001 - absent or no GPU
+        pass
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            out.append(("torch", lambda a: torch.from_numpy(a).cuda(),
+                        lambda a: a.cpu().numpy(), torch.cuda.synchronize))
+    except Exception:  # noqa: BLE001
+        pass
+    return [f for f in out if not only or f[0] in only]
+
+
+def cvcuda_call(op: str, params: dict):
+    """A CV-CUDA call of the same op on NHWC tensors over CuPy arrays, or None."""
+    try:
+        import cupy
+        import cvcuda
+    except ImportError:
+        return None
+    if op == "median":
+        def run(src, dst, stream):
+            cvcuda.median_blur_into(dst, src, (params["k"], params["k"]), stream=stream)
+    elif op == "gaussian":
+        def run(src, dst, stream):
+            cvcuda.gaussian_into(dst, src, (13, 13), (params["sigma"], params["sigma"]),
+                                 cvcuda.Border.REFLECT101, stream=stream)
+    else:
+        return None
+    return run, cupy, cvcuda
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--frameworks", default="", help="comma list (default: every one present)")
+    args = ap.parse_args()
+    rows = []
+    rng = np.random.default_rng(0)
+    for fw, to_dev, to_host, sync in frameworks([f for f in args.frameworks.split(",") if f]):
+        for op, params in CASES:
+            fn = getattr(pixflow, op)
+            for w, h in SIZES:
+                host = rng.integers(0, 256, size=(h, w), dtype=np.uint8)
+                want = fn(host, **params)
+                src = to_dev(host)
+                out = fn(src, **params)
+                n = 2000 if w * h <= 256 * 256 else 500
+                bound = pixflow._bind(op, params, {})
+                stream = pixflow._stream(pixflow._framework(src), src, None)
+                row = {"framework": fw, "op": op, "params": params, "size": f"{w}x{h}",
+                       "calls": n}
+                row["cpp"] = statistics.median(
+                    bound.time_loop(src, out, stream, n) * 1e6 for _ in range(args.repeats))
+                row["native"] = timed(lambda: bound.run(src, out, "", stream, 0), sync, n,
+                                      args.repeats)
+                row["py_out"] = timed(lambda: fn(src, **params, out=out), sync, n, args.repeats)
+                row["py_alloc"] = timed(lambda: fn(src, **params), sync, n, args.repeats)
+                row["added"] = row["py_out"] - row["cpp"]
+                row["check"] = "ok" if np.array_equal(to_host(out), want) else "MISMATCH"
+                cv = cvcuda_call(op, params) if fw == "cupy" else None
+                if cv is not None:
+                    run, cupy, cvcuda = cv
+                    t_src = cvcuda.as_tensor(src.reshape(1, h, w, 1), "NHWC")
+                    d_out = cupy.empty_like(src)
+                    t_dst = cvcuda.as_tensor(d_out.reshape(1, h, w, 1), "NHWC")
+                    s = cvcuda.Stream.current
+                    row["cvcuda"] = timed(lambda: run(t_src, t_dst, s), sync, n, args.repeats)
+                rows.append(row)
+                print(f"{fw:6} {op:9} {w}x{h:<5} cpp {row['cpp']:8.2f}  native "
+                      f"{row['native']:8.2f}  py_out {row['py_out']:8.2f}  py_alloc "
+                      f"{row['py_alloc']:8.2f}  added {row['added']:6.2f} µs"
+                      + (f"  cvcuda {row['cvcuda']:8.2f}" if "cvcuda" in row else "")
+                      + f"  {row['check']}", flush=True)
+    meta = {"when": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            "pixflow": pixflow.__version__, "python": sys.version.split()[0],
+            "devices": [d["description"] for d in pixflow.info()["devices"]]}
+    try:
+        import cvcuda  # noqa: F401
+
+        meta["cvcuda"] = cvcuda.__version__
+    except ImportError:
+        meta["cvcuda"] = "not installed"
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"meta": meta, "rows": rows}, f, indent=1)
+    return 0 if all(r["check"] == "ok" for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
