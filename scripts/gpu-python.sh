@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Python package on the GPU machine (issue 12), writing under $OUT:
-#   1. `pip install .` into a venv that also sees the machine's CuPy, PyTorch, nanobind and
-#      scikit-build-core (--system-site-packages; no build isolation: the machine is offline),
-#      which builds the CUDA backend because nvcc is there (pip.log, the tail in summary.txt);
+#   1. `pip install .` into the environment of the python3 first on PATH (on the GPU machine a
+#      venv that holds CuPy, PyTorch, nanobind and scikit-build-core; no build isolation: the
+#      machine is offline), which builds the CUDA backend because nvcc is there (pip.log);
 #   2. the `pixflow` console script of that install (`pixflow info`);
 #   3. pytest over tests/python against the installed package: the CPU tests and the CuPy /
 #      PyTorch tests (pytest.log, pytest.xml);
@@ -19,15 +19,16 @@ SUMMARY="$OUT/summary.txt"
 : >"$SUMMARY"
 say() { echo "$*" | tee -a "$SUMMARY"; }
 rc_all=0
-V=/tmp/pixflow-venv
-[ -x "$V/bin/python" ] || python3 -m venv --system-site-packages "$V"
-say "host: $(hostname), $(nproc) cores, python $("$V/bin/python" -V 2>&1), sources $(bash scripts/source-hash.sh)"
+PY="$(command -v python3)"
+BIN="$(dirname "$PY")"
+if ! "$PY" -m pip --version >/dev/null 2>&1; then "$PY" -m ensurepip -q >/dev/null 2>&1; fi
+say "host: $(hostname), $(nproc) cores, $PY ($("$PY" -V 2>&1)), sources $(bash scripts/source-hash.sh)"
 mkdir -p /tmp/ocl-vendors && echo libnvidia-opencl.so.1 >/tmp/ocl-vendors/nvidia.icd
 export OCL_ICD_VENDORS=/tmp/ocl-vendors
 export CMAKE_BUILD_PARALLEL_LEVEL="${JOBS:-16}"
 
 t0=$(date +%s)
-timeout "${T_PIP:-420}" "$V/bin/pip" install --no-build-isolation --no-deps -v \
+timeout "${T_PIP:-420}" "$PY" -m pip install --no-build-isolation --no-deps -v \
   --config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES=90 . >"$OUT/pip.log" 2>&1
 rc=$?
 say "pip install .: rc=$rc in $(($(date +%s) - t0)) s"
@@ -40,13 +41,13 @@ fi
 # Out of the source tree, so that `import pixflow` is the installed package.
 cd /tmp || exit 1
 say "---- pixflow info (the console script)"
-"$V/bin/pixflow" info 2>&1 | head -12 | tee -a "$SUMMARY"
-SITE="$("$V/bin/python" -c 'import pixflow, os; print(os.path.dirname(pixflow.__file__))')"
+"$BIN/pixflow" info 2>&1 | head -12 | tee -a "$SUMMARY"
+SITE="$("$PY" -c 'import pixflow, os; print(os.path.dirname(pixflow.__file__))')"
 say "package: $SITE"
 ls "$SITE" | tr '\n' ' ' | tee -a "$SUMMARY"; echo | tee -a "$SUMMARY"
 
 t0=$(date +%s)
-PIXFLOW_CLI="$SITE/bin/pixflow" timeout "${T_PYTEST:-300}" "$V/bin/python" -m pytest -q \
+PIXFLOW_CLI="$SITE/bin/pixflow" timeout "${T_PYTEST:-300}" "$PY" -m pytest -q \
   -p no:cacheprovider -rs --junitxml "$OUT/pytest.xml" ${PYTEST_ARGS:-} "$ROOT/tests/python" \
   >"$OUT/pytest.log" 2>&1
 rc=$?
@@ -55,7 +56,7 @@ say "pytest: rc=$rc in $(($(date +%s) - t0)) s"
 tail -n 15 "$OUT/pytest.log" | tee -a "$SUMMARY"
 
 if [ -z "${NO_OVERHEAD:-}" ]; then
-  timeout "${T_OVERHEAD:-180}" "$V/bin/python" "$ROOT/bench/python_overhead.py" \
+  timeout "${T_OVERHEAD:-180}" "$PY" "$ROOT/bench/python_overhead.py" \
     --json "$OUT/python-overhead.json" >"$OUT/overhead.log" 2>&1
   rc=$?
   [ $rc -ne 0 ] && rc_all=1
