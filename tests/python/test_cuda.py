@@ -71,7 +71,8 @@ def test_cupy_zero_copy() -> None:
     before = pool.used_bytes()
     res = pixflow.median(roi, k=5)
     grew = pool.used_bytes() - before
-    assert grew == res.nbytes or grew == 0, (grew, res.nbytes)
+    # The output (CuPy rounds blocks up to 512 bytes), and no copy of the 259 KB source.
+    assert res.nbytes <= grew < res.nbytes + 512, (grew, res.nbytes)
 
 
 SPIN = r"""
@@ -119,8 +120,10 @@ def test_cupy_errors() -> None:
         pixflow.median(d, out=np.zeros((8, 8), np.uint8))  # host out for a device source
     with pytest.raises(pixflow.InvalidArgumentError, match="median"):
         pixflow.median(np.zeros((8, 8), np.uint8), out=cupy.zeros((8, 8), cupy.uint8))
-    with pytest.raises(pixflow.InvalidArgumentError, match="add"):
-        pixflow.add(d, np.zeros((8, 8), np.uint8))  # operand on another location
+    # An image parameter on the host is uploaded to the source's device, as a pipeline's
+    # `with=FILE` is (the schema's stage does it): allowed, and the result is right.
+    h = random_image(8, 8, 1, "u8", seed=4)
+    assert np.array_equal(cupy.asnumpy(pixflow.add(d, h)), h)
     with pytest.raises(pixflow.UnsupportedError, match="median: src has dtype float64"):
         pixflow.median(cupy.zeros((8, 8)))
     with pytest.raises(pixflow.Error, match="write_image"):
