@@ -324,7 +324,11 @@ del _o
 def halo(op: str, *, dtype: Any = "uint8", channels: int = 1, **params: Any) -> tuple[int, int]:
     """(rows, columns) one output pixel of `op` reads beyond itself on each side.
 
-    For tiling with ``dask.array.map_overlap(fn, depth={0: rows, 1: columns}, ...)``.
+    For tiling with ``dask.array.map_overlap(fn, depth={0: rows, 1: columns}, boundary=...)``
+    (``boundary="none"``, or ``"periodic"`` for ``border="wrap"``: docs/python.md);
+    ``pixflow.dask.map_op`` makes that call. Raises InvalidArgumentError for an op whose output
+    pixel may depend on any pixel of the image (gaussian_iir, remap, transpose): no finite halo
+    tiles it exactly.
     """
     if op not in _PARAMS:
         raise InvalidArgumentError(f"pixflow: unknown op '{op}' (known: {', '.join(ops)})")
@@ -343,7 +347,12 @@ def halo(op: str, *, dtype: Any = "uint8", channels: int = 1, **params: Any) -> 
     except (TypeError, KeyError):
         raise UnsupportedError(f"{op}: dtype {dtype!r} is not one of uint8, uint16, int16, "
                                "int32, float32") from None
-    return tuple(bound.halo(depth, channels))
+    rows, cols = bound.halo(depth, channels)
+    if rows < 0 or cols < 0:  # the schema's "whole image" answer
+        raise InvalidArgumentError(
+            f"{op}: an output pixel may depend on any pixel of the image, so no finite halo "
+            "tiles it exactly; run it on the whole image")
+    return rows, cols
 
 
 # ---- pipelines, I/O, info --------------------------------------------------------------------

@@ -27,6 +27,11 @@ def random_image(h: int, w: int, c: int, depth: str, seed: int = 0) -> np.ndarra
     return a[:, :, 0] if c == 1 else a
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # Run by default; `-m "not ray"` leaves out the tests that start a local Ray instance.
+    config.addinivalue_line("markers", "ray: starts a local Ray instance (deselect: -m 'not ray')")
+
+
 @pytest.fixture(scope="session")
 def cli() -> str:
     """The pixflow CLI of the build under test (PIXFLOW_CLI), else the one on PATH."""
