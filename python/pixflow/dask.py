@@ -73,7 +73,7 @@ def map_op(arr: dask.array.Array, op: str, *, backend: str | None = None,
     # The result's format from the op's plan (runs nothing): one channel out of several
     # (gray) drops the channel axis, as pixflow.<op> does.
     shape1 = (1, 1, channels) if arr.ndim == 3 else (1, 1)
-    plan = pixflow._plan(pixflow._bind(op, names, {}), shape1, pixflow._DEPTH_OF[arr.dtype.name])
+    plan = pixflow._bind(op, names, {}).plan(1, 1, channels, pixflow._DEPTH_OF[arr.dtype.name])
     oshape = pixflow._out_shape(shape1, plan)
     meta = meta_from_array(arr._meta, ndim=len(oshape), dtype=pixflow._DTYPE_OF[plan[3]])
     fn = functools.partial(getattr(pixflow, op), backend=backend, threads=threads, **params)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import dask.array as da
 import numpy as np
 import pytest
+from conftest import random_image, require
 
 import pixflow
-import pixflow.dask
-from conftest import random_image
+
+da = require("dask.array")
+import pixflow.dask  # noqa: E402
 
 H, W = 150, 170
 CHUNKS = (37, 53)

@@ -14,10 +14,11 @@ from types import ModuleType
 
 import numpy as np
 import pytest
-import ray
+from conftest import random_image, require
 
 import pixflow
-from conftest import random_image
+
+ray = require("ray")
 
 pytestmark = pytest.mark.ray
 
