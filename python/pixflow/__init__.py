@@ -115,6 +115,25 @@ def _adopt(x: Any, what: str) -> tuple[Any, str]:
         ) from None
 
 
+_TORCH_DEPTH: dict[Any, str] = {}
+
+
+def _torch_desc(t: Any) -> Any:
+    """A torch tensor as (data_ptr, shape, strides, depth, CUDA device or -1) for the native
+    side: cheaper than its DLPack export. Other dtypes go through DLPack (and its errors)."""
+    if not _TORCH_DEPTH:
+        import torch
+
+        for name, depth in (("uint8", "u8"), ("uint16", "u16"), ("int16", "s16"),
+                            ("int32", "s32"), ("float32", "f32")):
+            if hasattr(torch, name):
+                _TORCH_DEPTH[getattr(torch, name)] = depth
+    depth = _TORCH_DEPTH.get(t.dtype)
+    if depth is None:
+        return t
+    return (t.data_ptr(), t.shape, t.stride(), depth, t.get_device())
+
+
 def _empty(fw: str, like: Any, shape: tuple[int, ...], dtype: str) -> Any:
     if fw == "numpy":
         import numpy as np
@@ -138,10 +157,13 @@ def _stream(fw: str, like: Any, stream: Any) -> int:
 
             with cupy.cuda.Device(like.device.id):
                 return cupy.cuda.get_current_stream().ptr
-        if fw == "torch" and like.device.type == "cuda":
+        if fw == "torch" and like.is_cuda:
             import torch
 
-            return torch.cuda.current_stream(like.device).cuda_stream
+            try:  # the raw handle without a Stream object (what Triton uses)
+                return torch._C._cuda_getCurrentRawStream(like.get_device())
+            except AttributeError:
+                return torch.cuda.current_stream(like.device).cuda_stream
         return 0
     if isinstance(stream, numbers.Integral):
         return int(stream)
@@ -168,6 +190,15 @@ def _run(bound: Any, src: Any, out: Any, stream: Any, backend: str | None,
     fw = _framework(src)
     if fw == "other":
         src, fw = _adopt(src, f"{bound.name}: src")
+    if fw == "torch":
+        s = _stream(fw, src, stream)
+        desc = _torch_desc(src)
+        if out is None:
+            shape, dtype = bound.result(desc)
+            out = _empty(fw, src, shape, dtype)
+        bound.run(desc, _torch_desc(out) if _framework(out) == "torch" else out, backend or "",
+                  s, threads or 0)
+        return out
     if out is None:
         shape, dtype = bound.result(src)
         out = _empty(fw, src, shape, dtype)

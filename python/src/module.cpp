@@ -78,22 +78,28 @@ Location location_of(const Array& a, const std::string& op, const char* arg) {
   }
 }
 
+/// An array as its parts: dims, shape, strides in elements, depth, location.
+struct ArrayDesc {
+  const void* data = nullptr;
+  std::size_t ndim = 0;
+  std::int64_t shape[3] = {0, 0, 0}, strides[3] = {0, 0, 0};
+  Depth depth = Depth::u8;
+  Location where;
+};
+
 // An array as an image view: H x W (1 channel) or H x W x C (C in 1..4), pixels and channels
 // packed within a row (a row stride of any size >= the row's bytes: slices of rows and
 // columns are fine), the rows in increasing order.
-template <class Array>
-ImageView view_of(const Array& a, const std::string& op, const char* arg) {
-  const Depth d = depth_of(a.dtype(), op, arg);
-  const std::size_t item = depth_bytes(d);
-  if (a.ndim() != 2 && a.ndim() != 3)
-    bad(op, cat(arg, " must be an H x W or H x W x C array (got ", a.ndim(), " dimensions)"));
-  const std::int64_t h = std::int64_t(a.shape(0)), w = std::int64_t(a.shape(1));
-  const int c = a.ndim() == 3 ? int(a.shape(2)) : 1;
+ImageView view_of(const ArrayDesc& a, const std::string& op, const char* arg) {
+  const std::size_t item = depth_bytes(a.depth);
+  if (a.ndim != 2 && a.ndim != 3)
+    bad(op, cat(arg, " must be an H x W or H x W x C array (got ", a.ndim, " dimensions)"));
+  const std::int64_t h = a.shape[0], w = a.shape[1];
+  const int c = a.ndim == 3 ? int(a.shape[2]) : 1;
   if (c < 1 || c > 4) bad(op, cat(arg, " must have 1 to 4 channels (got ", c, ")"));
   if (h < 1 || w < 1) bad(op, cat(arg, " is empty (", h, "x", w, ")"));
-  // DLPack strides are in elements; a null stride array means C order.
-  const std::int64_t sc = a.ndim() == 3 ? std::int64_t(a.stride(2)) : 1;
-  const std::int64_t sx = std::int64_t(a.stride(1)), sy = std::int64_t(a.stride(0));
+  const std::int64_t sc = a.ndim == 3 ? a.strides[2] : 1;
+  const std::int64_t sx = a.strides[1], sy = a.strides[0];
   if ((c > 1 && sc != 1) || (w > 1 && sx != c) || (h > 1 && sy < w * c))
     bad(op, cat(arg,
                 " must have its channels and pixels packed within each row, rows in order "
@@ -101,8 +107,42 @@ ImageView view_of(const Array& a, const std::string& op, const char* arg) {
                 sy, ", pixel ", sx, ", channel ", sc, "; expected ", w * c, " or more, ", c,
                 ", 1); pass a copy (numpy.ascontiguousarray)"));
   const std::int64_t stride = h > 1 ? sy * std::int64_t(item) : w * c * std::int64_t(item);
-  return ImageView(const_cast<void*>(static_cast<const void*>(a.data())), w, h, stride,
-                   Format{d, c}, location_of(a, op, arg));
+  return ImageView(const_cast<void*>(a.data), w, h, stride, Format{a.depth, c}, a.where);
+}
+
+template <class Array>
+ArrayDesc desc_of(const Array& a, const std::string& op, const char* arg) {
+  ArrayDesc d;
+  d.data = a.data();
+  d.ndim = a.ndim();
+  d.depth = depth_of(a.dtype(), op, arg);
+  d.where = location_of(a, op, arg);
+  for (std::size_t i = 0; i < d.ndim && i < 3; ++i) {
+    d.shape[i] = std::int64_t(a.shape(i));
+    d.strides[i] = std::int64_t(a.stride(i));  // DLPack strides are in elements
+  }
+  return d;
+}
+
+/// A PyTorch tensor as the package describes it (python/pixflow/__init__.py, _torch_desc):
+/// (data_ptr, shape, strides in elements, depth name, CUDA device or -1). Reading these
+/// attributes costs less than a DLPack export (torch's __dlpack__ is Python code).
+bool desc_of_tuple(nb::handle obj, ArrayDesc& d, const std::string& op, const char* arg) {
+  if (!nb::isinstance<nb::tuple>(obj)) return false;
+  const auto t = nb::borrow<nb::tuple>(obj);
+  if (t.size() != 5) return false;
+  d.data = reinterpret_cast<const void*>(nb::cast<std::uintptr_t>(t[0]));
+  const auto shape = nb::cast<std::vector<std::int64_t>>(t[1]);
+  const auto strides = nb::cast<std::vector<std::int64_t>>(t[2]);
+  d.ndim = shape.size();
+  for (std::size_t i = 0; i < d.ndim && i < 3; ++i) {
+    d.shape[i] = shape[i];
+    d.strides[i] = i < strides.size() ? strides[i] : 0;
+  }
+  d.depth = parse_depth(nb::cast<std::string>(t[3]), op + ": " + arg + " dtype");
+  const int device = nb::cast<int>(t[4]);
+  d.where = device < 0 ? Location::host() : Location::cuda(device);
+  return true;
 }
 
 [[noreturn]] void not_an_array(nb::handle obj, const std::string& op, const char* arg) {
@@ -114,16 +154,20 @@ ImageView view_of(const Array& a, const std::string& op, const char* arg) {
 }
 
 /// A source array (only read: read-only arrays are fine).
-nb::ndarray<nb::ro> source_array(nb::handle obj, const std::string& op, const char* arg) {
+ArrayDesc source_array(nb::handle obj, const std::string& op, const char* arg) {
+  ArrayDesc d;
+  if (desc_of_tuple(obj, d, op, arg)) return d;
   nb::ndarray<nb::ro> a;
   if (!nb::try_cast(obj, a, false)) not_an_array(obj, op, arg);
-  return a;
+  return desc_of(a, op, arg);
 }
 
 /// A destination array: writable.
-nb::ndarray<> dest_array(nb::handle obj, const std::string& op, const char* arg) {
+ArrayDesc dest_array(nb::handle obj, const std::string& op, const char* arg) {
+  ArrayDesc d;
+  if (desc_of_tuple(obj, d, op, arg)) return d;
   nb::ndarray<> a;
-  if (nb::try_cast(obj, a, false)) return a;
+  if (nb::try_cast(obj, a, false)) return desc_of(a, op, arg);
   nb::ndarray<nb::ro> ro;
   if (nb::try_cast(obj, ro, false)) bad(op, cat(arg, " is read-only; expected a writable array"));
   not_an_array(obj, op, arg);
@@ -253,7 +297,7 @@ class BoundOp {
     const auto a = source_array(src, name_, "src");
     const ImageView s = view_of(a, name_, "src");
     const schema::Shape r = output(s);
-    return {out_shape(r.height, r.width, r.format.channels, a.ndim(), s.channels()),
+    return {out_shape(r.height, r.width, r.format.channels, a.ndim, s.channels()),
             dtype_name(r.format.depth)};
   }
 
@@ -320,7 +364,7 @@ class PyPipeline {
     const auto a = source_array(src, "pipeline", "src");
     const ImageView s = view_of(a, "pipeline", "src");
     const ImageShape r = p_.plan({s.width(), s.height(), s.format()});
-    return {out_shape(r.height, r.width, r.format.channels, a.ndim(), s.channels()),
+    return {out_shape(r.height, r.width, r.format.channels, a.ndim, s.channels()),
             dtype_name(r.format.depth)};
   }
 

@@ -171,3 +171,22 @@ def test_threads_give_the_same_result() -> None:
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(lambda s: pixflow.bilateral(s, d=5), srcs))
     assert all(np.array_equal(g, w) for g, w in zip(got, want))
+
+
+def test_descriptor_tuples() -> None:
+    """The native side also takes (data_ptr, shape, element strides, depth, device) tuples
+    (what the package passes for torch tensors): same result as the array itself, ROIs too."""
+    big = random_image(40, 50, 3, "u16", seed=12)
+    roi = big[5:35, 7:47]
+    bound = pixflow._bind("median", {"k": 3}, {})
+
+    def desc(a: np.ndarray):
+        return (a.ctypes.data, a.shape, tuple(s // a.itemsize for s in a.strides),
+                {"uint16": "u16", "uint8": "u8"}[a.dtype.name], -1)
+
+    assert bound.result(desc(roi)) == ((30, 40, 3), "uint16")
+    out = np.zeros((30, 40, 3), np.uint16)
+    bound.run(desc(roi), desc(out), "", 0, 0)
+    assert np.array_equal(out, pixflow.median(roi, k=3))
+    with pytest.raises(pixflow.InvalidArgumentError, match="median: out must be a uint16"):
+        bound.run(desc(roi), desc(out[:, :, :1]), "", 0, 0)
