@@ -142,7 +142,10 @@ def _empty(fw: str, like: Any, shape: tuple[int, ...], dtype: str) -> Any:
     if fw == "cupy":
         import cupy
 
-        with cupy.cuda.Device(like.device.id):
+        dev = like.device.id
+        if dev == cupy.cuda.runtime.getDevice():
+            return cupy.empty(shape, dtype)
+        with cupy.cuda.Device(dev):
             return cupy.empty(shape, dtype)
     import torch
 
@@ -155,7 +158,10 @@ def _stream(fw: str, like: Any, stream: Any) -> int:
         if fw == "cupy":
             import cupy
 
-            with cupy.cuda.Device(like.device.id):
+            dev = like.device.id
+            if dev == cupy.cuda.runtime.getDevice():
+                return cupy.cuda.get_current_stream().ptr
+            with cupy.cuda.Device(dev):
                 return cupy.cuda.get_current_stream().ptr
         if fw == "torch" and like.is_cuda:
             import torch
