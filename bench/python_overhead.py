@@ -69,19 +69,26 @@ def frameworks(only: list[str]) -> list[tuple[str, object, object, object]]:
 
 
 def cvcuda_call(op: str, params: dict):
-    """A CV-CUDA call of the same op on NHWC tensors over CuPy arrays, or None."""
+    """CV-CUDA's Python call of the same op into a preallocated output, on NHWC tensors over
+    CuPy arrays (as bench/peers.py calls it), or None where it has no such op or no cvcuda.
+    Its results are not compared (its borders and rounding differ; peers.py says where)."""
     try:
         import cupy
         import cvcuda
     except ImportError:
         return None
+    r101 = cvcuda.Border.REFLECT101 if hasattr(cvcuda, "Border") else None
     if op == "median":
         def run(src, dst, stream):
             cvcuda.median_blur_into(dst, src, (params["k"], params["k"]), stream=stream)
-    elif op == "gaussian":
+    elif op == "gaussian":  # pixflow's u8 window for sigma 2: 2 * ceil(3 sigma) + 1 = 13
         def run(src, dst, stream):
-            cvcuda.gaussian_into(dst, src, (13, 13), (params["sigma"], params["sigma"]),
-                                 cvcuda.Border.REFLECT101, stream=stream)
+            cvcuda.gaussian_into(dst, src, (13, 13), (params["sigma"], params["sigma"]), r101,
+                                 stream=stream)
+    elif op == "box":
+        def run(src, dst, stream):
+            cvcuda.averageblur_into(dst, src, (params["k"], params["k"]), (-1, -1), r101,
+                                    stream=stream)
     else:
         return None
     return run, cupy, cvcuda
@@ -127,8 +134,12 @@ def main() -> int:
                     t_src = cvcuda.as_tensor(src.reshape(1, h, w, 1), "NHWC")
                     d_out = cupy.empty_like(src)
                     t_dst = cvcuda.as_tensor(d_out.reshape(1, h, w, 1), "NHWC")
-                    s = cvcuda.Stream.current
-                    row["cvcuda"] = timed(lambda: run(t_src, t_dst, s), sync, n, args.repeats)
+                    s = cvcuda.as_stream(cupy.cuda.get_current_stream())
+                    try:
+                        row["cvcuda"] = timed(lambda: run(t_src, t_dst, s), sync, n,
+                                              args.repeats)
+                    except Exception as ex:  # noqa: BLE001 - reported, not fatal
+                        row["cvcuda_error"] = str(ex).splitlines()[0][:160]
                 rows.append(row)
                 print(f"{fw:6} {op:9} {w}x{h:<5} cpp {row['cpp']:8.2f}  native "
                       f"{row['native']:8.2f}  py_out {row['py_out']:8.2f}  py_alloc "
