@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # CV-CUDA on the GPU machine, which has no internet: its wheel (cvcuda-cu13 0.19.0, 127.8 MB)
-# goes over in three 60 MiB pieces, one per device call (64 MiB carry limit), while the
+# goes over in three 43 MiB pieces, one per device call (64 MiB a call with the ~12 MiB working
+# tree: 60 MiB pieces no longer fit in session 25), while the
 # machine stays warm (bench/NOTES.md: "CV-CUDA peer"). Prepare once on the dev host:
 #   pip download --no-deps --python-version 3.12 --only-binary=:all: \
 #     --platform manylinux2014_x86_64 cvcuda-cu13==0.19.0 -d /tmp/cv
-#   mkdir -p .carry/cvcuda-p{1,2,3}; split -b 60M -d /tmp/cv/*.whl cvpart.
+#   mkdir -p .carry/cvcuda-p{1,2,3}; split -b 43M -d /tmp/cv/*.whl cvpart.
 #   mv cvpart.00 .carry/cvcuda-p1/; mv cvpart.01 .carry/cvcuda-p2/; mv cvpart.02 .carry/cvcuda-p3/
 # On the GPU machine, one call each, carrying .carry/cvcuda-pN alone:
 #   bash scripts/cvcuda-carry.sh stash N      keeps piece N under $BUILD/cvparts
