@@ -9,7 +9,7 @@ FUZZ_JOBS ?= $(JOBS)
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test test-oclgrind test-asan fuzz clean format
+.PHONY: all deps build demo test test-pip test-oclgrind test-asan fuzz clean format
 
 all: build
 
@@ -33,9 +33,27 @@ demo: build
 # every fuzz target for FUZZ_SECONDS.
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	$(MAKE) test-pip
 	$(MAKE) test-oclgrind
 	$(MAKE) test-asan
 	$(MAKE) fuzz
+
+# `pip install .` as a user runs it, into a fresh venv (build-pip/venv, which also sees the
+# system's NumPy and pytest), in the small configuration (CPU backend without SIMD, no OpenCL,
+# no TIFF: about a minute on 2 cores; ctest already tests the full package of $(BUILD)); then
+# the `pixflow` console script and the pipeline and error tests against the installed package.
+PIP_VENV = build-pip/venv
+test-pip: deps
+	rm -rf build-pip && python3 -m venv --system-site-packages $(PIP_VENV)
+	$(PIP_VENV)/bin/python -m pip install -q --disable-pip-version-check \
+	  --config-settings=build-dir=build-pip/build \
+	  --config-settings=cmake.define.PIXFLOW_SIMD=OFF --config-settings=cmake.define.PIXFLOW_OPENCL=OFF \
+	  --config-settings=cmake.define.PIXFLOW_TIFF=OFF --config-settings=cmake.define.PIXFLOW_CUDA=OFF .
+	$(PIP_VENV)/bin/pixflow info
+	cd build-pip && venv/bin/python -c 'import pixflow, sys; \
+	  assert "/venv/" in pixflow.__file__, pixflow.__file__; print("installed:", pixflow.__file__)'
+	cd build-pip && PIXFLOW_CLI=$(CURDIR)/$(PIP_VENV)/bin/pixflow venv/bin/python -m pytest -q \
+	  -p no:cacheprovider ../tests/python/test_pipeline.py ../tests/python/test_errors.py
 
 # Every __kernel of src/backends/opencl/kernels/*.cl on small images (19x13 and 67x61) on
 # oclgrind's simulated device, checked against the reference, under
@@ -68,4 +86,4 @@ format:
 	  -o -name '*.cuh' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) build-pip build-py

@@ -10,7 +10,7 @@ packages=(
   libhwy-dev                                   # SIMD kernels of the cpu backend (Highway)
   libgtest-dev libopencv-dev                   # tests (OpenCV is used by tests only)
   libbenchmark-dev python3                     # benchmarks
-  python3-dev python3-pip                      # the Python package (headers; pip for PyPI below)
+  python3-dev python3-pip python3-venv         # the Python package (headers; pip and venv: PyPI, make test-pip)
   libopenblas-dev                              # pixflow-bench-cpu's matmul peer
   clang libclang-rt-14-dev                     # fuzzing (libFuzzer, make fuzz)
   ocl-icd-opencl-dev opencl-c-headers clinfo  # the OpenCL backend (ICD loader, headers)
