@@ -10,7 +10,7 @@ import zlib
 
 import numpy as np
 import pytest
-from conftest import random_image
+from conftest import random_image, require
 from test_ops import CASES, typed
 
 import pixflow
@@ -172,3 +172,21 @@ def test_torch_stream_ordering() -> None:
         out = pixflow.erode(src, k=3)
     s.synchronize()
     assert int(out.min()) == 123 and int(out.max()) == 123
+
+
+@needs_cupy
+@pytest.mark.parametrize("op,params", [("median", {"k": 5, "border": "reflect101"}),
+                                       ("dilate", {"k": 3, "iterations": 2, "border": "wrap"}),
+                                       ("gaussian", {"sigma": 2.0, "border": "constant",
+                                                     "value": 9})])
+def test_dask_map_op_on_cupy_chunks(op: str, params: dict) -> None:
+    """pixflow.dask.map_op over a Dask array of CuPy chunks: the tiles run on the GPU and the
+    result equals the CPU result on the whole image (skipped where Dask is not installed)."""
+    da = require("dask.array")
+    import pixflow.dask
+
+    src = random_image(150, 170, 3, "u8", seed=31)
+    d = da.from_array(cupy.asarray(src), chunks=(37, 53, 3), asarray=False)
+    got = pixflow.dask.map_op(d, op, **params).compute()
+    assert isinstance(got, cupy.ndarray)
+    assert np.array_equal(cupy.asnumpy(got), getattr(pixflow, op)(src, **params))
