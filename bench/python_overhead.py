@@ -8,7 +8,8 @@ synchronisation of the stream, median of --repeats runs, in µs per call:
   native    the native method from Python (nanobind: argument conversion, DLPack import);
   py_out    pixflow.<op>(src, **params, out=out): the package's whole call;
   py_alloc  pixflow.<op>(src, **params): with the output allocated by the array's framework.
-`added` = py_out - cpp. On a GPU the loops measure max(host cost, device time) per call: small
+`added` = py_out - cpp (medians); `added_rounds` the same per round. The loops run
+interleaved, one of each per round. On a GPU the loops measure max(host cost, device time) per call: small
 images (256x256) show the host cost, 1080p shows whether it stays hidden behind the kernels.
 CV-CUDA's Python call on the same op is timed the same way where `cvcuda` imports.
 Results are checked: every loop's output equals the CPU result of the same call.
@@ -120,12 +121,22 @@ def main() -> int:
                 stream = pixflow._stream(pixflow._framework(src), src, None)
                 row = {"framework": fw, "op": op, "params": params, "size": f"{w}x{h}",
                        "calls": n}
-                row["cpp"] = statistics.median(
-                    bound.time_loop(src, out, stream, n) * 1e6 for _ in range(args.repeats))
-                row["native"] = timed(lambda: bound.run(src, out, "", stream, 0), sync, n,
-                                      args.repeats)
-                row["py_out"] = timed(lambda: fn(src, **params, out=out), sync, n, args.repeats)
-                row["py_alloc"] = timed(lambda: fn(src, **params), sync, n, args.repeats)
+                # The four loops interleaved, --repeats rounds, median per column: drift of
+                # the machine (the C++ loop alone moved by 5 µs between runs) hits every column
+                # alike instead of the one that happened to run then.
+                loops = {
+                    "cpp": lambda: bound.time_loop(src, out, stream, n) * 1e6,
+                    "native": lambda: timed(lambda: bound.run(src, out, "", stream, 0), sync, n, 1),
+                    "py_out": lambda: timed(lambda: fn(src, **params, out=out), sync, n, 1),
+                    "py_alloc": lambda: timed(lambda: fn(src, **params), sync, n, 1),
+                }
+                got = {k: [] for k in loops}
+                for _ in range(args.repeats):
+                    for k, loop in loops.items():
+                        got[k].append(loop())
+                for k, v in got.items():
+                    row[k] = statistics.median(v)
+                row["added_rounds"] = [p - c for p, c in zip(got["py_out"], got["cpp"])]
                 row["added"] = row["py_out"] - row["cpp"]
                 row["check"] = "ok" if np.array_equal(to_host(out), want) else "MISMATCH"
                 cv = cvcuda_call(op, params) if fw == "cupy" else None

@@ -116,11 +116,13 @@ def _adopt(x: Any, what: str) -> tuple[Any, str]:
 
 
 _TORCH_DEPTH: dict[Any, str] = {}
+_NUMPY_DEPTH: dict[Any, str] = {}
 
 
 def _torch_desc(t: Any) -> Any:
-    """A torch tensor as (data_ptr, shape, strides, depth, CUDA device or -1) for the native
-    side: cheaper than its DLPack export. Other dtypes go through DLPack (and its errors)."""
+    """A torch tensor as (data_ptr, shape, strides, depth, CUDA device or -1, strides in bytes)
+    for the native side: cheaper than its DLPack export. Other dtypes go through DLPack (and
+    its errors)."""
     if not _TORCH_DEPTH:
         import torch
 
@@ -131,7 +133,30 @@ def _torch_desc(t: Any) -> Any:
     depth = _TORCH_DEPTH.get(t.dtype)
     if depth is None:
         return t
-    return (t.data_ptr(), t.shape, t.stride(), depth, t.get_device())
+    return (t.data_ptr(), t.shape, t.stride(), depth, t.get_device(), False)
+
+
+def _cupy_desc(a: Any) -> Any:
+    """A CuPy array as the same tuple (byte strides): cheaper than its DLPack export."""
+    if not _NUMPY_DEPTH:
+        import numpy as np
+
+        for name, depth in _DEPTH_OF.items():
+            _NUMPY_DEPTH[np.dtype(name)] = depth
+    depth = _NUMPY_DEPTH.get(a.dtype)
+    if depth is None:
+        return a
+    return (a.data.ptr, a.shape, a.strides, depth, a.device.id, True)
+
+
+_DESC = {"torch": _torch_desc, "cupy": _cupy_desc}
+
+
+def _native(x: Any) -> Any:
+    """What the native side is given for an array: the description of a CuPy or PyTorch
+    array, anything else as it is (DLPack or the buffer protocol)."""
+    describe = _DESC.get(_framework(x))
+    return describe(x) if describe is not None else x
 
 
 def _empty(fw: str, like: Any, shape: tuple[int, ...], dtype: str) -> Any:
@@ -196,14 +221,16 @@ def _run(bound: Any, src: Any, out: Any, stream: Any, backend: str | None,
     fw = _framework(src)
     if fw == "other":
         src, fw = _adopt(src, f"{bound.name}: src")
-    if fw == "torch":
+    describe = _DESC.get(fw)
+    if describe is not None:  # CuPy, PyTorch: described, not exported through DLPack
         s = _stream(fw, src, stream)
-        desc = _torch_desc(src)
+        desc = describe(src)
         if out is None:
             shape, dtype = bound.result(desc)
             out = _empty(fw, src, shape, dtype)
-        bound.run(desc, _torch_desc(out) if _framework(out) == "torch" else out, backend or "",
-                  s, threads or 0)
+        ofw = _framework(out)
+        bound.run(desc, _DESC[ofw](out) if ofw in _DESC else out, backend or "", s,
+                  threads or 0)
         return out
     if out is None:
         shape, dtype = bound.result(src)
@@ -448,7 +475,8 @@ class Pipeline:
         if out is None:
             shape, dtype = self._p.result(src)
             out = _empty(fw, src, shape, dtype)
-        self._p.run(src, out, backend or "", _stream(fw, src, stream), threads or 0)
+        self._p.run(_native(src), _native(out), backend or "", _stream(fw, src, stream),
+                    threads or 0)
         return out
 
     def _batch(self, src, fw, out, stream, backend, threads):
@@ -461,7 +489,7 @@ class Pipeline:
                                        f"(got shape {tuple(out.shape)})")
         s = _stream(fw, src, stream)
         for i in range(n):
-            self._p.run(src[i], out[i], backend or "", s, threads or 0)
+            self._p.run(_native(src[i]), _native(out[i]), backend or "", s, threads or 0)
         return out
 
 

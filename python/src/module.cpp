@@ -124,23 +124,30 @@ ArrayDesc desc_of(const Array& a, const std::string& op, const char* arg) {
   return d;
 }
 
-/// A PyTorch tensor as the package describes it (python/pixflow/__init__.py, _torch_desc):
-/// (data_ptr, shape, strides in elements, depth name, CUDA device or -1). Reading these
-/// attributes costs less than a DLPack export (torch's __dlpack__ is Python code).
+/// A CuPy array or PyTorch tensor as the package describes it (python/pixflow/__init__.py,
+/// _cupy_desc / _torch_desc): (data pointer, shape, strides, depth name, CUDA device or -1,
+/// whether the strides are in bytes (CuPy) or elements (PyTorch)). Reading these attributes
+/// costs less than a DLPack export, which both frameworks implement in Python or Cython.
 bool desc_of_tuple(nb::handle obj, ArrayDesc& d, const std::string& op, const char* arg) {
   if (!nb::isinstance<nb::tuple>(obj)) return false;
   const auto t = nb::borrow<nb::tuple>(obj);
-  if (t.size() != 5) return false;
+  if (t.size() != 6) return false;
   d.data = reinterpret_cast<const void*>(nb::cast<std::uintptr_t>(t[0]));
   const auto shape = nb::cast<std::vector<std::int64_t>>(t[1]);
   const auto strides = nb::cast<std::vector<std::int64_t>>(t[2]);
+  d.depth = parse_depth(nb::cast<std::string>(t[3]), op + ": " + arg + " dtype");
+  const int device = nb::cast<int>(t[4]);
+  const bool in_bytes = nb::cast<bool>(t[5]);
+  const auto item = std::int64_t(depth_bytes(d.depth));
   d.ndim = shape.size();
   for (std::size_t i = 0; i < d.ndim && i < 3; ++i) {
     d.shape[i] = shape[i];
-    d.strides[i] = i < strides.size() ? strides[i] : 0;
+    std::int64_t st = i < strides.size() ? strides[i] : 0;
+    // A byte stride that is not a whole number of samples can be no view of ours: make it
+    // one that view_of refuses with its message.
+    if (in_bytes) st = st % item == 0 ? st / item : -1;
+    d.strides[i] = st;
   }
-  d.depth = parse_depth(nb::cast<std::string>(t[3]), op + ": " + arg + " dtype");
-  const int device = nb::cast<int>(t[4]);
   d.where = device < 0 ? Location::host() : Location::cuda(device);
   return true;
 }

@@ -180,13 +180,21 @@ def test_descriptor_tuples() -> None:
     roi = big[5:35, 7:47]
     bound = pixflow._bind("median", {"k": 3}, {})
 
-    def desc(a: np.ndarray):
-        return (a.ctypes.data, a.shape, tuple(s // a.itemsize for s in a.strides),
-                {"uint16": "u16", "uint8": "u8"}[a.dtype.name], -1)
+    def desc(a: np.ndarray, in_bytes: bool = False):
+        strides = a.strides if in_bytes else tuple(s // a.itemsize for s in a.strides)
+        return (a.ctypes.data, a.shape, strides, {"uint16": "u16", "uint8": "u8"}[a.dtype.name],
+                -1, in_bytes)
 
     assert bound.result(desc(roi)) == ((30, 40, 3), "uint16")
     out = np.zeros((30, 40, 3), np.uint16)
     bound.run(desc(roi), desc(out), "", 0, 0)
     assert np.array_equal(out, pixflow.median(roi, k=3))
+    out2 = np.zeros_like(out)
+    bound.run(desc(roi, True), desc(out2, True), "", 0, 0)  # byte strides (CuPy's)
+    assert np.array_equal(out2, out)
+    with pytest.raises(pixflow.InvalidArgumentError, match="median: src must have its channels"):
+        bad = (roi.ctypes.data, roi.shape, (roi.strides[0] + 1,) + roi.strides[1:], "u16", -1,
+               True)  # a row stride of an odd byte count: no whole u16 samples
+        bound.run(bad, desc(out2, True), "", 0, 0)
     with pytest.raises(pixflow.InvalidArgumentError, match="median: out must be a uint16"):
         bound.run(desc(roi), desc(np.zeros((30, 40), np.uint16)), "", 0, 0)
