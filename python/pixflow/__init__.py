@@ -152,7 +152,7 @@ def _cupy_desc(a: Any) -> Any:
 _DESC = {"torch": _torch_desc, "cupy": _cupy_desc}
 
 
-def _native(x: Any) -> Any:
+def _arg(x: Any) -> Any:
     """What the native side is given for an array: the description of a CuPy or PyTorch
     array, anything else as it is (DLPack or the buffer protocol)."""
     describe = _DESC.get(_framework(x))
@@ -475,7 +475,7 @@ class Pipeline:
         if out is None:
             shape, dtype = self._p.result(src)
             out = _empty(fw, src, shape, dtype)
-        self._p.run(_native(src), _native(out), backend or "", _stream(fw, src, stream),
+        self._p.run(_arg(src), _arg(out), backend or "", _stream(fw, src, stream),
                     threads or 0)
         return out
 
@@ -489,7 +489,7 @@ class Pipeline:
                                        f"(got shape {tuple(out.shape)})")
         s = _stream(fw, src, stream)
         for i in range(n):
-            self._p.run(_native(src[i]), _native(out[i]), backend or "", s, threads or 0)
+            self._p.run(_arg(src[i]), _arg(out[i]), backend or "", s, threads or 0)
         return out
 
 
