@@ -53,7 +53,7 @@ class Pipeline::Stage {
   Image run(ConstImageView src, const Context& ctx) const {
     const schema::Shape s = bound_->output(src);
     Image dst(s.width, s.height, s.format, src.location());
-    bound_->run(src, dst, ctx);
+    run(src, dst, ctx);
     return dst;
   }
   void run(ConstImageView src, const ImageView& dst, const Context& ctx) const {
@@ -177,18 +177,10 @@ std::size_t Pipeline::workspace_bytes(ConstImageView src, const Context& ctx) co
 }
 
 Image Pipeline::run(ConstImageView src, const Context& ctx) const {
-  Image cur;
-  ConstImageView in = src;
-  for (const auto& stage : stages_) {
-    Image next = stage->run(in, ctx);
-    cur = std::move(next);
-    in = cur.view();
-  }
-  if (stages_.empty()) {
-    cur = Image(src.width(), src.height(), src.format(), src.location());
-    copy(src, cur);
-  }
-  return cur;
+  const ImageShape s = plan({src.width(), src.height(), src.format()});
+  Image dst(s.width, s.height, s.format, src.location());
+  run(src, dst, ctx);
+  return dst;
 }
 
 void Pipeline::run(ConstImageView src, ImageView dst, const Context& ctx) const {
