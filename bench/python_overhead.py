@@ -5,8 +5,11 @@ For each case (op, size, framework) four loops of N calls on the same arrays, ea
 synchronisation of the stream, median of --repeats runs, in µs per call:
   cpp       the op's C++ function in a C++ loop (BoundOp.time_loop: the schema-bound call a
             pipeline stage makes, no Python in the loop): the C++ API's own cost;
-  native    the native method from Python (nanobind: argument conversion, DLPack import);
+  native    the native call from Python (BoundOp.call: the arrays' attributes read in C++, the
+            stream, the run), without the generated function's keyword handling;
   py_out    pixflow.<op>(src, **params, out=out): the package's whole call;
+  py_before the call as the package made it before the native call (session 25: the arrays
+            described in Python, then BoundOp.run), for a before/after in the same run;
   py_alloc  pixflow.<op>(src, **params): with the output allocated by the array's framework.
 `added` = py_out - cpp (medians); `added_rounds` the same per round. The loops run
 interleaved, one of each per round. On a GPU the loops measure max(host cost, device time) per call: small
@@ -126,8 +129,11 @@ def main() -> int:
                 # alike instead of the one that happened to run then.
                 loops = {
                     "cpp": lambda: bound.time_loop(src, out, stream, n) * 1e6,
-                    "native": lambda: timed(lambda: bound.run(src, out, "", stream, 0), sync, n, 1),
+                    "native": lambda: timed(lambda: bound.call(src, out, None, None, None), sync,
+                                            n, 1),
                     "py_out": lambda: timed(lambda: fn(src, **params, out=out), sync, n, 1),
+                    "py_before": lambda: timed(
+                        lambda: pixflow._run(bound, src, out, None, None, None), sync, n, 1),
                     "py_alloc": lambda: timed(lambda: fn(src, **params), sync, n, 1),
                 }
                 got = {k: [] for k in loops}
@@ -154,7 +160,7 @@ def main() -> int:
                 rows.append(row)
                 print(f"{fw:6} {op:9} {w}x{h:<5} cpp {row['cpp']:8.2f}  native "
                       f"{row['native']:8.2f}  py_out {row['py_out']:8.2f}  py_alloc "
-                      f"{row['py_alloc']:8.2f}  added {row['added']:6.2f} µs"
+                      f"{row['py_alloc']:8.2f}  before {row['py_before']:8.2f}  added {row['added']:6.2f} µs"
                       + (f"  cvcuda {row['cvcuda']:8.2f}" if "cvcuda" in row else "")
                       + f"  {row['check']}", flush=True)
     meta = {"when": datetime.datetime.now(datetime.timezone.utc).isoformat(),

@@ -216,8 +216,10 @@ def _out_shape(src_shape: tuple[int, ...], plan: tuple[int, int, int, str]) -> t
 
 def _run(bound: Any, src: Any, out: Any, stream: Any, backend: str | None,
          threads: int | None) -> Any:
-    """One call: the output allocated in src's framework unless given (the native side checks
-    a given one: shape, dtype, writable, location), then the op on src's stream."""
+    """One call, where the native call (BoundOp.call) hands it back: a source of another
+    framework (adopted as NumPy or CuPy here), a CuPy array on another device than the current
+    one. The output allocated in src's framework unless given (the native side checks a given
+    one: shape, dtype, writable, location), then the op on src's stream."""
     fw = _framework(src)
     if fw == "other":
         src, fw = _adopt(src, f"{bound.name}: src")
@@ -365,7 +367,9 @@ def _make_op(o: dict):
         f"        bound = _BOUND[key]\n"
         f"    except (KeyError, TypeError):\n"
         f"        bound = _bind({name!r}, {{{params}}}, {{{imgs}}}, key)\n"
-        f"    return _run(bound, src, out, stream, backend, threads)\n"
+        f"    r = bound.call(src, out, stream, backend, threads)\n"
+        f"    return r if r is not NotImplemented else _run(bound, src, out, stream, backend, "
+        f"threads)\n"
     )
     scope = {"_run": _run, "_bind": _bind, "_BOUND": _BOUND}
     exec(src, scope)  # noqa: S102 - the text is built from the schema only
@@ -463,6 +467,10 @@ class Pipeline:
                                            f"(got {len(outs)})")
             return [self(s, out=o, stream=stream, backend=backend, threads=threads)
                     for s, o in zip(src, outs)]
+        if not batch and len(getattr(src, "shape", ())) < 4:
+            r = self._p.call(src, out, stream, backend, threads)
+            if r is not NotImplemented:
+                return r
         fw = _framework(src)
         if fw == "other":
             src, fw = _adopt(src, "pipeline: src")

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -242,6 +243,235 @@ void check_out(const std::string& op, const ImageView& out, std::int64_t h, std:
                 to_string(out.location()), ")"));
 }
 
+// ---- the call: NumPy, CuPy and PyTorch arrays read in C++ -------------------------------
+
+enum class Framework { numpy, cupy, torch, other };
+
+/// What the call looks up in the frameworks, once: interned attribute names, the type and dtype
+/// of every array seen, the frameworks' allocators and stream getters. Leaked on purpose (it
+/// holds Python objects; destroying it after the interpreter would be wrong).
+struct Frameworks {
+  nb::object s_data = nb::steal(PyUnicode_InternFromString("data"));
+  nb::object s_ptr = nb::steal(PyUnicode_InternFromString("ptr"));
+  nb::object s_device_id = nb::steal(PyUnicode_InternFromString("device_id"));
+  nb::object s_shape = nb::steal(PyUnicode_InternFromString("shape"));
+  nb::object s_strides = nb::steal(PyUnicode_InternFromString("strides"));
+  nb::object s_dtype = nb::steal(PyUnicode_InternFromString("dtype"));
+  nb::object s_data_ptr = nb::steal(PyUnicode_InternFromString("data_ptr"));
+  nb::object s_stride = nb::steal(PyUnicode_InternFromString("stride"));
+  nb::object s_get_device = nb::steal(PyUnicode_InternFromString("get_device"));
+  nb::object s_device = nb::steal(PyUnicode_InternFromString("device"));
+  nb::object s_cuda_stream = nb::steal(PyUnicode_InternFromString("cuda_stream"));
+
+  std::map<PyObject*, Framework> by_type;  // type -> framework (types kept alive in `kept`)
+  std::map<PyObject*, int> depth_of;       // dtype object -> Depth, or -1: not one of ours
+  std::vector<nb::object> kept;
+
+  nb::object np_empty, cp_empty, cp_stream, cp_device, torch_empty, torch_raw_stream;
+  nb::object torch_dtype[5];
+  bool cp_stream_by_device = true;  // cupy.cuda.get_current_stream(device_id) is available
+};
+
+Frameworks& frameworks() {
+  static Frameworks* f = new Frameworks;
+  return *f;
+}
+
+Framework framework_of(nb::handle obj) {
+  Frameworks& f = frameworks();
+  nb::handle type = nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr())));
+  if (auto it = f.by_type.find(type.ptr()); it != f.by_type.end()) return it->second;
+  Framework fw = Framework::other;
+  nb::object mod = nb::getattr(type, "__module__", nb::none());
+  if (nb::isinstance<nb::str>(mod)) {
+    const std::string m = nb::cast<std::string>(mod);
+    fw = m == "numpy"               ? Framework::numpy
+         : m.rfind("cupy", 0) == 0  ? Framework::cupy
+         : m.rfind("torch", 0) == 0 ? Framework::torch
+                                    : Framework::other;
+  }
+  if (f.by_type.size() < 256) {
+    f.kept.push_back(nb::borrow(type));
+    f.by_type[type.ptr()] = fw;
+  }
+  return fw;
+}
+
+/// The Depth of a NumPy/CuPy or PyTorch dtype object, or -1.
+int depth_of_dtype(nb::handle dtype, Framework fw) {
+  Frameworks& f = frameworks();
+  if (auto it = f.depth_of.find(dtype.ptr()); it != f.depth_of.end()) return it->second;
+  int depth = -1;
+  std::string name;
+  if (fw == Framework::torch) {
+    name = nb::cast<std::string>(nb::str(dtype));  // "torch.uint8"
+    if (name.rfind("torch.", 0) == 0) name = name.substr(6);
+  } else if (nb::hasattr(dtype, "name") && nb::hasattr(dtype, "isnative") &&
+             nb::cast<bool>(dtype.attr("isnative"))) {
+    name = nb::cast<std::string>(dtype.attr("name"));
+  }
+  const std::pair<const char*, Depth> names[] = {{"uint8", Depth::u8},
+                                                 {"uint16", Depth::u16},
+                                                 {"int16", Depth::s16},
+                                                 {"int32", Depth::s32},
+                                                 {"float32", Depth::f32}};
+  for (const auto& [n, d] : names)
+    if (name == n) depth = int(d);
+  if (f.depth_of.size() < 256) {
+    f.kept.push_back(nb::borrow(dtype));
+    f.depth_of[dtype.ptr()] = depth;
+  }
+  return depth;
+}
+
+void read_dims(nb::handle shape, nb::handle strides, bool in_bytes, ArrayDesc& d) {
+  const auto sh = nb::borrow<nb::tuple>(shape);
+  const auto st = nb::borrow<nb::tuple>(strides);
+  const auto item = std::int64_t(depth_bytes(d.depth));
+  d.ndim = sh.size();
+  for (std::size_t i = 0; i < d.ndim && i < 3; ++i) {
+    d.shape[i] = nb::cast<std::int64_t>(sh[i]);
+    std::int64_t s = i < st.size() ? nb::cast<std::int64_t>(st[i]) : 0;
+    // A byte stride that is not a whole number of samples can be no view of ours: make it one
+    // that view_of refuses with its message.
+    if (in_bytes) s = s % item == 0 ? s / item : -1;
+    d.strides[i] = s;
+  }
+}
+
+/// A CuPy array or a PyTorch tensor read through its attributes (cheaper than the DLPack
+/// export both implement in Python or Cython); false for a dtype that is not ours.
+bool describe(nb::handle a, Framework fw, ArrayDesc& d, int& device) {
+  Frameworks& f = frameworks();
+  const int depth = depth_of_dtype(a.attr(f.s_dtype), fw);
+  if (depth < 0) return false;
+  d.depth = Depth(depth);
+  if (fw == Framework::cupy) {
+    nb::object data = a.attr(f.s_data);
+    d.data = reinterpret_cast<const void*>(nb::cast<std::uintptr_t>(data.attr(f.s_ptr)));
+    device = nb::cast<int>(data.attr(f.s_device_id));
+    read_dims(a.attr(f.s_shape), a.attr(f.s_strides), true, d);
+  } else {
+    d.data = reinterpret_cast<const void*>(nb::cast<std::uintptr_t>(a.attr(f.s_data_ptr)()));
+    device = nb::cast<int>(a.attr(f.s_get_device)());
+    read_dims(a.attr(f.s_shape), a.attr(f.s_stride)(), false, d);
+  }
+  d.where = device < 0 ? Location::host() : Location::cuda(device);
+  return true;
+}
+
+/// The raw cudaStream_t of `stream`, or the current stream of src's framework on its device;
+/// nothing where the Python half must ask (an old CuPy, an array on another device).
+std::optional<std::uintptr_t> stream_of(nb::handle stream, Framework fw, int device) {
+  Frameworks& f = frameworks();
+  if (stream.is_none()) {
+    if (device < 0) return 0;
+    if (fw == Framework::cupy) {
+      if (!f.cp_stream) {
+        nb::object cuda = nb::module_::import_("cupy.cuda");
+        f.cp_stream = cuda.attr("get_current_stream");
+        f.cp_device = cuda.attr("runtime").attr("getDevice");
+      }
+      if (f.cp_stream_by_device) {
+        try {
+          return nb::cast<std::uintptr_t>(f.cp_stream(device).attr(f.s_ptr));
+        } catch (const nb::python_error&) {  // an older CuPy: no device argument
+          f.cp_stream_by_device = false;
+        }
+      }
+      if (nb::cast<int>(f.cp_device()) != device) return std::nullopt;
+      return nb::cast<std::uintptr_t>(f.cp_stream().attr(f.s_ptr));
+    }
+    if (!f.torch_raw_stream)
+      f.torch_raw_stream = nb::module_::import_("torch._C").attr("_cuda_getCurrentRawStream");
+    return nb::cast<std::uintptr_t>(f.torch_raw_stream(device));
+  }
+  if (PyLong_Check(stream.ptr())) return nb::cast<std::uintptr_t>(stream);
+  if (nb::hasattr(stream, f.s_ptr)) return nb::cast<std::uintptr_t>(stream.attr(f.s_ptr));
+  if (nb::hasattr(stream, f.s_cuda_stream))
+    return nb::cast<std::uintptr_t>(stream.attr(f.s_cuda_stream));
+  throw Error(Status::invalid_argument,
+              cat("stream must be a CuPy or PyTorch stream or a raw cudaStream_t (got ",
+                  nb::inst_name(stream).c_str(), ")"));
+}
+
+/// A new array of src's framework on src's device; none where that needs the Python half (a
+/// CuPy array on a device other than the current one).
+nb::object allocate(Framework fw, nb::handle src, int device, nb::handle shape, Depth depth) {
+  Frameworks& f = frameworks();
+  const char* dtype = dtype_name(depth);
+  switch (fw) {
+    case Framework::numpy:
+      if (!f.np_empty) f.np_empty = nb::module_::import_("numpy").attr("empty");
+      return f.np_empty(shape, dtype);
+    case Framework::cupy: {
+      if (!f.cp_empty) {
+        nb::object cupy = nb::module_::import_("cupy");
+        f.cp_empty = cupy.attr("empty");
+        f.cp_device = cupy.attr("cuda").attr("runtime").attr("getDevice");
+      }
+      if (nb::cast<int>(f.cp_device()) != device) return nb::object();
+      return f.cp_empty(shape, dtype);
+    }
+    case Framework::torch: {
+      if (!f.torch_empty) {
+        nb::object torch = nb::module_::import_("torch");
+        f.torch_empty = torch.attr("empty");
+        const char* names[] = {"uint8", "uint16", "int16", "int32", "float32"};
+        for (int i = 0; i < 5; ++i) f.torch_dtype[i] = nb::getattr(torch, names[i], nb::none());
+      }
+      const nb::object& dt = f.torch_dtype[int(depth)];
+      if (dt.is_none()) return nb::object();
+      return f.torch_empty(shape, "dtype"_a = dt, "device"_a = src.attr(f.s_device));
+    }
+    case Framework::other:
+      break;
+  }
+  return nb::object();
+}
+
+/// One call of an op or a pipeline from Python: the arrays read here, the output allocated in
+/// src's framework unless given, the stream picked, the work run without the GIL. Returns
+/// NotImplemented where the Python half must do it (a source of another framework, adopted
+/// there; a CuPy output to allocate on another device than the current one).
+/// `shape_of(view)` is the result's schema::Shape, `run(s, d, ctx)` the work.
+template <class ShapeOf, class Run>
+nb::object call(const std::string& op, nb::handle src, nb::handle out, nb::handle stream,
+                nb::handle backend, nb::handle threads, const ShapeOf& shape_of, const Run& run) {
+  const Framework fw = framework_of(src);
+  if (fw == Framework::other) return nb::borrow(Py_NotImplemented);
+  ArrayDesc a;
+  int device = -1;
+  if (fw == Framework::numpy || !describe(src, fw, a, device)) a = source_array(src, op, "src");
+  const ImageView s = view_of(a, op, "src");
+  const schema::Shape want = shape_of(s);
+  const std::string be = backend.is_none() ? std::string() : nb::cast<std::string>(backend);
+  const int nthreads = threads.is_none() ? 0 : nb::cast<int>(threads);
+  const std::optional<std::uintptr_t> q = stream_of(stream, fw, device);
+  if (!q) return nb::borrow(Py_NotImplemented);
+  nb::object result = nb::borrow(out);
+  if (out.is_none()) {
+    result =
+        allocate(fw, src, device,
+                 out_shape(want.height, want.width, want.format.channels, a.ndim, s.channels()),
+                 want.format.depth);
+    if (!result.is_valid()) return nb::borrow(Py_NotImplemented);
+  }
+  ArrayDesc o;
+  int out_device = -1;
+  const Framework ofw = framework_of(result);
+  if (ofw == Framework::numpy || ofw == Framework::other || !describe(result, ofw, o, out_device))
+    o = dest_array(result, op, "out");
+  const ImageView d = view_of(o, op, "out");
+  check_out(op, d, want.height, want.width, want.format, s.location());
+  const Context ctx = make_context(op, be, *q, nthreads, s.location());
+  {
+    nb::gil_scoped_release unlocked;
+    run(s, d, ctx);
+  }
+  return result;
+}
+
 // ---- one op ----------------------------------------------------------------------------
 
 /// An op bound to its parameters (schema::Op::bind), with the arrays of its image parameters.
@@ -297,6 +527,17 @@ class BoundOp {
     const Context ctx = make_context(name_, backend, stream, threads, s.location());
     nb::gil_scoped_release unlocked;
     bound_->run(s, d, ctx);
+  }
+
+  /// The whole call (python/pixflow/__init__.py's generated functions): see call() above.
+  nb::object call(nb::handle src, nb::handle out, nb::handle stream, nb::handle backend,
+                  nb::handle threads) const {
+    return python::call(
+        name_, src, out, stream, backend, threads,
+        [this](const ConstImageView& s) { return output(s); },
+        [this](const ConstImageView& s, const ImageView& d, const Context& ctx) {
+          bound_->run(s, d, ctx);
+        });
   }
 
   /// (shape, dtype name) of the result for the source array `src`.
@@ -364,6 +605,20 @@ class PyPipeline {
     const Context ctx = make_context("pipeline", backend, stream, threads, s.location());
     nb::gil_scoped_release unlocked;
     p_.run(s, d, ctx);
+  }
+
+  /// One image: see call() above.
+  nb::object call(nb::handle src, nb::handle out, nb::handle stream, nb::handle backend,
+                  nb::handle threads) const {
+    return python::call(
+        "pipeline", src, out, stream, backend, threads,
+        [this](const ConstImageView& s) {
+          const ImageShape r = p_.plan({s.width(), s.height(), s.format()});
+          return schema::Shape{r.width, r.height, r.format};
+        },
+        [this](const ConstImageView& s, const ImageView& d, const Context& ctx) {
+          p_.run(s, d, ctx);
+        });
   }
 
   /// (shape, dtype name) of the result for the source array `src`.
@@ -572,6 +827,8 @@ NB_MODULE(_pixflow, m) {
       .def("plan", &BoundOp::plan, "height"_a, "width"_a, "channels"_a, "depth"_a)
       .def("halo", &BoundOp::halo, "depth"_a, "channels"_a)
       .def("run", &BoundOp::run, "src"_a, "out"_a, "backend"_a, "stream"_a, "threads"_a)
+      .def("call", &BoundOp::call, "src"_a, "out"_a.none(), "stream"_a.none(), "backend"_a.none(),
+           "threads"_a.none())
       .def("result", &BoundOp::result, "src"_a)
       .def("time_loop", &BoundOp::time_loop, "src"_a, "out"_a, "stream"_a, "n"_a)
       .def_prop_ro("name", &BoundOp::name);
@@ -580,6 +837,8 @@ NB_MODULE(_pixflow, m) {
       .def(nb::init<const std::string&>(), "text"_a)
       .def("plan", &PyPipeline::plan, "height"_a, "width"_a, "channels"_a, "depth"_a)
       .def("run", &PyPipeline::run, "src"_a, "out"_a, "backend"_a, "stream"_a, "threads"_a)
+      .def("call", &PyPipeline::call, "src"_a, "out"_a.none(), "stream"_a.none(),
+           "backend"_a.none(), "threads"_a.none())
       .def("result", &PyPipeline::result, "src"_a)
       .def_prop_ro("text", &PyPipeline::text)
       .def_prop_ro("names", &PyPipeline::names);
