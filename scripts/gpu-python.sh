@@ -6,7 +6,8 @@
 #   2. the `pixflow` console script of that install (`pixflow info`);
 #   3. pytest over tests/python against the installed package: the CPU tests and the CuPy /
 #      PyTorch tests (pytest.log, pytest.xml);
-#   4. bench/python_overhead.py: what a Python call adds over the C++ API (python-overhead.json).
+#   4. bench/python_overhead.py: what a Python call adds over the C++ API (python-overhead.json;
+#      OVERHEAD_ARGS, e.g. "--frameworks cupy,torch --repeats 9").
 # T_PIP (s, default 420) bounds the build; the build folder (build-py/) stays while the machine
 # is warm, so a second call rebuilds only what changed.
 set -uo pipefail
@@ -57,7 +58,7 @@ tail -n 15 "$OUT/pytest.log" | tee -a "$SUMMARY"
 
 if [ -z "${NO_OVERHEAD:-}" ]; then
   timeout "${T_OVERHEAD:-180}" "$PY" "$ROOT/bench/python_overhead.py" \
-    --json "$OUT/python-overhead.json" >"$OUT/overhead.log" 2>&1
+    --json "$OUT/python-overhead.json" ${OVERHEAD_ARGS:-} >"$OUT/overhead.log" 2>&1
   rc=$?
   [ $rc -ne 0 ] && rc_all=1
   say "python_overhead: rc=$rc"
