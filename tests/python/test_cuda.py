@@ -139,6 +139,14 @@ def test_cupy_second_device() -> None:
         got = pixflow.median(d, k=3)
         assert got.device.id == 1
     assert np.array_equal(cupy.asnumpy(got), pixflow.median(src, k=3))
+    # Called while device 0 is current: the result is still made on device 1 (the native call
+    # hands this case to the Python half), on device 1's current stream.
+    again = pixflow.median(d, k=3)
+    assert again.device.id == 1
+    assert np.array_equal(cupy.asnumpy(again), cupy.asnumpy(got))
+    on0 = cupy.empty((33, 35), cupy.uint8)
+    with pytest.raises(pixflow.InvalidArgumentError, match="out must live where src lives"):
+        pixflow.median(d, k=3, out=on0)
 
 
 @needs_torch
