@@ -301,8 +301,10 @@ schema::KeyValues gen_params(Gen& g, const Op& op) {
       case Kind::integer:
         kv[p.name] = gen_integer(g, r);
         break;
-      case Kind::number:
-        kv[p.name] = gen_number(g, r);
+      case Kind::number:  // a number, or one of the words it also takes (convert's scale=auto)
+        kv[p.name] = !p.choices.empty() && g.one_in(4)
+                         ? p.choices[std::size_t(g.pick(int(p.choices.size())))]
+                         : gen_number(g, r);
         break;
       case Kind::boolean: {
         static const char* b[] = {"0", "1", "true", "no", "2"};

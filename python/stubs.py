@@ -69,7 +69,10 @@ def main(out: str) -> None:
         args = ["src: Any"]
         args += [f"{pixflow._py_name(p['name'])}: Any = ..." for p in images]
         args.append("*")
-        args += [f"{pixflow._py_name(p['name'])}: {TYPES[p['kind']]} | None = ..." for p in rest]
+        # A number that also takes words (convert's scale="auto") is float | str.
+        args += [f"{pixflow._py_name(p['name'])}: {TYPES[p['kind']]}"
+                 f"{' | str' if p['kind'] == 'number' and p['choices'] else ''} | None = ..."
+                 for p in rest]
         args += ["out: Any = ...", "stream: Any = ...", "backend: str | None = ...",
                  "threads: int | None = ..."]
         doc = o["doc"].replace('"', "'")

@@ -272,5 +272,66 @@ TEST(Convert, CliStageParsesToScaleOffsetAbs) {
   EXPECT_EQ(compare(out, want), "");
 }
 
+// scale=auto: the scale maps the top of one depth's range onto the other's (u8 255, u16 65535,
+// f32 1), and only between those three depths.
+TEST(Convert, AutoScaleMapsRangeTopsBetweenU8U16AndF32) {
+  struct Pair {
+    Depth from, to;
+    double scale;
+  };
+  const Pair pairs[] = {{Depth::u8, Depth::u16, 257.0},        {Depth::u16, Depth::u8, 1.0 / 257},
+                        {Depth::u8, Depth::f32, 1.0 / 255},    {Depth::f32, Depth::u8, 255.0},
+                        {Depth::u16, Depth::f32, 1.0 / 65535}, {Depth::f32, Depth::u16, 65535.0},
+                        {Depth::u8, Depth::u8, 1.0},           {Depth::f32, Depth::f32, 1.0}};
+  auto rng = make_rng(0xC0207);
+  for (const Pair& q : pairs) {
+    PIXFLOW_TRACE(std::string(depth_name(q.from)) + "->" + depth_name(q.to));
+    EXPECT_EQ(auto_scale(q.from, q.to), q.scale);
+    auto src = q.from == Depth::f32 ? random_image(13, 5, {q.from, 3}, rng, false, 0, 1)
+                                    : random_image(13, 5, {q.from, 3}, rng);
+    for (Backend b : test_backends()) {
+      PIXFLOW_TRACE(backend_name(b));
+      auto got = make_dst(13, 5, {q.to, 3}, rng);
+      auto want = make_dst(13, 5, {q.to, 3}, rng);
+      ConvertParams a{q.to};
+      a.auto_scale = true;
+      convert(src, got, a, {b});
+      convert(src, want, {q.to, q.scale, 0, false}, {Backend::ref});
+      EXPECT_EQ(compare(got, want), "");
+    }
+  }
+  // The obvious values: the tops map onto each other, u16 257 k -> u8 k exactly.
+  Image u16(3, 1, {Depth::u16, 1}), u8(3, 1, {Depth::u8, 1});
+  const std::uint16_t in[] = {65535, 257 * 100, 128};
+  for (int i = 0; i < 3; ++i) u16.view().row<std::uint16_t>(0)[i] = in[i];
+  Pipeline::parse("convert to=u8 scale=auto").run(u16.view(), u8.view());
+  EXPECT_EQ(u8.view().row<std::uint8_t>(0)[0], 255);
+  EXPECT_EQ(u8.view().row<std::uint8_t>(0)[1], 100);
+  EXPECT_EQ(u8.view().row<std::uint8_t>(0)[2], 0);  // 128 / 257 = 0.498
+  // s16 and s32 have no range top it could use: a clear error, at plan time in a pipeline.
+  Image s16(4, 2, {Depth::s16, 1});
+  const BadCase cases[] = {
+      {"s16 source",
+       [&] {
+         ConvertParams a{Depth::u8};
+         a.auto_scale = true;
+         convert(s16, u8, a);
+       },
+       Status::invalid_argument,
+       {"convert:", "scale=auto is defined between u8, u16 and f32 (got s16 to u8)"}},
+      {"s32 target in a plan",
+       [&] {
+         Pipeline::parse("convert to=s32 scale=auto").plan({4, 2, {Depth::u8, 1}});
+       },
+       Status::invalid_argument,
+       {"convert:", "(got u8 to s32)"}},
+      {"a word that is not auto",
+       [&] { Pipeline::parse("convert to=u8 scale=half"); },
+       Status::invalid_argument,
+       {"convert:", "scale must be a number"}},
+  };
+  expect_errors(cases);
+}
+
 }  // namespace
 }  // namespace pixflow::test

@@ -227,7 +227,14 @@ struct ConvertParams {
   Depth to = Depth::u8;
   double scale = 1.0, offset = 0.0;
   bool abs = false;
+  /// scale from the two depths' ranges instead of `scale` (CLI `scale=auto`): u8 [0, 255],
+  /// u16 [0, 65535], f32 [0, 1]; u16 -> u8 is x / 257, f32 -> u8 is x * 255, and so on.
+  /// Defined between u8, u16 and f32 only (docs/ops/convert.md).
+  bool auto_scale = false;
 };
+/// The scale `scale=auto` means from `from` to `to` (1 for the same depth); throws
+/// invalid_argument for a pair it does not define (s16, s32).
+double auto_scale(Depth from, Depth to);
 void convert(ConstImageView src, ImageView dst, const ConvertParams& p, const Context& ctx = {});
 
 /// cv::threshold semantics (integer depths compare against floor(t), maxval rounded).

@@ -254,6 +254,8 @@ def _text(op: str, p: dict, v: Any) -> str:
             raise InvalidArgumentError(f"{op}: {name} must be an integer (got {v!r})")
         return str(int(v))
     if kind == "number":
+        if isinstance(v, str) and v in p["choices"]:  # a word it also takes (scale="auto")
+            return v
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise InvalidArgumentError(f"{op}: {name} must be a number (got {v!r})")
         return repr(float(v))

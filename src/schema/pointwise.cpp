@@ -187,6 +187,20 @@ const OpDef<ArithStage>& arith_op(ArithOp op) {
   return defs[i];
 }
 
+namespace {
+const Param& convert_scale_param() {
+  static const Param p = [] {
+    Param s{"scale", Kind::number, "1",
+            "multiplier, or auto: from the depths' ranges (u8 255, u16 65535, f32 1)"};
+    s.lo = -kUnbounded;
+    s.hi = kUnbounded;
+    s.choices = {"auto"};
+    return s;
+  }();
+  return p;
+}
+}  // namespace
+
 const OpDef<ConvertParams>& convert_op() {
   static const auto def =
       OpDef<ConvertParams>(
@@ -200,7 +214,13 @@ const OpDef<ConvertParams>& convert_op() {
                    {"s32", Depth::s32},
                    {"f32", Depth::f32}},
                   "destination depth: u8, u16, s16, s32 or f32")
-          .number("scale", &ConvertParams::scale, -kUnbounded, kUnbounded, "multiplier")
+          .custom(convert_scale_param(),
+                  [](ConvertParams& p, const std::string& text, const ImageSource&) {
+                    if (text.empty()) return;
+                    p.auto_scale = text == "auto";
+                    if (!p.auto_scale)
+                      p.scale = parse_number("convert", convert_scale_param(), text);
+                  })
           .number("offset", &ConvertParams::offset, -kUnbounded, kUnbounded, "added after scaling")
           .boolean("abs", &ConvertParams::abs,
                    "1: take the absolute value before rounding (cv::convertScaleAbs)")
@@ -209,6 +229,7 @@ const OpDef<ConvertParams>& convert_op() {
                     "to must be u8, u16, s16, s32 or f32 (got ", int(p.to), ")");
           })
           .output([](const ConstImageView& src, const ConvertParams& p) {
+            if (p.auto_scale) auto_scale(src.depth(), p.to);  // a pair it defines, at plan time
             return Shape{src.width(), src.height(), {p.to, src.channels()}};
           })
           .examples({"to=u8", "to=f32 scale=0.00392156862745098", "to=s16 scale=-3 offset=7",

@@ -63,7 +63,7 @@ struct Param {
   bool zero_ok = false;    ///< with odd: 0 is allowed too
   std::string zero_means;  ///< what 0 means ("from sigma"), for messages
   bool required = false;
-  std::vector<std::string> choices;  ///< choice and depth kinds
+  std::vector<std::string> choices;  ///< choice and depth kinds; words a number also takes
   std::vector<std::string> sets;     ///< a shorthand: the parameters it sets
   ImageRole role = ImageRole::like_src;
 };

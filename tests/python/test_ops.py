@@ -198,3 +198,16 @@ def test_descriptor_tuples() -> None:
         bound.run(bad, desc(out2, True), "", 0, 0)
     with pytest.raises(pixflow.InvalidArgumentError, match="median: out must be a uint16"):
         bound.run(desc(roi), desc(np.zeros((30, 40), np.uint16)), "", 0, 0)
+
+
+def test_convert_scale_auto() -> None:
+    """scale="auto" (a word the number parameter also takes) scales by the depths' ranges."""
+    u16 = np.array([[0, 257 * 100, 65535, 128]], np.uint16)
+    assert pixflow.convert(u16, to="u8", scale="auto").tolist() == [[0, 100, 255, 0]]
+    u8 = np.array([[0, 51, 255]], np.uint8)
+    assert np.array_equal(pixflow.convert(u8, to="f32", scale="auto"),
+                          pixflow.convert(u8, to="f32", scale=1 / 255))
+    with pytest.raises(pixflow.InvalidArgumentError, match="scale=auto is defined between"):
+        pixflow.convert(u16.astype(np.int16), to="u8", scale="auto")
+    with pytest.raises(pixflow.InvalidArgumentError, match="scale must be a number"):
+        pixflow.convert(u8, to="u8", scale="half")

@@ -63,11 +63,28 @@ void arith(ConstImageView a, double value, ImageView dst, ArithOp aop, const Con
   detail::dispatch(s.name(), ctx, a, a, value, dst, aop);
 }
 
+double auto_scale(Depth from, Depth to) {
+  // The top of each depth's range: the scale maps one top onto the other.
+  auto top = [&](Depth d) {
+    detail::require(d == Depth::u8 || d == Depth::u16 || d == Depth::f32, Status::invalid_argument,
+                    "convert", "scale=auto is defined between u8, u16 and f32 (got ",
+                    depth_name(from), " to ", depth_name(to), "); give scale a number");
+    return d == Depth::u8 ? 255.0 : d == Depth::u16 ? 65535.0 : 1.0;
+  };
+  const double a = top(from), b = top(to);
+  return a == b ? 1.0 : b / a;
+}
+
 void convert(ConstImageView src, ImageView dst, const ConvertParams& p, const Context& ctx) {
   // In place only on identical views of the same depth (element i is read before it is
   // written); a depth change moves the samples, so any overlap is refused.
   detail::check_op(schema::convert_op(), src, dst, p, /*in_place=*/p.to == src.depth());
-  detail::dispatch("convert", ctx, src, src, dst, p);
+  ConvertParams q = p;
+  if (q.auto_scale) {
+    q.scale = auto_scale(src.depth(), q.to);
+    q.auto_scale = false;
+  }
+  detail::dispatch("convert", ctx, src, src, dst, q);
 }
 
 void threshold(ConstImageView src, ImageView dst, const ThresholdParams& p, const Context& ctx) {
