@@ -212,6 +212,14 @@ struct GrayParams {
 };
 void gray(ConstImageView src, ImageView dst, const GrayParams& p = {}, const Context& ctx = {});
 
+/// Picks, reorders, repeats or drops channels: dst channel i = src channel pick[i] (0-based).
+/// dst has pick.size() channels (1..4); every index < src's channels. Any depth. CLI
+/// `channels pick=2,1,0` (RGB <-> BGR), `pick=0,1,2` (drop alpha), `pick=0,0,0` (gray -> RGB).
+struct ChannelsParams {
+  std::vector<int> pick;
+};
+void channels(ConstImageView src, ImageView dst, const ChannelsParams& p, const Context& ctx = {});
+
 // ---- arithmetic -----------------------------------------------------------------------
 /// Element-wise a (op) b, saturating for integer depths (exact vs cv::add etc.). mul
 /// rounds half to even. With a scalar, the op is computed in double, rounded half to

@@ -38,6 +38,7 @@ void register_reference_ops(ImplTable& t, Backend b, Rank rank) {
   add_ranked<&ref::remap, Tail>(t, "remap", b, rank);
   add_ranked<&ref::transpose, Tail>(t, "transpose", b, rank);
   add_ranked<&ref::gray, Tail>(t, "gray", b, rank);
+  add_ranked<&ref::channels, Tail>(t, "channels", b, rank);
   for (const char* op : {"add", "sub", "absdiff", "mul"}) {
     add_ranked<static_cast<ArithImage>(&ref::arith), Tail>(t, op, b, rank);
     add_ranked<static_cast<ArithScalar>(&ref::arith), Tail>(t, op, b, rank);

@@ -1,4 +1,5 @@
-// Reference for gray (RGB(A) -> 1-channel luma). The rule is docs/ops/color.md.
+// Reference for gray (RGB(A) -> 1-channel luma) and channels (pick / reorder / drop). The rules
+// are docs/ops/color.md.
 #include <cstdint>
 
 #include "src/base/rules/pointwise.h"
@@ -34,7 +35,24 @@ void gray_rows(const ConstImageView& src, const ImageView& dst, bool from_bgr, R
   }
 }
 
+template <class T>
+void channel_rows(const ConstImageView& src, const ImageView& dst, const std::vector<int>& pick,
+                  Rows rows) {
+  const int ci = src.channels(), co = dst.channels();
+  for (std::int64_t y = rows.begin; y < rows.end; ++y) {
+    const T* s = src.row<T>(y);
+    T* d = dst.row<T>(y);
+    for (std::int64_t x = 0; x < dst.width(); ++x)
+      for (int c = 0; c < co; ++c) d[x * co + c] = s[x * ci + pick[std::size_t(c)]];
+  }
+}
+
 }  // namespace
+
+void channels(const ConstImageView& src, const ImageView& dst, const ChannelsParams& p, Rows rows) {
+  detail::visit_depth(src.depth(),
+                      [&](auto t) { channel_rows<decltype(t)>(src, dst, p.pick, rows); });
+}
 
 void gray(const ConstImageView& src, const ImageView& dst, const GrayParams& p, Rows rows) {
   detail::visit_depth<Depth::u8, Depth::u16, Depth::f32>(

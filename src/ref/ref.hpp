@@ -45,6 +45,7 @@ void remap(const ConstImageView& src, const ConstImageView& map_x, const ConstIm
            const ImageView& dst, const RemapParams& p, Rows rows);
 void transpose(const ConstImageView& src, const ImageView& dst, Rows rows);
 void gray(const ConstImageView& src, const ImageView& dst, const GrayParams& p, Rows rows);
+void channels(const ConstImageView& src, const ImageView& dst, const ChannelsParams& p, Rows rows);
 void arith(const ConstImageView& a, const ConstImageView& b, const ImageView& dst, ArithOp op,
            Rows rows);
 void arith(const ConstImageView& a, double value, const ImageView& dst, ArithOp op, Rows rows);

@@ -37,6 +37,7 @@ const OpDef<BilateralParams>& bilateral_op();
 const OpDef<RemapStage>& remap_op();
 const OpDef<NoParams>& transpose_op();
 const OpDef<GrayParams>& gray_op();
+const OpDef<ChannelsParams>& channels_op();
 const OpDef<ArithStage>& arith_op(ArithOp op);
 const OpDef<ConvertParams>& convert_op();
 const OpDef<ThresholdParams>& threshold_op();

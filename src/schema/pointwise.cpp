@@ -1,5 +1,6 @@
 // Schema of the point-wise and geometry ops: remap, transpose, gray, add, sub, absdiff, mul,
 // convert, threshold.
+#include <algorithm>
 #include <cmath>
 
 #include "src/base/error.hpp"
@@ -121,6 +122,54 @@ const OpDef<GrayParams>& gray_op() {
             return d == Depth::f32 ? Tolerance{1e-6, 1e-6} : Tolerance{};
           })
           .run(&gray);
+  return def;
+}
+
+const OpDef<ChannelsParams>& channels_op() {
+  constexpr const char* op = "channels";
+  Param pick{"pick", Kind::text, "",
+             "the source channel of each output channel, 0-based, comma-separated (1 to 4): "
+             "2,1,0 swaps RGB and BGR, 0,1,2 drops alpha, 3 takes alpha, 0,0,0 makes RGB of gray"};
+  pick.required = true;
+  static const auto def =
+      OpDef<ChannelsParams>(op,
+                            "pick, reorder, repeat or drop channels: dst channel i = src channel "
+                            "pick[i] (any depth)")
+          .depths(kAllDepths)
+          .custom(pick,
+                  [pick](ChannelsParams& p, const std::string& text, const ImageSource&) {
+                    p.pick.clear();
+                    std::size_t at = 0;
+                    while (at <= text.size() && !text.empty()) {
+                      const std::size_t end = std::min(text.find(',', at), text.size());
+                      const std::string item = text.substr(at, end - at);
+                      require(item.size() == 1 && item[0] >= '0' && item[0] <= '3',
+                              Status::invalid_argument, op,
+                              "pick must be a comma-separated list of 1 to 4 channel indices "
+                              "0..3 (got '",
+                              text, "')");
+                      p.pick.push_back(item[0] - '0');
+                      at = end + 1;
+                    }
+                  })
+          .check([](const ChannelsParams& p) {
+            require(!p.pick.empty() && p.pick.size() <= 4, Status::invalid_argument, op,
+                    "pick must name 1 to 4 channels (got ", p.pick.size(), ")");
+            for (int c : p.pick)
+              require(c >= 0 && c <= 3, Status::invalid_argument, op,
+                      "pick indices must be in [0, 3] (got ", c, ")");
+          })
+          .output([](const ConstImageView& src, const ChannelsParams& p) {
+            for (int c : p.pick)
+              require(c < src.channels(), Status::invalid_argument, op, "pick index ", c,
+                      " is not a channel of the ", src.channels(), "-channel source (indices 0..",
+                      src.channels() - 1, ")");
+            return Shape{src.width(), src.height(), {src.depth(), int(p.pick.size())}};
+          })
+          .examples({"pick=0", "pick=0,0,0"})
+          .bench({{"pick=2,1,0", "", "rgb to bgr"}})
+          .bench_formats({{Depth::u8, 3}, {Depth::u8, 4}})
+          .run(&channels);
   return def;
 }
 

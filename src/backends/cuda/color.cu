@@ -1,6 +1,7 @@
 // gray on CUDA: 16-byte vectors per thread on aligned rows, else 8 pixels per thread; integer rule
 // (R*9798 + G*19235 + B*3735 + 16384) >> 15 for u8/u16 (= cv::cvtColor, measured), 0.299R + 0.587G
 // + 0.114B with rounded float ops (no FMA) for f32.
+// channels: samples moved, by sample size (1, 2 or 4 bytes), kPx pixels per thread.
 #include <cstdint>
 
 #include "src/backends/cuda/check.cuh"
@@ -105,6 +106,100 @@ void launch_gray(const ConstImageView& s, const ImageView& d, const GrayParams& 
   PIXFLOW_CUDA_CHECK_LAUNCH("gray");
 }
 
+// ---- channels ----------------------------------------------------------------------------------
+
+struct Pick {
+  int c[4];
+};
+
+// Sample k of a pixel whose CI samples are in q: a select chain over the unrolled samples, so
+// that the pixel stays in registers (an index known only at run time would put it in local
+// memory).
+template <class U, int CI>
+__device__ __forceinline__ U sample_at(const U* q, int k) {
+  U v = q[0];
+#pragma unroll
+  for (int i = 1; i < CI; ++i) v = k == i ? q[i] : v;
+  return v;
+}
+
+template <class U, int CI, int CO>
+__global__ void channels_kernel(DevView<U> src, DevView<U> dst, Pick pick) {
+  const long long x0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * kPx;
+  if (x0 >= dst.w) return;
+  const int n = dst.w - x0 >= kPx ? kPx : int(dst.w - x0);
+  for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < dst.h;
+       y += (long long)gridDim.y * blockDim.y) {
+    const U* p = src.row(y) + x0 * CI;
+    U* out = dst.row(y) + x0 * CO;
+    if (n == kPx) {
+      U v[kPx * CI];
+#pragma unroll
+      for (int k = 0; k < kPx * CI; ++k) v[k] = p[k];
+#pragma unroll
+      for (int k = 0; k < kPx; ++k)
+#pragma unroll
+        for (int c = 0; c < CO; ++c) out[k * CO + c] = sample_at<U, CI>(v + k * CI, pick.c[c]);
+    } else {
+      for (int k = 0; k < n; ++k)
+        for (int c = 0; c < CO; ++c) out[k * CO + c] = p[k * CI + pick.c[c]];
+    }
+  }
+}
+
+template <class U, int CI>
+void launch_channels_ci(const ConstImageView& s, const ImageView& d, const Pick& pick,
+                        cudaStream_t st) {
+  const dim3 grid = grid_2d(d.width(), d.height(), kGrayBX * kPx, 1), block(kGrayBX, 1);
+  const DevView<U> sv = dev_view<U>(s);
+  const DevView<U> dv = dev_view<U>(d);
+  switch (d.channels()) {
+    case 1:
+      channels_kernel<U, CI, 1><<<grid, block, 0, st>>>(sv, dv, pick);
+      break;
+    case 2:
+      channels_kernel<U, CI, 2><<<grid, block, 0, st>>>(sv, dv, pick);
+      break;
+    case 3:
+      channels_kernel<U, CI, 3><<<grid, block, 0, st>>>(sv, dv, pick);
+      break;
+    default:
+      channels_kernel<U, CI, 4><<<grid, block, 0, st>>>(sv, dv, pick);
+      break;
+  }
+  PIXFLOW_CUDA_CHECK_LAUNCH("channels");
+}
+
+template <class U>
+void launch_channels_u(const ConstImageView& s, const ImageView& d, const Pick& pick,
+                       cudaStream_t st) {
+  switch (s.channels()) {
+    case 1:
+      return launch_channels_ci<U, 1>(s, d, pick, st);
+    case 2:
+      return launch_channels_ci<U, 2>(s, d, pick, st);
+    case 3:
+      return launch_channels_ci<U, 3>(s, d, pick, st);
+    default:
+      return launch_channels_ci<U, 4>(s, d, pick, st);
+  }
+}
+
+// Samples are only moved: one kernel per sample size serves every depth of that size.
+void launch_channels(const ConstImageView& s, const ImageView& d, const ChannelsParams& p,
+                     cudaStream_t st) {
+  Pick pick{{0, 0, 0, 0}};
+  for (std::size_t i = 0; i < p.pick.size() && i < 4; ++i) pick.c[i] = p.pick[i];
+  switch (depth_bytes(s.depth())) {
+    case 1:
+      return launch_channels_u<std::uint8_t>(s, d, pick, st);
+    case 2:
+      return launch_channels_u<std::uint16_t>(s, d, pick, st);
+    default:
+      return launch_channels_u<std::uint32_t>(s, d, pick, st);
+  }
+}
+
 }  // namespace
 }  // namespace pixflow::cuda
 
@@ -112,4 +207,6 @@ PIXFLOW_REGISTER_IMPLS(cuda_color) {
   using namespace pixflow;
   cuda::add_depths<Depth::u8, Depth::u16, Depth::f32>(
       table, "gray", [](auto t) { return &cuda::launch_gray<decltype(t)>; }, {3, 4});
+  cuda::add<&cuda::launch_channels>(
+      table, "channels", cuda::depths({Depth::u8, Depth::u16, Depth::s16, Depth::s32, Depth::f32}));
 }

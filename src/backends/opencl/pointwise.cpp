@@ -1,4 +1,4 @@
-// OpenCL point-wise ops: arith (image and scalar), convert, threshold, gray, transpose
+// OpenCL point-wise ops: arith (image and scalar), convert, threshold, gray, channels, transpose
 // (kernels/pointwise.cl). Each program is built per sample type (and destination type for
 // convert), per op / threshold type and per alignment of the views; the rules are
 // src/base/pointwise.hpp's, the integer threshold constants come from the same int_threshold
@@ -155,6 +155,22 @@ void gray(const ConstImageView& s, const ImageView& d, const GrayParams& p, cons
       l, opts, "gray", "gray", [&](Kernel& k) { k.image(s).image(d); }, no_args);
 }
 
+void channels(const ConstImageView& s, const ImageView& d, const ChannelsParams& p,
+              const Launch& l) {
+  // Samples are only moved: one program per sample size (u8, u16, s32 for 4-byte samples).
+  const std::size_t b = depth_bytes(s.depth());
+  const Depth as = b == 1 ? Depth::u8 : b == 2 ? Depth::u16 : Depth::s32;
+  const Flat f{int(d.width()), int(d.height()), vec_of(as)};
+  const std::string opts = depth_options(as) + f.options(l, "channels", {s, d}) +
+                           "-DCHANNELS=1 -DCI=" + std::to_string(s.channels()) +
+                           " -DCO=" + std::to_string(d.channels());
+  cl_int4 pick{};
+  for (std::size_t c = 0; c < 4; ++c) pick.s[c] = c < p.pick.size() ? p.pick[c] : 0;
+  f.run(
+      l, opts, "channels", "channels", [&](Kernel& k) { k.image(s).image(d); },
+      [&](Kernel& k) { k.arg(pick); });
+}
+
 void transpose(const ConstImageView& s, const ImageView& d, const Launch& l) {
   const int w = int(s.width()), h = int(s.height());
   if (w == 0 || h == 0) return;
@@ -211,5 +227,6 @@ PIXFLOW_REGISTER_IMPLS(opencl_pointwise) {
   opencl::add<&opencl::threshold>(table, "threshold", any);
   opencl::add<&opencl::gray>(table, "gray",
                              detail::Support::of({Depth::u8, Depth::u16, Depth::f32}, {3, 4}));
+  opencl::add<&opencl::channels>(table, "channels", any);
   opencl::add<&opencl::transpose>(table, "transpose", any);
 }

@@ -41,6 +41,11 @@ void gray(ConstImageView src, ImageView dst, const GrayParams& p, const Context&
   detail::dispatch("gray", ctx, src, src, dst, p);
 }
 
+void channels(ConstImageView src, ImageView dst, const ChannelsParams& p, const Context& ctx) {
+  detail::check_op(schema::channels_op(), src, dst, p);
+  detail::dispatch("channels", ctx, src, src, dst, p);
+}
+
 void arith(ConstImageView a, ConstImageView b, ImageView dst, ArithOp aop, const Context& ctx) {
   const auto& s = schema::arith_op(aop);
   const std::string& op = s.name();

@@ -214,6 +214,49 @@ __kernel void gray(CIMG(s), IMG(d), int n, int rows, uint cpr, int row0) {
 }
 #endif
 
+// ---- channels -------------------------------------------------------------------------------
+// dst channel c = src channel pick.s<c> (docs/ops/color.md). Built per sample size (T is
+// uchar, ushort or int: samples are only moved), CI / CO (the channel counts); the picks are an
+// argument (one program serves every pick), read through a select chain over the unrolled
+// samples so that the pixel stays in registers. A chunk is VEC output pixels from CI source
+// vectors into CO destination vectors.
+#ifdef CHANNELS
+inline T ch_sample(const T *q, int k) {
+  T v = q[0];
+#pragma unroll
+  for (int i = 1; i < CI; ++i) v = k == i ? q[i] : v;
+  return v;
+}
+
+__kernel void channels(CIMG(s), IMG(d), int n, int rows, uint cpr, int row0, int4 pick) {
+  const int pk[4] = {pick.s0, pick.s1, pick.s2, pick.s3};
+  CHUNK(rows)
+  __global const T *ps = CROW(T, s, y) + x0 * CI;
+  __global T *pd = ROW(T, d, y) + x0 * CO;
+  if (x0 + VEC <= n) {
+    union {
+      CAT(T, VEC) v[CI];
+      T s[VEC * CI];
+    } vs;
+    union {
+      CAT(T, VEC) v[CO];
+      T s[VEC * CO];
+    } vd;
+#pragma unroll
+    for (int c = 0; c < CI; ++c) vs.v[c] = LOADV(T, ps + c * VEC);
+#pragma unroll
+    for (int k = 0; k < VEC; ++k)
+#pragma unroll
+      for (int c = 0; c < CO; ++c) vd.s[k * CO + c] = ch_sample(vs.s + k * CI, pk[c]);
+#pragma unroll
+    for (int c = 0; c < CO; ++c) STOREV(T, vd.v[c], pd + c * VEC);
+  } else {
+    for (int k = 0; k < n - x0; ++k)
+      for (int c = 0; c < CO; ++c) pd[k * CO + c] = ps[k * CI + pk[c]];
+  }
+}
+#endif
+
 // ---- transpose ------------------------------------------------------------------------------
 // dst(x, y) = src(y, x). Both kernels go through a local tile so that reads and writes are
 // along rows; DIAG maps work-groups to tiles diagonally (tile column = (group x + group y)
