@@ -6,6 +6,8 @@
 //   flip h / both, rotate 180      mirror_rows_kernel: 16-byte units whose pixels are reversed in
 //                                  registers, stored at the mirrored unit (pixel sizes dividing
 //                                  16, rows a multiple of 16 bytes, 16-byte aligned views);
+//                                  3-, 6-, 12-byte pixels: mirror_groups_kernel, 16 pixels a
+//                                  thread (rows a multiple of 16 pixels, aligned views);
 //                                  otherwise geom_map_kernel with the column direction -1
 //   rotate 90 / 270                rot90_kernel: transpose.cu's 32x32 tiles through padded
 //                                  shared memory, the output mirrored on the way out (writes
@@ -120,6 +122,46 @@ void launch_mirror(const ConstImageView& s, const ImageView& d, bool flip_y, cud
   mirror_rows_kernel<PB><<<grid, kRowThreads, 0, st>>>(bytes(s), s.stride(), bytes(d), d.stride(),
                                                        nv, h, flip_y ? h - 1 : 0, flip_y ? -1 : 1);
   PIXFLOW_CUDA_CHECK_LAUNCH(op);
+}
+
+// 3-, 6- and 12-byte pixels (u8x3, u16x3 / s16x3, f32x3 / s32x3): 16 pixels = PB 16-byte
+// units a thread (rows a multiple of 16 pixels, 16-byte aligned views), the pixels reversed in
+// registers (constant byte indices after unrolling: byte permutes, no local memory) and stored
+// at the mirrored group.
+template <int PB>
+__global__ void mirror_groups_kernel(const unsigned char* src, long long sstride,
+                                     unsigned char* dst, long long dstride, int ng, int rows,
+                                     int sy0, int sydir) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x >= ng) return;
+  union Group {
+    uint4 v[PB];
+    unsigned char b[16 * PB];
+  };
+  for (int y = blockIdx.y; y < rows; y += gridDim.y) {
+    const uint4* s4 =
+        reinterpret_cast<const uint4*>(src + (long long)(sy0 + sydir * y) * sstride) + x * PB;
+    Group in, out;
+#pragma unroll
+    for (int k = 0; k < PB; ++k) in.v[k] = s4[k];
+#pragma unroll
+    for (int p = 0; p < 16; ++p)
+#pragma unroll
+      for (int c = 0; c < PB; ++c) out.b[p * PB + c] = in.b[(15 - p) * PB + c];
+    uint4* d4 = reinterpret_cast<uint4*>(dst + (long long)y * dstride) + (ng - 1 - x) * PB;
+#pragma unroll
+    for (int k = 0; k < PB; ++k) d4[k] = out.v[k];
+  }
+}
+
+template <int PB>
+void launch_mirror_groups(const ConstImageView& s, const ImageView& d, bool flip_y,
+                          cudaStream_t st) {
+  const int ng = int(d.width() / 16), h = int(d.height());
+  const dim3 grid = grid_2d(ng, h, kRowThreads, 1);
+  mirror_groups_kernel<PB><<<grid, kRowThreads, 0, st>>>(
+      bytes(s), s.stride(), bytes(d), d.stride(), ng, h, flip_y ? h - 1 : 0, flip_y ? -1 : 1);
+  PIXFLOW_CUDA_CHECK_LAUNCH("mirror");
 }
 
 // ---- any pixel mapping ---------------------------------------------------------------------
@@ -326,6 +368,12 @@ void mirror(const ConstImageView& s, const ImageView& d, bool flip_y, cudaStream
       default:
         return launch_mirror<16>(s, d, flip_y, st, op);
     }
+  }
+  if ((pb == 3 || pb == 6 || pb == 12) && d.width() % 16 == 0 && rows_aligned(s, 16) &&
+      rows_aligned(d, 16)) {
+    if (pb == 3) return launch_mirror_groups<3>(s, d, flip_y, st);
+    if (pb == 6) return launch_mirror_groups<6>(s, d, flip_y, st);
+    return launch_mirror_groups<12>(s, d, flip_y, st);
   }
   const int w = int(s.width()), h = int(s.height());
   map_pixels(s, d, whole(w, true), whole(h, flip_y), BorderType::replicate, {}, st, op);
