@@ -265,6 +265,16 @@ std::optional<double> param_number(const sc::Op& op, const sc::KeyValues& kv,
   return std::nullopt;
 }
 
+/// The text of a parameter as bound: the case's text, else the schema's default.
+std::string param_text(const sc::Op& op, const sc::KeyValues& kv, const std::string& name) {
+  for (const sc::Param& p : op.params()) {
+    if (p.name != name) continue;
+    auto it = kv.find(name);
+    return it != kv.end() ? it->second : p.default_text;
+  }
+  return "";
+}
+
 /// A `kernel=ROWS` parameter's taps (rows ';', values ','), for the NPP peer.
 std::vector<float> kernel_taps(const std::string& text) {
   std::vector<float> taps;
@@ -344,6 +354,15 @@ Case schema_case(const sc::Op& op, const std::string& params, const std::string&
   if (auto v = param_number(op, c.kv, "sigma_space")) c.peer.sigma_space = *v;
   if (auto v = param_number(op, c.kv, "t")) c.peer.t = *v;
   if (auto v = param_number(op, c.kv, "maxval")) c.peer.maxval = *v;
+  if (c.op == "flip" || c.op == "rotate" || c.op == "crop" || c.op == "pad") {
+    c.peer.mode = param_text(op, c.kv, "mode");
+    c.peer.border = param_text(op, c.kv, "border");
+    if (auto v = param_number(op, c.kv, "angle")) c.peer.angle = int(*v);
+    if (auto v = param_number(op, c.kv, "x")) c.peer.x = int(*v);
+    if (auto v = param_number(op, c.kv, "y")) c.peer.y = int(*v);
+    if (auto v = param_number(op, c.kv, "top")) c.peer.top = int(*v);
+    if (auto v = param_number(op, c.kv, "left")) c.peer.left = int(*v);
+  }
   if (auto it = c.kv.find("kernel"); it != c.kv.end()) c.kernel = kernel_taps(it->second);
   return c;
 }

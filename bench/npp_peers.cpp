@@ -498,6 +498,127 @@ PeerLaunch make_npp_peer(const PeerCase& c) {
     return l;
   }
 
+  // Geometry: flip (and rotate 180) by nppiMirror; crop by nppiCopy from the rectangle's
+  // first pixel; pad by nppiCopyConstBorder / CopyReplicateBorder / CopyWrapBorder (no
+  // reflect modes in NPP). rotate 90 / 270 has no one-call NPP equivalent.
+  if (c.op == "flip" || (c.op == "rotate" && c.angle == 180)) {
+    const NppiAxis axis = c.op == "rotate" || c.mode == "both" ? NPP_BOTH_AXIS
+                          : c.mode == "v"                      ? NPP_HORIZONTAL_AXIS
+                                                               : NPP_VERTICAL_AXIS;
+    switch (f) {
+      case Fmt::u8c1:
+        l.name = "nppiMirror_8u_C1R_Ctx";
+        l.launch = [=] {
+          return PF_NPP(nppiMirror_8u_C1R_Ctx, ptr<const Npp8u>(s), step(s), ptr<Npp8u>(d), step(d),
+                        roi, axis, ctx);
+        };
+        break;
+      case Fmt::u8c3:
+        l.name = "nppiMirror_8u_C3R_Ctx";
+        l.launch = [=] {
+          return PF_NPP(nppiMirror_8u_C3R_Ctx, ptr<const Npp8u>(s), step(s), ptr<Npp8u>(d), step(d),
+                        roi, axis, ctx);
+        };
+        break;
+      case Fmt::f32c1:
+        l.name = "nppiMirror_32f_C1R_Ctx";
+        l.launch = [=] {
+          return PF_NPP(nppiMirror_32f_C1R_Ctx, ptr<const Npp32f>(s), step(s), ptr<Npp32f>(d),
+                        step(d), roi, axis, ctx);
+        };
+        break;
+      default:
+        return none("no NPP mirror for this format");
+    }
+    return l;
+  }
+  if (c.op == "rotate") return none("no NPP rotate by 90 / 270 in one call");
+
+  if (c.op == "crop") {
+    const std::size_t px = sample_bytes(s.depth) * std::size_t(s.channels);
+    const void* first = static_cast<const unsigned char*>(s.data) + std::size_t(c.y) * s.stride +
+                        std::size_t(c.x) * px;
+    const NppiSize droi{d.width, d.height};
+    switch (f) {
+      case Fmt::u8c1:
+        l.name = "nppiCopy_8u_C1R_Ctx";
+        l.launch = [=] {
+          return PF_NPP(nppiCopy_8u_C1R_Ctx, static_cast<const Npp8u*>(first), step(s),
+                        ptr<Npp8u>(d), step(d), droi, ctx);
+        };
+        break;
+      case Fmt::u8c3:
+        l.name = "nppiCopy_8u_C3R_Ctx";
+        l.launch = [=] {
+          return PF_NPP(nppiCopy_8u_C3R_Ctx, static_cast<const Npp8u*>(first), step(s),
+                        ptr<Npp8u>(d), step(d), droi, ctx);
+        };
+        break;
+      case Fmt::f32c1:
+        l.name = "nppiCopy_32f_C1R_Ctx";
+        l.launch = [=] {
+          return PF_NPP(nppiCopy_32f_C1R_Ctx, static_cast<const Npp32f*>(first), step(s),
+                        ptr<Npp32f>(d), step(d), droi, ctx);
+        };
+        break;
+      default:
+        return none("no NPP copy for this format");
+    }
+    return l;
+  }
+
+  if (c.op == "pad") {
+    const NppiSize droi{d.width, d.height};
+    const int top = c.top, left = c.left;
+    if (c.border == "constant") {
+      l.note = "constant 0";
+      switch (f) {
+        case Fmt::u8c1:
+          l.name = "nppiCopyConstBorder_8u_C1R_Ctx";
+          l.launch = [=] {
+            return PF_NPP(nppiCopyConstBorder_8u_C1R_Ctx, ptr<const Npp8u>(s), step(s), roi,
+                          ptr<Npp8u>(d), step(d), droi, top, left, Npp8u(0), ctx);
+          };
+          break;
+        case Fmt::u8c3:
+          l.name = "nppiCopyConstBorder_8u_C3R_Ctx";
+          l.launch = [=] {
+            const Npp8u zero[3] = {0, 0, 0};
+            return PF_NPP(nppiCopyConstBorder_8u_C3R_Ctx, ptr<const Npp8u>(s), step(s), roi,
+                          ptr<Npp8u>(d), step(d), droi, top, left, zero, ctx);
+          };
+          break;
+        case Fmt::f32c1:
+          l.name = "nppiCopyConstBorder_32f_C1R_Ctx";
+          l.launch = [=] {
+            return PF_NPP(nppiCopyConstBorder_32f_C1R_Ctx, ptr<const Npp32f>(s), step(s), roi,
+                          ptr<Npp32f>(d), step(d), droi, top, left, Npp32f(0), ctx);
+          };
+          break;
+        default:
+          return none("no NPP constant border copy for this format");
+      }
+      return l;
+    }
+    if (c.border == "replicate" && f == Fmt::u8c1) {
+      l.name = "nppiCopyReplicateBorder_8u_C1R_Ctx";
+      l.launch = [=] {
+        return PF_NPP(nppiCopyReplicateBorder_8u_C1R_Ctx, ptr<const Npp8u>(s), step(s), roi,
+                      ptr<Npp8u>(d), step(d), droi, top, left, ctx);
+      };
+      return l;
+    }
+    if (c.border == "wrap" && f == Fmt::u8c1) {
+      l.name = "nppiCopyWrapBorder_8u_C1R_Ctx";
+      l.launch = [=] {
+        return PF_NPP(nppiCopyWrapBorder_8u_C1R_Ctx, ptr<const Npp8u>(s), step(s), roi,
+                      ptr<Npp8u>(d), step(d), droi, top, left, ctx);
+      };
+      return l;
+    }
+    return none("no NPP border copy for this border and format");
+  }
+
   if (c.op == "gray") {
     l.note = "NPP weights 0.299/0.587/0.114";
     if (f == Fmt::u8c3) {

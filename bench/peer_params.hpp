@@ -16,6 +16,10 @@ struct PeerParams {
   double t = 127, maxval = 255;   ///< threshold
   const float* kernel = nullptr;  ///< filter2d taps on the host, kh rows of kw
   int m = 0, n = 0, k = 0;        ///< matmul: C (m x n) = A (m x k) * B (k x n), row-major
+  std::string mode, border;       ///< flip's mode (h, v, both), pad's border mode
+  int angle = 0;                  ///< rotate
+  int x = 0, y = 0;               ///< crop's origin (its size is the destination's)
+  int top = 0, left = 0;          ///< pad (the other sides follow from the destination)
 };
 
 }  // namespace pixflow_bench

@@ -62,6 +62,12 @@ def case_list(quick):
             add("bilateral", "d=9", sc=0.3 if f.startswith("f32") else 75.0, ss=75.0)
             add("remap", "linear")
             add("transpose", "")
+            add("flip", "h", mode="h")
+            add("flip", "v", mode="v")
+            add("rotate", "90", angle=90)
+            add("rotate", "180", angle=180)
+            add("crop", "1888x1064")
+            add("pad", "8")
             for op in ("add", "sub", "absdiff", "mul"):
                 add(op, "")
             if f.startswith("u8"):
@@ -120,7 +126,7 @@ def cupy_fn(cp, ndi, c, a, b, maps):
     out = None
     note = ""
     if op in ("median", "dilate", "erode", "open", "box", "gaussian", "filter2d", "remap",
-              "threshold", "add", "sub", "absdiff", "mul"):
+              "threshold", "add", "sub", "absdiff", "mul", "flip", "rotate"):
         out = cp.empty_like(a)
     if op == "median":
         return (lambda: ndi.median_filter(a, size=spatial(p["k"]), mode="nearest", output=out)), ""
@@ -153,6 +159,18 @@ def cupy_fn(cp, ndi, c, a, b, maps):
             "map_coordinates order=1"
     if op == "transpose":
         return (lambda: cp.ascontiguousarray(a.swapaxes(0, 1))), "allocates its output"
+    if op == "flip":
+        v = a[:, ::-1] if p["mode"] == "h" else a[::-1]
+        return (lambda: cp.copyto(out, v)), "copyto of a reversed view"
+    if op == "rotate":
+        if p["angle"] == 180:
+            return (lambda: cp.copyto(out, a[::-1, ::-1])), "copyto of a reversed view"
+        return (lambda: cp.ascontiguousarray(cp.rot90(a, -1))), "allocates its output"
+    if op == "crop":
+        return (lambda: cp.ascontiguousarray(a[8:1072, 16:1904])), "allocates its output"
+    if op == "pad":
+        w = ((8, 8), (8, 8)) + ((0, 0),) * (a.ndim - 2)
+        return (lambda: cp.pad(a, w)), "allocates its output"
     if op == "add":
         return (lambda: cp.add(a, b, out=out)), "wraps (no saturation)"
     if op == "sub":
@@ -342,6 +360,15 @@ def cv_fn(cv2, np, c, a, b, maps):
                                   borderMode=cv2.BORDER_CONSTANT, borderValue=0)), ""
     if op == "transpose":
         return (lambda: cv2.transpose(a)), ""
+    if op == "flip":
+        return (lambda: cv2.flip(a, 1 if p["mode"] == "h" else 0)), ""
+    if op == "rotate":
+        code = cv2.ROTATE_180 if p["angle"] == 180 else cv2.ROTATE_90_CLOCKWISE
+        return (lambda: cv2.rotate(a, code)), ""
+    if op == "crop":
+        return None, "a crop is a view in OpenCV (a[y:y+h, x:x+w]), no copying call"
+    if op == "pad":
+        return (lambda: cv2.copyMakeBorder(a, 8, 8, 8, 8, cv2.BORDER_CONSTANT, value=0)), ""
     if op == "add":
         return (lambda: cv2.add(a, b)), ""
     if op == "sub":

@@ -487,6 +487,23 @@ TEST(CliRun, ThreadsOptionGivesTheSameBytesAtOneThreadAndAtAll) {
   EXPECT_FALSE(fs::exists(t / "bad.png"));
 }
 
+// A crop outside the image (or a pad too large for it) is known from the header: bad usage,
+// exit 2, nothing written (issue 13).
+TEST(CliRun, CropOutsideTheImageIsBadUsageAndWritesNothing) {
+  TempDir t;
+  auto r = run_cli({"run", "flip | crop x=500 y=0 w=100 h=10", kAstronaut, "-o", t / "bad.png"});
+  EXPECT_EQ(r.code, 2) << show(r);
+  EXPECT_NE(r.err.find("crop: x + w (500 + 100 = 600) must be <= the image width 512"),
+            std::string::npos)
+      << show(r);
+  EXPECT_FALSE(fs::exists(t / "bad.png"));
+  r = run_cli({"run", "crop x=500 y=0 w=12 h=10 | rotate", kAstronaut, "-o", t / "ok.png"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  const Image ok = read_image(t / "ok.png");
+  EXPECT_EQ(ok.width(), 10);
+  EXPECT_EQ(ok.height(), 12);
+}
+
 TEST(CliRun, OpenclBackendWritesWhatTheCpuBackendWrites) {
   TempDir t;
   const std::string in = t / "in.ppm";

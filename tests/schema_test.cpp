@@ -670,6 +670,7 @@ TEST(Schema, NonFiniteConstantBorderIsRefusedByTheCppChecksOfEveryOpWithABorder)
   expect_border_refused(schema::epsilon_op(), seen);
   expect_border_refused(schema::bilateral_op(), seen);
   expect_border_refused(schema::remap_op(), seen);
+  expect_border_refused(schema::pad_op(), seen);
   std::set<std::string> with_border;
   for (const schema::Op* op : schema::catalogue())
     if (op->has_border()) with_border.insert(op->name());

@@ -203,6 +203,42 @@ void remap(ConstImageView src, ConstImageView map_x, ConstImageView map_y, Image
 /// dst is src.height x src.width. Any depth and channel count.
 void transpose(ConstImageView src, ImageView dst, const Context& ctx = {});
 
+// Simple geometry (docs/ops/flip.md, rotate.md, crop.md, pad.md): exact pixel copies, any
+// depth (u8, u16, s16, s32, f32) and channel count, any ROI view; dst must not overlap src.
+
+/// h mirrors left-right (= cv::flip(src, 1)), v upside down (flipCode 0), both (-1).
+enum class FlipMode { h, v, both };
+struct FlipParams {
+  FlipMode mode = FlipMode::h;
+};
+void flip(ConstImageView src, ImageView dst, const FlipParams& p = {}, const Context& ctx = {});
+
+/// Clockwise rotation by 90, 180 or 270 degrees (= cv::rotate ROTATE_90_CLOCKWISE,
+/// ROTATE_180, ROTATE_90_COUNTERCLOCKWISE). dst is src.height x src.width for 90 and 270.
+/// Any other angle: invalid_argument.
+struct RotateParams {
+  int angle = 90;
+};
+void rotate(ConstImageView src, ImageView dst, const RotateParams& p = {}, const Context& ctx = {});
+
+/// A copy of the w x h rectangle at (x, y): dst is w x h. The rectangle must lie inside src
+/// and w, h >= 1 (else invalid_argument naming the parameter and the image size). A crop
+/// without a copy is a view: src.roi(x, y, w, h).
+struct CropParams {
+  std::int64_t x = 0, y = 0, w = 0, h = 0;
+};
+void crop(ConstImageView src, ImageView dst, const CropParams& p, const Context& ctx = {});
+
+/// src with top/bottom rows and left/right columns added by the border rule (any mode;
+/// constant uses `value` saturated to the depth; wider than the image repeats the rule).
+/// dst is (left + w + right) x (top + h + bottom); each side in [0, 65535] and each output
+/// side below 2^31 (else invalid_argument).
+struct PadParams {
+  int top = 0, bottom = 0, left = 0, right = 0;
+  Border border = Border::constant(0);
+};
+void pad(ConstImageView src, ImageView dst, const PadParams& p, const Context& ctx = {});
+
 // ---- colour ---------------------------------------------------------------------------
 /// RGB(A) -> gray. u8/u16: (R*9798 + G*19235 + B*3735 + 16384) >> 15 (= cv::cvtColor of
 /// OpenCV 4.x, bit-exact; see docs/ops/color.md);

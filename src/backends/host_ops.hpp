@@ -37,6 +37,10 @@ void register_reference_ops(ImplTable& t, Backend b, Rank rank) {
   add_ranked<&ref::bilateral, Tail>(t, "bilateral", b, rank);
   add_ranked<&ref::remap, Tail>(t, "remap", b, rank);
   add_ranked<&ref::transpose, Tail>(t, "transpose", b, rank);
+  add_ranked<&ref::flip, Tail>(t, "flip", b, rank);
+  add_ranked<&ref::rotate, Tail>(t, "rotate", b, rank);
+  add_ranked<&ref::crop, Tail>(t, "crop", b, rank);
+  add_ranked<&ref::pad, Tail>(t, "pad", b, rank);
   add_ranked<&ref::gray, Tail>(t, "gray", b, rank);
   add_ranked<&ref::channels, Tail>(t, "channels", b, rank);
   for (const char* op : {"add", "sub", "absdiff", "mul"}) {

@@ -44,6 +44,10 @@ void bilateral(const ConstImageView& src, const ImageView& dst, const BilateralP
 void remap(const ConstImageView& src, const ConstImageView& map_x, const ConstImageView& map_y,
            const ImageView& dst, const RemapParams& p, Rows rows);
 void transpose(const ConstImageView& src, const ImageView& dst, Rows rows);
+void flip(const ConstImageView& src, const ImageView& dst, const FlipParams& p, Rows rows);
+void rotate(const ConstImageView& src, const ImageView& dst, const RotateParams& p, Rows rows);
+void crop(const ConstImageView& src, const ImageView& dst, const CropParams& p, Rows rows);
+void pad(const ConstImageView& src, const ImageView& dst, const PadParams& p, Rows rows);
 void gray(const ConstImageView& src, const ImageView& dst, const GrayParams& p, Rows rows);
 void channels(const ConstImageView& src, const ImageView& dst, const ChannelsParams& p, Rows rows);
 void arith(const ConstImageView& a, const ConstImageView& b, const ImageView& dst, ArithOp op,

@@ -50,16 +50,17 @@ void check_known_key(std::string_view op, const std::vector<Param>& params,
 }
 
 void check_integer(std::string_view op, const Param& p, long long v) {
+  // Integer bounds print as integers (a double would print 2^31 - 1 as 2.14748e+09).
+  const auto lo = static_cast<long long>(p.lo), hi = static_cast<long long>(p.hi);
   if (p.odd && p.zero_ok)
-    detail::require(v == 0 || (v >= 1 && v <= p.hi && (v & 1)), Status::invalid_argument, op,
-                    p.name, " must be 0 (", p.zero_means, ") or odd and in [1, ", p.hi, "] (got ",
-                    v, ")");
+    detail::require(v == 0 || (v >= 1 && v <= hi && (v & 1)), Status::invalid_argument, op, p.name,
+                    " must be 0 (", p.zero_means, ") or odd and in [1, ", hi, "] (got ", v, ")");
   else if (p.odd)
-    detail::require(v >= p.lo && v <= p.hi && (v & 1), Status::invalid_argument, op, p.name,
-                    " must be odd and in [", p.lo, ", ", p.hi, "] (got ", v, ")");
+    detail::require(v >= lo && v <= hi && (v & 1), Status::invalid_argument, op, p.name,
+                    " must be odd and in [", lo, ", ", hi, "] (got ", v, ")");
   else
-    detail::require(v >= p.lo && v <= p.hi, Status::invalid_argument, op, p.name, " must be in [",
-                    p.lo, ", ", p.hi, "] (got ", v, ")");
+    detail::require(v >= lo && v <= hi, Status::invalid_argument, op, p.name, " must be in [", lo,
+                    ", ", hi, "] (got ", v, ")");
 }
 
 namespace {
@@ -90,7 +91,8 @@ long long parse_integer(std::string_view op, const Param& p, const std::string& 
   double v = 0;
   const bool parsed = parse_double(text, v);
   if (!parsed || !std::isfinite(v) || v != std::floor(v) || v < p.lo || v > p.hi)
-    fail(Status::invalid_argument, op, p.name, " must be an integer in [", p.lo, ", ", p.hi, "]",
+    fail(Status::invalid_argument, op, p.name, " must be an integer in [",
+         static_cast<long long>(p.lo), ", ", static_cast<long long>(p.hi), "]",
          parsed ? got_text(text, v) : cat(" (got '", text, "')"));
   const auto i = static_cast<long long>(v);
   if (p.odd) check_integer(op, p, i);

@@ -312,6 +312,13 @@ class OpDef final : public Op {
     return *this;
   }
 
+  /// Marks an already declared parameter as required (shown as "(required)"; the op's
+  /// check_keys says so when it is missing).
+  OpDef& required(const char* name) {
+    for (Param& p : params_)
+      if (p.name == name) p.required = true;
+    return *this;
+  }
   /// Cross-field rules, checked by the C++ API and by bind.
   OpDef& check(std::function<void(const P&)> f) {
     check_ = std::move(f);

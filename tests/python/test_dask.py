@@ -259,6 +259,10 @@ def test_wrap_needs_periodic() -> None:
 @pytest.mark.parametrize("op, params", [
     ("gaussian_iir", {"sigma": 2.0}),
     ("transpose", {}),
+    ("flip", {"mode": "v"}),
+    ("rotate", {"angle": 180}),
+    ("crop", {"x": 1, "y": 1, "w": 2, "h": 2}),
+    ("pad", {"top": 1, "border": "wrap"}),
     ("remap", {"map_x": np.zeros((4, 4), np.float32), "map_y": np.zeros((4, 4), np.float32)}),
 ])
 def test_halo_raises_for_whole_image_ops(op: str, params: dict[str, Any]) -> None:

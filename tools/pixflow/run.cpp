@@ -252,7 +252,16 @@ void check_output_file(const fs::path& out) {
 void check_result_fits(const Pipeline& pipeline, const std::string& in, const std::string& out,
                        const IoLimits& limits, bool usage) {
   const ImageHeader h = read_image_header(in, limits);
-  const ImageShape r = pipeline.plan({h.width, h.height, h.format});
+  ImageShape r;
+  try {
+    r = pipeline.plan({h.width, h.height, h.format});
+  } catch (const Error& e) {
+    // A stage whose parameters do not fit the image (a crop outside it, a pad whose output is
+    // too large) is bad usage, found before decoding; a depth a stage does not take stays a
+    // failed operation (unsupported).
+    if (usage && e.status() == Status::invalid_argument) throw UsageError(e.what());
+    throw;
+  }
   try {
     check_write_format(out, r.format);
   } catch (const Error& e) {
