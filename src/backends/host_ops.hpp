@@ -37,6 +37,7 @@ void register_reference_ops(ImplTable& t, Backend b, Rank rank) {
   add_ranked<&ref::bilateral, Tail>(t, "bilateral", b, rank);
   add_ranked<&ref::remap, Tail>(t, "remap", b, rank);
   add_ranked<&ref::transpose, Tail>(t, "transpose", b, rank);
+  add_ranked<&ref::resize, Tail>(t, "resize", b, rank);
   add_ranked<&ref::gray, Tail>(t, "gray", b, rank);
   for (const char* op : {"add", "sub", "absdiff", "mul"}) {
     add_ranked<static_cast<ArithImage>(&ref::arith), Tail>(t, op, b, rank);

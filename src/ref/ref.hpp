@@ -44,6 +44,8 @@ void bilateral(const ConstImageView& src, const ImageView& dst, const BilateralP
 void remap(const ConstImageView& src, const ConstImageView& map_x, const ConstImageView& map_y,
            const ImageView& dst, const RemapParams& p, Rows rows);
 void transpose(const ConstImageView& src, const ImageView& dst, Rows rows);
+/// resize to dst's size by p.interp (the size fields are core's; docs/ops/resize.md).
+void resize(const ConstImageView& src, const ImageView& dst, const ResizeParams& p, Rows rows);
 void gray(const ConstImageView& src, const ImageView& dst, const GrayParams& p, Rows rows);
 void arith(const ConstImageView& a, const ConstImageView& b, const ImageView& dst, ArithOp op,
            Rows rows);

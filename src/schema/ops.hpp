@@ -36,6 +36,7 @@ const OpDef<EpsilonParams>& epsilon_op();
 const OpDef<BilateralParams>& bilateral_op();
 const OpDef<RemapStage>& remap_op();
 const OpDef<NoParams>& transpose_op();
+const OpDef<ResizeParams>& resize_op();
 const OpDef<GrayParams>& gray_op();
 const OpDef<ArithStage>& arith_op(ArithOp op);
 const OpDef<ConvertParams>& convert_op();
