@@ -122,9 +122,8 @@ void area_fast(const ConstImageView& src, const ImageView& dst, Rows rows) {
             const T* in = src.row<T>(y * ky + j);
             for (std::int64_t i = 0; i < kx; ++i) sum += in[(x * kx + i) * ch + c];
           }
-          out[x * ch + c] = kx == 2 && ky == 2
-                                ? store_int<T>((sum + 2) >> 2)
-                                : store_float<T>(px_mul_rn(float(sum), inv));
+          out[x * ch + c] = kx == 2 && ky == 2 ? store_int<T>((sum + 2) >> 2)
+                                               : store_float<T>(px_mul_rn(float(sum), inv));
         }
       }
   }
@@ -150,8 +149,8 @@ void area_cover(const ConstImageView& src, const ImageView& dst, Rows rows) {
           const T* in = src.row<T>(ys.first + j);
           float r = 0;
           for (int k = 0; k < s.count; ++k)
-            r = px_add_rn(r, px_mul_rn(float(in[(s.first + k) * ch + c]),
-                                       px_resize_span_weight(s, k)));
+            r = px_add_rn(
+                r, px_mul_rn(float(in[(s.first + k) * ch + c]), px_resize_span_weight(s, k)));
           const float t = px_mul_rn(px_resize_span_weight(ys, j), r);
           acc = j == 0 ? t : px_add_rn(acc, t);
         }

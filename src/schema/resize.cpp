@@ -39,17 +39,17 @@ std::pair<std::int64_t, std::int64_t> resize_size(std::int64_t sw, std::int64_t 
   require(!(by_size && by_factor), Status::invalid_argument, kOp,
           p.scale != 0 ? "scale" : (p.sx != 0 ? "sx" : "sy"),
           " cannot be combined with w or h (give a size or a factor)");
-  require(p.w >= 0 && p.w <= kMaxSide, Status::invalid_argument, kOp, "w must be in [1, ",
-          kMaxSide, "] (got ", p.w, ")");
-  require(p.h >= 0 && p.h <= kMaxSide, Status::invalid_argument, kOp, "h must be in [1, ",
-          kMaxSide, "] (got ", p.h, ")");
+  require(p.w >= 0 && p.w <= kMaxSide, Status::invalid_argument, kOp, "w must be in [1, ", kMaxSide,
+          "] (got ", p.w, ")");
+  require(p.h >= 0 && p.h <= kMaxSide, Status::invalid_argument, kOp, "h must be in [1, ", kMaxSide,
+          "] (got ", p.h, ")");
   require(!p.fit || (p.w != 0 && p.h != 0), Status::invalid_argument, kOp,
           "fit=1 needs both w and h (the box)");
   if (by_factor) {
     require(p.scale == 0 || (p.sx == 0 && p.sy == 0), Status::invalid_argument, kOp,
             "scale cannot be combined with sx or sy");
-    for (auto [name, f] : {std::pair{"scale", p.scale}, std::pair{"sx", p.sx},
-                           std::pair{"sy", p.sy}})
+    for (auto [name, f] :
+         {std::pair{"scale", p.scale}, std::pair{"sx", p.sx}, std::pair{"sy", p.sy}})
       require(std::isfinite(f) && f >= 0, Status::invalid_argument, kOp, name,
               " must be a finite factor > 0 (got ", f, ")");
     const double fx = p.scale != 0 ? p.scale : (p.sx != 0 ? p.sx : 1.0);
@@ -69,8 +69,8 @@ std::pair<std::int64_t, std::int64_t> resize_size(std::int64_t sw, std::int64_t 
   } else if (w == 0) {
     w = aspect_side(sw * h, sh);
   }
-  require(w <= kMaxSide && h <= kMaxSide, Status::invalid_argument, kOp,
-          "the derived size ", w, "x", h, " exceeds ", kMaxSide, " a side");
+  require(w <= kMaxSide && h <= kMaxSide, Status::invalid_argument, kOp, "the derived size ", w,
+          "x", h, " exceeds ", kMaxSide, " a side");
   return {w, h};
 }
 
@@ -106,8 +106,8 @@ const OpDef<ResizeParams>& resize_op() {
               q.scale = q.sx = q.sy = 0;
               q.w = 1;
               (void)resize_size(1, 1, q);  // w, h, fit ranges
-              for (auto [name, f] : {std::pair{"scale", p.scale}, std::pair{"sx", p.sx},
-                                     std::pair{"sy", p.sy}})
+              for (auto [name, f] :
+                   {std::pair{"scale", p.scale}, std::pair{"sx", p.sx}, std::pair{"sy", p.sy}})
                 require(std::isfinite(f) && f >= 0, Status::invalid_argument, kOp, name,
                         " must be a finite factor > 0 (got ", f, ")");
               require(p.scale == 0 || (p.sx == 0 && p.sy == 0), Status::invalid_argument, kOp,

@@ -190,8 +190,8 @@ void launch_cn(const ConstImageView& src, const ImageView& dst, const ResizePara
   const std::int64_t sw = src.width(), sh = src.height(), dw = dst.width(), dh = dst.height();
   switch (p.interp) {
     case ResizeInterp::nearest:
-      resize_nearest_kernel<T, CN><<<grid, block, 0, st>>>(
-          s, d, px_resize_nearest_step(sw, dw), px_resize_nearest_step(sh, dh));
+      resize_nearest_kernel<T, CN><<<grid, block, 0, st>>>(s, d, px_resize_nearest_step(sw, dw),
+                                                           px_resize_nearest_step(sh, dh));
       break;
     case ResizeInterp::linear:
       resize_linear_kernel<T, CN><<<grid, block, 0, st>>>(s, d, px_resize_linear_scale(sw, dw),

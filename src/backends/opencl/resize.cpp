@@ -27,13 +27,14 @@ void resize(const ConstImageView& src, const ImageView& dst, const ResizeParams&
   if (p.interp == ResizeInterp::area) mode = px_resize_area_mode(sw, dw, sh, dh);
   const bool nearest = p.interp == ResizeInterp::nearest || mode == PX_RESIZE_AREA_COPY;
   if (!nearest) require_fp64(l, "resize");
-  std::string opts = depth_options(src.depth()) + detail::cat("-DCN=", src.channels(), " ");
+  std::string opts = depth_options(src.depth());
   if (!nearest) opts += "-DRZ_FP64=1 ";
   const std::size_t gx = std::size_t(dw), gy = std::size_t(std::min<cl_long>(dh, kMaxRows));
   if (nearest) {
-    Kernel(l, "resize", opts + "-DRZ_NEAREST=1", "resize_nearest", "resize")
+    Kernel(l, "resize", opts, "resize_nearest", "resize")
         .image(src)
         .image(dst)
+        .arg(cl_int(src.channels()))
         .arg(sw)
         .arg(sh)
         .arg(dw)
@@ -45,10 +46,10 @@ void resize(const ConstImageView& src, const ImageView& dst, const ResizeParams&
   }
   if (p.interp == ResizeInterp::linear || mode == PX_RESIZE_AREA_COVER) {
     const bool lin = p.interp == ResizeInterp::linear;
-    Kernel(l, "resize", opts + (lin ? "-DRZ_LINEAR=1" : "-DRZ_AREA_COVER=1"),
-           lin ? "resize_linear" : "resize_area_cover", "resize")
+    Kernel(l, "resize", opts, lin ? "resize_linear" : "resize_area_cover", "resize")
         .image(src)
         .image(dst)
+        .arg(cl_int(src.channels()))
         .arg(sw)
         .arg(sh)
         .arg(dw)
@@ -60,9 +61,10 @@ void resize(const ConstImageView& src, const ImageView& dst, const ResizeParams&
   }
   if (mode == PX_RESIZE_AREA_FAST) {
     const cl_long kx = px_resize_area_factor(sw, dw), ky = px_resize_area_factor(sh, dh);
-    Kernel(l, "resize", opts + "-DRZ_AREA_FAST=1", "resize_area_fast", "resize")
+    Kernel(l, "resize", opts, "resize_area_fast", "resize")
         .image(src)
         .image(dst)
+        .arg(cl_int(src.channels()))
         .arg(dw)
         .arg(dh)
         .arg(kx)
@@ -71,9 +73,10 @@ void resize(const ConstImageView& src, const ImageView& dst, const ResizeParams&
         .run(gx, gy, kLX, kLY);
     return;
   }
-  Kernel(l, "resize", opts + "-DRZ_AREA_LINEAR=1", "resize_area_linear", "resize")
+  Kernel(l, "resize", opts, "resize_area_linear", "resize")
       .image(src)
       .image(dst)
+      .arg(cl_int(src.channels()))
       .arg(sw)
       .arg(sh)
       .arg(dw)

@@ -76,8 +76,7 @@ PX_FN px_u8 px_resize_linear_u8(px_s32 a, px_s32 b, px_s32 c, px_s32 e, px_s32 w
   return (px_u8)(((256 - wy1) * h0 + wy1 * h1 + 32768) >> 16);
 }
 /* u16 / s16: the same in Q16, 64-bit, (v + 2^31) >> 32 (floor shift), saturated. */
-PX_FN px_s64 px_resize_linear_q16(px_s64 a, px_s64 b, px_s64 c, px_s64 e, px_s64 wx1,
-                                  px_s64 wy1) {
+PX_FN px_s64 px_resize_linear_q16(px_s64 a, px_s64 b, px_s64 c, px_s64 e, px_s64 wx1, px_s64 wy1) {
   const px_s64 h0 = (65536 - wx1) * a + wx1 * b;
   const px_s64 h1 = (65536 - wx1) * c + wx1 * e;
   return px_round_shift_s64((65536 - wy1) * h0 + wy1 * h1, 32);
@@ -126,8 +125,8 @@ PX_FN float px_resize_area_fast_scale(px_s64 kx, px_s64 ky) {
  * axis: an optional partial first tap, full taps, an optional partial last tap, each with a
  * float weight (OpenCV's computeResizeAreaTab). */
 typedef struct {
-  px_s64 first;  /* source index of the first tap */
-  px_s32 count;  /* number of taps */
+  px_s64 first; /* source index of the first tap */
+  px_s32 count; /* number of taps */
   px_s32 has_first;
   float w_first, w_mid, w_last;
   px_s32 has_last;
@@ -192,8 +191,8 @@ PX_FN px_s32 px_resize_area_q11(float v) {
 }
 /* u8: h = a0 a + a1 b per row; out = ((b0 (h0 >> 4)) >> 16) + ((b1 (h1 >> 4)) >> 16) + 2) >> 2
  * (OpenCV's u8 vertical linear step, every h >= 0). */
-PX_FN px_u8 px_resize_area_linear_u8(px_s32 a, px_s32 b, px_s32 c, px_s32 e, px_s32 a0,
-                                     px_s32 a1, px_s32 b0, px_s32 b1) {
+PX_FN px_u8 px_resize_area_linear_u8(px_s32 a, px_s32 b, px_s32 c, px_s32 e, px_s32 a0, px_s32 a1,
+                                     px_s32 b0, px_s32 b1) {
   const px_s32 h0 = a0 * a + a1 * b, h1 = a0 * c + a1 * e;
   const px_s32 v = (((b0 * (h0 >> 4)) >> 16) + ((b1 * (h1 >> 4)) >> 16) + 2) >> 2;
   return (px_u8)(v > 255 ? 255 : v);
