@@ -344,6 +344,7 @@ Case schema_case(const sc::Op& op, const std::string& params, const std::string&
   if (auto v = param_number(op, c.kv, "sigma_space")) c.peer.sigma_space = *v;
   if (auto v = param_number(op, c.kv, "t")) c.peer.t = *v;
   if (auto v = param_number(op, c.kv, "maxval")) c.peer.maxval = *v;
+  if (auto it = c.kv.find("interp"); it != c.kv.end()) c.peer.interp = it->second;
   if (auto it = c.kv.find("kernel"); it != c.kv.end()) c.kernel = kernel_taps(it->second);
   return c;
 }

@@ -16,6 +16,7 @@ struct PeerParams {
   double t = 127, maxval = 255;   ///< threshold
   const float* kernel = nullptr;  ///< filter2d taps on the host, kh rows of kw
   int m = 0, n = 0, k = 0;        ///< matmul: C (m x n) = A (m x k) * B (k x n), row-major
+  std::string interp;             ///< resize: nearest, linear or area
 };
 
 }  // namespace pixflow_bench
