@@ -136,7 +136,7 @@ const OpDef<ResizeParams>& resize_op() {
             return Halo{-1, -1};
           })
           .examples({"w=7 h=5", "w=23 h=41 interp=nearest", "w=9 interp=area",
-                     "w=37 h=19 interp=area", "scale=2 interp=area"})
+                     "w=37 h=19 interp=area", "scale=2 interp=area", "w=1 h=1 interp=area"})
           .bench({{"scale=0.5", "", "8K->4K"},
                   {"w=1280 h=720", "", "->720p"},
                   {"scale=2", "", "up2x"},
