@@ -363,6 +363,7 @@ Case schema_case(const sc::Op& op, const std::string& params, const std::string&
     if (auto v = param_number(op, c.kv, "top")) c.peer.top = int(*v);
     if (auto v = param_number(op, c.kv, "left")) c.peer.left = int(*v);
   }
+  if (auto it = c.kv.find("interp"); it != c.kv.end()) c.peer.interp = it->second;
   if (auto it = c.kv.find("kernel"); it != c.kv.end()) c.kernel = kernel_taps(it->second);
   return c;
 }

@@ -469,6 +469,48 @@ PeerLaunch make_npp_peer(const PeerCase& c) {
     return l;
   }
 
+  if (c.op == "resize") {
+    // NPP's rules are not OpenCV's EXACT ones (speed comparison only): linear = LINEAR,
+    // nearest = NN, area = SUPER (NPP's supersampling, for shrinking; SUPER cannot enlarge).
+    const int interp = c.interp == "nearest" ? NPPI_INTER_NN
+                       : c.interp == "area"  ? NPPI_INTER_SUPER
+                                             : NPPI_INTER_LINEAR;
+    l.note = c.interp == "nearest" ? "NPPI_INTER_NN"
+             : c.interp == "area"  ? "NPPI_INTER_SUPER"
+                                   : "NPPI_INTER_LINEAR";
+    if (interp == NPPI_INTER_SUPER && (d.width > s.width || d.height > s.height))
+      return none("NPPI_INTER_SUPER only shrinks");
+    const NppiRect sroi{0, 0, s.width, s.height};
+    const NppiSize dsize{d.width, d.height};
+    const NppiRect droi{0, 0, d.width, d.height};
+    switch (f) {
+      case Fmt::u8c1:
+        l.name = "nppiResize_8u_C1R_Ctx";
+        l.launch = [=] {
+          return PF_NPP(nppiResize_8u_C1R_Ctx, ptr<const Npp8u>(s), step(s), roi, sroi,
+                        ptr<Npp8u>(d), step(d), dsize, droi, interp, ctx);
+        };
+        break;
+      case Fmt::u8c3:
+        l.name = "nppiResize_8u_C3R_Ctx";
+        l.launch = [=] {
+          return PF_NPP(nppiResize_8u_C3R_Ctx, ptr<const Npp8u>(s), step(s), roi, sroi,
+                        ptr<Npp8u>(d), step(d), dsize, droi, interp, ctx);
+        };
+        break;
+      case Fmt::f32c1:
+        l.name = "nppiResize_32f_C1R_Ctx";
+        l.launch = [=] {
+          return PF_NPP(nppiResize_32f_C1R_Ctx, ptr<const Npp32f>(s), step(s), roi, sroi,
+                        ptr<Npp32f>(d), step(d), dsize, droi, interp, ctx);
+        };
+        break;
+      default:
+        return none("no NPP resize for this format");
+    }
+    return l;
+  }
+
   if (c.op == "transpose") {
     switch (f) {
       case Fmt::u8c1:

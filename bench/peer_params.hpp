@@ -20,6 +20,7 @@ struct PeerParams {
   int angle = 0;                  ///< rotate
   int x = 0, y = 0;               ///< crop's origin (its size is the destination's)
   int top = 0, left = 0;          ///< pad (the other sides follow from the destination)
+  std::string interp;             ///< resize: nearest, linear or area
 };
 
 }  // namespace pixflow_bench

@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "pixflow/border.hpp"
@@ -238,6 +239,27 @@ struct PadParams {
   Border border = Border::constant(0);
 };
 void pad(ConstImageView src, ImageView dst, const PadParams& p, const Context& ctx = {});
+/// Resize (docs/ops/resize.md). The destination size comes from the parameters
+/// (resize_size): `w` and `h`; one of them (the other from the aspect ratio); `scale` (both
+/// axes) or `sx` / `sy`; `fit` = the largest size within w x h keeping the aspect ratio.
+/// u8 is bit-exact to OpenCV 4.x cv::resize with that dsize: nearest = INTER_NEAREST_EXACT,
+/// linear = INTER_LINEAR_EXACT, area = INTER_AREA. u16, s16, f32: the rules of the doc.
+/// Errors (invalid_argument, naming the parameter): no size given, a size and a factor
+/// together, a side of 0 or over 2^20, fit without both w and h.
+enum class ResizeInterp { nearest, linear, area };
+struct ResizeParams {
+  ResizeInterp interp = ResizeInterp::linear;
+  std::int64_t w = 0, h = 0;  ///< destination size; 0 = not given
+  double scale = 0;           ///< factor of both axes; 0 = not given
+  double sx = 0, sy = 0;      ///< factor of one axis; 0 = not given
+  bool fit = false;           ///< fit within w x h keeping the aspect ratio
+};
+/// The destination {width, height} of resize for a src_w x src_h source (throws
+/// invalid_argument naming the op and the parameter).
+std::pair<std::int64_t, std::int64_t> resize_size(std::int64_t src_w, std::int64_t src_h,
+                                                  const ResizeParams& p);
+/// dst must be resize_size(src) in src's format.
+void resize(ConstImageView src, ImageView dst, const ResizeParams& p, const Context& ctx = {});
 
 // ---- colour ---------------------------------------------------------------------------
 /// RGB(A) -> gray. u8/u16: (R*9798 + G*19235 + B*3735 + 16384) >> 15 (= cv::cvtColor of

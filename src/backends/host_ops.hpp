@@ -41,6 +41,7 @@ void register_reference_ops(ImplTable& t, Backend b, Rank rank) {
   add_ranked<&ref::rotate, Tail>(t, "rotate", b, rank);
   add_ranked<&ref::crop, Tail>(t, "crop", b, rank);
   add_ranked<&ref::pad, Tail>(t, "pad", b, rank);
+  add_ranked<&ref::resize, Tail>(t, "resize", b, rank);
   add_ranked<&ref::gray, Tail>(t, "gray", b, rank);
   add_ranked<&ref::channels, Tail>(t, "channels", b, rank);
   for (const char* op : {"add", "sub", "absdiff", "mul"}) {

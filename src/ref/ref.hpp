@@ -48,6 +48,8 @@ void flip(const ConstImageView& src, const ImageView& dst, const FlipParams& p, 
 void rotate(const ConstImageView& src, const ImageView& dst, const RotateParams& p, Rows rows);
 void crop(const ConstImageView& src, const ImageView& dst, const CropParams& p, Rows rows);
 void pad(const ConstImageView& src, const ImageView& dst, const PadParams& p, Rows rows);
+/// resize to dst's size by p.interp (the size fields are core's; docs/ops/resize.md).
+void resize(const ConstImageView& src, const ImageView& dst, const ResizeParams& p, Rows rows);
 void gray(const ConstImageView& src, const ImageView& dst, const GrayParams& p, Rows rows);
 void channels(const ConstImageView& src, const ImageView& dst, const ChannelsParams& p, Rows rows);
 void arith(const ConstImageView& a, const ConstImageView& b, const ImageView& dst, ArithOp op,

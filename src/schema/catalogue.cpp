@@ -17,6 +17,7 @@ const std::vector<const Op*>& catalogue() {
     for (ArithOp a : {ArithOp::add, ArithOp::sub, ArithOp::absdiff, ArithOp::mul})
       v.push_back(&arith_op(a));
     v.insert(v.end(), {&convert_op(), &threshold_op()});
+    v.push_back(&resize_op());
     return v;
   }();
   return ops;

@@ -40,6 +40,7 @@ const OpDef<FlipParams>& flip_op();
 const OpDef<RotateParams>& rotate_op();
 const OpDef<CropParams>& crop_op();
 const OpDef<PadParams>& pad_op();
+const OpDef<ResizeParams>& resize_op();
 const OpDef<GrayParams>& gray_op();
 const OpDef<ChannelsParams>& channels_op();
 const OpDef<ArithStage>& arith_op(ArithOp op);

@@ -36,6 +36,11 @@ void transpose(ConstImageView src, ImageView dst, const Context& ctx) {
   detail::dispatch("transpose", ctx, src, src, dst);
 }
 
+void resize(ConstImageView src, ImageView dst, const ResizeParams& p, const Context& ctx) {
+  detail::check_op(schema::resize_op(), src, dst, p);
+  detail::dispatch("resize", ctx, src, src, dst, p);
+}
+
 void gray(ConstImageView src, ImageView dst, const GrayParams& p, const Context& ctx) {
   detail::check_op(schema::gray_op(), src, dst, p);
   detail::dispatch("gray", ctx, src, src, dst, p);
