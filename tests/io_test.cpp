@@ -1809,3 +1809,75 @@ TEST(IoWrite, ASignalHandlerRemovesNamedTemporaries) {
 
 }  // namespace
 }  // namespace pixflow::test
+
+namespace pixflow::test {
+namespace {
+
+// ---- write options and encoding to memory (issue 13) ---------------------------------------
+
+TEST(IoOptions, CompressionLevelsKeepThePixelsAndOrderTheSizes) {
+  // A smooth gradient compresses; level 0 stores, 9 squeezes; the pixels never change.
+  Image img(96, 64, {Depth::u16, 3});
+  for (std::int64_t y = 0; y < img.height(); ++y)
+    for (std::int64_t x = 0; x < img.width() * 3; ++x)
+      img.row<std::uint16_t>(y)[x] = std::uint16_t(x * 37 + y * 11);
+  TempDir dir;
+  std::vector<std::string> exts = {".png"};
+  if (have_tiff()) exts.push_back(".tif");
+  for (const std::string& ext : exts) {
+    PIXFLOW_TRACE(ext);
+    std::int64_t last = -1;
+    for (int level : {0, 1, 9}) {
+      WriteOptions o;
+      o.compression = level;
+      const std::string path = dir / ("c" + std::to_string(level) + ext);
+      write_image(path, img, o);
+      EXPECT_EQ(compare(read_image(path), img), "");
+      const auto size = std::int64_t(fs::file_size(path));
+      if (last >= 0) {
+        EXPECT_LE(size, last) << "level " << level;
+      }
+      if (level == 0) {
+        EXPECT_GT(size, img.width() * img.height() * 6);  // stored
+      }
+      last = size;
+    }
+    for (int bad : {-2, 10}) {
+      WriteOptions o;
+      o.compression = bad;
+      expect_error([&] { write_image(dir / ("bad" + ext), img, o); }, Status::invalid_argument,
+                   {"compression", std::to_string(bad)});
+    }
+    EXPECT_FALSE(fs::exists(dir / ("bad" + ext)));
+  }
+}
+
+TEST(IoOptions, EncodeImageGivesTheBytesWriteImageWrites) {
+  auto rng = make_rng(0x1301);
+  const Image img = clone(random_image(23, 17, {Depth::u8, 3}, rng).view);
+  TempDir dir;
+  WriteOptions o;
+  o.jpeg_quality = 40;
+  for (const std::string fmt : {"png", ".jpg", "ppm", "npy"}) {
+    PIXFLOW_TRACE(fmt);
+    const std::string path = dir / ("a" + (fmt[0] == '.' ? fmt : "." + fmt));
+    write_image(path, img, o);
+    const std::vector<std::byte> bytes = encode_image(img, fmt, o);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+              read_bytes(path));
+  }
+  expect_error([&] { (void)encode_image(img, "gif"); }, Status::invalid_argument, {"gif"});
+  expect_error([&] { (void)encode_image(img, "pgm"); }, Status::unsupported, {"PGM"});
+}
+
+TEST(IoOptions, RgbaAsJpegSaysToDropTheAlphaChannel) {
+  auto rng = make_rng(0x1302);
+  const Image img = clone(random_image(4, 4, {Depth::u8, 4}, rng).view);
+  TempDir dir;
+  expect_error([&] { write_image(dir / "a.jpg", img); }, Status::unsupported,
+               {"JPEG cannot hold u8x4", "drop the alpha channel first"});
+  EXPECT_FALSE(fs::exists(dir / "a.jpg"));
+}
+
+}  // namespace
+}  // namespace pixflow::test

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "pixflow/image.hpp"
 
@@ -88,7 +89,12 @@ ImageHeader read_image_header(const std::string& path,
                               const IoLimits& limits = IoLimits::from_env());
 
 struct WriteOptions {
+  /// JPEG quality, 1..100 (libjpeg's scale); other formats ignore it.
   int jpeg_quality = 95;
+  /// PNG: the zlib level, 0 (stored) .. 9 (smallest, slowest). TIFF: 0 writes uncompressed
+  /// strips, 1..9 Deflate at that level. -1: the codec's default (zlib's 6; TIFF Deflate 6).
+  /// JPEG, PGM/PPM and NPY ignore it. Anything outside -1..9 is invalid_argument.
+  int compression = -1;
 };
 /// Throws what write_image throws for a path and format before it touches the file system:
 /// invalid_argument for an unknown extension, unsupported for a format that cannot hold
@@ -119,6 +125,13 @@ void check_write_format(const std::string& path, Format fmt);
 /// Throws check_write_format's errors, invalid_argument for a device or empty image or a
 /// bad jpeg_quality, io_error (naming the path) for failures of the file system.
 void write_image(const std::string& path, ConstImageView img, const WriteOptions& opt = {});
+
+/// Encodes `img` (host) into memory, as write_image would write it to a file, in the format
+/// that `format` names as an extension, with or without the dot ("png", ".jpg", "pgm"):
+/// for standard output, sockets, or a format that no file name says. Throws what
+/// write_image throws (messages name "<memory>.EXT"); nothing is returned on failure.
+std::vector<std::byte> encode_image(ConstImageView img, const std::string& format,
+                                    const WriteOptions& opt = {});
 
 /// Removes the named temporary files of writes in progress (the fallback where O_TMPFILE
 /// is not available, and the moment before the rename over an existing file). Async-

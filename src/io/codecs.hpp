@@ -66,13 +66,13 @@ ImageHeader read_tiff(const std::string& path, std::FILE* f, const IoLimits& lim
 // Encoders: write `img` (host, format already checked by check_write_format) to `f`; `path`
 // is the final name, for messages. Errors from the library become io_error; the caller
 // checks the stream's state and discards the unpublished file on any failure.
-void write_png(const std::string& path, std::FILE* f, ConstImageView img);
-void write_jpeg(const std::string& path, std::FILE* f, ConstImageView img, int quality);
+void write_png(const std::string& path, std::FILE* f, ConstImageView img, const WriteOptions& opt);
+void write_jpeg(const std::string& path, std::FILE* f, ConstImageView img, const WriteOptions& opt);
 void write_pnm(const std::string& path, std::FILE* f, ConstImageView img);
 void write_npy(const std::string& path, std::FILE* f, ConstImageView img);
 /// TIFF writes through libtiff on a duplicate of `fd` (libtiff seeks and closes what it
 /// opened; `fd` stays open for the caller).
-void write_tiff(const std::string& path, int fd, ConstImageView img);
+void write_tiff(const std::string& path, int fd, ConstImageView img, const WriteOptions& opt);
 
 /// Tests only: true makes write_image use the named-temporary fallback even where O_TMPFILE
 /// works, so that the tests cover both ways of writing on one machine.

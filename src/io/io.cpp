@@ -333,7 +333,7 @@ class Output {
 void encode(FileFormat ff, const std::string& path, int fd, ConstImageView img,
             const WriteOptions& opt) {
   using namespace detail::io;
-  if (ff == FileFormat::tiff) return write_tiff(path, fd, img);
+  if (ff == FileFormat::tiff) return write_tiff(path, fd, img, opt);
   const int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
   if (copy < 0)
     write_fail(Status::io_error, path, "cannot open the new file: ", std::strerror(errno));
@@ -344,10 +344,10 @@ void encode(FileFormat ff, const std::string& path, int fd, ConstImageView img,
   }
   switch (ff) {
     case FileFormat::png:
-      write_png(path, f.get(), img);
+      write_png(path, f.get(), img, opt);
       break;
     case FileFormat::jpeg:
-      write_jpeg(path, f.get(), img, opt.jpeg_quality);
+      write_jpeg(path, f.get(), img, opt);
       break;
     case FileFormat::pnm:
       write_pnm(path, f.get(), img);
@@ -561,10 +561,16 @@ void check_write_format(const std::string& path, Format fmt) {
     write_fail(Status::unsupported, path, "TIFF: pixflow was built without libtiff");
   if (!can_write(ff, ext, fmt))
     write_fail(Status::unsupported, path, format_name(ff, ext), " cannot hold ", to_string(fmt),
-               " images (", depth_name(fmt.depth), ", ", fmt.channels, " channels)");
+               " images (", depth_name(fmt.depth), ", ", fmt.channels, " channels)",
+               ff == FileFormat::jpeg && fmt.channels == 4
+                   ? "; JPEG has no alpha: drop the alpha channel first, or write PNG or TIFF"
+                   : "");
 }
 
-void write_image(const std::string& path, ConstImageView img, const WriteOptions& opt) {
+namespace {
+
+/// write_image's and encode_image's checks, before any file exists; returns the format.
+FileFormat check_write(const std::string& path, ConstImageView img, const WriteOptions& opt) {
   using namespace detail::io;
   if (!img.location().is_host())
     write_fail(Status::invalid_argument, path, "the image must be on the host (got ",
@@ -579,9 +585,43 @@ void write_image(const std::string& path, ConstImageView img, const WriteOptions
   if (ff == FileFormat::jpeg && (opt.jpeg_quality < 1 || opt.jpeg_quality > 100))
     write_fail(Status::invalid_argument, path, "jpeg_quality must be in [1, 100] (got ",
                opt.jpeg_quality, ")");
+  if (opt.compression < -1 || opt.compression > 9)
+    write_fail(Status::invalid_argument, path,
+               "compression must be in [0, 9], or -1 for the default (got ", opt.compression, ")");
+  return ff;
+}
+
+}  // namespace
+
+void write_image(const std::string& path, ConstImageView img, const WriteOptions& opt) {
+  const FileFormat ff = check_write(path, img, opt);
   Output out(path, resolve_target(path));
   encode(ff, path, out.fd(), img, opt);
   out.publish();
+}
+
+std::vector<std::byte> encode_image(ConstImageView img, const std::string& format,
+                                    const WriteOptions& opt) {
+  using namespace detail::io;
+  const std::string name = "<memory>" + (format.starts_with('.') ? format : "." + format);
+  const FileFormat ff = check_write(name, img, opt);
+  // The codecs write to a descriptor (libtiff seeks): an unnamed file, read back whole.
+  const FilePtr f = unnamed_file({}, name);
+  encode(ff, name, ::fileno(f.get()), img, opt);
+  const off_t size = ::lseek(::fileno(f.get()), 0, SEEK_END);
+  if (size < 0 || ::lseek(::fileno(f.get()), 0, SEEK_SET) != 0)
+    write_fail(Status::io_error, name, "cannot read the encoded bytes: ", std::strerror(errno));
+  std::vector<std::byte> bytes(static_cast<std::size_t>(size));
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::read(::fileno(f.get()), bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      write_fail(Status::io_error, name,
+                 "cannot read the encoded bytes: ", n < 0 ? std::strerror(errno) : "short read");
+    done += std::size_t(n);
+  }
+  return bytes;
 }
 
 void remove_pending_temporaries() noexcept {

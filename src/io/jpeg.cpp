@@ -216,7 +216,8 @@ ImageHeader read_jpeg(const std::string& path, std::FILE* f, const IoLimits& lim
   return header;
 }
 
-void write_jpeg(const std::string& path, std::FILE* f, ConstImageView img, int quality) {
+void write_jpeg(const std::string& path, std::FILE* f, ConstImageView img,
+                const WriteOptions& opt) {
   if (img.width() > JPEG_MAX_DIMENSION || img.height() > JPEG_MAX_DIMENSION)
     write_fail(Status::unsupported, path, "JPEG cannot hold ", img.width(), "x", img.height(),
                " (at most ", JPEG_MAX_DIMENSION, " per side)");
@@ -230,7 +231,7 @@ void write_jpeg(const std::string& path, std::FILE* f, ConstImageView img, int q
   for (std::int64_t y = 0; y < img.height(); ++y)
     rows[std::size_t(y)] = const_cast<JSAMPROW>(reinterpret_cast<const JSAMPLE*>(img.row_ptr(y)));
   if (!encode(&s, f, rows.data(), JDIMENSION(img.width()), JDIMENSION(img.height()), img.channels(),
-              quality))
+              opt.jpeg_quality))
     write_fail(Status::io_error, path, "libjpeg: ", s.err.message);
 }
 

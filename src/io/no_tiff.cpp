@@ -14,7 +14,7 @@ ImageHeader read_tiff(const std::string& path, std::FILE*, const IoLimits&, Imag
   read_fail(Status::unsupported, path, "TIFF: pixflow was built without libtiff");
 }
 
-void write_tiff(const std::string& path, int, ConstImageView) {
+void write_tiff(const std::string& path, int, ConstImageView, const WriteOptions&) {
   write_fail(Status::unsupported, path, "TIFF: pixflow was built without libtiff");
 }
 

@@ -187,9 +187,10 @@ extern "C" void png_write_error_cb(png_structp png, png_const_charp msg) {
 }
 
 bool encode(WriteState* s, png_uint_32 w, png_uint_32 h, int bit_depth, int color_type,
-            png_bytep* rows) {
+            png_bytep* rows, int level) {
   if (setjmp(png_jmpbuf(s->png))) return false;
   png_init_io(s->png, s->file);
+  if (level >= 0) png_set_compression_level(s->png, level);
   png_set_IHDR(s->png, s->info, w, h, bit_depth, color_type, PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(s->png, s->info);
@@ -259,7 +260,7 @@ ImageHeader read_png(const std::string& path, std::FILE* f, const IoLimits& limi
   return header;
 }
 
-void write_png(const std::string& path, std::FILE* f, ConstImageView img) {
+void write_png(const std::string& path, std::FILE* f, ConstImageView img, const WriteOptions& opt) {
   WriteState s;
   s.file = f;
   s.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &s, png_write_error_cb, png_warning_cb);
@@ -276,7 +277,7 @@ void write_png(const std::string& path, std::FILE* f, ConstImageView img) {
   for (std::int64_t y = 0; y < img.height(); ++y)
     rows[std::size_t(y)] = const_cast<png_bytep>(reinterpret_cast<const png_byte*>(img.row_ptr(y)));
   if (!encode(&s, png_uint_32(img.width()), png_uint_32(img.height()),
-              img.depth() == Depth::u16 ? 16 : 8, ct, rows.data()))
+              img.depth() == Depth::u16 ? 16 : 8, ct, rows.data(), opt.compression))
     write_fail(Status::io_error, path, "libpng: ", s.message);
 }
 

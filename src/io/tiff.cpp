@@ -235,7 +235,7 @@ ImageHeader read_tiff(const std::string& path, std::FILE* f, const IoLimits& lim
   return header;
 }
 
-void write_tiff(const std::string& path, int fd, ConstImageView img) {
+void write_tiff(const std::string& path, int fd, ConstImageView img, const WriteOptions& opt) {
   TiffErrors errors{path, {}};
   Options opts(errors, 0);
   // libtiff closes the descriptor it was given (TIFFClose): give it a duplicate.
@@ -261,8 +261,11 @@ void write_tiff(const std::string& path, int fd, ConstImageView img) {
        TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, sf) &&
        TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) &&
        TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, ch == 1 ? PHOTOMETRIC_MINISBLACK : PHOTOMETRIC_RGB) &&
-       TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE) &&
+       TIFFSetField(tif, TIFFTAG_COMPRESSION,
+                    opt.compression == 0 ? COMPRESSION_NONE : COMPRESSION_ADOBE_DEFLATE) &&
        TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
+  // Deflate's level (libtiff's default is zlib's, 6); 0 above means no compression.
+  if (ok && opt.compression > 0) ok = TIFFSetField(tif, TIFFTAG_ZIPQUALITY, opt.compression);
   if (ok && ch == 4) {
     const std::uint16_t extra[] = {EXTRASAMPLE_UNASSALPHA};
     ok = TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, extra);
