@@ -1166,6 +1166,43 @@ TEST(CliBatch, InputsGlobsFormatsPatternsAndRecursion) {
   }
 }
 
+TEST(CliConvert, ProfileAndResolutionAreCarriedUnlessStripped) {
+  TempDir t;
+  WriteOptions o;
+  o.metadata.icc.resize(400);  // a header libpng accepts, then bytes that do not deflate
+  for (std::size_t i = 0; i < 400; ++i) o.metadata.icc[i] = std::byte((i * 2654435761u) >> 13);
+  const char* hdr = "\0\0\x01\x90\0\0\0\0\x02\x10\0\0mntrRGB XYZ ";  // 400 bytes, RGB
+  std::memcpy(o.metadata.icc.data(), hdr, 24);
+  std::memcpy(o.metadata.icc.data() + 36, "acsp", 4);
+  std::memset(o.metadata.icc.data() + 64, 0, 68);
+  const char d50[] = "\0\0\xf6\xd6\0\x01\0\0\0\0\xd3\x2d";
+  std::memcpy(o.metadata.icc.data() + 68, d50, 12);
+  o.metadata.dpi_x = o.metadata.dpi_y = 300;
+  write_image(t / "in.tif", random_u8(8, 6, 3, 0x1309), o);
+  auto meta_of = [](const std::string& path) {
+    ImageMetadata m;
+    (void)read_image(path, IoLimits{}, &m);
+    return m;
+  };
+  if (have_tiff()) {
+    ASSERT_EQ(meta_of(t / "in.tif"), o.metadata);
+    ASSERT_EQ(run_cli({"convert", t / "in.tif", t / "a.jpg"}).code, 0);
+    EXPECT_EQ(meta_of(t / "a.jpg"), o.metadata);
+    ASSERT_EQ(run_cli({"convert", t / "a.jpg", t / "b.png"}).code, 0);
+    const ImageMetadata b = meta_of(t / "b.png");
+    EXPECT_EQ(b.icc, o.metadata.icc);
+    EXPECT_NEAR(b.dpi_x, 300, 0.01);
+    ASSERT_EQ(run_cli({"convert", t / "a.jpg", t / "c.png", "--strip"}).code, 0);
+    EXPECT_EQ(meta_of(t / "c.png"), ImageMetadata{});
+    if (have_ops({"gray"})) {  // the profile describes RGB: a gray result leaves it out
+      ASSERT_EQ(run_cli({"run", "gray", t / "a.jpg", "-o", t / "g.png"}).code, 0);
+      const ImageMetadata g = meta_of(t / "g.png");
+      EXPECT_TRUE(g.icc.empty());
+      EXPECT_NEAR(g.dpi_x, 300, 0.01);
+    }
+  }
+}
+
 TEST(CliConvert, StandardInputAndOutputAreBinarySafe) {
   TempDir t;
   const Image img = random_u8(19, 11, 3, 0x1307);

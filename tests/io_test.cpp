@@ -1881,3 +1881,219 @@ TEST(IoOptions, RgbaAsJpegSaysToDropTheAlphaChannel) {
 
 }  // namespace
 }  // namespace pixflow::test
+
+// ---- ICC profile and resolution (issue 13) ---------------------------------------------------
+
+#include <jpeglib.h>
+#if PIXFLOW_HAVE_TIFF
+#include <tiffio.h>
+#endif
+
+namespace pixflow::test {
+namespace {
+
+/// A minimal well-formed ICC profile (v2.1 display class, RGB, XYZ PCS, D50, no tags): what
+/// libpng checks in an iCCP chunk.
+std::vector<std::byte> tiny_icc() {
+  // 132 header bytes and 256 bytes that do not compress: libpng 1.6.39 reads the iCCP chunk
+  // of the bare 132-byte header (59 bytes deflated) as "too short"; real profiles are longer.
+  std::vector<std::byte> p(388);
+  for (std::size_t i = 132; i < p.size(); ++i) p[i] = std::byte((i * 2654435761u) >> 13);
+  auto be32 = [&](std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) p[at + std::size_t(i)] = std::byte(v >> (24 - 8 * i));
+  };
+  be32(0, 388);
+  be32(8, 0x02100000);
+  std::memcpy(&p[12], "mntrRGB XYZ ", 12);
+  std::memcpy(&p[36], "acsp", 4);
+  be32(68, 0x0000f6d6), be32(72, 0x00010000), be32(76, 0x0000d32d);  // D50
+  p[100] = std::byte{'p'};  // some bytes of the profile ID area, so a copy is told from zeros
+  be32(128, 0);
+  return p;
+}
+
+/// Writers and readers through the codec libraries themselves, independent of pixflow.
+void libpng_write(const std::string& path, ConstImageView img, const std::vector<std::byte>& icc,
+                  png_uint_32 ppm) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  png_init_io(png, f);
+  png_set_IHDR(png, info, png_uint_32(img.width()), png_uint_32(img.height()), 8,
+               PNG_COLOR_TYPE_RGB, 0, 0, 0);
+  png_set_iCCP(png, info, "test", 0, reinterpret_cast<png_const_bytep>(icc.data()),
+               png_uint_32(icc.size()));
+  png_set_pHYs(png, info, ppm, ppm, PNG_RESOLUTION_METER);
+  png_write_info(png, info);
+  for (std::int64_t y = 0; y < img.height(); ++y)
+    png_write_row(png, reinterpret_cast<png_const_bytep>(img.row_ptr(y)));
+  png_write_end(png, nullptr);
+  png_destroy_write_struct(&png, &info);
+  std::fclose(f);
+}
+
+ImageMetadata libpng_metadata(const std::string& path) {
+  ImageMetadata m;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  png_init_io(png, f);
+  png_read_info(png, info);
+  png_charp name = nullptr;
+  int comp = 0;
+  png_bytep prof = nullptr;
+  png_uint_32 len = 0, px = 0, py = 0;
+  int unit = 0;
+  if (png_get_iCCP(png, info, &name, &comp, &prof, &len))
+    m.icc.assign(reinterpret_cast<std::byte*>(prof), reinterpret_cast<std::byte*>(prof) + len);
+  if (png_get_pHYs(png, info, &px, &py, &unit) && unit == PNG_RESOLUTION_METER)
+    m.dpi_x = px * 0.0254, m.dpi_y = py * 0.0254;
+  png_destroy_read_struct(&png, &info, nullptr);
+  std::fclose(f);
+  return m;
+}
+
+void libjpeg_write(const std::string& path, ConstImageView img, const std::vector<std::byte>& icc,
+                   UINT16 dpi) {
+  jpeg_compress_struct c{};
+  jpeg_error_mgr err{};
+  c.err = jpeg_std_error(&err);
+  jpeg_create_compress(&c);
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  jpeg_stdio_dest(&c, f);
+  c.image_width = JDIMENSION(img.width());
+  c.image_height = JDIMENSION(img.height());
+  c.input_components = 3;
+  c.in_color_space = JCS_RGB;
+  jpeg_set_defaults(&c);
+  c.density_unit = 1;
+  c.X_density = c.Y_density = dpi;
+  jpeg_start_compress(&c, TRUE);
+  jpeg_write_icc_profile(&c, reinterpret_cast<const JOCTET*>(icc.data()), unsigned(icc.size()));
+  for (std::int64_t y = 0; y < img.height(); ++y) {
+    JSAMPROW row = const_cast<JSAMPROW>(reinterpret_cast<const JSAMPLE*>(img.row_ptr(y)));
+    jpeg_write_scanlines(&c, &row, 1);
+  }
+  jpeg_finish_compress(&c);
+  jpeg_destroy_compress(&c);
+  std::fclose(f);
+}
+
+ImageMetadata libjpeg_metadata(const std::string& path) {
+  ImageMetadata m;
+  jpeg_decompress_struct d{};
+  jpeg_error_mgr err{};
+  d.err = jpeg_std_error(&err);
+  jpeg_create_decompress(&d);
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  jpeg_stdio_src(&d, f);
+  jpeg_save_markers(&d, JPEG_APP0 + 2, 0xffff);
+  jpeg_read_header(&d, TRUE);
+  JOCTET* icc = nullptr;
+  unsigned len = 0;
+  if (jpeg_read_icc_profile(&d, &icc, &len)) {
+    m.icc.assign(reinterpret_cast<std::byte*>(icc), reinterpret_cast<std::byte*>(icc) + len);
+    std::free(icc);
+  }
+  if (d.saw_JFIF_marker && d.density_unit == 1) m.dpi_x = d.X_density, m.dpi_y = d.Y_density;
+  jpeg_destroy_decompress(&d);
+  std::fclose(f);
+  return m;
+}
+
+#if PIXFLOW_HAVE_TIFF
+void libtiff_write(const std::string& path, ConstImageView img, const std::vector<std::byte>& icc,
+                   float dpi) {
+  TIFF* t = TIFFOpen(path.c_str(), "w");
+  TIFFSetField(t, TIFFTAG_IMAGEWIDTH, std::uint32_t(img.width()));
+  TIFFSetField(t, TIFFTAG_IMAGELENGTH, std::uint32_t(img.height()));
+  TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, std::uint16_t(3));
+  TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, std::uint16_t(8));
+  TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+  TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_RGB);
+  TIFFSetField(t, TIFFTAG_ICCPROFILE, std::uint32_t(icc.size()), icc.data());
+  TIFFSetField(t, TIFFTAG_XRESOLUTION, dpi);
+  TIFFSetField(t, TIFFTAG_YRESOLUTION, dpi);
+  TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, std::uint16_t(RESUNIT_INCH));
+  std::vector<std::byte> row(std::size_t(img.row_bytes()));
+  for (std::int64_t y = 0; y < img.height(); ++y) {
+    std::memcpy(row.data(), img.row_ptr(y), row.size());
+    TIFFWriteScanline(t, row.data(), std::uint32_t(y), 0);
+  }
+  TIFFClose(t);
+}
+
+ImageMetadata libtiff_metadata(const std::string& path) {
+  ImageMetadata m;
+  TIFF* t = TIFFOpen(path.c_str(), "r");
+  std::uint32_t len = 0;
+  void* icc = nullptr;
+  if (TIFFGetField(t, TIFFTAG_ICCPROFILE, &len, &icc))
+    m.icc.assign(static_cast<std::byte*>(icc), static_cast<std::byte*>(icc) + len);
+  float rx = 0, ry = 0;
+  std::uint16_t unit = 0;
+  if (TIFFGetField(t, TIFFTAG_XRESOLUTION, &rx) && TIFFGetField(t, TIFFTAG_YRESOLUTION, &ry) &&
+      TIFFGetField(t, TIFFTAG_RESOLUTIONUNIT, &unit) && unit == RESUNIT_INCH)
+    m.dpi_x = rx, m.dpi_y = ry;
+  TIFFClose(t);
+  return m;
+}
+#endif
+
+TEST(IoMetadata, ProfileAndResolutionFromTheCodecsSurviveARewriteInEveryFormat) {
+  auto rng = make_rng(0x1309);
+  const Image img = clone(random_image(12, 8, {Depth::u8, 3}, rng).view);
+  const std::vector<std::byte> icc = tiny_icc();
+  TempDir dir;
+  struct Source {
+    std::string name;
+    double dpi;
+  };
+  std::vector<Source> sources = {{"in.png", 11811 * 0.0254}, {"in.jpg", 300}};
+  libpng_write(dir / "in.png", img, icc, 11811);  // 300 dpi in pixels per metre
+  libjpeg_write(dir / "in.jpg", img, icc, 300);
+#if PIXFLOW_HAVE_TIFF
+  libtiff_write(dir / "in.tif", img, icc, 300);
+  sources.push_back({"in.tif", 300});
+#endif
+  for (const Source& s : sources) {
+    PIXFLOW_TRACE(s.name);
+    ImageMetadata m;
+    const Image back = read_image(dir / s.name, IoLimits{}, &m);
+    EXPECT_EQ(m.icc, icc);
+    EXPECT_NEAR(m.dpi_x, s.dpi, 1e-6);
+    EXPECT_NEAR(m.dpi_y, s.dpi, 1e-6);
+    // Rewritten by pixflow with what it read, checked by the codec libraries.
+    WriteOptions o;
+    o.metadata = m;
+    write_image(dir / "out.png", back, o);
+    const ImageMetadata p = libpng_metadata(dir / "out.png");
+    EXPECT_EQ(p.icc, icc);
+    EXPECT_NEAR(p.dpi_x, 300, 0.01);
+    write_image(dir / "out.jpg", back, o);
+    const ImageMetadata j = libjpeg_metadata(dir / "out.jpg");
+    EXPECT_EQ(j.icc, icc);
+    EXPECT_EQ(j.dpi_x, 300);
+    EXPECT_EQ(j.dpi_y, 300);
+#if PIXFLOW_HAVE_TIFF
+    write_image(dir / "out.tif", back, o);
+    const ImageMetadata t = libtiff_metadata(dir / "out.tif");
+    EXPECT_EQ(t.icc, icc);
+    EXPECT_NEAR(t.dpi_x, s.dpi, 1e-3);
+#endif
+  }
+  // Files without either: nothing; the plain read_image is unchanged.
+  write_image(dir / "plain.png", img);
+  ImageMetadata none;
+  none.dpi_x = 5;
+  (void)read_image(dir / "plain.png", IoLimits{}, &none);
+  EXPECT_EQ(none, ImageMetadata{});
+  // A profile libpng refuses for the image (RGB profile on gray) is left out, not an error.
+  WriteOptions o;
+  o.metadata.icc = icc;
+  write_image(dir / "gray.png", clone(random_image(4, 4, {Depth::u8, 1}, rng).view), o);
+  EXPECT_TRUE(libpng_metadata(dir / "gray.png").icc.empty());
+}
+
+}  // namespace
+}  // namespace pixflow::test

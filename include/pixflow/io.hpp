@@ -65,11 +65,26 @@ bool have_tiff();
 /// kind pixflow does not take (e.g. CMYK JPEG). Messages start "read_image: <path>: ".
 Image read_image(const std::string& path, const IoLimits& limits = IoLimits::from_env());
 
+/// What a file says beside its pixels that pixflow carries from an input to an output: the
+/// colour profile and the resolution. PNG holds them as iCCP and pHYs (pixels per metre),
+/// JPEG as APP2 ICC_PROFILE markers and the JFIF density, TIFF as the InterColorProfile tag
+/// and XResolution/YResolution with ResolutionUnit; PGM/PPM and NPY hold neither.
+struct ImageMetadata {
+  std::vector<std::byte> icc;   ///< the ICC profile, as stored; empty: none
+  double dpi_x = 0, dpi_y = 0;  ///< pixels per inch; 0: not given (or only an aspect ratio)
+  bool operator==(const ImageMetadata&) const = default;
+};
+
+/// read_image that also fills `*metadata` (when not null) with the file's ICC profile and
+/// resolution; everything the file does not hold is left empty/0.
+Image read_image(const std::string& path, const IoLimits& limits, ImageMetadata* metadata);
+
 /// Decodes the bytes of an image file held in memory (PNG, JPEG, TIFF, PGM/PPM, NPY) exactly
 /// as read_image decodes that file; `name` stands for the path in messages. The bytes are
 /// copied into an unnamed file (memfd on Linux) that the codecs read.
 Image decode_image(std::span<const std::byte> bytes, const std::string& name = "<memory>",
-                   const IoLimits& limits = IoLimits::from_env());
+                   const IoLimits& limits = IoLimits::from_env(),
+                   ImageMetadata* metadata = nullptr);
 
 /// What read_image would return, from the file's header alone: its size and the format
 /// the decoded image will have (e.g. a palette PNG gives u8x3, gray+alpha gives x4).
@@ -95,6 +110,11 @@ struct WriteOptions {
   /// strips, 1..9 Deflate at that level. -1: the codec's default (zlib's 6; TIFF Deflate 6).
   /// JPEG, PGM/PPM and NPY ignore it. Anything outside -1..9 is invalid_argument.
   int compression = -1;
+  /// Written where the format holds it (see ImageMetadata): a profile that libpng finds does
+  /// not fit the image (a gray profile on RGB) is left out rather than failing the write;
+  /// resolutions are rounded to what the format stores (PNG: pixels per metre, JPEG: whole
+  /// dots per inch, 1..65535).
+  ImageMetadata metadata;
 };
 /// Throws what write_image throws for a path and format before it touches the file system:
 /// invalid_argument for an unknown extension, unsupported for a format that cannot hold

@@ -365,14 +365,15 @@ void encode(FileFormat ff, const std::string& path, int fd, ConstImageView img,
 }
 
 ImageHeader read_stream(const std::string& path, std::FILE* file, const IoLimits& limits,
-                        Image* pixels);
+                        Image* pixels, ImageMetadata* meta = nullptr);
 
 /// read_image and read_image_header: detection by signature, then the codec.
-ImageHeader read_any(const std::string& path, const IoLimits& limits, Image* pixels) {
+ImageHeader read_any(const std::string& path, const IoLimits& limits, Image* pixels,
+                     ImageMetadata* meta = nullptr) {
   using namespace detail::io;
   FilePtr f(std::fopen(path.c_str(), "rb"));
   if (!f) read_fail(Status::io_error, path, "cannot open: ", std::strerror(errno));
-  return read_stream(path, f.get(), limits, pixels);
+  return read_stream(path, f.get(), limits, pixels, meta);
 }
 
 /// An unnamed file holding `bytes`, positioned at its start: the codecs read through a
@@ -398,7 +399,8 @@ detail::io::FilePtr unnamed_file(std::span<const std::byte> bytes, const std::st
 
 /// Detection by signature, then the codec, on an open file at its start.
 ImageHeader read_stream(const std::string& path, std::FILE* file, const IoLimits& limits,
-                        Image* pixels) {
+                        Image* pixels, ImageMetadata* meta) {
+  if (meta) *meta = ImageMetadata{};
   using namespace detail::io;
   if (limits.max_side <= 0 || limits.max_pixels <= 0 || limits.max_bytes <= 0)
     throw Error(
@@ -415,13 +417,13 @@ ImageHeader read_stream(const std::string& path, std::FILE* file, const IoLimits
   };
   ImageHeader h;
   if (starts("\x89PNG\r\n\x1a\n", 8)) {
-    h = read_png(path, file, limits, pixels);
+    h = read_png(path, file, limits, pixels, meta);
     h.file_format = FileFormat::png;
   } else if (starts("\xff\xd8\xff", 3)) {
-    h = read_jpeg(path, file, limits, pixels);
+    h = read_jpeg(path, file, limits, pixels, meta);
     h.file_format = FileFormat::jpeg;
   } else if (starts("II*\0", 4) || starts("MM\0*", 4) || starts("II+\0", 4) || starts("MM\0+", 4)) {
-    h = read_tiff(path, file, limits, pixels);
+    h = read_tiff(path, file, limits, pixels, meta);
     h.file_format = FileFormat::tiff;
   } else if (starts("\x93NUMPY", 6)) {
     h = read_npy(path, file, limits, pixels);
@@ -540,12 +542,18 @@ Image read_image(const std::string& path, const IoLimits& limits) {
   return img;
 }
 
+Image read_image(const std::string& path, const IoLimits& limits, ImageMetadata* metadata) {
+  Image img;
+  read_any(path, limits, &img, metadata);
+  return img;
+}
+
 Image decode_image(std::span<const std::byte> bytes, const std::string& name,
-                   const IoLimits& limits) {
+                   const IoLimits& limits, ImageMetadata* metadata) {
   if (bytes.empty()) detail::io::read_fail(Status::io_error, name, "file is empty");
   const detail::io::FilePtr f = unnamed_file(bytes, name);
   Image img;
-  (void)read_stream(name, f.get(), limits, &img);
+  (void)read_stream(name, f.get(), limits, &img, metadata);
   return img;
 }
 

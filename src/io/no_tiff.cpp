@@ -10,7 +10,8 @@ bool have_tiff() {
 
 namespace detail::io {
 
-ImageHeader read_tiff(const std::string& path, std::FILE*, const IoLimits&, Image*) {
+ImageHeader read_tiff(const std::string& path, std::FILE*, const IoLimits&, Image*,
+                      ImageMetadata*) {
   read_fail(Status::unsupported, path, "TIFF: pixflow was built without libtiff");
 }
 

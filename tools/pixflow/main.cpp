@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
     cmd->add_option("--quality", o.quality, "JPEG quality, 1..100 (default 95)");
     cmd->add_option("--compression", o.compression,
                     "PNG: zlib level 0..9 (default 6); TIFF: 0 uncompressed, 1..9 Deflate");
+    cmd->add_flag("--strip", o.strip,
+                  "do not carry the input's ICC profile and resolution (DPI) to the output");
     cmd->add_flag("-r,--recursive", o.recursive,
                   "folders: every sub-folder too, kept under OUTPUT");
     cmd->add_option("--backend", o.backend,

@@ -269,6 +269,7 @@ void check_result_fits(const Pipeline& pipeline, const std::string& in, const st
 struct Writing {
   WriteOptions options;
   std::string format;
+  bool strip = false;  ///< --strip: no ICC profile or resolution carried over
 };
 
 /// Every byte of standard input (INPUT "-"): decoded from memory, its format from its
@@ -303,7 +304,10 @@ void write_stdout(const std::vector<std::byte>& bytes) {
 
 void process(const Pipeline& pipeline, const std::string& in, const std::string& out, Location loc,
              const Context& ctx, const IoLimits& limits, const Writing& w) {
-  Image src = in == "-" ? decode_image(read_stdin(), "<stdin>", limits) : read_image(in, limits);
+  ImageMetadata meta;
+  Image src = in == "-" ? decode_image(read_stdin(), "<stdin>", limits, &meta)
+                        : read_image(in, limits, &meta);
+  const bool gray_in = src.channels() == 1;
   if (in == "-" || out == "-") {
     // No header was checked before decoding standard input: the result's format against
     // the output's, before any pipeline runs or a byte is written.
@@ -330,11 +334,18 @@ void process(const Pipeline& pipeline, const std::string& in, const std::string&
     result = Image(d_dst.width(), d_dst.height(), d_dst.format());
     copy(d_dst, result);
   }
+  // The input's profile and resolution go to the output where its format holds them; a
+  // profile only while the colour model stays (a gray profile does not describe RGB).
+  WriteOptions o = w.options;
+  if (!w.strip) {
+    o.metadata = std::move(meta);
+    if (gray_in != (result.channels() == 1)) o.metadata.icc.clear();
+  }
   if (out == "-") {
-    write_stdout(encode_image(result, w.format, w.options));  // whole, or nothing on failure
+    write_stdout(encode_image(result, w.format, o));  // whole, or nothing on failure
     return;
   }
-  write_image(out, result, w.options);  // atomic: nothing is left behind on failure or signal
+  write_image(out, result, o);  // atomic: nothing is left behind on failure or signal
 }
 
 // ---- progress ------------------------------------------------------------------------------
@@ -541,6 +552,7 @@ Writing writing_from(const RunOptions& opt) {
     w.options.compression = *opt.compression;
   }
   w.format = format_extension(opt);
+  w.strip = opt.strip;
   return w;
 }
 
