@@ -1094,6 +1094,11 @@ TEST(CliConvert, AnEmptyPipelineAndConvertWriteTheInputInAnotherFormat) {
   r = run_cli({"run", "", t / "in.ppm", "-o", t / "b.npy"});
   ASSERT_EQ(r.code, 0) << show(r);
   EXPECT_EQ(compare(read_image(t / "b.npy"), img), "");
+  if (have_webp()) {
+    r = run_cli({"convert", t / "b.npy", t / "b.webp", "--lossless"});
+    ASSERT_EQ(r.code, 0) << show(r);
+    EXPECT_EQ(compare(read_image(t / "b.webp"), img), "");
+  }
   // RGBA as JPEG: exit 2, says what to do, writes nothing.
   write_image(t / "rgba.png", random_u8(5, 4, 4, 0x1302));
   r = run_cli({"convert", t / "rgba.png", t / "c.jpg"});

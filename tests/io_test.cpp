@@ -2097,3 +2097,64 @@ TEST(IoMetadata, ProfileAndResolutionFromTheCodecsSurviveARewriteInEveryFormat) 
 
 }  // namespace
 }  // namespace pixflow::test
+
+// ---- WebP (libwebp, optional) --------------------------------------------------------------
+
+namespace pixflow::test {
+namespace {
+
+TEST(IoWebp, LosslessRoundTripsLossyFollowsQualityAndCutsAreErrors) {
+  TempDir dir;
+  auto rng = make_rng(0x1310);
+  const Image rgb = clone(random_image(21, 13, {Depth::u8, 3}, rng).view);
+  if (!have_webp()) {
+    expect_error([&] { write_image(dir / "a.webp", rgb); }, Status::unsupported, {"libwebp"});
+    GTEST_SKIP() << "built without libwebp";
+  }
+  const Image rgba = clone(random_image(9, 17, {Depth::u8, 4}, rng).view);
+  const Image gray = clone(random_image(8, 5, {Depth::u8, 1}, rng).view);
+  WriteOptions lossless;
+  lossless.lossless = true;
+  for (const Image* img : {&rgb, &rgba}) {
+    write_image(dir / "a.webp", *img, lossless);
+    EXPECT_EQ(compare(read_image(dir / "a.webp"), *img), "");
+    const ImageHeader h = read_image_header(dir / "a.webp");
+    EXPECT_EQ(h, (ImageHeader{img->width(), img->height(), img->format(), FileFormat::webp}));
+  }
+  // Gray is written as RGB (g, g, g): WebP has no gray.
+  write_image(dir / "g.webp", gray, lossless);
+  const Image g3 = read_image(dir / "g.webp");
+  ASSERT_EQ(g3.channels(), 3);
+  for (std::int64_t y = 0; y < gray.height(); ++y)
+    for (std::int64_t x = 0; x < gray.width(); ++x)
+      for (int c = 0; c < 3; ++c)
+        ASSERT_EQ(g3.row<std::uint8_t>(y)[3 * x + c], gray.row<std::uint8_t>(y)[x]);
+  // Lossy: quality changes the size; the image decodes to the same size and format.
+  WriteOptions q10, q90;
+  q10.jpeg_quality = 10;
+  q90.jpeg_quality = 90;
+  const Image big = clone(random_image(64, 48, {Depth::u8, 3}, rng).view);
+  write_image(dir / "q10.webp", big, q10);
+  write_image(dir / "q90.webp", big, q90);
+  EXPECT_LT(fs::file_size(dir / "q10.webp"), fs::file_size(dir / "q90.webp"));
+  EXPECT_EQ(read_image(dir / "q10.webp").format(), big.format());
+  expect_error(
+      [&] {
+        write_image(dir / "u16.webp", random_image(4, 4, {Depth::u16, 3}, rng));
+      },
+      Status::unsupported, {"WebP cannot hold u16x3"});
+  // Cut files: io_error, never a crash; a cut in the header says "truncated".
+  const Bytes whole = read_bytes(dir / "q90.webp");
+  for (std::size_t cut : {std::size_t(10), std::size_t(20), whole.size() / 2, whole.size() - 1}) {
+    PIXFLOW_TRACE(cut);
+    std::ofstream(dir / "cut.webp", std::ios::binary) << whole.substr(0, cut);
+    const std::string msg = error_of([&] { (void)read_image(dir / "cut.webp"); });
+    EXPECT_TRUE(msg.starts_with("io_error: read_image: " + dir / "cut.webp")) << msg;
+  }
+  // Other RIFF files stay unsupported.
+  std::ofstream(dir / "x.avi", std::ios::binary) << std::string("RIFF\x10\0\0\0AVI LIST", 16);
+  expect_error([&] { (void)read_image(dir / "x.avi"); }, Status::unsupported, {"RIFF"});
+}
+
+}  // namespace
+}  // namespace pixflow::test

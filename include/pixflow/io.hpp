@@ -52,12 +52,14 @@ struct IoLimits {
   static IoLimits from_env();
 };
 
-enum class FileFormat { png, jpeg, tiff, pnm, npy };
-/// From the extension (.png .jpg .jpeg .tif .tiff .pgm .ppm .pnm .npy), case-insensitive;
-/// throws invalid_argument for others.
+enum class FileFormat { png, jpeg, tiff, pnm, npy, webp };
+/// From the extension (.png .jpg .jpeg .tif .tiff .pgm .ppm .pnm .npy .webp),
+/// case-insensitive; throws invalid_argument for others.
 FileFormat format_from_path(const std::string& path);
 /// False when pixflow was built without libtiff.
 bool have_tiff();
+/// False when pixflow was built without libwebp.
+bool have_webp();
 
 /// Reads a file (format from its contents' signature, not the extension). Throws io_error
 /// for unreadable, truncated or corrupt files (a truncated file's message says at which
@@ -104,8 +106,10 @@ ImageHeader read_image_header(const std::string& path,
                               const IoLimits& limits = IoLimits::from_env());
 
 struct WriteOptions {
-  /// JPEG quality, 1..100 (libjpeg's scale); other formats ignore it.
+  /// JPEG quality, 1..100 (libjpeg's scale), also WebP's lossy quality; others ignore it.
   int jpeg_quality = 95;
+  /// WebP: lossless instead of lossy (jpeg_quality then unused); others ignore it.
+  bool lossless = false;
   /// PNG: the zlib level, 0 (stored) .. 9 (smallest, slowest). TIFF: 0 writes uncompressed
   /// strips, 1..9 Deflate at that level. -1: the codec's default (zlib's 6; TIFF Deflate 6).
   /// JPEG, PGM/PPM and NPY ignore it. Anything outside -1..9 is invalid_argument.

@@ -518,6 +518,7 @@ nb::dict info() {
   d["devices"] = devices;
   d["cuda_compiled"] = cuda_compiled();
   d["tiff"] = have_tiff();
+  d["webp"] = have_webp();
   return d;
 }
 

@@ -64,6 +64,8 @@ ImageHeader read_jpeg(const std::string& path, std::FILE* f, const IoLimits& lim
                       ImageMetadata* meta = nullptr);
 ImageHeader read_pnm(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels);
 ImageHeader read_npy(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels);
+/// WebP reads the whole file into memory (libwebp's simple API); no metadata.
+ImageHeader read_webp(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels);
 /// TIFF reads through libtiff from the descriptor of `f` (libtiff seeks).
 ImageHeader read_tiff(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels,
                       ImageMetadata* meta = nullptr);
@@ -74,6 +76,7 @@ ImageHeader read_tiff(const std::string& path, std::FILE* f, const IoLimits& lim
 void write_png(const std::string& path, std::FILE* f, ConstImageView img, const WriteOptions& opt);
 void write_jpeg(const std::string& path, std::FILE* f, ConstImageView img, const WriteOptions& opt);
 void write_pnm(const std::string& path, std::FILE* f, ConstImageView img);
+void write_webp(const std::string& path, std::FILE* f, ConstImageView img, const WriteOptions& opt);
 void write_npy(const std::string& path, std::FILE* f, ConstImageView img);
 /// TIFF writes through libtiff on a duplicate of `fd` (libtiff seeks and closes what it
 /// opened; `fd` stays open for the caller).

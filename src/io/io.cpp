@@ -66,6 +66,8 @@ bool can_write(FileFormat ff, const std::string& ext, Format fmt) {
     }
     case FileFormat::npy:
       return true;
+    case FileFormat::webp:
+      return d == Depth::u8 && (c == 1 || c == 3 || c == 4);
   }
   return false;
 }
@@ -82,6 +84,8 @@ const char* format_name(FileFormat ff, const std::string& ext) {
       return ext == ".pgm" ? "PGM" : ext == ".ppm" ? "PPM" : "PNM";
     case FileFormat::npy:
       return "NPY";
+    case FileFormat::webp:
+      return "WebP";
   }
   return "?";
 }
@@ -355,6 +359,9 @@ void encode(FileFormat ff, const std::string& path, int fd, ConstImageView img,
     case FileFormat::npy:
       write_npy(path, f.get(), img);
       break;
+    case FileFormat::webp:
+      write_webp(path, f.get(), img, opt);
+      break;
     case FileFormat::tiff:
       break;
   }
@@ -407,7 +414,7 @@ ImageHeader read_stream(const std::string& path, std::FILE* file, const IoLimits
         Status::invalid_argument,
         detail::cat("read_image: limits must be positive (max_side ", limits.max_side,
                     ", max_pixels ", limits.max_pixels, ", max_bytes ", limits.max_bytes, ")"));
-  unsigned char sig[8] = {};
+  unsigned char sig[12] = {};
   const std::size_t n = std::fread(sig, 1, sizeof sig, file);
   if (std::ferror(file)) read_fail(Status::io_error, path, "cannot read: ", std::strerror(errno));
   if (n == 0) read_fail(Status::io_error, path, "file is empty");
@@ -431,9 +438,14 @@ ImageHeader read_stream(const std::string& path, std::FILE* file, const IoLimits
   } else if (n >= 2 && sig[0] == 'P' && sig[1] >= '1' && sig[1] <= '7') {
     h = read_pnm(path, file, limits, pixels);
     h.file_format = FileFormat::pnm;
+  } else if (starts("RIFF", 4) && (n < 12 || std::memcmp(sig + 8, "WEBP", 4) == 0)) {
+    // (a RIFF file cut before its form type is read as a cut WebP: "truncated")
+    h = read_webp(path, file, limits, pixels);
+    h.file_format = FileFormat::webp;
   } else if (starts("GIF8", 4) || starts("BM", 2) || starts("RIFF", 4)) {
     read_fail(Status::unsupported, path,
-              "GIF, BMP and RIFF (WebP) files are not supported (PNG, JPEG, TIFF, PGM/PPM, NPY)");
+              "GIF, BMP and RIFF files other than WebP are not supported (PNG, JPEG, TIFF, "
+              "WebP, PGM/PPM, NPY)");
   } else {
     read_fail(Status::io_error, path,
               "not a PNG, JPEG, TIFF, PGM/PPM or NPY file (unrecognised signature)");
@@ -458,9 +470,10 @@ FileFormat format_from_path(const std::string& path) {
   if (ext == ".tif" || ext == ".tiff") return FileFormat::tiff;
   if (ext == ".pgm" || ext == ".ppm" || ext == ".pnm") return FileFormat::pnm;
   if (ext == ".npy") return FileFormat::npy;
+  if (ext == ".webp") return FileFormat::webp;
   throw Error(Status::invalid_argument,
               detail::cat("write_image: ", path, ": unknown extension '", ext,
-                          "' (expected .png .jpg .jpeg .tif .tiff .pgm .ppm .pnm .npy)"));
+                          "' (expected .png .jpg .jpeg .tif .tiff .pgm .ppm .pnm .npy .webp)"));
 }
 
 namespace detail::io {
@@ -567,6 +580,8 @@ void check_write_format(const std::string& path, Format fmt) {
   const std::string ext = lower_extension(path);
   if (ff == FileFormat::tiff && !have_tiff())
     write_fail(Status::unsupported, path, "TIFF: pixflow was built without libtiff");
+  if (ff == FileFormat::webp && !have_webp())
+    write_fail(Status::unsupported, path, "WebP: pixflow was built without libwebp");
   if (!can_write(ff, ext, fmt))
     write_fail(Status::unsupported, path, format_name(ff, ext), " cannot hold ", to_string(fmt),
                " images (", depth_name(fmt.depth), ", ", fmt.channels, " channels)",
@@ -590,7 +605,8 @@ FileFormat check_write(const std::string& path, ConstImageView img, const WriteO
                img.height(), " ", to_string(img.format()), ", stride ", img.stride(), ")");
   check_write_format(path, img.format());
   const FileFormat ff = format_from_path(path);
-  if (ff == FileFormat::jpeg && (opt.jpeg_quality < 1 || opt.jpeg_quality > 100))
+  if ((ff == FileFormat::jpeg || ff == FileFormat::webp) &&
+      (opt.jpeg_quality < 1 || opt.jpeg_quality > 100))
     write_fail(Status::invalid_argument, path, "jpeg_quality must be in [1, 100] (got ",
                opt.jpeg_quality, ")");
   if (opt.compression < -1 || opt.compression > 9)

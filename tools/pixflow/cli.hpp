@@ -57,6 +57,7 @@ struct RunOptions {
   std::optional<std::string> format;  ///< --format: the outputs' format (png, jpg, tif, ...)
   std::optional<int> quality;         ///< --quality: JPEG 1..100 (default 95)
   std::optional<int> compression;     ///< --compression: PNG zlib 0..9, TIFF 0 none / 1..9
+  bool lossless = false;              ///< --lossless: WebP lossless
   bool strip = false;                 ///< --strip: drop the ICC profile and resolution
   bool recursive = false;             ///< folders: their sub-folders too, structure kept
   int jobs = 1;                       ///< --jobs: items at once in a CPU batch

@@ -27,10 +27,12 @@ int main(int argc, char** argv) {
 
   // Options shared by `run` and `convert`.
   auto add_run_options = [](CLI::App* cmd, RunOptions& o) {
-    cmd->add_option("--format", o.format,
-                    "the outputs' format: png, jpg, tif, pgm, ppm, pnm or npy (a folder OUTPUT: "
-                    "the files' new extension; required with OUTPUT '-')");
-    cmd->add_option("--quality", o.quality, "JPEG quality, 1..100 (default 95)");
+    cmd->add_option(
+        "--format", o.format,
+        "the outputs' format: png, jpg, tif, webp, pgm, ppm, pnm or npy (a folder OUTPUT: "
+        "the files' new extension; required with OUTPUT '-')");
+    cmd->add_option("--quality", o.quality, "JPEG and WebP quality, 1..100 (default 95)");
+    cmd->add_flag("--lossless", o.lossless, "WebP: lossless (instead of --quality)");
     cmd->add_option("--compression", o.compression,
                     "PNG: zlib level 0..9 (default 6); TIFF: 0 uncompressed, 1..9 Deflate");
     cmd->add_flag("--strip", o.strip,

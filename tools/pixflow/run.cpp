@@ -436,7 +436,8 @@ bool is_image_name(const fs::path& p) {
   std::string ext = p.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return char(std::tolower(c)); });
-  for (const char* e : {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".pgm", ".ppm", ".pnm", ".npy"})
+  for (const char* e :
+       {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".pgm", ".ppm", ".pnm", ".npy", ".webp"})
     if (ext == e) return true;
   return false;
 }
@@ -528,18 +529,18 @@ std::string format_extension(const RunOptions& opt) {
   std::transform(f.begin(), f.end(), f.begin(),
                  [](unsigned char c) { return char(std::tolower(c)); });
   if (f.starts_with('.')) f.erase(0, 1);
-  for (const char* e : {"png", "jpg", "jpeg", "tif", "tiff", "pgm", "ppm", "pnm", "npy"})
+  for (const char* e : {"png", "jpg", "jpeg", "tif", "tiff", "pgm", "ppm", "pnm", "npy", "webp"})
     if (f == e) return "." + f;
   throw UsageError("--format '" + *opt.format +
                    "' is not a format pixflow writes (png, jpg, jpeg, tif, tiff, pgm, ppm, pnm, "
-                   "npy)");
+                   "npy, webp)");
 }
 
 Writing writing_from(const RunOptions& opt) {
   Writing w;
   if (opt.quality) {
     if (*opt.quality < 1 || *opt.quality > 100)
-      throw UsageError("--quality must be in [1, 100] (JPEG quality; got " +
+      throw UsageError("--quality must be in [1, 100] (JPEG and WebP quality; got " +
                        std::to_string(*opt.quality) + ")");
     w.options.jpeg_quality = *opt.quality;
   }
@@ -553,6 +554,7 @@ Writing writing_from(const RunOptions& opt) {
   }
   w.format = format_extension(opt);
   w.strip = opt.strip;
+  w.options.lossless = opt.lossless;
   return w;
 }
 
@@ -854,11 +856,12 @@ fs::path single_output(const RunOptions& opt, const Source& src, const std::stri
                        "' looks like a glob; pixflow does not expand OUTPUT: name one file, a "
                        "folder, or a pattern such as 'out/{stem}.png'");
     if (out.extension().empty() && fmt.empty())
-      throw UsageError("OUTPUT '" + opt.output + "' has no file extension" +
-                       (opt.output.back() == '/' ? std::string(" and is not an existing folder")
-                                                 : std::string()) +
-                       ": name a file ending in .png, .jpg, .tif, .pgm, .ppm, .pnm or .npy, or an "
-                       "existing folder");
+      throw UsageError(
+          "OUTPUT '" + opt.output + "' has no file extension" +
+          (opt.output.back() == '/' ? std::string(" and is not an existing folder")
+                                    : std::string()) +
+          ": name a file ending in .png, .jpg, .tif, .webp, .pgm, .ppm, .pnm or .npy, or an "
+          "existing folder");
     out = apply_format(out, fmt);
   }
   try {
