@@ -93,21 +93,31 @@ void write_webp(const std::string& path, std::FILE* f, ConstImageView img,
       std::memcpy(dst, src, std::size_t(w) * std::size_t(out_ch));
     }
   }
-  std::uint8_t* out = nullptr;
+  // The advanced API, for `exact`: libwebp would otherwise change the colour of fully
+  // transparent pixels, and a lossless file must give back what was written (as PNG does).
+  WebPConfig config;
+  WebPPicture pic;
+  if (!WebPConfigInit(&config) || !WebPPictureInit(&pic))
+    write_fail(Status::io_error, path, "libwebp: version mismatch");
+  config.lossless = opt.lossless ? 1 : 0;
+  config.quality = opt.lossless ? 75.0f : float(opt.jpeg_quality);
+  config.exact = 1;
+  pic.use_argb = opt.lossless ? 1 : 0;
+  pic.width = w;
+  pic.height = h;
+  WebPMemoryWriter mem;
+  WebPMemoryWriterInit(&mem);
+  pic.writer = WebPMemoryWrite;
+  pic.custom_ptr = &mem;
   const int stride = w * out_ch;
-  std::size_t n = 0;
-  if (opt.lossless)
-    n = out_ch == 4 ? WebPEncodeLosslessRGBA(packed.data(), w, h, stride, &out)
-                    : WebPEncodeLosslessRGB(packed.data(), w, h, stride, &out);
-  else
-    n = out_ch == 4 ? WebPEncodeRGBA(packed.data(), w, h, stride, float(opt.jpeg_quality), &out)
-                    : WebPEncodeRGB(packed.data(), w, h, stride, float(opt.jpeg_quality), &out);
-  if (n == 0 || !out) {
-    WebPFree(out);
-    write_fail(Status::io_error, path, "libwebp: encoding failed");
-  }
-  const bool written = std::fwrite(out, 1, n, f) == n;
-  WebPFree(out);
+  bool ok = out_ch == 4 ? WebPPictureImportRGBA(&pic, packed.data(), stride) != 0
+                        : WebPPictureImportRGB(&pic, packed.data(), stride) != 0;
+  ok = ok && WebPEncode(&config, &pic) != 0;
+  const int err = pic.error_code;
+  WebPPictureFree(&pic);
+  const bool written = ok && std::fwrite(mem.mem, 1, mem.size, f) == mem.size;
+  WebPMemoryWriterClear(&mem);
+  if (!ok) write_fail(Status::io_error, path, "libwebp: encoding failed (error ", err, ")");
   if (!written) write_fail(Status::io_error, path, "write failed");
 }
 
