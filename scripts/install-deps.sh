@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
   libpng-dev libjpeg62-turbo-dev libtiff-dev   # codecs
+  libwebp-dev                                  # WebP (optional: PIXFLOW_WEBP=AUTO builds without it)
   libcli11-dev                                 # the CLI
   libhwy-dev                                   # SIMD kernels of the cpu backend (Highway)
   libgtest-dev libopencv-dev                   # tests (OpenCV is used by tests only)

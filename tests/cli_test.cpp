@@ -49,10 +49,14 @@ std::string slurp(const fs::path& p) {
 /// (so neither pipe can fill up) and are read back separately by wait().
 class CliProcess {
  public:
+  /// `stdin_path`: a file given as standard input (none: the test's own).
   explicit CliProcess(const std::vector<std::string>& args,
-                      const std::map<std::string, std::string>& env = {}) {
+                      const std::map<std::string, std::string>& env = {},
+                      const std::string& stdin_path = {}) {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
+    if (!stdin_path.empty())
+      posix_spawn_file_actions_addopen(&fa, 0, stdin_path.c_str(), O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&fa, 2, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     std::vector<std::string> argv_s = {PIXFLOW_CLI_PATH};
@@ -379,7 +383,22 @@ TEST(CliUsage, EveryUsageErrorExits2WithOneStderrLineNamingTheCulprit) {
       {{"run", "nosuchop", in, "-o", out}, "nosuchop"},
       {{"run", "transpose k=3", in, "-o", out}, "'k'"},
       {{"run", "transpose | ", in, "-o", out}, "stage 2"},
-      {{"run", "", in, "-o", out}, "stage 1"},
+      {{"run", " | ", in, "-o", out}, "stage 1"},
+      {{"run", "transpose", t / "missing.png", "-o", out}, "missing.png"},
+      {{"run", "transpose", t / "nothing*.pgm", "-o", dir}, "matches no file"},
+      {{"run", "transpose", in, "-o", out, "--quality", "0"}, "--quality"},
+      {{"run", "transpose", in, "-o", out, "--quality", "101"}, "--quality"},
+      {{"run", "transpose", in, "-o", out, "--compression", "10"}, "--compression"},
+      {{"run", "transpose", in, "-o", out, "--format", "gif"}, "gif"},
+      {{"run", "transpose", in, "-o", out, "--format", "png"}, "--format"},
+      {{"run", "transpose", in, "-o", "-"}, "--format"},
+      {{"run", "transpose", in, "-o", "-", "--format", "png", "--progress=json"}, "json"},
+      {{"run", "transpose", in, file, "-o", "-", "--format", "png"}, "several inputs"},
+      {{"run", "transpose", in, "-", "-o", dir}, "only INPUT"},
+      {{"run", "transpose", in, "-o", t / "{bogus}.png"}, "{bogus}"},
+      {{"run", "transpose", in, file, "-o", t / "o.png"}, "several inputs"},
+      {{"run", "transpose", in, "-o", out, "--jobs", "0"}, "--jobs"},
+      {{"convert", in}, "OUTPUT"},
       {{"run", "transpose", in, "-o", out, "--backend", "metal"}, "metal"},
       {{"run", "transpose", in, "-o", out, "--progress=fancy"}, "fancy"},
       {{"run", "transpose", in, "-o", out, "--device=-1"}, "--device"},
@@ -561,8 +580,6 @@ TEST(CliRun, FailedRunExits1AndLeavesNoOutputAndNoTempFile) {
   std::vector<Case> cases = {
       // corrupt input
       {{"run", "transpose", t / "corrupt.png", "-o", t / "o1.png"}, {}, "o1.png", "corrupt.png"},
-      // missing input
-      {{"run", "transpose", t / "missing.png", "-o", t / "o2.png"}, {}, "o2.png", "missing.png"},
       // decoder limits from the environment and from the command line
       {{"run", "transpose", t / "big.pgm", "-o", t / "o4.pgm"},
        {{"PIXFLOW_MAX_SIDE", "16"}},
@@ -870,9 +887,9 @@ TEST(CliSafety, OutputProblemsAreFoundBeforeDecoding) {
       {{"run", "median k=3", in, "-o", t / ("out/" + std::string(252, 'n') + ".png")},
        2,
        "is 256 bytes"},
-      {{"run", "median k=3", t / "out", "-o", t / "file"}, 2, "must be a directory too"},
+      {{"run", "median k=3", t / "out", "-o", t / "file"}, 2, "is a file"},
       {{"run", "median k=3", in, "-o", t / "newdir/"}, 2, "is not an existing folder"},
-      {{"run", "median k=3", in, "-o", t / "out/*.png"}, 2, "looks like a pattern"},
+      {{"run", "median k=3", in, "-o", t / "out/*.png"}, 2, "looks like a glob"},
   };
   if (geteuid() != 0) {  // root writes into read-only folders: nothing to check there
     fs::create_directory(t / "ro");
@@ -1080,6 +1097,151 @@ TEST(CliSafety, TheBinaryHoldsNoBuildPathAndItsDemoRunsWhenMoved) {
   const std::string cmd = "cd '" + t.path().string() + "' && ./pixflow demo -o out > log 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(t / "log");
   EXPECT_EQ(compare(read_image(t / "out/original.png"), read_image(kAstronaut)), "");
+}
+
+// ---- conversion, write options, batches, standard streams (issue 13) ------------------------
+
+TEST(CliConvert, AnEmptyPipelineAndConvertWriteTheInputInAnotherFormat) {
+  TempDir t;
+  const Image img = random_u8(13, 9, 3, 0x1301);
+  write_pnm(t / "in.ppm", img);
+  auto r = run_cli({"convert", t / "in.ppm", t / "a.png"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  EXPECT_EQ(compare(read_image(t / "a.png"), img), "");
+  r = run_cli({"run", "", t / "in.ppm", "-o", t / "b.npy"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  EXPECT_EQ(compare(read_image(t / "b.npy"), img), "");
+  if (have_webp()) {
+    r = run_cli({"convert", t / "b.npy", t / "b.webp", "--lossless"});
+    ASSERT_EQ(r.code, 0) << show(r);
+    EXPECT_EQ(compare(read_image(t / "b.webp"), img), "");
+  }
+  // RGBA as JPEG: exit 2, says what to do, writes nothing.
+  write_image(t / "rgba.png", random_u8(5, 4, 4, 0x1302));
+  r = run_cli({"convert", t / "rgba.png", t / "c.jpg"});
+  EXPECT_EQ(r.code, 2) << show(r);
+  EXPECT_NE(r.err.find("drop the alpha channel first"), std::string::npos) << show(r);
+  EXPECT_FALSE(fs::exists(t / "c.jpg"));
+}
+
+TEST(CliConvert, QualityAndCompressionReachTheEncoders) {
+  TempDir t;
+  const Image img = random_u8(48, 32, 3, 0x1303);
+  write_pnm(t / "in.ppm", img);
+  for (const char* q : {"30", "95"}) {
+    const auto r =
+        run_cli({"convert", t / "in.ppm", t / (std::string("q") + q + ".jpg"), "--quality", q});
+    ASSERT_EQ(r.code, 0) << show(r);
+    WriteOptions o;
+    o.jpeg_quality = std::atoi(q);
+    const std::vector<std::byte> want = encode_image(img, "jpg", o);
+    EXPECT_EQ(slurp(t / (std::string("q") + q + ".jpg")),
+              std::string(reinterpret_cast<const char*>(want.data()), want.size()));
+  }
+  // The default stays 95.
+  ASSERT_EQ(run_cli({"convert", t / "in.ppm", t / "d.jpg"}).code, 0);
+  EXPECT_EQ(slurp(t / "d.jpg"), slurp(t / "q95.jpg"));
+  ASSERT_EQ(run_cli({"convert", t / "in.ppm", t / "c0.png", "--compression", "0"}).code, 0);
+  ASSERT_EQ(run_cli({"convert", t / "in.ppm", t / "c9.png", "--compression", "9"}).code, 0);
+  EXPECT_GT(fs::file_size(t / "c0.png"), std::uintmax_t(48 * 32 * 3));  // stored blocks
+  EXPECT_EQ(compare(read_image(t / "c0.png"), img), "");
+  EXPECT_EQ(compare(read_image(t / "c9.png"), img), "");
+}
+
+TEST(CliBatch, InputsGlobsFormatsPatternsAndRecursion) {
+  TempDir t;
+  fs::create_directories(t / "in/sub/deep");
+  const Image a = random_u8(6, 5, 3, 0x1304), b = random_u8(7, 3, 1, 0x1305),
+              c = random_u8(4, 4, 3, 0x1306);
+  write_pnm(t / "in/a.ppm", a);
+  write_pnm(t / "in/sub/b.pgm", b);
+  write_pnm(t / "in/sub/deep/c.ppm", c);
+  write_pnm(t / "in/sub/a.pgm", b);  // the same stem as in/a.ppm
+  write_pnm(t / "x.ppm", c);
+  // Several inputs and a quoted glob, a folder OUTPUT with --format: new extensions.
+  auto r = run_cli({"convert", t / "x.ppm", t / "in/*.ppm", "-o", t / "o1/", "--format", "png"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  EXPECT_EQ(names_in(t / "o1"), (std::set<std::string>{"a.png", "x.png"}));
+  EXPECT_EQ(compare(read_image(t / "o1/a.png"), a), "");
+  // --recursive keeps the sub-folders; --jobs 2 gives the same files.
+  r = run_cli({"run", "transpose", t / "in", "-o", t / "o2", "--recursive", "--format", "npy",
+               "--jobs", "2"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  EXPECT_EQ(compare(read_image(t / "o2/sub/deep/c.npy"), transposed(c)), "");
+  EXPECT_EQ(compare(read_image(t / "o2/sub/b.npy"), transposed(b)), "");
+  EXPECT_EQ(compare(read_image(t / "o2/a.npy"), transposed(a)), "");
+  // A pattern: {dir}{stem}, the folders made as needed.
+  r = run_cli({"convert", t / "in", "-r", "-o", t / "o3/{dir}{stem}-{ext}.png"});
+  ASSERT_EQ(r.code, 0) << show(r);
+  EXPECT_EQ(compare(read_image(t / "o3/sub/b-pgm.png"), b), "");
+  EXPECT_EQ(compare(read_image(t / "o3/sub/deep/c-ppm.png"), c), "");
+  // Collisions: refused (exit 2) before anything is written.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"convert", t / "in", "-r", "-o", t / "o4/{stem}.png"},
+        std::vector<std::string>{"convert", t / "in/a.ppm", t / "in/sub/a.pgm", "-o", t / "o4/",
+                                 "--format", "png"}}) {
+    SCOPED_TRACE(describe(args));
+    r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << show(r);
+    EXPECT_NE(r.err.find("would both be written"), std::string::npos) << show(r);
+    EXPECT_FALSE(fs::exists(t / "o4"));
+  }
+}
+
+TEST(CliConvert, ProfileAndResolutionAreCarriedUnlessStripped) {
+  TempDir t;
+  WriteOptions o;
+  o.metadata.icc.resize(400);  // a header libpng accepts, then bytes that do not deflate
+  for (std::size_t i = 0; i < 400; ++i) o.metadata.icc[i] = std::byte((i * 2654435761u) >> 13);
+  const char* hdr = "\0\0\x01\x90\0\0\0\0\x02\x10\0\0mntrRGB XYZ ";  // 400 bytes, RGB
+  std::memcpy(o.metadata.icc.data(), hdr, 24);
+  std::memcpy(o.metadata.icc.data() + 36, "acsp", 4);
+  std::memset(o.metadata.icc.data() + 64, 0, 68);
+  const char d50[] = "\0\0\xf6\xd6\0\x01\0\0\0\0\xd3\x2d";
+  std::memcpy(o.metadata.icc.data() + 68, d50, 12);
+  o.metadata.dpi_x = o.metadata.dpi_y = 300;
+  write_image(t / "in.tif", random_u8(8, 6, 3, 0x1309), o);
+  auto meta_of = [](const std::string& path) {
+    ImageMetadata m;
+    (void)read_image(path, IoLimits{}, &m);
+    return m;
+  };
+  if (have_tiff()) {
+    ASSERT_EQ(meta_of(t / "in.tif"), o.metadata);
+    ASSERT_EQ(run_cli({"convert", t / "in.tif", t / "a.jpg"}).code, 0);
+    EXPECT_EQ(meta_of(t / "a.jpg"), o.metadata);
+    ASSERT_EQ(run_cli({"convert", t / "a.jpg", t / "b.png"}).code, 0);
+    const ImageMetadata b = meta_of(t / "b.png");
+    EXPECT_EQ(b.icc, o.metadata.icc);
+    EXPECT_NEAR(b.dpi_x, 300, 0.01);
+    ASSERT_EQ(run_cli({"convert", t / "a.jpg", t / "c.png", "--strip"}).code, 0);
+    EXPECT_EQ(meta_of(t / "c.png"), ImageMetadata{});
+    if (have_ops({"gray"})) {  // the profile describes RGB: a gray result leaves it out
+      ASSERT_EQ(run_cli({"run", "gray", t / "a.jpg", "-o", t / "g.png"}).code, 0);
+      const ImageMetadata g = meta_of(t / "g.png");
+      EXPECT_TRUE(g.icc.empty());
+      EXPECT_NEAR(g.dpi_x, 300, 0.01);
+    }
+  }
+}
+
+TEST(CliConvert, StandardInputAndOutputAreBinarySafe) {
+  TempDir t;
+  const Image img = random_u8(19, 11, 3, 0x1307);
+  write_image(t / "in.png", img);
+  // stdin (format from the bytes) to stdout (--format): the encoder's bytes exactly.
+  auto r = CliProcess({"convert", "-", "-", "--format", "ppm"}, {}, t / "in.png").wait();
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::vector<std::byte> want = encode_image(img, "ppm");
+  EXPECT_EQ(r.out, std::string(reinterpret_cast<const char*>(want.data()), want.size()));
+  r = CliProcess({"run", "transpose", "-", "-o", t / "o.png"}, {}, t / "in.png").wait();
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(compare(read_image(t / "o.png"), transposed(img)), "");
+  // A result stdout's format cannot hold: exit 2, nothing on stdout.
+  write_image(t / "rgba.png", random_u8(5, 4, 4, 0x1308));
+  r = run_cli({"convert", t / "rgba.png", "-", "--format", "jpg"});
+  EXPECT_EQ(r.code, 2) << show(r);
+  EXPECT_EQ(r.out, "");
 }
 
 }  // namespace

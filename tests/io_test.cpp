@@ -1809,3 +1809,352 @@ TEST(IoWrite, ASignalHandlerRemovesNamedTemporaries) {
 
 }  // namespace
 }  // namespace pixflow::test
+
+namespace pixflow::test {
+namespace {
+
+// ---- write options and encoding to memory (issue 13) ---------------------------------------
+
+TEST(IoOptions, CompressionLevelsKeepThePixelsAndOrderTheSizes) {
+  // A smooth gradient compresses; level 0 stores, 9 squeezes; the pixels never change.
+  Image img(96, 64, {Depth::u16, 3});
+  for (std::int64_t y = 0; y < img.height(); ++y)
+    for (std::int64_t x = 0; x < img.width() * 3; ++x)
+      img.row<std::uint16_t>(y)[x] = std::uint16_t(x * 37 + y * 11);
+  TempDir dir;
+  std::vector<std::string> exts = {".png"};
+  if (have_tiff()) exts.push_back(".tif");
+  for (const std::string& ext : exts) {
+    PIXFLOW_TRACE(ext);
+    std::int64_t last = -1;
+    for (int level : {0, 1, 9}) {
+      WriteOptions o;
+      o.compression = level;
+      const std::string path = dir / ("c" + std::to_string(level) + ext);
+      write_image(path, img, o);
+      EXPECT_EQ(compare(read_image(path), img), "");
+      const auto size = std::int64_t(fs::file_size(path));
+      if (last >= 0) {
+        EXPECT_LE(size, last) << "level " << level;
+      }
+      if (level == 0) {
+        EXPECT_GT(size, img.width() * img.height() * 6);  // stored
+      }
+      last = size;
+    }
+    for (int bad : {-2, 10}) {
+      WriteOptions o;
+      o.compression = bad;
+      expect_error([&] { write_image(dir / ("bad" + ext), img, o); }, Status::invalid_argument,
+                   {"compression", std::to_string(bad)});
+    }
+    EXPECT_FALSE(fs::exists(dir / ("bad" + ext)));
+  }
+}
+
+TEST(IoOptions, EncodeImageGivesTheBytesWriteImageWrites) {
+  auto rng = make_rng(0x1301);
+  const Image img = clone(random_image(23, 17, {Depth::u8, 3}, rng).view);
+  TempDir dir;
+  WriteOptions o;
+  o.jpeg_quality = 40;
+  for (const std::string fmt : {"png", ".jpg", "ppm", "npy"}) {
+    PIXFLOW_TRACE(fmt);
+    const std::string path = dir / ("a" + (fmt[0] == '.' ? fmt : "." + fmt));
+    write_image(path, img, o);
+    const std::vector<std::byte> bytes = encode_image(img, fmt, o);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+              read_bytes(path));
+  }
+  expect_error([&] { (void)encode_image(img, "gif"); }, Status::invalid_argument, {"gif"});
+  expect_error([&] { (void)encode_image(img, "pgm"); }, Status::unsupported, {"PGM"});
+}
+
+TEST(IoOptions, RgbaAsJpegSaysToDropTheAlphaChannel) {
+  auto rng = make_rng(0x1302);
+  const Image img = clone(random_image(4, 4, {Depth::u8, 4}, rng).view);
+  TempDir dir;
+  expect_error([&] { write_image(dir / "a.jpg", img); }, Status::unsupported,
+               {"JPEG cannot hold u8x4", "drop the alpha channel first"});
+  EXPECT_FALSE(fs::exists(dir / "a.jpg"));
+}
+
+}  // namespace
+}  // namespace pixflow::test
+
+// ---- ICC profile and resolution (issue 13) ---------------------------------------------------
+
+#include <jpeglib.h>
+#if PIXFLOW_HAVE_TIFF
+#include <tiffio.h>
+#endif
+
+namespace pixflow::test {
+namespace {
+
+/// A minimal well-formed ICC profile (v2.1 display class, RGB, XYZ PCS, D50, no tags): what
+/// libpng checks in an iCCP chunk.
+std::vector<std::byte> tiny_icc() {
+  // 132 header bytes and 256 bytes that do not compress: libpng 1.6.39 reads the iCCP chunk
+  // of the bare 132-byte header (59 bytes deflated) as "too short"; real profiles are longer.
+  std::vector<std::byte> p(388);
+  for (std::size_t i = 132; i < p.size(); ++i) p[i] = std::byte((i * 2654435761u) >> 13);
+  auto be32 = [&](std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) p[at + std::size_t(i)] = std::byte(v >> (24 - 8 * i));
+  };
+  be32(0, 388);
+  be32(8, 0x02100000);
+  std::memcpy(&p[12], "mntrRGB XYZ ", 12);
+  std::memcpy(&p[36], "acsp", 4);
+  be32(68, 0x0000f6d6), be32(72, 0x00010000), be32(76, 0x0000d32d);  // D50
+  p[100] = std::byte{'p'};  // some bytes of the profile ID area, so a copy is told from zeros
+  be32(128, 0);
+  return p;
+}
+
+/// Writers and readers through the codec libraries themselves, independent of pixflow.
+void libpng_write(const std::string& path, ConstImageView img, const std::vector<std::byte>& icc,
+                  png_uint_32 ppm) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  png_init_io(png, f);
+  png_set_IHDR(png, info, png_uint_32(img.width()), png_uint_32(img.height()), 8,
+               PNG_COLOR_TYPE_RGB, 0, 0, 0);
+  png_set_iCCP(png, info, "test", 0, reinterpret_cast<png_const_bytep>(icc.data()),
+               png_uint_32(icc.size()));
+  png_set_pHYs(png, info, ppm, ppm, PNG_RESOLUTION_METER);
+  png_write_info(png, info);
+  for (std::int64_t y = 0; y < img.height(); ++y)
+    png_write_row(png, reinterpret_cast<png_const_bytep>(img.row_ptr(y)));
+  png_write_end(png, nullptr);
+  png_destroy_write_struct(&png, &info);
+  std::fclose(f);
+}
+
+ImageMetadata libpng_metadata(const std::string& path) {
+  ImageMetadata m;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  png_init_io(png, f);
+  png_read_info(png, info);
+  png_charp name = nullptr;
+  int comp = 0;
+  png_bytep prof = nullptr;
+  png_uint_32 len = 0, px = 0, py = 0;
+  int unit = 0;
+  if (png_get_iCCP(png, info, &name, &comp, &prof, &len))
+    m.icc.assign(reinterpret_cast<std::byte*>(prof), reinterpret_cast<std::byte*>(prof) + len);
+  if (png_get_pHYs(png, info, &px, &py, &unit) && unit == PNG_RESOLUTION_METER)
+    m.dpi_x = px * 0.0254, m.dpi_y = py * 0.0254;
+  png_destroy_read_struct(&png, &info, nullptr);
+  std::fclose(f);
+  return m;
+}
+
+void libjpeg_write(const std::string& path, ConstImageView img, const std::vector<std::byte>& icc,
+                   UINT16 dpi) {
+  jpeg_compress_struct c{};
+  jpeg_error_mgr err{};
+  c.err = jpeg_std_error(&err);
+  jpeg_create_compress(&c);
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  jpeg_stdio_dest(&c, f);
+  c.image_width = JDIMENSION(img.width());
+  c.image_height = JDIMENSION(img.height());
+  c.input_components = 3;
+  c.in_color_space = JCS_RGB;
+  jpeg_set_defaults(&c);
+  c.density_unit = 1;
+  c.X_density = c.Y_density = dpi;
+  jpeg_start_compress(&c, TRUE);
+  jpeg_write_icc_profile(&c, reinterpret_cast<const JOCTET*>(icc.data()), unsigned(icc.size()));
+  for (std::int64_t y = 0; y < img.height(); ++y) {
+    JSAMPROW row = const_cast<JSAMPROW>(reinterpret_cast<const JSAMPLE*>(img.row_ptr(y)));
+    jpeg_write_scanlines(&c, &row, 1);
+  }
+  jpeg_finish_compress(&c);
+  jpeg_destroy_compress(&c);
+  std::fclose(f);
+}
+
+ImageMetadata libjpeg_metadata(const std::string& path) {
+  ImageMetadata m;
+  jpeg_decompress_struct d{};
+  jpeg_error_mgr err{};
+  d.err = jpeg_std_error(&err);
+  jpeg_create_decompress(&d);
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  jpeg_stdio_src(&d, f);
+  jpeg_save_markers(&d, JPEG_APP0 + 2, 0xffff);
+  jpeg_read_header(&d, TRUE);
+  JOCTET* icc = nullptr;
+  unsigned len = 0;
+  if (jpeg_read_icc_profile(&d, &icc, &len)) {
+    m.icc.assign(reinterpret_cast<std::byte*>(icc), reinterpret_cast<std::byte*>(icc) + len);
+    std::free(icc);
+  }
+  if (d.saw_JFIF_marker && d.density_unit == 1) m.dpi_x = d.X_density, m.dpi_y = d.Y_density;
+  jpeg_destroy_decompress(&d);
+  std::fclose(f);
+  return m;
+}
+
+#if PIXFLOW_HAVE_TIFF
+void libtiff_write(const std::string& path, ConstImageView img, const std::vector<std::byte>& icc,
+                   float dpi) {
+  TIFF* t = TIFFOpen(path.c_str(), "w");
+  TIFFSetField(t, TIFFTAG_IMAGEWIDTH, std::uint32_t(img.width()));
+  TIFFSetField(t, TIFFTAG_IMAGELENGTH, std::uint32_t(img.height()));
+  TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, std::uint16_t(3));
+  TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, std::uint16_t(8));
+  TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+  TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_RGB);
+  TIFFSetField(t, TIFFTAG_ICCPROFILE, std::uint32_t(icc.size()), icc.data());
+  TIFFSetField(t, TIFFTAG_XRESOLUTION, dpi);
+  TIFFSetField(t, TIFFTAG_YRESOLUTION, dpi);
+  TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, std::uint16_t(RESUNIT_INCH));
+  std::vector<std::byte> row(std::size_t(img.row_bytes()));
+  for (std::int64_t y = 0; y < img.height(); ++y) {
+    std::memcpy(row.data(), img.row_ptr(y), row.size());
+    TIFFWriteScanline(t, row.data(), std::uint32_t(y), 0);
+  }
+  TIFFClose(t);
+}
+
+ImageMetadata libtiff_metadata(const std::string& path) {
+  ImageMetadata m;
+  TIFF* t = TIFFOpen(path.c_str(), "r");
+  std::uint32_t len = 0;
+  void* icc = nullptr;
+  if (TIFFGetField(t, TIFFTAG_ICCPROFILE, &len, &icc))
+    m.icc.assign(static_cast<std::byte*>(icc), static_cast<std::byte*>(icc) + len);
+  float rx = 0, ry = 0;
+  std::uint16_t unit = 0;
+  if (TIFFGetField(t, TIFFTAG_XRESOLUTION, &rx) && TIFFGetField(t, TIFFTAG_YRESOLUTION, &ry) &&
+      TIFFGetField(t, TIFFTAG_RESOLUTIONUNIT, &unit) && unit == RESUNIT_INCH)
+    m.dpi_x = rx, m.dpi_y = ry;
+  TIFFClose(t);
+  return m;
+}
+#endif
+
+TEST(IoMetadata, ProfileAndResolutionFromTheCodecsSurviveARewriteInEveryFormat) {
+  auto rng = make_rng(0x1309);
+  const Image img = clone(random_image(12, 8, {Depth::u8, 3}, rng).view);
+  const std::vector<std::byte> icc = tiny_icc();
+  TempDir dir;
+  struct Source {
+    std::string name;
+    double dpi;
+  };
+  std::vector<Source> sources = {{"in.png", 11811 * 0.0254}, {"in.jpg", 300}};
+  libpng_write(dir / "in.png", img, icc, 11811);  // 300 dpi in pixels per metre
+  libjpeg_write(dir / "in.jpg", img, icc, 300);
+#if PIXFLOW_HAVE_TIFF
+  libtiff_write(dir / "in.tif", img, icc, 300);
+  sources.push_back({"in.tif", 300});
+#endif
+  for (const Source& s : sources) {
+    PIXFLOW_TRACE(s.name);
+    ImageMetadata m;
+    const Image back = read_image(dir / s.name, IoLimits{}, &m);
+    EXPECT_EQ(m.icc, icc);
+    EXPECT_NEAR(m.dpi_x, s.dpi, 1e-6);
+    EXPECT_NEAR(m.dpi_y, s.dpi, 1e-6);
+    // Rewritten by pixflow with what it read, checked by the codec libraries.
+    WriteOptions o;
+    o.metadata = m;
+    write_image(dir / "out.png", back, o);
+    const ImageMetadata p = libpng_metadata(dir / "out.png");
+    EXPECT_EQ(p.icc, icc);
+    EXPECT_NEAR(p.dpi_x, 300, 0.01);
+    write_image(dir / "out.jpg", back, o);
+    const ImageMetadata j = libjpeg_metadata(dir / "out.jpg");
+    EXPECT_EQ(j.icc, icc);
+    EXPECT_EQ(j.dpi_x, 300);
+    EXPECT_EQ(j.dpi_y, 300);
+#if PIXFLOW_HAVE_TIFF
+    write_image(dir / "out.tif", back, o);
+    const ImageMetadata t = libtiff_metadata(dir / "out.tif");
+    EXPECT_EQ(t.icc, icc);
+    EXPECT_NEAR(t.dpi_x, s.dpi, 1e-3);
+#endif
+  }
+  // Files without either: nothing; the plain read_image is unchanged.
+  write_image(dir / "plain.png", img);
+  ImageMetadata none;
+  none.dpi_x = 5;
+  (void)read_image(dir / "plain.png", IoLimits{}, &none);
+  EXPECT_EQ(none, ImageMetadata{});
+  // A profile libpng refuses for the image (RGB profile on gray) is left out, not an error.
+  WriteOptions o;
+  o.metadata.icc = icc;
+  write_image(dir / "gray.png", clone(random_image(4, 4, {Depth::u8, 1}, rng).view), o);
+  EXPECT_TRUE(libpng_metadata(dir / "gray.png").icc.empty());
+}
+
+}  // namespace
+}  // namespace pixflow::test
+
+// ---- WebP (libwebp, optional) --------------------------------------------------------------
+
+namespace pixflow::test {
+namespace {
+
+TEST(IoWebp, LosslessRoundTripsLossyFollowsQualityAndCutsAreErrors) {
+  TempDir dir;
+  auto rng = make_rng(0x1310);
+  const Image rgb = clone(random_image(21, 13, {Depth::u8, 3}, rng).view);
+  if (!have_webp()) {
+    expect_error([&] { write_image(dir / "a.webp", rgb); }, Status::unsupported, {"libwebp"});
+    GTEST_SKIP() << "built without libwebp";
+  }
+  const Image rgba = clone(random_image(9, 17, {Depth::u8, 4}, rng).view);
+  const Image gray = clone(random_image(8, 5, {Depth::u8, 1}, rng).view);
+  WriteOptions lossless;
+  lossless.lossless = true;
+  for (const Image* img : {&rgb, &rgba}) {
+    write_image(dir / "a.webp", *img, lossless);
+    EXPECT_EQ(compare(read_image(dir / "a.webp"), *img), "");
+    const ImageHeader h = read_image_header(dir / "a.webp");
+    EXPECT_EQ(h, (ImageHeader{img->width(), img->height(), img->format(), FileFormat::webp}));
+  }
+  // Gray is written as RGB (g, g, g): WebP has no gray.
+  write_image(dir / "g.webp", gray, lossless);
+  const Image g3 = read_image(dir / "g.webp");
+  ASSERT_EQ(g3.channels(), 3);
+  for (std::int64_t y = 0; y < gray.height(); ++y)
+    for (std::int64_t x = 0; x < gray.width(); ++x)
+      for (int c = 0; c < 3; ++c)
+        ASSERT_EQ(g3.row<std::uint8_t>(y)[3 * x + c], gray.row<std::uint8_t>(y)[x]);
+  // Lossy: quality changes the size; the image decodes to the same size and format.
+  WriteOptions q10, q90;
+  q10.jpeg_quality = 10;
+  q90.jpeg_quality = 90;
+  const Image big = clone(random_image(64, 48, {Depth::u8, 3}, rng).view);
+  write_image(dir / "q10.webp", big, q10);
+  write_image(dir / "q90.webp", big, q90);
+  EXPECT_LT(fs::file_size(dir / "q10.webp"), fs::file_size(dir / "q90.webp"));
+  EXPECT_EQ(read_image(dir / "q10.webp").format(), big.format());
+  expect_error(
+      [&] {
+        write_image(dir / "u16.webp", random_image(4, 4, {Depth::u16, 3}, rng));
+      },
+      Status::unsupported, {"WebP cannot hold u16x3"});
+  // Cut files: io_error, never a crash; a cut in the header says "truncated".
+  const Bytes whole = read_bytes(dir / "q90.webp");
+  for (std::size_t cut : {std::size_t(10), std::size_t(20), whole.size() / 2, whole.size() - 1}) {
+    PIXFLOW_TRACE(cut);
+    std::ofstream(dir / "cut.webp", std::ios::binary) << whole.substr(0, cut);
+    const std::string msg = error_of([&] { (void)read_image(dir / "cut.webp"); });
+    EXPECT_TRUE(msg.starts_with("io_error: read_image: " + dir / "cut.webp")) << msg;
+  }
+  // Other RIFF files stay unsupported.
+  std::ofstream(dir / "x.avi", std::ios::binary) << std::string("RIFF\x10\0\0\0AVI LIST", 16);
+  expect_error([&] { (void)read_image(dir / "x.avi"); }, Status::unsupported, {"RIFF"});
+}
+
+}  // namespace
+}  // namespace pixflow::test

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "pixflow/image.hpp"
 
@@ -51,12 +52,14 @@ struct IoLimits {
   static IoLimits from_env();
 };
 
-enum class FileFormat { png, jpeg, tiff, pnm, npy };
-/// From the extension (.png .jpg .jpeg .tif .tiff .pgm .ppm .pnm .npy), case-insensitive;
-/// throws invalid_argument for others.
+enum class FileFormat { png, jpeg, tiff, pnm, npy, webp };
+/// From the extension (.png .jpg .jpeg .tif .tiff .pgm .ppm .pnm .npy .webp),
+/// case-insensitive; throws invalid_argument for others.
 FileFormat format_from_path(const std::string& path);
 /// False when pixflow was built without libtiff.
 bool have_tiff();
+/// False when pixflow was built without libwebp.
+bool have_webp();
 
 /// Reads a file (format from its contents' signature, not the extension). Throws io_error
 /// for unreadable, truncated or corrupt files (a truncated file's message says at which
@@ -64,11 +67,26 @@ bool have_tiff();
 /// kind pixflow does not take (e.g. CMYK JPEG). Messages start "read_image: <path>: ".
 Image read_image(const std::string& path, const IoLimits& limits = IoLimits::from_env());
 
+/// What a file says beside its pixels that pixflow carries from an input to an output: the
+/// colour profile and the resolution. PNG holds them as iCCP and pHYs (pixels per metre),
+/// JPEG as APP2 ICC_PROFILE markers and the JFIF density, TIFF as the InterColorProfile tag
+/// and XResolution/YResolution with ResolutionUnit; PGM/PPM and NPY hold neither.
+struct ImageMetadata {
+  std::vector<std::byte> icc;   ///< the ICC profile, as stored; empty: none
+  double dpi_x = 0, dpi_y = 0;  ///< pixels per inch; 0: not given (or only an aspect ratio)
+  bool operator==(const ImageMetadata&) const = default;
+};
+
+/// read_image that also fills `*metadata` (when not null) with the file's ICC profile and
+/// resolution; everything the file does not hold is left empty/0.
+Image read_image(const std::string& path, const IoLimits& limits, ImageMetadata* metadata);
+
 /// Decodes the bytes of an image file held in memory (PNG, JPEG, TIFF, PGM/PPM, NPY) exactly
 /// as read_image decodes that file; `name` stands for the path in messages. The bytes are
 /// copied into an unnamed file (memfd on Linux) that the codecs read.
 Image decode_image(std::span<const std::byte> bytes, const std::string& name = "<memory>",
-                   const IoLimits& limits = IoLimits::from_env());
+                   const IoLimits& limits = IoLimits::from_env(),
+                   ImageMetadata* metadata = nullptr);
 
 /// What read_image would return, from the file's header alone: its size and the format
 /// the decoded image will have (e.g. a palette PNG gives u8x3, gray+alpha gives x4).
@@ -88,7 +106,19 @@ ImageHeader read_image_header(const std::string& path,
                               const IoLimits& limits = IoLimits::from_env());
 
 struct WriteOptions {
+  /// JPEG quality, 1..100 (libjpeg's scale), also WebP's lossy quality; others ignore it.
   int jpeg_quality = 95;
+  /// WebP: lossless instead of lossy (jpeg_quality then unused); others ignore it.
+  bool lossless = false;
+  /// PNG: the zlib level, 0 (stored) .. 9 (smallest, slowest). TIFF: 0 writes uncompressed
+  /// strips, 1..9 Deflate at that level. -1: the codec's default (zlib's 6; TIFF Deflate 6).
+  /// JPEG, PGM/PPM and NPY ignore it. Anything outside -1..9 is invalid_argument.
+  int compression = -1;
+  /// Written where the format holds it (see ImageMetadata): a profile that libpng finds does
+  /// not fit the image (a gray profile on RGB) is left out rather than failing the write;
+  /// resolutions are rounded to what the format stores (PNG: pixels per metre, JPEG: whole
+  /// dots per inch, 1..65535).
+  ImageMetadata metadata;
 };
 /// Throws what write_image throws for a path and format before it touches the file system:
 /// invalid_argument for an unknown extension, unsupported for a format that cannot hold
@@ -119,6 +149,13 @@ void check_write_format(const std::string& path, Format fmt);
 /// Throws check_write_format's errors, invalid_argument for a device or empty image or a
 /// bad jpeg_quality, io_error (naming the path) for failures of the file system.
 void write_image(const std::string& path, ConstImageView img, const WriteOptions& opt = {});
+
+/// Encodes `img` (host) into memory, as write_image would write it to a file, in the format
+/// that `format` names as an extension, with or without the dot ("png", ".jpg", "pgm"):
+/// for standard output, sockets, or a format that no file name says. Throws what
+/// write_image throws (messages name "<memory>.EXT"); nothing is returned on failure.
+std::vector<std::byte> encode_image(ConstImageView img, const std::string& format,
+                                    const WriteOptions& opt = {});
 
 /// Removes the named temporary files of writes in progress (the fallback where O_TMPFILE
 /// is not available, and the moment before the rename over an existing file). Async-

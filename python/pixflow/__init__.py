@@ -508,14 +508,16 @@ def read_image(path: str | os.PathLike) -> Any:
     return _native.read_image(os.fspath(path))
 
 
-def write_image(path: str | os.PathLike, image: Any, *, quality: int = 95) -> None:
+def write_image(path: str | os.PathLike, image: Any, *, quality: int = 95,
+                compression: int = -1) -> None:
     """Writes a host array in the format of the path's extension, atomically (no partial file).
 
-    ``quality`` is the JPEG quality (1..100).
+    ``quality`` is the JPEG quality (1..100). ``compression`` is PNG's zlib level (0..9) or,
+    for TIFF, 0 (uncompressed) or a Deflate level 1..9; -1 keeps the codec's default.
     """
     if _framework(image) == "other":
         image, _ = _adopt(image, "write_image: image")
-    _native.write_image(os.fspath(path), image, quality)
+    _native.write_image(os.fspath(path), image, quality, compression)
 
 
 def info() -> dict:

@@ -742,10 +742,11 @@ nb::ndarray<nb::numpy> read_file(const std::string& path) {
   return numpy_of(std::move(img));
 }
 
-void write_file(const std::string& path, nb::handle img, int quality) {
+void write_file(const std::string& path, nb::handle img, int quality, int compression) {
   const ImageView v = view_of(source_array(img, "write_image", "image"), "write_image", "image");
   WriteOptions opt;
   opt.jpeg_quality = quality;
+  opt.compression = compression;
   nb::gil_scoped_release unlocked;
   write_image(path, v, opt);
 }
@@ -772,6 +773,7 @@ nb::dict info() {
   d["devices"] = devices;
   d["cuda_compiled"] = cuda_compiled();
   d["tiff"] = have_tiff();
+  d["webp"] = have_webp();
   return d;
 }
 
@@ -845,7 +847,7 @@ NB_MODULE(_pixflow, m) {
 
   m.def("schema", &schema_list, "Every op of the catalogue with its parameters (the op schema).");
   m.def("read_image", &read_file, "path"_a);
-  m.def("write_image", &write_file, "path"_a, "image"_a, "quality"_a = 95);
+  m.def("write_image", &write_file, "path"_a, "image"_a, "quality"_a = 95, "compression"_a = -1);
   m.def("info", &info);
   m.attr("__version__") = PIXFLOW_VERSION;
 }

@@ -56,23 +56,31 @@ void read_exact(std::FILE* f, void* dst, std::size_t n, const std::string& path,
 // check_size, and returns the header; then, only when `pixels` is not null, decodes the
 // image into *pixels. read_image and read_image_header both come here, so the header rules
 // exist once.
-ImageHeader read_png(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels);
-ImageHeader read_jpeg(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels);
+// `meta` (png, jpeg, tiff; may be null): filled with the profile and resolution, only when
+// `pixels` is not null either.
+ImageHeader read_png(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels,
+                     ImageMetadata* meta = nullptr);
+ImageHeader read_jpeg(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels,
+                      ImageMetadata* meta = nullptr);
 ImageHeader read_pnm(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels);
 ImageHeader read_npy(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels);
+/// WebP reads the whole file into memory (libwebp's simple API); no metadata.
+ImageHeader read_webp(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels);
 /// TIFF reads through libtiff from the descriptor of `f` (libtiff seeks).
-ImageHeader read_tiff(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels);
+ImageHeader read_tiff(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels,
+                      ImageMetadata* meta = nullptr);
 
 // Encoders: write `img` (host, format already checked by check_write_format) to `f`; `path`
 // is the final name, for messages. Errors from the library become io_error; the caller
 // checks the stream's state and discards the unpublished file on any failure.
-void write_png(const std::string& path, std::FILE* f, ConstImageView img);
-void write_jpeg(const std::string& path, std::FILE* f, ConstImageView img, int quality);
+void write_png(const std::string& path, std::FILE* f, ConstImageView img, const WriteOptions& opt);
+void write_jpeg(const std::string& path, std::FILE* f, ConstImageView img, const WriteOptions& opt);
 void write_pnm(const std::string& path, std::FILE* f, ConstImageView img);
+void write_webp(const std::string& path, std::FILE* f, ConstImageView img, const WriteOptions& opt);
 void write_npy(const std::string& path, std::FILE* f, ConstImageView img);
 /// TIFF writes through libtiff on a duplicate of `fd` (libtiff seeks and closes what it
 /// opened; `fd` stays open for the caller).
-void write_tiff(const std::string& path, int fd, ConstImageView img);
+void write_tiff(const std::string& path, int fd, ConstImageView img, const WriteOptions& opt);
 
 /// Tests only: true makes write_image use the named-temporary fallback even where O_TMPFILE
 /// works, so that the tests cover both ways of writing on one machine.

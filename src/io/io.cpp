@@ -66,6 +66,8 @@ bool can_write(FileFormat ff, const std::string& ext, Format fmt) {
     }
     case FileFormat::npy:
       return true;
+    case FileFormat::webp:
+      return d == Depth::u8 && (c == 1 || c == 3 || c == 4);
   }
   return false;
 }
@@ -82,6 +84,8 @@ const char* format_name(FileFormat ff, const std::string& ext) {
       return ext == ".pgm" ? "PGM" : ext == ".ppm" ? "PPM" : "PNM";
     case FileFormat::npy:
       return "NPY";
+    case FileFormat::webp:
+      return "WebP";
   }
   return "?";
 }
@@ -333,7 +337,7 @@ class Output {
 void encode(FileFormat ff, const std::string& path, int fd, ConstImageView img,
             const WriteOptions& opt) {
   using namespace detail::io;
-  if (ff == FileFormat::tiff) return write_tiff(path, fd, img);
+  if (ff == FileFormat::tiff) return write_tiff(path, fd, img, opt);
   const int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
   if (copy < 0)
     write_fail(Status::io_error, path, "cannot open the new file: ", std::strerror(errno));
@@ -344,16 +348,19 @@ void encode(FileFormat ff, const std::string& path, int fd, ConstImageView img,
   }
   switch (ff) {
     case FileFormat::png:
-      write_png(path, f.get(), img);
+      write_png(path, f.get(), img, opt);
       break;
     case FileFormat::jpeg:
-      write_jpeg(path, f.get(), img, opt.jpeg_quality);
+      write_jpeg(path, f.get(), img, opt);
       break;
     case FileFormat::pnm:
       write_pnm(path, f.get(), img);
       break;
     case FileFormat::npy:
       write_npy(path, f.get(), img);
+      break;
+    case FileFormat::webp:
+      write_webp(path, f.get(), img, opt);
       break;
     case FileFormat::tiff:
       break;
@@ -365,14 +372,15 @@ void encode(FileFormat ff, const std::string& path, int fd, ConstImageView img,
 }
 
 ImageHeader read_stream(const std::string& path, std::FILE* file, const IoLimits& limits,
-                        Image* pixels);
+                        Image* pixels, ImageMetadata* meta = nullptr);
 
 /// read_image and read_image_header: detection by signature, then the codec.
-ImageHeader read_any(const std::string& path, const IoLimits& limits, Image* pixels) {
+ImageHeader read_any(const std::string& path, const IoLimits& limits, Image* pixels,
+                     ImageMetadata* meta = nullptr) {
   using namespace detail::io;
   FilePtr f(std::fopen(path.c_str(), "rb"));
   if (!f) read_fail(Status::io_error, path, "cannot open: ", std::strerror(errno));
-  return read_stream(path, f.get(), limits, pixels);
+  return read_stream(path, f.get(), limits, pixels, meta);
 }
 
 /// An unnamed file holding `bytes`, positioned at its start: the codecs read through a
@@ -398,14 +406,15 @@ detail::io::FilePtr unnamed_file(std::span<const std::byte> bytes, const std::st
 
 /// Detection by signature, then the codec, on an open file at its start.
 ImageHeader read_stream(const std::string& path, std::FILE* file, const IoLimits& limits,
-                        Image* pixels) {
+                        Image* pixels, ImageMetadata* meta) {
+  if (meta) *meta = ImageMetadata{};
   using namespace detail::io;
   if (limits.max_side <= 0 || limits.max_pixels <= 0 || limits.max_bytes <= 0)
     throw Error(
         Status::invalid_argument,
         detail::cat("read_image: limits must be positive (max_side ", limits.max_side,
                     ", max_pixels ", limits.max_pixels, ", max_bytes ", limits.max_bytes, ")"));
-  unsigned char sig[8] = {};
+  unsigned char sig[12] = {};
   const std::size_t n = std::fread(sig, 1, sizeof sig, file);
   if (std::ferror(file)) read_fail(Status::io_error, path, "cannot read: ", std::strerror(errno));
   if (n == 0) read_fail(Status::io_error, path, "file is empty");
@@ -415,13 +424,13 @@ ImageHeader read_stream(const std::string& path, std::FILE* file, const IoLimits
   };
   ImageHeader h;
   if (starts("\x89PNG\r\n\x1a\n", 8)) {
-    h = read_png(path, file, limits, pixels);
+    h = read_png(path, file, limits, pixels, meta);
     h.file_format = FileFormat::png;
   } else if (starts("\xff\xd8\xff", 3)) {
-    h = read_jpeg(path, file, limits, pixels);
+    h = read_jpeg(path, file, limits, pixels, meta);
     h.file_format = FileFormat::jpeg;
   } else if (starts("II*\0", 4) || starts("MM\0*", 4) || starts("II+\0", 4) || starts("MM\0+", 4)) {
-    h = read_tiff(path, file, limits, pixels);
+    h = read_tiff(path, file, limits, pixels, meta);
     h.file_format = FileFormat::tiff;
   } else if (starts("\x93NUMPY", 6)) {
     h = read_npy(path, file, limits, pixels);
@@ -429,9 +438,14 @@ ImageHeader read_stream(const std::string& path, std::FILE* file, const IoLimits
   } else if (n >= 2 && sig[0] == 'P' && sig[1] >= '1' && sig[1] <= '7') {
     h = read_pnm(path, file, limits, pixels);
     h.file_format = FileFormat::pnm;
+  } else if (starts("RIFF", 4) && (n < 12 || std::memcmp(sig + 8, "WEBP", 4) == 0)) {
+    // (a RIFF file cut before its form type is read as a cut WebP: "truncated")
+    h = read_webp(path, file, limits, pixels);
+    h.file_format = FileFormat::webp;
   } else if (starts("GIF8", 4) || starts("BM", 2) || starts("RIFF", 4)) {
     read_fail(Status::unsupported, path,
-              "GIF, BMP and RIFF (WebP) files are not supported (PNG, JPEG, TIFF, PGM/PPM, NPY)");
+              "GIF, BMP and RIFF files other than WebP are not supported (PNG, JPEG, TIFF, "
+              "WebP, PGM/PPM, NPY)");
   } else {
     read_fail(Status::io_error, path,
               "not a PNG, JPEG, TIFF, PGM/PPM or NPY file (unrecognised signature)");
@@ -456,9 +470,10 @@ FileFormat format_from_path(const std::string& path) {
   if (ext == ".tif" || ext == ".tiff") return FileFormat::tiff;
   if (ext == ".pgm" || ext == ".ppm" || ext == ".pnm") return FileFormat::pnm;
   if (ext == ".npy") return FileFormat::npy;
+  if (ext == ".webp") return FileFormat::webp;
   throw Error(Status::invalid_argument,
               detail::cat("write_image: ", path, ": unknown extension '", ext,
-                          "' (expected .png .jpg .jpeg .tif .tiff .pgm .ppm .pnm .npy)"));
+                          "' (expected .png .jpg .jpeg .tif .tiff .pgm .ppm .pnm .npy .webp)"));
 }
 
 namespace detail::io {
@@ -540,12 +555,18 @@ Image read_image(const std::string& path, const IoLimits& limits) {
   return img;
 }
 
+Image read_image(const std::string& path, const IoLimits& limits, ImageMetadata* metadata) {
+  Image img;
+  read_any(path, limits, &img, metadata);
+  return img;
+}
+
 Image decode_image(std::span<const std::byte> bytes, const std::string& name,
-                   const IoLimits& limits) {
+                   const IoLimits& limits, ImageMetadata* metadata) {
   if (bytes.empty()) detail::io::read_fail(Status::io_error, name, "file is empty");
   const detail::io::FilePtr f = unnamed_file(bytes, name);
   Image img;
-  (void)read_stream(name, f.get(), limits, &img);
+  (void)read_stream(name, f.get(), limits, &img, metadata);
   return img;
 }
 
@@ -559,12 +580,20 @@ void check_write_format(const std::string& path, Format fmt) {
   const std::string ext = lower_extension(path);
   if (ff == FileFormat::tiff && !have_tiff())
     write_fail(Status::unsupported, path, "TIFF: pixflow was built without libtiff");
+  if (ff == FileFormat::webp && !have_webp())
+    write_fail(Status::unsupported, path, "WebP: pixflow was built without libwebp");
   if (!can_write(ff, ext, fmt))
     write_fail(Status::unsupported, path, format_name(ff, ext), " cannot hold ", to_string(fmt),
-               " images (", depth_name(fmt.depth), ", ", fmt.channels, " channels)");
+               " images (", depth_name(fmt.depth), ", ", fmt.channels, " channels)",
+               ff == FileFormat::jpeg && fmt.channels == 4
+                   ? "; JPEG has no alpha: drop the alpha channel first, or write PNG or TIFF"
+                   : "");
 }
 
-void write_image(const std::string& path, ConstImageView img, const WriteOptions& opt) {
+namespace {
+
+/// write_image's and encode_image's checks, before any file exists; returns the format.
+FileFormat check_write(const std::string& path, ConstImageView img, const WriteOptions& opt) {
   using namespace detail::io;
   if (!img.location().is_host())
     write_fail(Status::invalid_argument, path, "the image must be on the host (got ",
@@ -576,12 +605,47 @@ void write_image(const std::string& path, ConstImageView img, const WriteOptions
                img.height(), " ", to_string(img.format()), ", stride ", img.stride(), ")");
   check_write_format(path, img.format());
   const FileFormat ff = format_from_path(path);
-  if (ff == FileFormat::jpeg && (opt.jpeg_quality < 1 || opt.jpeg_quality > 100))
+  if ((ff == FileFormat::jpeg || ff == FileFormat::webp) &&
+      (opt.jpeg_quality < 1 || opt.jpeg_quality > 100))
     write_fail(Status::invalid_argument, path, "jpeg_quality must be in [1, 100] (got ",
                opt.jpeg_quality, ")");
+  if (opt.compression < -1 || opt.compression > 9)
+    write_fail(Status::invalid_argument, path,
+               "compression must be in [0, 9], or -1 for the default (got ", opt.compression, ")");
+  return ff;
+}
+
+}  // namespace
+
+void write_image(const std::string& path, ConstImageView img, const WriteOptions& opt) {
+  const FileFormat ff = check_write(path, img, opt);
   Output out(path, resolve_target(path));
   encode(ff, path, out.fd(), img, opt);
   out.publish();
+}
+
+std::vector<std::byte> encode_image(ConstImageView img, const std::string& format,
+                                    const WriteOptions& opt) {
+  using namespace detail::io;
+  const std::string name = "<memory>" + (format.starts_with('.') ? format : "." + format);
+  const FileFormat ff = check_write(name, img, opt);
+  // The codecs write to a descriptor (libtiff seeks): an unnamed file, read back whole.
+  const FilePtr f = unnamed_file({}, name);
+  encode(ff, name, ::fileno(f.get()), img, opt);
+  const off_t size = ::lseek(::fileno(f.get()), 0, SEEK_END);
+  if (size < 0 || ::lseek(::fileno(f.get()), 0, SEEK_SET) != 0)
+    write_fail(Status::io_error, name, "cannot read the encoded bytes: ", std::strerror(errno));
+  std::vector<std::byte> bytes(static_cast<std::size_t>(size));
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::read(::fileno(f.get()), bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      write_fail(Status::io_error, name,
+                 "cannot read the encoded bytes: ", n < 0 ? std::strerror(errno) : "short read");
+    done += std::size_t(n);
+  }
+  return bytes;
 }
 
 void remove_pending_temporaries() noexcept {

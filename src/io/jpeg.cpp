@@ -5,9 +5,11 @@
 // is an error naming the byte where it ends (libjpeg's stdio source would pad it with a
 // fake end-of-image marker and decode grey), and corrupt data names where it was found.
 #include <cerrno>
+#include <cmath>
 #include <csetjmp>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 // jpeglib.h needs FILE and size_t declared first.
@@ -84,6 +86,7 @@ struct DecodeState {
   ErrorMgr err;
   Source src;
   bool created = false;
+  bool want_icc = false;  // keep the APP2 markers (read_image with metadata)
 };
 
 bool decode_header(DecodeState* s, std::FILE* f) {
@@ -99,7 +102,20 @@ bool decode_header(DecodeState* s, std::FILE* f) {
   s->src.pub.next_input_byte = nullptr;
   s->src.pub.bytes_in_buffer = 0;
   s->cinfo.src = &s->src.pub;
+  // Each marker is at most 64 KiB and the markers are in the file: bounded by its size.
+  if (s->want_icc) jpeg_save_markers(&s->cinfo, JPEG_APP0 + 2, 0xffff);
   jpeg_read_header(&s->cinfo, TRUE);
+  return true;
+}
+
+/// The ICC profile from the saved APP2 markers (malloc'd by libjpeg: the caller frees it);
+/// false on a libjpeg error (a malformed marker sequence).
+bool read_icc(DecodeState* s, JOCTET** data, unsigned int* len) {
+  if (setjmp(s->err.jump)) return false;
+  if (!jpeg_read_icc_profile(&s->cinfo, data, len)) {
+    *data = nullptr;
+    *len = 0;
+  }
   return true;
 }
 
@@ -133,8 +149,15 @@ struct EncodeState {
   bool created = false;
 };
 
+/// What encode() writes beside the pixels (plain data: it sits in a setjmp frame).
+struct JpegExtras {
+  const JOCTET* icc = nullptr;
+  unsigned int icc_len = 0;
+  UINT16 dpi_x = 0, dpi_y = 0;  // 0: the JFIF default (no unit, 1:1)
+};
+
 bool encode(EncodeState* s, std::FILE* f, JSAMPROW* rows, JDIMENSION w, JDIMENSION h,
-            int components, int quality) {
+            int components, int quality, const JpegExtras& x) {
   if (setjmp(s->err.jump)) return false;
   jpeg_create_compress(&s->cinfo);
   s->created = true;
@@ -145,7 +168,13 @@ bool encode(EncodeState* s, std::FILE* f, JSAMPROW* rows, JDIMENSION w, JDIMENSI
   s->cinfo.in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_RGB;
   jpeg_set_defaults(&s->cinfo);
   jpeg_set_quality(&s->cinfo, quality, TRUE);
+  if (x.dpi_x && x.dpi_y) {
+    s->cinfo.density_unit = 1;  // dots per inch
+    s->cinfo.X_density = x.dpi_x;
+    s->cinfo.Y_density = x.dpi_y;
+  }
   jpeg_start_compress(&s->cinfo, TRUE);
+  if (x.icc_len) jpeg_write_icc_profile(&s->cinfo, x.icc, x.icc_len);
   while (s->cinfo.next_scanline < h)
     jpeg_write_scanlines(&s->cinfo, rows + s->cinfo.next_scanline, h - s->cinfo.next_scanline);
   jpeg_finish_compress(&s->cinfo);
@@ -175,9 +204,10 @@ struct EncodeGuard {
 
 }  // namespace
 
-ImageHeader read_jpeg(const std::string& path, std::FILE* f, const IoLimits& limits,
-                      Image* pixels) {
+ImageHeader read_jpeg(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels,
+                      ImageMetadata* meta) {
   DecodeState s;
+  s.want_icc = pixels && meta;
   std::memset(&s.cinfo, 0, sizeof s.cinfo);
   std::memset(&s.src.pub, 0, sizeof s.src.pub);
   s.cinfo.err = jpeg_std_error(&s.err.pub);
@@ -207,6 +237,22 @@ ImageHeader read_jpeg(const std::string& path, std::FILE* f, const IoLimits& lim
   const ImageHeader header{std::int64_t(s.cinfo.image_width), std::int64_t(s.cinfo.image_height),
                            fmt, FileFormat::jpeg};
   if (!pixels) return header;
+  if (meta) {
+    JOCTET* icc = nullptr;
+    unsigned int len = 0;
+    if (!read_icc(&s, &icc, &len)) jpeg_fail(path, s, f, "the ICC profile");
+    if (icc) {
+      const auto* b = reinterpret_cast<const std::byte*>(icc);
+      meta->icc.assign(b, b + len);
+      std::free(icc);
+    }
+    if (s.cinfo.saw_JFIF_marker && s.cinfo.X_density && s.cinfo.Y_density &&
+        (s.cinfo.density_unit == 1 || s.cinfo.density_unit == 2)) {
+      const double k = s.cinfo.density_unit == 1 ? 1.0 : 2.54;  // dots per cm -> per inch
+      meta->dpi_x = s.cinfo.X_density * k;
+      meta->dpi_y = s.cinfo.Y_density * k;
+    }
+  }
   Image img(s.cinfo.image_width, s.cinfo.image_height, fmt);
   std::vector<JSAMPROW> rows(s.cinfo.image_height);
   for (JDIMENSION y = 0; y < s.cinfo.image_height; ++y) rows[y] = img.row<JSAMPLE>(y);
@@ -216,7 +262,8 @@ ImageHeader read_jpeg(const std::string& path, std::FILE* f, const IoLimits& lim
   return header;
 }
 
-void write_jpeg(const std::string& path, std::FILE* f, ConstImageView img, int quality) {
+void write_jpeg(const std::string& path, std::FILE* f, ConstImageView img,
+                const WriteOptions& opt) {
   if (img.width() > JPEG_MAX_DIMENSION || img.height() > JPEG_MAX_DIMENSION)
     write_fail(Status::unsupported, path, "JPEG cannot hold ", img.width(), "x", img.height(),
                " (at most ", JPEG_MAX_DIMENSION, " per side)");
@@ -229,8 +276,20 @@ void write_jpeg(const std::string& path, std::FILE* f, ConstImageView img, int q
   std::vector<JSAMPROW> rows(std::size_t(img.height()));
   for (std::int64_t y = 0; y < img.height(); ++y)
     rows[std::size_t(y)] = const_cast<JSAMPROW>(reinterpret_cast<const JSAMPLE*>(img.row_ptr(y)));
+  JpegExtras x;
+  const ImageMetadata& m = opt.metadata;
+  if (!m.icc.empty() && m.icc.size() <= 0xffffffu) {
+    x.icc = reinterpret_cast<const JOCTET*>(m.icc.data());
+    x.icc_len = unsigned(m.icc.size());
+  }
+  auto dpi = [](double d) {
+    const double v = std::round(d);
+    return v >= 1 && v <= 65535 ? UINT16(v) : UINT16(0);
+  };
+  x.dpi_x = dpi(m.dpi_x);
+  x.dpi_y = dpi(m.dpi_y);
   if (!encode(&s, f, rows.data(), JDIMENSION(img.width()), JDIMENSION(img.height()), img.channels(),
-              quality))
+              opt.jpeg_quality, x))
     write_fail(Status::io_error, path, "libjpeg: ", s.err.message);
 }
 

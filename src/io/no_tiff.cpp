@@ -10,11 +10,12 @@ bool have_tiff() {
 
 namespace detail::io {
 
-ImageHeader read_tiff(const std::string& path, std::FILE*, const IoLimits&, Image*) {
+ImageHeader read_tiff(const std::string& path, std::FILE*, const IoLimits&, Image*,
+                      ImageMetadata*) {
   read_fail(Status::unsupported, path, "TIFF: pixflow was built without libtiff");
 }
 
-void write_tiff(const std::string& path, int, ConstImageView) {
+void write_tiff(const std::string& path, int, ConstImageView, const WriteOptions&) {
   write_fail(Status::unsupported, path, "TIFF: pixflow was built without libtiff");
 }
 

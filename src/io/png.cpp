@@ -6,6 +6,7 @@
 #include <bit>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <csetjmp>
 #include <cstdint>
 #include <cstdio>
@@ -36,6 +37,7 @@ struct PngState {
   png_uint_32 width = 0, height = 0;
   int bit_depth = 0, color_type = 0;
   bool has_trns = false;
+  bool want_meta = false;  // read iCCP and pHYs (read_image with metadata)
 };
 
 extern "C" void png_error_cb(png_structp png, png_const_charp msg) {
@@ -101,10 +103,14 @@ bool decode_header(PngState* s) {
   // declared length (up to 2^31 - 1) before reading it, going on past its own 8 MB chunk
   // limit with a warning: a 100-byte file could make it allocate 2 GiB. These are skipped
   // unread instead (their bytes are read in small pieces for the CRC).
+  // With metadata wanted, iCCP (its profile bounded by libpng's 8 MB chunk allocation
+  // limit, png_set_chunk_malloc_max) and pHYs (9 bytes), the last two, are read.
   static const png_byte kIgnored[] =
-      "bKGD\0cHRM\0eXIf\0gAMA\0hIST\0iCCP\0iTXt\0oFFs\0pCAL\0pHYs\0sBIT\0sCAL\0sPLT\0"
-      "sRGB\0tEXt\0tIME\0zTXt";
-  png_set_keep_unknown_chunks(s->png, PNG_HANDLE_CHUNK_NEVER, kIgnored, int(sizeof kIgnored / 5));
+      "bKGD\0cHRM\0eXIf\0gAMA\0hIST\0iTXt\0oFFs\0pCAL\0sBIT\0sCAL\0sPLT\0"
+      "sRGB\0tEXt\0tIME\0zTXt\0iCCP\0pHYs";
+  const int ignored = int(sizeof kIgnored / 5) - (s->want_meta ? 2 : 0);
+  png_set_keep_unknown_chunks(s->png, PNG_HANDLE_CHUNK_NEVER, kIgnored, ignored);
+  if (s->want_meta) png_set_chunk_malloc_max(s->png, 8000000);
   png_read_info(s->png, s->info);
   int interlace = 0, compression = 0, filter = 0;
   png_get_IHDR(s->png, s->info, &s->width, &s->height, &s->bit_depth, &s->color_type, &interlace,
@@ -186,12 +192,26 @@ extern "C" void png_write_error_cb(png_structp png, png_const_charp msg) {
   png_longjmp(png, 1);
 }
 
+/// What encode() writes beside the pixels (plain data: it sits in a setjmp frame).
+struct PngExtras {
+  int level = -1;
+  const png_byte* icc = nullptr;
+  png_uint_32 icc_len = 0;
+  png_uint_32 ppm_x = 0, ppm_y = 0;  // pixels per metre; 0: no pHYs
+};
+
 bool encode(WriteState* s, png_uint_32 w, png_uint_32 h, int bit_depth, int color_type,
-            png_bytep* rows) {
+            png_bytep* rows, const PngExtras& x) {
   if (setjmp(png_jmpbuf(s->png))) return false;
   png_init_io(s->png, s->file);
+  if (x.level >= 0) png_set_compression_level(s->png, x.level);
   png_set_IHDR(s->png, s->info, w, h, bit_depth, color_type, PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  // A profile libpng rejects (wrong colour space for the image, bad header) is a benign
+  // error: a warning, and the chunk is left out, rather than a failed write.
+  png_set_benign_errors(s->png, 1);
+  if (x.icc_len) png_set_iCCP(s->png, s->info, "ICC profile", 0, x.icc, x.icc_len);
+  if (x.ppm_x && x.ppm_y) png_set_pHYs(s->png, s->info, x.ppm_x, x.ppm_y, PNG_RESOLUTION_METER);
   png_write_info(s->png, s->info);
   if (bit_depth == 16 && std::endian::native == std::endian::little) png_set_swap(s->png);
   png_write_image(s->png, rows);
@@ -217,10 +237,12 @@ struct WriteGuard {
 
 }  // namespace
 
-ImageHeader read_png(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels) {
+ImageHeader read_png(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels,
+                     ImageMetadata* meta) {
   precheck_ihdr(path, f, limits);
   PngState s;
   s.file = f;
+  s.want_meta = pixels && meta;
   s.size = file_size(f);
   s.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &s, png_error_cb, png_warning_cb);
   if (!s.png) read_fail(Status::out_of_memory, path, "libpng: cannot create a read struct");
@@ -255,11 +277,26 @@ ImageHeader read_png(const std::string& path, std::FILE* f, const IoLimits& limi
   std::vector<png_bytep> rows(s.height);
   for (png_uint_32 y = 0; y < s.height; ++y) rows[y] = img.row<png_byte>(y);
   if (!decode_pixels(&s, rows.data(), png_size_t(img.view().row_bytes()))) png_fail(path, s);
+  if (s.want_meta) {  // png_get_* only read the info struct: no longjmp here
+    png_charp name = nullptr;
+    int comp = 0;
+    png_bytep profile = nullptr;
+    png_uint_32 len = 0, px = 0, py = 0;
+    int unit = 0;
+    if (png_get_iCCP(s.png, s.info, &name, &comp, &profile, &len) && profile && len) {
+      const auto* b = reinterpret_cast<const std::byte*>(profile);
+      meta->icc.assign(b, b + len);
+    }
+    if (png_get_pHYs(s.png, s.info, &px, &py, &unit) && unit == PNG_RESOLUTION_METER && px && py) {
+      meta->dpi_x = px * 0.0254;
+      meta->dpi_y = py * 0.0254;
+    }
+  }
   *pixels = std::move(img);
   return header;
 }
 
-void write_png(const std::string& path, std::FILE* f, ConstImageView img) {
+void write_png(const std::string& path, std::FILE* f, ConstImageView img, const WriteOptions& opt) {
   WriteState s;
   s.file = f;
   s.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &s, png_write_error_cb, png_warning_cb);
@@ -275,8 +312,21 @@ void write_png(const std::string& path, std::FILE* f, ConstImageView img) {
   std::vector<png_bytep> rows(std::size_t(img.height()));
   for (std::int64_t y = 0; y < img.height(); ++y)
     rows[std::size_t(y)] = const_cast<png_bytep>(reinterpret_cast<const png_byte*>(img.row_ptr(y)));
+  PngExtras x;
+  x.level = opt.compression;
+  const ImageMetadata& m = opt.metadata;
+  if (!m.icc.empty() && m.icc.size() <= 0x7fffffff) {
+    x.icc = reinterpret_cast<const png_byte*>(m.icc.data());
+    x.icc_len = png_uint_32(m.icc.size());
+  }
+  auto ppm = [](double dpi) {
+    const double v = std::round(dpi / 0.0254);
+    return v >= 1 && v <= 2147483647.0 ? png_uint_32(v) : png_uint_32(0);
+  };
+  x.ppm_x = ppm(m.dpi_x);
+  x.ppm_y = ppm(m.dpi_y);
   if (!encode(&s, png_uint_32(img.width()), png_uint_32(img.height()),
-              img.depth() == Depth::u16 ? 16 : 8, ct, rows.data()))
+              img.depth() == Depth::u16 ? 16 : 8, ct, rows.data(), x))
     write_fail(Status::io_error, path, "libpng: ", s.message);
 }
 

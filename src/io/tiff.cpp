@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -126,8 +127,8 @@ extern "C" void tiff_no_unmap(thandle_t, void*, toff_t) {}
 
 }  // namespace
 
-ImageHeader read_tiff(const std::string& path, std::FILE* f, const IoLimits& limits,
-                      Image* pixels) {
+ImageHeader read_tiff(const std::string& path, std::FILE* f, const IoLimits& limits, Image* pixels,
+                      ImageMetadata* meta) {
   TiffErrors errors{path, {}};
   ReadIo io;
   io.fd = fileno(f);
@@ -191,6 +192,24 @@ ImageHeader read_tiff(const std::string& path, std::FILE* f, const IoLimits& lim
   const ImageHeader header{std::int64_t(w), std::int64_t(h), fmt, FileFormat::tiff};
   if (!pixels) return header;
   const std::int64_t row_bytes = std::int64_t(w) * std::int64_t(fmt.pixel_bytes());
+  if (meta) {
+    std::uint32_t len = 0;
+    void* icc = nullptr;
+    if (TIFFGetField(tif, TIFFTAG_ICCPROFILE, &len, &icc) && icc && len) {
+      const auto* b = static_cast<const std::byte*>(icc);
+      meta->icc.assign(b, b + len);
+    }
+    float rx = 0, ry = 0;
+    std::uint16_t unit = RESUNIT_INCH;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_RESOLUTIONUNIT, &unit);
+    if (TIFFGetField(tif, TIFFTAG_XRESOLUTION, &rx) &&
+        TIFFGetField(tif, TIFFTAG_YRESOLUTION, &ry) && rx > 0 && ry > 0 && std::isfinite(rx) &&
+        std::isfinite(ry) && (unit == RESUNIT_INCH || unit == RESUNIT_CENTIMETER)) {
+      const double k = unit == RESUNIT_INCH ? 1.0 : 2.54;
+      meta->dpi_x = rx * k;
+      meta->dpi_y = ry * k;
+    }
+  }
 
   Image img(w, h, fmt);
   if (TIFFIsTiled(tif)) {
@@ -235,7 +254,7 @@ ImageHeader read_tiff(const std::string& path, std::FILE* f, const IoLimits& lim
   return header;
 }
 
-void write_tiff(const std::string& path, int fd, ConstImageView img) {
+void write_tiff(const std::string& path, int fd, ConstImageView img, const WriteOptions& opt) {
   TiffErrors errors{path, {}};
   Options opts(errors, 0);
   // libtiff closes the descriptor it was given (TIFFClose): give it a duplicate.
@@ -261,8 +280,18 @@ void write_tiff(const std::string& path, int fd, ConstImageView img) {
        TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, sf) &&
        TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) &&
        TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, ch == 1 ? PHOTOMETRIC_MINISBLACK : PHOTOMETRIC_RGB) &&
-       TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE) &&
+       TIFFSetField(tif, TIFFTAG_COMPRESSION,
+                    opt.compression == 0 ? COMPRESSION_NONE : COMPRESSION_ADOBE_DEFLATE) &&
        TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
+  // Deflate's level (libtiff's default is zlib's, 6); 0 above means no compression.
+  if (ok && opt.compression > 0) ok = TIFFSetField(tif, TIFFTAG_ZIPQUALITY, opt.compression);
+  const ImageMetadata& m = opt.metadata;
+  if (ok && !m.icc.empty() && m.icc.size() <= 0xffffffffu)
+    ok = TIFFSetField(tif, TIFFTAG_ICCPROFILE, std::uint32_t(m.icc.size()), m.icc.data());
+  if (ok && m.dpi_x > 0 && m.dpi_y > 0)
+    ok = TIFFSetField(tif, TIFFTAG_XRESOLUTION, float(m.dpi_x)) &&
+         TIFFSetField(tif, TIFFTAG_YRESOLUTION, float(m.dpi_y)) &&
+         TIFFSetField(tif, TIFFTAG_RESOLUTIONUNIT, std::uint16_t(RESUNIT_INCH));
   if (ok && ch == 4) {
     const std::uint16_t extra[] = {EXTRASAMPLE_UNASSALPHA};
     ok = TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, extra);

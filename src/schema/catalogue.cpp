@@ -13,11 +13,10 @@ const std::vector<const Op*>& catalogue() {
     v.insert(v.end(), {&box_op(), &gaussian_op(), &gaussian_iir_op(), &sobel_op(), &scharr_op(),
                        &filter2d_op(), &epsilon_op(), &bilateral_op(), &remap_op(), &transpose_op(),
                        &gray_op(), &channels_op()});
-    v.insert(v.end(), {&flip_op(), &rotate_op(), &crop_op(), &pad_op()});  // geometry
+    v.insert(v.end(), {&resize_op(), &flip_op(), &rotate_op(), &crop_op(), &pad_op()});  // geometry
     for (ArithOp a : {ArithOp::add, ArithOp::sub, ArithOp::absdiff, ArithOp::mul})
       v.push_back(&arith_op(a));
     v.insert(v.end(), {&convert_op(), &threshold_op()});
-    v.push_back(&resize_op());
     return v;
   }();
   return ops;

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from conftest import random_image, run_cli
 
 import pixflow
@@ -76,3 +77,15 @@ def test_info() -> None:
     assert "cpu" in i["backends"] and "ref" in i["backends"]
     assert i["ops"] == pixflow.ops and "median" in i["ops"]
     assert all({"location", "description"} <= d.keys() for d in i["devices"])
+
+
+def test_write_image_compression_keeps_pixels_and_checks_its_range(tmp_path) -> None:
+    img = (np.arange(32 * 24 * 3) % 251).astype(np.uint8).reshape(24, 32, 3)
+    pixflow.write_image(tmp_path / "c0.png", img, compression=0)
+    pixflow.write_image(tmp_path / "c9.png", img, compression=9)
+    assert (tmp_path / "c0.png").stat().st_size > img.nbytes
+    for name in ("c0.png", "c9.png"):
+        assert np.array_equal(pixflow.read_image(tmp_path / name), img)
+    with pytest.raises(pixflow.Error, match="compression"):
+        pixflow.write_image(tmp_path / "bad.png", img, compression=10)
+    assert not (tmp_path / "bad.png").exists()

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace pixflow::cli {
 
@@ -47,7 +48,19 @@ void install_signal_handlers(bool batch);
 int stop_signal();
 
 struct RunOptions {
-  std::string pipeline, input, output;
+  std::string pipeline;
+  /// Files, folders (batch), glob patterns (expanded when no file has that name), or "-"
+  /// (stdin, alone).
+  std::vector<std::string> inputs;
+  /// A file, a folder (batch), a pattern with {stem} {name} {ext} {dir}, or "-" (stdout).
+  std::string output;
+  std::optional<std::string> format;  ///< --format: the outputs' format (png, jpg, tif, ...)
+  std::optional<int> quality;         ///< --quality: JPEG 1..100 (default 95)
+  std::optional<int> compression;     ///< --compression: PNG zlib 0..9, TIFF 0 none / 1..9
+  bool lossless = false;              ///< --lossless: WebP lossless
+  bool strip = false;                 ///< --strip: drop the ICC profile and resolution
+  bool recursive = false;             ///< folders: their sub-folders too, structure kept
+  int jobs = 1;                       ///< --jobs: items at once in a CPU batch
   std::string backend = "auto";       ///< auto | cpu | cuda | opencl | ref
   std::optional<std::string> device;  ///< --device N (or P:D for OpenCL)
   int threads = 0;                    ///< --threads N: CPU backend threads (0 = all cores)

@@ -60,6 +60,7 @@ void print_text(const std::vector<OpInfo>& ops) {
   std::cout << "  CPU threads:   " << std::thread::hardware_concurrency() << "\n"
             << "  CPU backend:   " << backend_note(Backend::cpu) << "\n"
             << "  TIFF support:  " << (have_tiff() ? "yes" : "no") << "\n"
+            << "  WebP support:  " << (have_webp() ? "yes" : "no") << "\n"
             << "  auto backend:  " << (devices > 0 ? "cuda:0" : "cpu") << "\n"
             << "limits (PIXFLOW_MAX_SIDE/PIXELS/BYTES): " << lim.max_side << " per side, "
             << lim.max_pixels << " pixels, " << lim.max_bytes << " bytes\n"
