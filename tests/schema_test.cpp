@@ -257,6 +257,11 @@ std::string num(double v) {
   return s.str();
 }
 
+// An integer key's bound as its messages say it (all digits: 2147483647, not 2.14748e+09).
+std::string whole(double v) {
+  return std::to_string(static_cast<long long>(v));
+}
+
 // The range of a number key as the messages say it.
 std::string number_range(const schema::Param& p) {
   const bool lo = p.lo > -schema::kUnbounded, hi = p.hi < schema::kUnbounded;
@@ -340,8 +345,8 @@ std::vector<ParseCase> parse_cases(const schema::Op& op) {
     const std::string& k = p.name;
     switch (p.kind) {
       case schema::Kind::integer: {
-        const std::string r = "[" + num(p.lo) + ", " + num(p.hi) + "]";
-        for (const std::string& v : {num(p.lo - 1), num(p.hi + 1), std::string("abc"),
+        const std::string r = "[" + whole(p.lo) + ", " + whole(p.hi) + "]";
+        for (const std::string& v : {whole(p.lo - 1), whole(p.hi + 1), std::string("abc"),
                                      std::string("2.5"), std::string("1e400")})
           add(k, v, k + " must be an integer in " + r + " (got '" + v + "')");
         add(k, "nan", k + " must be an integer in " + r + " (got 'nan': not a number)");
@@ -351,8 +356,8 @@ std::vector<ParseCase> parse_cases(const schema::Op& op) {
           const std::string v = std::to_string(even);
           if (p.zero_ok)
             add(k, v,
-                k + " must be 0 (" + p.zero_means + ") or odd and in [1, " + num(p.hi) + "] (got " +
-                    v + ")");
+                k + " must be 0 (" + p.zero_means + ") or odd and in [1, " + whole(p.hi) +
+                    "] (got " + v + ")");
           else
             add(k, v, k + " must be odd and in " + r + " (got " + v + ")");
         }
@@ -489,13 +494,13 @@ TEST_P(SchemaBadInput, ParsingRefusesEveryOutOfSchemaValueNamingOpAndKey) {
     if (!p.sets.empty()) continue;
     SCOPED_TRACE(n + " " + p.name + " (C++ API check)");
     if (p.kind == schema::Kind::integer) {
-      const std::string r = "[" + num(p.lo) + ", " + num(p.hi) + "]";
+      const std::string r = "[" + whole(p.lo) + ", " + whole(p.hi) + "]";
       for (const long long v : {(long long)p.lo - 1, (long long)p.hi + 1}) {
         const std::string got = " (got " + std::to_string(v) + ")";
         std::string want = n + ": " + p.name + " must be in " + r + got;
         if (p.odd && p.zero_ok)
           want = n + ": " + p.name + " must be 0 (" + p.zero_means + ") or odd and in [1, " +
-                 num(p.hi) + "]" + got;
+                 whole(p.hi) + "]" + got;
         else if (p.odd)
           want = n + ": " + p.name + " must be odd and in " + r + got;
         expect_message([&] { schema::check_integer(n, p, v); }, Status::invalid_argument, want);
@@ -584,10 +589,12 @@ TEST_P(SchemaBadInput, RunRefusesUnusableImagesNamingOpAndSrcOrDst) {
         other = d;
         break;
       }
-    const std::pair<std::int64_t, std::int64_t> sizes[] = {{out.width + 1, out.height},
-                                                           {out.width, out.height - 1},
-                                                           {out.width, out.height},
-                                                           {out.width, out.height}};
+    const std::pair<std::int64_t, std::int64_t> sizes[] = {
+        {out.width + 1, out.height},
+        // (a 1-row result: one more)
+        {out.width, out.height > 1 ? out.height - 1 : out.height + 1},
+        {out.width, out.height},
+        {out.width, out.height}};
     const Format formats[] = {out.format,
                               out.format,
                               {other, out.format.channels},

@@ -85,7 +85,7 @@ const OpDef<CropParams>& crop_op() {
           // Every example must fit the tests' 1x1 images; tests/geometry_test.cpp runs larger
           // crops on every backend.
           .examples({"x=0 y=0 w=1 h=1"})
-          .bench({{"x=16 y=8 w=1888 h=1064", "", "1888x1064"}})
+          .bench({{"x=16 y=8 w=W-32 h=H-16", "", "interior"}})  // bench: W, H = the source's
           .run(&crop);
   return def;
 }

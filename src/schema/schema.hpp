@@ -86,7 +86,7 @@ struct Shape {
 
 /// One benchmark case of an op (bench/pixflow_bench.cpp runs it at 1080p and 8K).
 struct BenchCase {
-  std::string params;     ///< KEY=VALUE list, written for u8 data
+  std::string params;     ///< KEY=VALUE list, written for u8 data; W-n / H-n: the size less n
   std::string target_us;  ///< the PERFORMANCE.md target at 8K u8 (µs), "" if none
   std::string label;      ///< the case's name in results ("3x3"); "" = none
 };
