@@ -397,7 +397,8 @@ def halo(op: str, *, dtype: Any = "uint8", channels: int = 1, **params: Any) -> 
     For tiling with ``dask.array.map_overlap(fn, depth={0: rows, 1: columns}, boundary=...)``
     (``boundary="none"``, or ``"periodic"`` for ``border="wrap"``: docs/python.md);
     ``pixflow.dask.map_op`` makes that call. Raises InvalidArgumentError for an op whose output
-    pixel may depend on any pixel of the image (gaussian_iir, remap, transpose): no finite halo
+    pixel may depend on any pixel of the image (gaussian_iir, remap, transpose, resize, flip,
+    rotate, crop, pad): no finite halo
     tiles it exactly.
     """
     if op not in _PARAMS:

@@ -46,7 +46,7 @@ def map_op(arr: dask.array.Array, op: str, *, backend: str | None = None,
     along C are merged into one. The result is equal, bit for bit, to the op on the whole
     image; its chunks are `arr`'s, except that Dask merges chunks smaller than the halo into
     their neighbours, and an axis shorter than the halo becomes one chunk (Dask cannot overlap
-    it). Ops without a finite halo (gaussian_iir, remap, transpose) and image
+    it). Ops without a finite halo (gaussian_iir, remap, transpose, resize and the geometry ops) and image
     parameters (``with=``, ``map_x=``) raise InvalidArgumentError.
     """
     import dask.array as da
