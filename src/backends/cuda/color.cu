@@ -1,7 +1,8 @@
 // gray on CUDA: 16-byte vectors per thread on aligned rows, else 8 pixels per thread; integer rule
 // (R*9798 + G*19235 + B*3735 + 16384) >> 15 for u8/u16 (= cv::cvtColor, measured), 0.299R + 0.587G
 // + 0.114B with rounded float ops (no FMA) for f32.
-// channels: samples moved, by sample size (1, 2 or 4 bytes), kPx pixels per thread.
+// channels: samples moved, by sample size (1, 2 or 4 bytes): 16-byte vectors per thread on
+// aligned rows, else one pixel a thread.
 #include <cstdint>
 
 #include "src/backends/cuda/check.cuh"
@@ -123,51 +124,90 @@ __device__ __forceinline__ U sample_at(const U* q, int k) {
   return v;
 }
 
+// One pixel a thread: a warp's loads and stores of one channel cover 32 consecutive pixels (a
+// run of pixels a thread, 8 of 3-byte pixels, measured 10x the copy floor at 8K u8x3: each store
+// instruction of a warp touched 24 sectors).
 template <class U, int CI, int CO>
 __global__ void channels_kernel(DevView<U> src, DevView<U> dst, Pick pick) {
-  const long long x0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * kPx;
-  if (x0 >= dst.w) return;
-  const int n = dst.w - x0 >= kPx ? kPx : int(dst.w - x0);
+  const long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (x >= dst.w) return;
   for (long long y = (long long)blockIdx.y * blockDim.y + threadIdx.y; y < dst.h;
        y += (long long)gridDim.y * blockDim.y) {
+    const U* p = src.row(y) + x * CI;
+    U* out = dst.row(y) + x * CO;
+    U v[CI];
+#pragma unroll
+    for (int k = 0; k < CI; ++k) v[k] = p[k];
+#pragma unroll
+    for (int c = 0; c < CO; ++c) out[c] = sample_at<U, CI>(v, pick.c[c]);
+  }
+}
+
+// 16-byte vectors (rows 16-byte aligned, checked by the launcher): a thread moves the
+// 16 / sizeof(U) pixels of CO output vectors from CI input vectors, so that every access is a
+// full-width load or store (gray_vec_kernel's schedule). Pixels past the row's last full
+// vector go one by one.
+template <class U, int CI, int CO>
+__global__ void channels_vec_kernel(DevView<U> src, DevView<U> dst, Pick pick) {
+  constexpr int kVecPx = 16 / int(sizeof(U));
+  const long long x0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * kVecPx;
+  if (x0 >= dst.w) return;
+  const bool full = dst.w - x0 >= kVecPx;
+  for (long long y = blockIdx.y; y < dst.h; y += gridDim.y) {
     const U* p = src.row(y) + x0 * CI;
     U* out = dst.row(y) + x0 * CO;
-    if (n == kPx) {
-      U v[kPx * CI];
+    if (full) {
+      union {
+        uint4 v[CI];
+        U s[kVecPx * CI];
+      } in;
+      union {
+        uint4 v[CO];
+        U s[kVecPx * CO];
+      } o;
 #pragma unroll
-      for (int k = 0; k < kPx * CI; ++k) v[k] = p[k];
+      for (int k = 0; k < CI; ++k) in.v[k] = __ldg(reinterpret_cast<const uint4*>(p) + k);
 #pragma unroll
-      for (int k = 0; k < kPx; ++k)
+      for (int k = 0; k < kVecPx; ++k)
 #pragma unroll
-        for (int c = 0; c < CO; ++c) out[k * CO + c] = sample_at<U, CI>(v + k * CI, pick.c[c]);
+        for (int c = 0; c < CO; ++c) o.s[k * CO + c] = sample_at<U, CI>(in.s + k * CI, pick.c[c]);
+#pragma unroll
+      for (int c = 0; c < CO; ++c) reinterpret_cast<uint4*>(out)[c] = o.v[c];
     } else {
-      for (int k = 0; k < n; ++k)
+      for (long long k = 0; x0 + k < dst.w; ++k)
         for (int c = 0; c < CO; ++c) out[k * CO + c] = p[k * CI + pick.c[c]];
     }
   }
 }
 
+template <class U, int CI, int CO>
+void launch_channels_co(const ConstImageView& s, const ImageView& d, const Pick& pick,
+                        cudaStream_t st) {
+  const DevView<U> sv = dev_view<U>(s);
+  const DevView<U> dv = dev_view<U>(d);
+  if (rows_aligned(s, 16) && rows_aligned(d, 16)) {
+    const dim3 grid = grid_2d(d.width(), d.height(), kGrayVecBX * (16 / int(sizeof(U))), 1);
+    channels_vec_kernel<U, CI, CO><<<grid, kGrayVecBX, 0, st>>>(sv, dv, pick);
+  } else {
+    const dim3 grid = grid_2d(d.width(), d.height(), kGrayBX, 1), block(kGrayBX, 1);
+    channels_kernel<U, CI, CO><<<grid, block, 0, st>>>(sv, dv, pick);
+  }
+  PIXFLOW_CUDA_CHECK_LAUNCH("channels");
+}
+
 template <class U, int CI>
 void launch_channels_ci(const ConstImageView& s, const ImageView& d, const Pick& pick,
                         cudaStream_t st) {
-  const dim3 grid = grid_2d(d.width(), d.height(), kGrayBX * kPx, 1), block(kGrayBX, 1);
-  const DevView<U> sv = dev_view<U>(s);
-  const DevView<U> dv = dev_view<U>(d);
   switch (d.channels()) {
     case 1:
-      channels_kernel<U, CI, 1><<<grid, block, 0, st>>>(sv, dv, pick);
-      break;
+      return launch_channels_co<U, CI, 1>(s, d, pick, st);
     case 2:
-      channels_kernel<U, CI, 2><<<grid, block, 0, st>>>(sv, dv, pick);
-      break;
+      return launch_channels_co<U, CI, 2>(s, d, pick, st);
     case 3:
-      channels_kernel<U, CI, 3><<<grid, block, 0, st>>>(sv, dv, pick);
-      break;
+      return launch_channels_co<U, CI, 3>(s, d, pick, st);
     default:
-      channels_kernel<U, CI, 4><<<grid, block, 0, st>>>(sv, dv, pick);
-      break;
+      return launch_channels_co<U, CI, 4>(s, d, pick, st);
   }
-  PIXFLOW_CUDA_CHECK_LAUNCH("channels");
 }
 
 template <class U>
