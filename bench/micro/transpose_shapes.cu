@@ -44,8 +44,9 @@ int main() {
     printf("  library  %.2f us\n", time_graph(
                                        st,
                                        [&] {
-                                         transpose_u8_kernel<<<grid, dim3(TH, TH), 0, st>>>(
-                                             s, w, d, dstride, w, h, blocks_y(h, T8));
+                                         transpose_u8_kernel<U8Tiles::transpose>
+                                             <<<grid, dim3(TH, TH), 0, st>>>(s, w, d, dstride, w, h,
+                                                                             blocks_y(h, T8));
                                        },
                                        N));
     CK(cudaGetLastError());

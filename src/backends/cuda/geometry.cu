@@ -248,54 +248,8 @@ __global__ void rot90_kernel(const unsigned char* src, long long sstride, unsign
 
 // u8 x 1 with 4-byte aligned rows: transpose_u8_kernel's 64 x 64-byte tiles (transpose_u8.cuh:
 // a 4 x 4-byte block a thread, transposed in registers by byte permutes, whole words written
-// back through shared memory), mirrored. CCW: output row w-1-x, the words land where
-// transpose's do. CW: output column h-1-y, so a word of 4 source rows is byte-reversed and
-// lands at h-4-y0-4tx, 4-byte aligned only when h is a multiple of 4 (the host's condition).
-// Tiles cut by the image's edge go byte by byte (at 1920x1080 that is the last tile row:
-// transpose measured 7.0 against 2.2 us before it gave them words; a follow-up here).
-template <bool CW>
-__global__ void __launch_bounds__(kTransposeU8Threads* kTransposeU8Threads, 8)
-    rot90_u8_kernel(const unsigned char* src, long long sstride, unsigned char* dst,
-                    long long dstride, int w, int h, int rows_of_tiles) {
-  __shared__ unsigned out[64][17];  // 64 output rows x 16 words (+1 against bank conflicts)
-  const int tx = threadIdx.x, ty = threadIdx.y;  // 16 x 16
-  const int x0 = blockIdx.x * 64;
-  for (int by = blockIdx.y; by < rows_of_tiles; by += gridDim.y) {
-    const int y0 = by * 64;
-    if (x0 + 64 <= w && y0 + 64 <= h) {
-      unsigned r[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-        r[i] = reinterpret_cast<const unsigned*>(src + (long long)(y0 + 4 * ty + i) * sstride +
-                                                 x0)[tx];
-      unsigned c[4];
-      transpose4x4(r[0], r[1], r[2], r[3], c);
-#pragma unroll
-      for (int j = 0; j < 4; ++j) out[4 * tx + j][ty] = c[j];  // source column x0+4tx+j, word ty
-      __syncthreads();
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int x = x0 + 4 * ty + i;  // the source column this output row holds
-        const unsigned v = out[4 * ty + i][tx];
-        if (CW)
-          *reinterpret_cast<unsigned*>(dst + (long long)x * dstride + (h - 4 - y0 - 4 * tx)) =
-              __byte_perm(v, 0, 0x0123);
-        else
-          reinterpret_cast<unsigned*>(dst + (long long)(w - 1 - x) * dstride + y0)[tx] = v;
-      }
-      __syncthreads();
-    } else {
-      const int tid = ty * 16 + tx;
-      for (int i = tid; i < 64 * 64; i += 256) {
-        const int y = y0 + i / 64, x = x0 + i % 64;
-        if (x < w && y < h) {
-          const long long oy = CW ? x : w - 1 - x, ox = CW ? h - 1 - y : y;
-          dst[oy * dstride + ox] = src[(long long)y * sstride + x];
-        }
-      }
-    }
-  }
-}
+// back through shared memory) with the words stored mirrored (U8Tiles::rotate_cw / rotate_ccw),
+// the last tile row by words too, as transpose's.
 
 template <int PB, int AL>
 void launch_rot90(const ConstImageView& s, const ImageView& d, bool cw, cudaStream_t st) {
@@ -393,10 +347,10 @@ void rotate(const ConstImageView& s, const ImageView& d, const RotateParams& p, 
     const dim3 grid = grid_2d(s.width(), s.height(), T8, T8);
     const int w = int(s.width()), h = int(s.height()), rt = blocks_y(s.height(), T8);
     if (cw)
-      rot90_u8_kernel<true>
+      transpose_u8_kernel<U8Tiles::rotate_cw>
           <<<grid, dim3(TH, TH), 0, st>>>(bytes(s), s.stride(), bytes(d), d.stride(), w, h, rt);
     else
-      rot90_u8_kernel<false>
+      transpose_u8_kernel<U8Tiles::rotate_ccw>
           <<<grid, dim3(TH, TH), 0, st>>>(bytes(s), s.stride(), bytes(d), d.stride(), w, h, rt);
     PIXFLOW_CUDA_CHECK_LAUNCH("rotate");
     return;

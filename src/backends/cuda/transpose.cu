@@ -78,10 +78,11 @@ void transpose(const ConstImageView& src, const ImageView& dst, cudaStream_t st)
   const int es = int(depth_bytes(src.depth()));
   if (pb == 1 && rows_aligned(src, 4) && rows_aligned(dst, 4)) {
     constexpr int T8 = kTransposeU8Tile, TH = kTransposeU8Threads;
-    transpose_u8_kernel<<<grid_2d(src.width(), src.height(), T8, T8), dim3(TH, TH), 0, st>>>(
-        reinterpret_cast<const unsigned char*>(src.data()), src.stride(),
-        reinterpret_cast<unsigned char*>(dst.data()), dst.stride(), int(src.width()),
-        int(src.height()), blocks_y(src.height(), T8));
+    transpose_u8_kernel<U8Tiles::transpose>
+        <<<grid_2d(src.width(), src.height(), T8, T8), dim3(TH, TH), 0, st>>>(
+            reinterpret_cast<const unsigned char*>(src.data()), src.stride(),
+            reinterpret_cast<unsigned char*>(dst.data()), dst.stride(), int(src.width()),
+            int(src.height()), blocks_y(src.height(), T8));
     PIXFLOW_CUDA_CHECK_LAUNCH("transpose");
     return;
   }

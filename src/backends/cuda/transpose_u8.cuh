@@ -1,5 +1,6 @@
 // transpose of u8 x 1 images with 4-byte aligned rows: transpose_u8_kernel, run by transpose.cu
-// and by bench/micro/transpose_shapes.cu.
+// and by bench/micro/transpose_shapes.cu; with its words stored mirrored, rotate 90 / 270 of
+// geometry.cu.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,31 @@ __device__ __forceinline__ void transpose4x4(unsigned r0, unsigned r1, unsigned 
 static_assert(kTransposeU8Tile == 64 && kTransposeU8Threads == 16,
               "transpose_u8_kernel is written for these");
 
+/// Where the tiles' output goes: transpose (dst row x, column y); rotate_cw (rotate 90
+/// clockwise, geometry.cu: dst row x, column h-1-y, so a word of 4 source rows is stored
+/// byte-reversed at column h-4-y, 4-byte aligned only where h is a multiple of 4: the
+/// launcher's condition); rotate_ccw (rotate 270: dst row w-1-x, column y).
+enum class U8Tiles { transpose, rotate_cw, rotate_ccw };
+
+template <U8Tiles M>
+__device__ __forceinline__ long long u8_out_row(int x, int w) {
+  return M == U8Tiles::rotate_ccw ? w - 1 - x : x;
+}
+template <U8Tiles M>
+__device__ __forceinline__ int u8_out_col(int y, int h) {
+  return M == U8Tiles::rotate_cw ? h - 1 - y : y;
+}
+// The word of source rows y .. y+3 (byte b = row y+b) of output row `row`.
+template <U8Tiles M>
+__device__ __forceinline__ void u8_store_word(unsigned char* dst, long long dstride, long long row,
+                                              int y, int h, unsigned v) {
+  if (M == U8Tiles::rotate_cw)
+    *reinterpret_cast<unsigned*>(dst + row * dstride + (h - 4 - y)) = __byte_perm(v, 0, 0x0123);
+  else
+    *reinterpret_cast<unsigned*>(dst + row * dstride + y) = v;
+}
+
+template <U8Tiles M = U8Tiles::transpose>
 __global__ void __launch_bounds__(kTransposeU8Threads* kTransposeU8Threads, 8)
     transpose_u8_kernel(const unsigned char* src, long long sstride, unsigned char* dst,
                         long long dstride, int w, int h, int rows_of_tiles) {
@@ -56,8 +82,8 @@ __global__ void __launch_bounds__(kTransposeU8Threads* kTransposeU8Threads, 8)
       __syncthreads();
 #pragma unroll
       for (int i = 0; i < 4; ++i)
-        reinterpret_cast<unsigned*>(dst + (long long)(x0 + 4 * ty + i) * dstride + y0)[tx] =
-            out[4 * ty + i][tx];
+        u8_store_word<M>(dst, dstride, u8_out_row<M>(x0 + 4 * ty + i, w), y0 + 4 * tx, h,
+                         out[4 * ty + i][tx]);
       __syncthreads();
     } else if (x0 + 64 <= w) {
       // The last tile row (rows run out): the same by words, rows past the image skipped.
@@ -80,12 +106,13 @@ __global__ void __launch_bounds__(kTransposeU8Threads* kTransposeU8Threads, 8)
       const int n = rows - 4 * tx;
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        unsigned char* o = dst + (long long)(x0 + 4 * ty + i) * dstride + y0 + 4 * tx;
+        const long long row = u8_out_row<M>(x0 + 4 * ty + i, w);
         const unsigned v = out[4 * ty + i][tx];
         if (n >= 4) {
-          *reinterpret_cast<unsigned*>(o) = v;
+          u8_store_word<M>(dst, dstride, row, y0 + 4 * tx, h, v);
         } else {
-          for (int b = 0; b < n; ++b) o[b] = std::uint8_t(v >> (8 * b));
+          for (int b = 0; b < n; ++b)
+            dst[row * dstride + u8_out_col<M>(y0 + 4 * tx + b, h)] = std::uint8_t(v >> (8 * b));
         }
       }
       __syncthreads();
@@ -93,7 +120,9 @@ __global__ void __launch_bounds__(kTransposeU8Threads* kTransposeU8Threads, 8)
       const int tid = ty * 16 + tx;
       for (int i = tid; i < 64 * 64; i += 256) {
         const int yy = y0 + i / 64, xx = x0 + i % 64;
-        if (xx < w && yy < h) dst[(long long)xx * dstride + yy] = src[(long long)yy * sstride + xx];
+        if (xx < w && yy < h)
+          dst[u8_out_row<M>(xx, w) * dstride + u8_out_col<M>(yy, h)] =
+              src[(long long)yy * sstride + xx];
       }
     }
   }
