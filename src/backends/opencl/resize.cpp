@@ -30,15 +30,13 @@ void resize(const ConstImageView& src, const ImageView& dst, const ResizeParams&
   std::string opts = depth_options(src.depth());
   if (!nearest) opts += "-DRZ_FP64=1 ";
   const std::size_t gx = std::size_t(dw), gy = std::size_t(std::min<cl_long>(dh, kMaxRows));
+  // The arguments every kernel but area_fast starts with: the views, channels, both sizes.
+  auto sized = [&](Kernel& k) -> Kernel& {
+    return k.image(src).image(dst).arg(cl_int(src.channels())).arg(sw).arg(sh).arg(dw).arg(dh);
+  };
   if (nearest) {
-    Kernel(l, "resize", opts, "resize_nearest", "resize")
-        .image(src)
-        .image(dst)
-        .arg(cl_int(src.channels()))
-        .arg(sw)
-        .arg(sh)
-        .arg(dw)
-        .arg(dh)
+    Kernel k(l, "resize", opts, "resize_nearest", "resize");
+    sized(k)
         .arg(cl_long(px_resize_nearest_step(sw, dw)))
         .arg(cl_long(px_resize_nearest_step(sh, dh)))
         .run(gx, gy, kLX, kLY);
@@ -46,14 +44,8 @@ void resize(const ConstImageView& src, const ImageView& dst, const ResizeParams&
   }
   if (p.interp == ResizeInterp::linear || mode == PX_RESIZE_AREA_COVER) {
     const bool lin = p.interp == ResizeInterp::linear;
-    Kernel(l, "resize", opts, lin ? "resize_linear" : "resize_area_cover", "resize")
-        .image(src)
-        .image(dst)
-        .arg(cl_int(src.channels()))
-        .arg(sw)
-        .arg(sh)
-        .arg(dw)
-        .arg(dh)
+    Kernel k(l, "resize", opts, lin ? "resize_linear" : "resize_area_cover", "resize");
+    sized(k)
         .arg(cl_double(px_resize_linear_scale(sw, dw)))
         .arg(cl_double(px_resize_linear_scale(sh, dh)))
         .run(gx, gy, kLX, kLY);
@@ -73,15 +65,8 @@ void resize(const ConstImageView& src, const ImageView& dst, const ResizeParams&
         .run(gx, gy, kLX, kLY);
     return;
   }
-  Kernel(l, "resize", opts, "resize_area_linear", "resize")
-      .image(src)
-      .image(dst)
-      .arg(cl_int(src.channels()))
-      .arg(sw)
-      .arg(sh)
-      .arg(dw)
-      .arg(dh)
-      .run(gx, gy, kLX, kLY);
+  Kernel k(l, "resize", opts, "resize_area_linear", "resize");
+  sized(k).run(gx, gy, kLX, kLY);
 }
 
 }  // namespace
